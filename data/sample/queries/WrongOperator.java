@@ -1,0 +1,3 @@
+public static boolean isValidPercentage(int percent) {
+    return percent >= 0 || percent <= 100;
+}

@@ -1,0 +1,290 @@
+//! The document store: bug-fix pairs as an Arrow IPC file inside the index.
+//!
+//! Schema (all non-null `Utf8`): `id, source, project, language, buggy_code, fixed_code,
+//! root_cause, description, license, meta`. Rows are written in batches of
+//! [`BATCH_ROWS`] (the last may be shorter); row *i* of the store is document *i*, the
+//! node with id *i* in every vector space. Reading is zero-copy: a batch is decoded straight
+//! from the memory map when a row in it is requested.
+//!
+//! Python can read the section as is:
+//! ```text
+//! import pyarrow as pa, json, subprocess
+//! info = json.loads(subprocess.check_output(["fixdex", "inspect", "idx.fdx", "--json"]))
+//! docs = next(s for s in info["sections"] if s["kind"] == "docs")
+//! buf = pa.memory_map("idx.fdx").read_buffer()[docs["offset"] : docs["offset"] + docs["len"]]
+//! table = pa.ipc.open_file(buf).read_all()
+//! ```
+
+use std::io::Write;
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
+use arrow_buffer::Buffer;
+use arrow_ipc::reader::FileDecoder;
+use arrow_ipc::writer::FileWriter;
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use bytes::Bytes;
+
+use crate::{Error, Record, Result};
+
+/// Rows per Arrow record batch.
+pub const BATCH_ROWS: usize = 256;
+
+/// Column names, in schema order.
+pub const COLUMNS: [&str; 10] = [
+    "id",
+    "source",
+    "project",
+    "language",
+    "buggy_code",
+    "fixed_code",
+    "root_cause",
+    "description",
+    "license",
+    "meta",
+];
+
+/// The Arrow schema of the document store.
+pub fn schema() -> SchemaRef {
+    let fields: Vec<Field> = COLUMNS.iter().map(|c| Field::new(*c, DataType::Utf8, false)).collect();
+    Arc::new(Schema::new(fields))
+}
+
+fn columns(r: &Record) -> [&str; 10] {
+    [
+        &r.id,
+        &r.source,
+        &r.project,
+        &r.language,
+        &r.buggy_code,
+        &r.fixed_code,
+        &r.root_cause,
+        &r.description,
+        &r.license,
+        &r.meta,
+    ]
+}
+
+/// Streams records into an Arrow IPC file, [`BATCH_ROWS`] per batch.
+pub struct DocsWriter<W: Write> {
+    inner: FileWriter<W>,
+    pending: Vec<Record>,
+    rows: usize,
+}
+
+impl<W: Write> std::fmt::Debug for DocsWriter<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DocsWriter").field("rows", &self.rows).finish_non_exhaustive()
+    }
+}
+
+impl<W: Write> DocsWriter<W> {
+    /// Starts an Arrow IPC file on `out`.
+    ///
+    /// # Errors
+    /// [`Error::Arrow`] when the schema cannot be written.
+    pub fn new(out: W) -> Result<DocsWriter<W>> {
+        Ok(DocsWriter { inner: FileWriter::try_new(out, &schema())?, pending: Vec::new(), rows: 0 })
+    }
+
+    /// Appends one record.
+    ///
+    /// # Errors
+    /// [`Error::Arrow`] on a write failure.
+    pub fn push(&mut self, r: Record) -> Result<()> {
+        self.pending.push(r);
+        if self.pending.len() == BATCH_ROWS {
+            self.flush_batch()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the last batch and the footer; returns the number of rows written.
+    ///
+    /// # Errors
+    /// [`Error::Arrow`] on a write failure.
+    pub fn finish(mut self) -> Result<usize> {
+        self.flush_batch()?;
+        self.inner.finish()?;
+        Ok(self.rows)
+    }
+
+    fn flush_batch(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let cols: Vec<ArrayRef> = (0..COLUMNS.len())
+            .map(|c| {
+                let a: StringArray = self.pending.iter().map(|r| Some(columns(r)[c])).collect();
+                Arc::new(a) as ArrayRef
+            })
+            .collect();
+        self.inner.write(&RecordBatch::try_new(schema(), cols)?)?;
+        self.rows += self.pending.len();
+        self.pending.clear();
+        Ok(())
+    }
+}
+
+/// Read access to the documents of an index, decoding batches zero-copy from `bytes`.
+#[derive(Debug)]
+pub struct DocStore {
+    buffer: Buffer,
+    decoder: FileDecoder,
+    /// (offset, metadata length, body length) of each record batch, bounds-checked.
+    blocks: Vec<(usize, usize, usize)>,
+}
+
+impl DocStore {
+    /// Parses the IPC footer of the document section. O(number of batches).
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when the footer or schema is not what fixdex writes.
+    pub fn open(bytes: Bytes) -> Result<DocStore> {
+        let buffer = Buffer::from(bytes);
+        let footer_bad = |m: &str| Error::corrupt(format!("document store: {m}"));
+        if buffer.len() < 10 {
+            return Err(footer_bad("too short"));
+        }
+        let trailer = buffer.len() - 10;
+        let trailer_bytes: [u8; 10] = buffer[trailer..].try_into().expect("10 bytes");
+        let footer_len = arrow_ipc::reader::read_footer_length(trailer_bytes)
+            .map_err(|e| footer_bad(&e.to_string()))?;
+        let footer_start =
+            trailer.checked_sub(footer_len).ok_or_else(|| footer_bad("footer too long"))?;
+        let footer = arrow_ipc::root_as_footer(&buffer[footer_start..trailer])
+            .map_err(|e| footer_bad(&e.to_string()))?;
+        let fb_schema = footer.schema().ok_or_else(|| footer_bad("no schema"))?;
+        let got = arrow_ipc::convert::try_fb_to_schema(fb_schema).map_err(|e| footer_bad(&e.to_string()))?;
+        if got.fields() != schema().fields() {
+            return Err(footer_bad("unexpected schema"));
+        }
+        let mut blocks = Vec::new();
+        for b in footer.recordBatches().into_iter().flatten() {
+            let (off, meta, body) = (b.offset(), b.metaDataLength(), b.bodyLength());
+            let (off, meta, body) = (usize::try_from(off), usize::try_from(meta), usize::try_from(body));
+            let (Ok(off), Ok(meta), Ok(body)) = (off, meta, body) else {
+                return Err(footer_bad("negative block offset"));
+            };
+            if off.checked_add(meta).and_then(|x| x.checked_add(body)).is_none_or(|e| e > footer_start) {
+                return Err(footer_bad("record batch out of bounds"));
+            }
+            blocks.push((off, meta, body));
+        }
+        let decoder = FileDecoder::new(schema(), footer.version());
+        Ok(DocStore { buffer, decoder, blocks })
+    }
+
+    /// Number of record batches.
+    pub fn n_batches(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// Decodes record batch `i` (zero-copy; validates offsets and UTF-8 of that batch).
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when the batch cannot be decoded.
+    pub fn batch(&self, i: usize) -> Result<RecordBatch> {
+        let &(off, meta, body) =
+            self.blocks.get(i).ok_or_else(|| Error::corrupt(format!("no record batch {i}")))?;
+        let block = arrow_ipc::Block::new(off as i64, meta as i32, body as i64);
+        let data = self.buffer.slice_with_length(off, meta + body);
+        self.decoder
+            .read_record_batch(&block, &data)
+            .map_err(|e| Error::corrupt(format!("document batch {i}: {e}")))?
+            .ok_or_else(|| Error::corrupt(format!("document batch {i} is empty")))
+    }
+
+    /// Returns document `row`.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when `row` is out of range or its batch cannot be decoded.
+    pub fn get(&self, row: usize) -> Result<Record> {
+        let batch = self.batch(row / BATCH_ROWS)?;
+        let r = row % BATCH_ROWS;
+        if r >= batch.num_rows() {
+            return Err(Error::corrupt(format!("document {row} is out of range")));
+        }
+        Ok(record_at(&batch, r))
+    }
+
+    /// Decodes every batch, in order, calling `f` with each row number and record.
+    /// O(store size); used by `verify` and exports.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when a batch cannot be decoded or is not full-sized before the last.
+    pub fn for_each(&self, mut f: impl FnMut(usize, Record) -> Result<()>) -> Result<usize> {
+        let mut row = 0;
+        for i in 0..self.blocks.len() {
+            let batch = self.batch(i)?;
+            if i + 1 < self.blocks.len() && batch.num_rows() != BATCH_ROWS {
+                return Err(Error::corrupt(format!("document batch {i} has {} rows", batch.num_rows())));
+            }
+            for r in 0..batch.num_rows() {
+                f(row, record_at(&batch, r))?;
+                row += 1;
+            }
+        }
+        Ok(row)
+    }
+}
+
+fn record_at(batch: &RecordBatch, r: usize) -> Record {
+    let col = |c: usize| -> String {
+        let a = batch.column(c).as_any().downcast_ref::<StringArray>().expect("schema checked");
+        if a.is_null(r) { String::new() } else { a.value(r).to_string() }
+    };
+    Record {
+        id: col(0),
+        source: col(1),
+        project: col(2),
+        language: col(3),
+        buggy_code: col(4),
+        fixed_code: col(5),
+        root_cause: col(6),
+        description: col(7),
+        license: col(8),
+        meta: col(9),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(i: usize) -> Record {
+        Record {
+            id: format!("t:{i}"),
+            language: if i % 2 == 0 { "java".into() } else { "python".into() },
+            buggy_code: format!("int f() {{ return {i}; }}"),
+            fixed_code: format!("int f() {{ return {}; }}", i + 1),
+            ..Record::default()
+        }
+    }
+
+    #[test]
+    fn round_trip_across_batches() {
+        let mut out = Vec::new();
+        let mut w = DocsWriter::new(&mut out).unwrap();
+        let n = BATCH_ROWS * 2 + 7;
+        for i in 0..n {
+            w.push(rec(i)).unwrap();
+        }
+        assert_eq!(w.finish().unwrap(), n);
+        let store = DocStore::open(crate::storage::aligned_copy(&out)).unwrap();
+        assert_eq!(store.n_batches(), 3);
+        for i in [0, 1, BATCH_ROWS - 1, BATCH_ROWS, n - 1] {
+            assert_eq!(store.get(i).unwrap(), rec(i));
+        }
+        assert!(store.get(n).is_err());
+        let mut seen = 0;
+        assert_eq!(store.for_each(|row, r| { assert_eq!(r, rec(row)); seen += 1; Ok(()) }).unwrap(), n);
+        assert_eq!(seen, n);
+    }
+
+    #[test]
+    fn garbage_is_refused() {
+        assert!(DocStore::open(Bytes::from_static(b"0123456789abcdef")).is_err());
+        assert!(DocStore::open(Bytes::new()).is_err());
+    }
+}

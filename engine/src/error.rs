@@ -1,0 +1,117 @@
+//! The engine's error type.
+
+use std::path::PathBuf;
+
+/// A specialized `Result` for engine operations.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Everything that can go wrong in the engine.
+///
+/// Messages are written for the person at the terminal: they say what is wrong and, where
+/// there is one, what to do about it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An I/O error, with the path it happened on.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory involved.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The bytes are not a fixdex index (wrong magic).
+    #[error("not a fixdex index (bad magic bytes); expected a file written by `fixdex index`")]
+    NotAnIndex,
+    /// The index was written by an unsupported format version.
+    #[error(
+        "index format v{got}, this build reads v{oldest}..=v{current}; rebuild it with `fixdex index`"
+    )]
+    Version {
+        /// Version found in the file.
+        got: u32,
+        /// Oldest version this build reads.
+        oldest: u32,
+        /// Newest version this build reads (and writes).
+        current: u32,
+    },
+    /// The index is damaged: a checksum, length or bound does not hold.
+    #[error("corrupt index: {0}; rebuild it with `fixdex index`")]
+    Corrupt(String),
+    /// The query's model differs from the model the index was built with.
+    #[error(
+        "model mismatch: the index was built with model {index} but the loaded model is {loaded}; \
+         pass the index's model with --model (or FIXDEX_MODEL) or rebuild the index"
+    )]
+    ModelMismatch {
+        /// Model identity recorded in the index (name and SHA-256 prefix).
+        index: String,
+        /// Identity of the model that was loaded.
+        loaded: String,
+    },
+    /// A vector has the wrong number of dimensions.
+    #[error("dimension mismatch: expected {expected} floats per vector, got {got}")]
+    DimensionMismatch {
+        /// Dimensions the index or model expects.
+        expected: usize,
+        /// Dimensions given.
+        got: usize,
+    },
+    /// A vector contains NaN or infinity, or has zero norm.
+    #[error("vector {row} is not finite or has zero norm; embeddings must be finite unit vectors")]
+    BadVector {
+        /// Row of the offending vector.
+        row: usize,
+    },
+    /// A named vector space is not in the index.
+    #[error("the index has no vector space `{name}`; it has: {available}")]
+    NoSuchSpace {
+        /// The requested space.
+        name: String,
+        /// Comma-separated list of the spaces the index has.
+        available: String,
+    },
+    /// A space name is not one fixdex knows.
+    #[error("unknown vector space `{0}`; known spaces: code+cause, code, cause")]
+    UnknownSpace(String),
+    /// A search or build parameter is out of range.
+    #[error("invalid parameter {name}: {reason}")]
+    InvalidParameter {
+        /// The parameter (as the CLI spells it, e.g. `-k`, `--threshold`).
+        name: &'static str,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// The model folder is missing files or has an unsupported configuration.
+    #[error("model {path}: {reason}")]
+    Model {
+        /// The model folder.
+        path: PathBuf,
+        /// What is wrong, and how to fix it.
+        reason: String,
+    },
+    /// An error from the candle tensor library during inference.
+    #[error("inference failed: {0}")]
+    Candle(#[from] candle_core::Error),
+    /// An error from the tokenizer.
+    #[error("tokenizer: {0}")]
+    Tokenizer(String),
+    /// An error from Arrow while reading or writing the document store.
+    #[error("document store: {0}")]
+    Arrow(#[from] arrow_schema::ArrowError),
+    /// The index has no documents to build from.
+    #[error("nothing to index: the corpus has no valid records")]
+    Empty,
+}
+
+impl Error {
+    /// Wraps an I/O error with the path it happened on.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
+        Error::Io { path: path.into(), source }
+    }
+
+    /// Builds an [`Error::Corrupt`] from anything printable.
+    pub fn corrupt(msg: impl Into<String>) -> Error {
+        Error::Corrupt(msg.into())
+    }
+}

@@ -1,0 +1,189 @@
+//! Queries: top-k similar bug-fix pairs with a similarity threshold and filters.
+
+use std::collections::HashSet;
+
+use crate::embed::Embedder;
+use crate::hnsw::{Candidate, DEFAULT_EF_SEARCH};
+use crate::{Error, Index, Result, Space, exact, hnsw};
+
+/// Which documents a query may return.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filter {
+    /// Keep only these languages (any of them); empty = all.
+    pub languages: Vec<String>,
+    /// Keep only these projects (any of them); empty = all.
+    pub projects: Vec<String>,
+    /// Never return documents with these ids (leakage control: the bug under repair).
+    pub exclude_ids: Vec<String>,
+    /// Never return documents from these projects.
+    pub exclude_projects: Vec<String>,
+}
+
+impl Filter {
+    /// Whether the filter lets every document through.
+    pub fn is_empty(&self) -> bool {
+        self == &Filter::default()
+    }
+}
+
+/// Parameters of [`Index::search`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchParams {
+    /// Vector space to search.
+    pub space: Space,
+    /// Number of hits wanted (≥ 1).
+    pub k: usize,
+    /// HNSW beam width (≥ 1); raised to `k` when smaller.
+    pub ef_search: usize,
+    /// Keep only hits with cosine similarity ≥ this value, in [-1, 1] (ReinFix eq. 4).
+    pub threshold: Option<f32>,
+    /// Exact brute-force search instead of HNSW.
+    pub exact: bool,
+    /// Which documents may be returned.
+    pub filter: Filter,
+}
+
+impl Default for SearchParams {
+    fn default() -> Self {
+        SearchParams {
+            space: Space::CodeCause,
+            k: 5,
+            ef_search: DEFAULT_EF_SEARCH,
+            threshold: None,
+            exact: false,
+            filter: Filter::default(),
+        }
+    }
+}
+
+impl SearchParams {
+    /// Checks `k`, `ef_search` and `threshold`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the CLI flag.
+    pub fn validate(&self) -> Result<()> {
+        if self.k == 0 {
+            return Err(Error::InvalidParameter { name: "-k", reason: "must be at least 1".into() });
+        }
+        if self.ef_search == 0 {
+            return Err(Error::InvalidParameter { name: "--ef", reason: "must be at least 1".into() });
+        }
+        if let Some(t) = self.threshold {
+            if !(-1.0..=1.0).contains(&t) {
+                return Err(Error::InvalidParameter {
+                    name: "--threshold",
+                    reason: format!("{t} is outside [-1, 1] (cosine similarity)"),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One search result.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    /// Document row; fetch it with [`Index::doc`].
+    pub row: u32,
+    /// Cosine similarity to the query, in [-1, 1], higher is closer.
+    pub score: f32,
+}
+
+impl Index {
+    /// Embeds `code` and `cause` with `model` for `params.space` and searches. The model
+    /// must be the one the index was built with.
+    ///
+    /// # Errors
+    /// [`Error::ModelMismatch`] for another model; otherwise as [`Index::search`].
+    pub fn query(&self, model: &dyn Embedder, code: &str, cause: &str, params: &SearchParams) -> Result<Vec<Hit>> {
+        self.check_model(model)?;
+        params.validate()?;
+        self.vectors(params.space)?;
+        let v = model.embed_query(params.space, code, cause)?;
+        self.search(&v, params)
+    }
+
+    /// Refuses `model` unless it is the model the index was built with (same SHA-256).
+    ///
+    /// # Errors
+    /// [`Error::ModelMismatch`].
+    pub fn check_model(&self, model: &dyn Embedder) -> Result<()> {
+        let (want, got) = (&self.meta().model, model.identity());
+        if want.sha256 != got.sha256 {
+            return Err(Error::ModelMismatch {
+                index: format!("{}@{}", want.name, &want.sha256[..want.sha256.len().min(12)]),
+                loaded: got.short(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Top-`k` documents by cosine similarity between `query` (`dim` floats, unit norm)
+    /// and the vectors of `params.space`, best first, passing the filter and threshold.
+    ///
+    /// HNSW search visits about `ef_search · log n` nodes; when a filter leaves fewer than
+    /// `k` hits reachable, it falls back to an exact scan of the allowed documents, so a
+    /// filter never hides a match. `exact` scans all `n` vectors (O(n · dim)).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for bad parameters, [`Error::DimensionMismatch`] for a
+    /// query of the wrong length, [`Error::NoSuchSpace`] when the space is absent.
+    pub fn search(&self, query: &[f32], params: &SearchParams) -> Result<Vec<Hit>> {
+        params.validate()?;
+        if query.len() != self.dim() {
+            return Err(Error::DimensionMismatch { expected: self.dim(), got: query.len() });
+        }
+        let vectors = self.vectors(params.space)?;
+        let allowed = self.allowed_set(&params.filter)?;
+        let allow = |r: u32| allowed.as_ref().is_none_or(|a| a[r as usize]);
+        let mut cands = if params.exact {
+            exact::top_k(vectors, self.dim(), query, params.k, &allow)
+        } else {
+            let graph = self.graph(params.space)?;
+            let ef = params.ef_search.max(params.k);
+            let mut c = hnsw::search(&graph, vectors, self.dim(), query, ef, &allow);
+            if c.len() < params.k && allowed.is_some() {
+                c = exact::top_k(vectors, self.dim(), query, params.k, &allow);
+            }
+            c
+        };
+        cands.truncate(params.k);
+        Ok(to_hits(cands, params.threshold))
+    }
+
+    /// Resolves a filter into one flag per document, or `None` when it allows everything.
+    /// O(n) over the per-document tables.
+    fn allowed_set(&self, f: &Filter) -> Result<Option<Vec<bool>>> {
+        if f.is_empty() {
+            return Ok(None);
+        }
+        let langs: HashSet<u8> = self.meta().languages.iter().enumerate()
+            .filter(|(_, l)| f.languages.iter().any(|w| w.eq_ignore_ascii_case(l)))
+            .map(|(i, _)| i as u8)
+            .collect();
+        let ids = |names: &[String]| -> HashSet<u32> { names.iter().filter_map(|p| self.project_index(p)).collect() };
+        let (keep_p, drop_p) = (ids(&f.projects), ids(&f.exclude_projects));
+        let (dl, dp) = (self.doc_languages(), self.doc_projects());
+        let mut allowed: Vec<bool> = (0..self.len())
+            .map(|r| {
+                (f.languages.is_empty() || langs.contains(&dl[r]))
+                    && (f.projects.is_empty() || keep_p.contains(&dp[r]))
+                    && !drop_p.contains(&dp[r])
+            })
+            .collect();
+        for id in &f.exclude_ids {
+            if let Some(r) = self.find_id(id)? {
+                allowed[r as usize] = false;
+            }
+        }
+        Ok(Some(allowed))
+    }
+}
+
+fn to_hits(cands: Vec<Candidate>, threshold: Option<f32>) -> Vec<Hit> {
+    cands
+        .into_iter()
+        .filter(|c| threshold.is_none_or(|t| c.score >= t))
+        .map(|c| Hit { row: c.node, score: c.score })
+        .collect()
+}

@@ -1,0 +1,1 @@
+//! fixdex indexer.

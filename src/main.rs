@@ -1,1 +1,49 @@
-fn main() {}
+//! `fixdex`: repair ingredients for automated program repair.
+//!
+//! Thin binary: parse arguments, set up logging, call the libraries, map errors to exit
+//! codes (see [`cli::exit`]).
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cli;
+
+/// fixdex: index historical bug-fix pairs and retrieve the most similar fixes for a bug,
+/// by its buggy code and root cause (ReinFix-style external repair ingredients).
+#[derive(Debug, Parser)]
+#[command(name = "fixdex", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    /// Log more (-v: info, -vv: debug, -vvv: trace). RUST_LOG overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+    #[command(subcommand)]
+    cmd: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Index corpus files (JSONL, Parquet, Arrow IPC) of bug-fix pairs into an index file.
+    Index(cli::index::Args),
+    /// Find the bug-fix pairs most similar to a buggy snippet and its root cause.
+    Search(cli::search::Args),
+    /// Show an index's header, model, spaces, counts and sizes (fast: reads no vectors).
+    Inspect(cli::inspect::Args),
+    /// Check every checksum and structure of an index (reads the whole file).
+    Verify(cli::verify::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    cli::logging::init(cli.verbose);
+    let result = match cli.cmd {
+        Command::Index(a) => cli::index::run(&a),
+        Command::Search(a) => cli::search::run(&a),
+        Command::Inspect(a) => cli::inspect::run(&a),
+        Command::Verify(a) => cli::verify::run(&a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => cli::exit::report(&err),
+    }
+}

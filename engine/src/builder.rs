@@ -62,7 +62,7 @@ impl IndexBuilder {
     /// [`Error::DimensionMismatch`] when `vectors` is not a multiple of `dim`, or
     /// [`Error::InvalidParameter`] when the space was already added.
     pub fn add_space(&mut self, space: Space, vectors: Vec<f32>, graph: Graph, cfg: &HnswConfig) -> Result<()> {
-        if vectors.len() % self.dim() != 0 {
+        if !vectors.len().is_multiple_of(self.dim()) {
             return Err(Error::DimensionMismatch { expected: self.dim(), got: vectors.len() % self.dim() });
         }
         if self.spaces.iter().any(|(s, _)| s.space == space) {
@@ -122,9 +122,7 @@ impl IndexBuilder {
     fn meta(&self, t: &DocTables, stats: serde_json::Value) -> IndexMeta {
         IndexMeta {
             fixdex_version: env!("CARGO_PKG_VERSION").to_string(),
-            created_unix: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
+            created_unix: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
             model: self.model.clone(),
             text: self.text.clone(),
             spaces: self.spaces.iter().map(|(_, m)| m.clone()).collect(),

@@ -31,18 +31,8 @@ use crate::{Error, Record, Result};
 pub const BATCH_ROWS: usize = 256;
 
 /// Column names, in schema order.
-pub const COLUMNS: [&str; 10] = [
-    "id",
-    "source",
-    "project",
-    "language",
-    "buggy_code",
-    "fixed_code",
-    "root_cause",
-    "description",
-    "license",
-    "meta",
-];
+pub const COLUMNS: [&str; 10] =
+    ["id", "source", "project", "language", "buggy_code", "fixed_code", "root_cause", "description", "license", "meta"];
 
 /// The Arrow schema of the document store.
 pub fn schema() -> SchemaRef {
@@ -148,12 +138,11 @@ impl DocStore {
         }
         let trailer = buffer.len() - 10;
         let trailer_bytes: [u8; 10] = buffer[trailer..].try_into().expect("10 bytes");
-        let footer_len = arrow_ipc::reader::read_footer_length(trailer_bytes)
-            .map_err(|e| footer_bad(&e.to_string()))?;
-        let footer_start =
-            trailer.checked_sub(footer_len).ok_or_else(|| footer_bad("footer too long"))?;
-        let footer = arrow_ipc::root_as_footer(&buffer[footer_start..trailer])
-            .map_err(|e| footer_bad(&e.to_string()))?;
+        let footer_len =
+            arrow_ipc::reader::read_footer_length(trailer_bytes).map_err(|e| footer_bad(&e.to_string()))?;
+        let footer_start = trailer.checked_sub(footer_len).ok_or_else(|| footer_bad("footer too long"))?;
+        let footer =
+            arrow_ipc::root_as_footer(&buffer[footer_start..trailer]).map_err(|e| footer_bad(&e.to_string()))?;
         let fb_schema = footer.schema().ok_or_else(|| footer_bad("no schema"))?;
         let got = arrow_ipc::convert::try_fb_to_schema(fb_schema).map_err(|e| footer_bad(&e.to_string()))?;
         if got.fields() != schema().fields() {
@@ -185,8 +174,7 @@ impl DocStore {
     /// # Errors
     /// [`Error::Corrupt`] when the batch cannot be decoded.
     pub fn batch(&self, i: usize) -> Result<RecordBatch> {
-        let &(off, meta, body) =
-            self.blocks.get(i).ok_or_else(|| Error::corrupt(format!("no record batch {i}")))?;
+        let &(off, meta, body) = self.blocks.get(i).ok_or_else(|| Error::corrupt(format!("no record batch {i}")))?;
         let block = arrow_ipc::Block::new(off as i64, meta as i32, body as i64);
         let data = self.buffer.slice_with_length(off, meta + body);
         self.decoder
@@ -255,7 +243,7 @@ mod tests {
     fn rec(i: usize) -> Record {
         Record {
             id: format!("t:{i}"),
-            language: if i % 2 == 0 { "java".into() } else { "python".into() },
+            language: if i.is_multiple_of(2) { "java".into() } else { "python".into() },
             buggy_code: format!("int f() {{ return {i}; }}"),
             fixed_code: format!("int f() {{ return {}; }}", i + 1),
             ..Record::default()
@@ -278,7 +266,16 @@ mod tests {
         }
         assert!(store.get(n).is_err());
         let mut seen = 0;
-        assert_eq!(store.for_each(|row, r| { assert_eq!(r, rec(row)); seen += 1; Ok(()) }).unwrap(), n);
+        assert_eq!(
+            store
+                .for_each(|row, r| {
+                    assert_eq!(r, rec(row));
+                    seen += 1;
+                    Ok(())
+                })
+                .unwrap(),
+            n
+        );
         assert_eq!(seen, n);
     }
 

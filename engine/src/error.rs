@@ -24,9 +24,7 @@ pub enum Error {
     #[error("not a fixdex index (bad magic bytes); expected a file written by `fixdex index`")]
     NotAnIndex,
     /// The index was written by an unsupported format version.
-    #[error(
-        "index format v{got}, this build reads v{oldest}..=v{current}; rebuild it with `fixdex index`"
-    )]
+    #[error("index format v{got}, this build reads v{oldest}..=v{current}; rebuild it with `fixdex index`")]
     Version {
         /// Version found in the file.
         got: u32,

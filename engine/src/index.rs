@@ -8,11 +8,13 @@ use zerocopy::FromBytes;
 
 use crate::docs::DocStore;
 use crate::format::{
-    FORMAT_VERSION, FileHeader, HEADER_LEN, IndexMeta, MAGIC, OLDEST_SUPPORTED_VERSION,
-    SectionKind, SectionTable,
+    FORMAT_VERSION, FileHeader, HEADER_LEN, IndexMeta, MAGIC, OLDEST_SUPPORTED_VERSION, SectionKind, SectionTable,
 };
 use crate::hnsw::{GraphView, LevelView};
 use crate::{Error, Record, Result, Space, storage};
+
+/// Byte ranges of one graph level: nodes (levels ≥ 1 only), CSR offsets, neighbours.
+type LevelRanges = (Option<std::ops::Range<usize>>, std::ops::Range<usize>, std::ops::Range<usize>);
 
 /// Byte ranges of one vector space, checked at open.
 #[derive(Debug, Clone)]
@@ -20,7 +22,7 @@ struct SpaceSections {
     space: Space,
     vectors: std::ops::Range<usize>,
     /// Per level: (nodes range for level ≥ 1, offsets range, neighbours range).
-    levels: Vec<(Option<std::ops::Range<usize>>, std::ops::Range<usize>, std::ops::Range<usize>)>,
+    levels: Vec<LevelRanges>,
 }
 
 /// A fixdex index opened for reading.
@@ -83,8 +85,7 @@ impl Index {
         }
         let meta: IndexMeta = serde_json::from_slice(meta_bytes)
             .map_err(|e| Error::corrupt(format!("metadata is not valid JSON: {e}")))?;
-        let mut index =
-            Index { bytes, header, table, meta, spaces: Vec::new(), docs: OnceLock::new() };
+        let mut index = Index { bytes, header, table, meta, spaces: Vec::new(), docs: OnceLock::new() };
         index.check_shapes()?;
         Ok(index)
     }
@@ -295,12 +296,17 @@ impl Index {
             if crc32c::crc32c(&self.bytes[s.range.clone()]) != s.crc {
                 return Err(Error::corrupt(format!(
                     "checksum mismatch in the {} section (space {:?}, level {}, bytes {}..{})",
-                    s.kind.name(), s.space, s.level, s.range.start, s.range.end
+                    s.kind.name(),
+                    s.space,
+                    s.level,
+                    s.range.start,
+                    s.range.end
                 )));
             }
             report.sections += 1;
             report.bytes += s.range.len();
         }
+        self.verify_padding()?;
         for space in self.spaces() {
             let g = self.graph(space)?;
             g.check().map_err(|e| Error::corrupt(format!("{space} graph: {e}")))?;
@@ -310,6 +316,28 @@ impl Index {
         self.verify_tables()?;
         report.documents = self.verify_docs()?;
         Ok(report)
+    }
+
+    /// Bytes outside the header, the section table and every section must be zero
+    /// (alignment padding), so no byte of the file escapes a check.
+    fn verify_padding(&self) -> Result<()> {
+        let table_start = self.header.section_table_offset.get() as usize;
+        let table_end = table_start + self.header.section_count.get() as usize * crate::format::ENTRY_LEN;
+        let mut used: Vec<std::ops::Range<usize>> = self.table.iter().map(|s| s.range.clone()).collect();
+        used.push(0..HEADER_LEN);
+        used.push(table_start..table_end);
+        used.sort_by_key(|r| (r.start, r.end));
+        let mut pos = 0;
+        for r in used.iter().chain(std::iter::once(&(self.bytes.len()..self.bytes.len()))) {
+            if r.start > pos && self.bytes[pos..r.start].iter().any(|&b| b != 0) {
+                return Err(Error::corrupt(format!("non-zero padding in bytes {pos}..{}", r.start)));
+            }
+            if r.start < pos {
+                return Err(Error::corrupt("sections overlap"));
+            }
+            pos = r.end;
+        }
+        Ok(())
     }
 
     fn verify_vectors(&self, space: Space) -> Result<usize> {

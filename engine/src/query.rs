@@ -68,13 +68,13 @@ impl SearchParams {
         if self.ef_search == 0 {
             return Err(Error::InvalidParameter { name: "--ef", reason: "must be at least 1".into() });
         }
-        if let Some(t) = self.threshold {
-            if !(-1.0..=1.0).contains(&t) {
-                return Err(Error::InvalidParameter {
-                    name: "--threshold",
-                    reason: format!("{t} is outside [-1, 1] (cosine similarity)"),
-                });
-            }
+        if let Some(t) = self.threshold
+            && !(-1.0..=1.0).contains(&t)
+        {
+            return Err(Error::InvalidParameter {
+                name: "--threshold",
+                reason: format!("{t} is outside [-1, 1] (cosine similarity)"),
+            });
         }
         Ok(())
     }
@@ -157,7 +157,11 @@ impl Index {
         if f.is_empty() {
             return Ok(None);
         }
-        let langs: HashSet<u8> = self.meta().languages.iter().enumerate()
+        let langs: HashSet<u8> = self
+            .meta()
+            .languages
+            .iter()
+            .enumerate()
             .filter(|(_, l)| f.languages.iter().any(|w| w.eq_ignore_ascii_case(l)))
             .map(|(i, _)| i as u8)
             .collect();

@@ -45,10 +45,7 @@ impl Space {
         for name in list.split(',').map(str::trim) {
             let s: Space = name.parse()?;
             if out.contains(&s) {
-                return Err(Error::InvalidParameter {
-                    name: "--spaces",
-                    reason: format!("`{name}` is listed twice"),
-                });
+                return Err(Error::InvalidParameter { name: "--spaces", reason: format!("`{name}` is listed twice") });
             }
             out.push(s);
         }
@@ -60,10 +57,7 @@ impl FromStr for Space {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Space, Error> {
-        Space::ALL
-            .into_iter()
-            .find(|sp| sp.name() == s)
-            .ok_or_else(|| Error::UnknownSpace(s.to_string()))
+        Space::ALL.into_iter().find(|sp| sp.name() == s).ok_or_else(|| Error::UnknownSpace(s.to_string()))
     }
 }
 

@@ -18,9 +18,9 @@ use crate::{Record, Result, Space};
 
 /// Words of the tiny vocabulary besides single characters.
 const WORDS: &[&str] = &[
-    "the", "for", "int", "if", "else", "return", "null", "none", "while", "def", "class", "public",
-    "static", "void", "length", "len", "range", "loop", "index", "off", "by", "one", "bound", "array",
-    "list", "string", "equals", "close", "file", "stream", "check", "zero", "negative", "swap",
+    "the", "for", "int", "if", "else", "return", "null", "none", "while", "def", "class", "public", "static", "void",
+    "length", "len", "range", "loop", "index", "off", "by", "one", "bound", "array", "list", "string", "equals",
+    "close", "file", "stream", "check", "zero", "negative", "swap",
 ];
 
 /// Characters that get their own token (and a `##` continuation token).
@@ -104,6 +104,10 @@ pub fn tiny_embedder() -> BertEmbedder {
 /// # Panics
 /// Never in practice: the fixture is self-consistent.
 pub fn tiny_embedder_with_seed(seed: u64) -> BertEmbedder {
+    tiny_parts(seed).0
+}
+
+fn tiny_parts(seed: u64) -> (BertEmbedder, VarMap, Config, String) {
     let json = tiny_tokenizer_json();
     let tokenizer = Tokenizer::from_bytes(json.as_bytes()).expect("tiny tokenizer parses");
     let config = tiny_config(tokenizer.get_vocab_size(true));
@@ -113,7 +117,34 @@ pub fn tiny_embedder_with_seed(seed: u64) -> BertEmbedder {
     let model = BertEmbedder::from_parts(&config, vb, tokenizer, "tiny-bert".into(), sha, Pooling::Mean, 64)
         .expect("tiny model builds");
     fill_deterministic(&varmap, seed);
-    model
+    (model, varmap, config, json)
+}
+
+/// Writes the tiny model (seed 7) as a Hugging Face folder: `config.json`,
+/// `tokenizer.json`, `model.safetensors`, and sentence-transformers files (mean pooling,
+/// `max_seq_length` 64), so CLI tests can pass it with `--model`. Loading the folder gives
+/// the same embeddings as [`tiny_embedder`] (a different identity: it hashes the files).
+///
+/// # Errors
+/// I/O and safetensors errors.
+pub fn write_tiny_model(dir: &std::path::Path) -> Result<()> {
+    let (_, varmap, config, json) = tiny_parts(7);
+    let io = |e| crate::Error::io(dir, e);
+    std::fs::create_dir_all(dir.join("1_Pooling")).map_err(io)?;
+    varmap.save(dir.join("model.safetensors"))?;
+    std::fs::write(dir.join("tokenizer.json"), json).map_err(io)?;
+    let cfg = serde_json::json!({
+        "vocab_size": config.vocab_size, "hidden_size": config.hidden_size,
+        "num_hidden_layers": config.num_hidden_layers, "num_attention_heads": config.num_attention_heads,
+        "intermediate_size": config.intermediate_size, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
+        "max_position_embeddings": config.max_position_embeddings, "type_vocab_size": config.type_vocab_size,
+        "initializer_range": 0.02, "layer_norm_eps": config.layer_norm_eps, "pad_token_id": 0,
+        "model_type": "bert"
+    });
+    std::fs::write(dir.join("config.json"), cfg.to_string()).map_err(io)?;
+    std::fs::write(dir.join("sentence_bert_config.json"), r#"{"max_seq_length": 64}"#).map_err(io)?;
+    std::fs::write(dir.join("1_Pooling/config.json"), r#"{"pooling_mode_mean_tokens": true}"#).map_err(io)?;
+    Ok(())
 }
 
 /// Overwrites every variable with seeded values: LayerNorm weights 1, biases small.
@@ -151,7 +182,11 @@ pub fn random_unit_vectors(n: usize, dim: usize, seed: u64) -> Vec<f32> {
 /// `n` synthetic, distinct bug-fix records alternating Java and Python over 3 projects.
 pub fn sample_records(n: usize) -> Vec<Record> {
     const BUGS: [(&str, &str, &str); 4] = [
-        ("for (int i = 0; i <= n; i++) sum += a[i];", "for (int i = 0; i < n; i++) sum += a[i];", "the loop bound is off by one"),
+        (
+            "for (int i = 0; i <= n; i++) sum += a[i];",
+            "for (int i = 0; i < n; i++) sum += a[i];",
+            "the loop bound is off by one",
+        ),
         ("if (s == null) return s.length();", "if (s == null) return 0;", "null check returns the length of null"),
         ("return a - b;", "return b - a;", "swapped arguments in the subtraction"),
         ("stream.read(buf);", "try (stream) { stream.read(buf); }", "the stream is never closed"),
@@ -163,7 +198,7 @@ pub fn sample_records(n: usize) -> Vec<Record> {
                 id: format!("test:{i}"),
                 source: "test".into(),
                 project: format!("proj{}", i % 3),
-                language: if i % 2 == 0 { "java".into() } else { "python".into() },
+                language: if i.is_multiple_of(2) { "java".into() } else { "python".into() },
                 buggy_code: format!("int f{i}(int[] a, int n) {{ {bug} }}"),
                 fixed_code: format!("int f{i}(int[] a, int n) {{ {fix} }}"),
                 root_cause: format!("{cause} in f{i}"),

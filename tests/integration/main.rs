@@ -1,1 +1,10 @@
+//! End-to-end tests of the `fixdex` binary: real processes, real files.
 
+/// Every bad input of issue 2 gets a clear error and loses nothing.
+mod bad_inputs;
+/// `fixdex index` / `search` / `inspect` / `verify` on good input, with the tiny model.
+mod cli;
+/// Running the binary, writing corpora and the tiny model folder.
+mod common;
+/// The quickstart path with the real model on the bundled sample corpus.
+mod sample;

@@ -101,15 +101,7 @@ impl BertEmbedder {
         tokenizer.with_truncation(None).map_err(|e| Error::Tokenizer(e.to_string()))?;
         tokenizer.with_padding(None);
         let model = BertModel::load(vb, config)?;
-        let identity = ModelIdentity {
-            name,
-            sha256,
-            dim: config.hidden_size,
-            pooling,
-            max_seq_length,
-            cls_id,
-            sep_id,
-        };
+        let identity = ModelIdentity { name, sha256, dim: config.hidden_size, pooling, max_seq_length, cls_id, sep_id };
         Ok(BertEmbedder { model, tokenizer, identity, device: Device::Cpu })
     }
 
@@ -164,11 +156,7 @@ impl Embedder for BertEmbedder {
         if let Some(s) = batch.iter().find(|s| s.is_empty() || s.len() > self.identity.max_seq_length) {
             return Err(Error::InvalidParameter {
                 name: "sequence",
-                reason: format!(
-                    "length {} is outside 1..={} tokens",
-                    s.len(),
-                    self.identity.max_seq_length
-                ),
+                reason: format!("length {} is outside 1..={} tokens", s.len(), self.identity.max_seq_length),
             });
         }
         Ok(self.forward(batch)?.to_vec2::<f32>()?)

@@ -37,13 +37,7 @@ pub fn cut_chars(s: &str, max_chars: usize) -> &str {
 /// Builds the model input for `space` from tokenized `code` and `cause` (ids without
 /// special tokens), following the rule in the module docs. The result has at most
 /// `model.max_seq_length` ids (and at least 2).
-pub fn compose(
-    space: Space,
-    code: &[u32],
-    cause: &[u32],
-    model: &ModelIdentity,
-    cause_max_tokens: usize,
-) -> Vec<u32> {
+pub fn compose(space: Space, code: &[u32], cause: &[u32], model: &ModelIdentity, cause_max_tokens: usize) -> Vec<u32> {
     let w = model.max_seq_length.max(3);
     let (cls, sep) = (model.cls_id, model.sep_id);
     let wrap = |body: &[u32]| {

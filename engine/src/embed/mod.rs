@@ -126,8 +126,7 @@ pub trait Embedder: Send + Sync {
     /// As [`Embedder::tokenize`] and [`Embedder::embed_tokens`].
     fn embed_texts(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         let ids = self.tokenize_batch(texts)?;
-        let seqs: Vec<Vec<u32>> =
-            ids.iter().map(|t| compose(Space::Code, t, &[], self.identity(), 0)).collect();
+        let seqs: Vec<Vec<u32>> = ids.iter().map(|t| compose(Space::Code, t, &[], self.identity(), 0)).collect();
         let refs: Vec<&[u32]> = seqs.iter().map(Vec::as_slice).collect();
         self.embed_tokens(&refs)
     }

@@ -75,24 +75,18 @@ impl SentenceConfig {
             None => Pooling::Mean,
             Some(p) => pooling_mode(dir, &p)?,
         };
-        let max_seq_length = read_json::<BertFile>(dir, "sentence_bert_config.json")?
-            .and_then(|b| b.max_seq_length);
+        let max_seq_length = read_json::<BertFile>(dir, "sentence_bert_config.json")?.and_then(|b| b.max_seq_length);
         Ok(SentenceConfig { pooling, max_seq_length })
     }
 }
 
 fn pooling_mode(dir: &Path, p: &PoolingFile) -> Result<Pooling> {
     match (p.pooling_mode_mean_tokens, p.pooling_mode_cls_token) {
-        (true, false) if !p.pooling_mode_max_tokens && !p.pooling_mode_mean_sqrt_len_tokens => {
-            Ok(Pooling::Mean)
-        }
-        (false, true) if !p.pooling_mode_max_tokens && !p.pooling_mode_mean_sqrt_len_tokens => {
-            Ok(Pooling::Cls)
-        }
+        (true, false) if !p.pooling_mode_max_tokens && !p.pooling_mode_mean_sqrt_len_tokens => Ok(Pooling::Mean),
+        (false, true) if !p.pooling_mode_max_tokens && !p.pooling_mode_mean_sqrt_len_tokens => Ok(Pooling::Cls),
         _ => Err(Error::Model {
             path: dir.to_path_buf(),
-            reason: "unsupported pooling mode: fixdex supports exactly one of mean or CLS pooling"
-                .into(),
+            reason: "unsupported pooling mode: fixdex supports exactly one of mean or CLS pooling".into(),
         }),
     }
 }
@@ -101,10 +95,9 @@ fn pooling_mode(dir: &Path, p: &PoolingFile) -> Result<Pooling> {
 pub(crate) fn read_json<T: serde::de::DeserializeOwned>(dir: &Path, name: &str) -> Result<Option<T>> {
     let path = dir.join(name);
     match std::fs::read(&path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| Error::Model {
-            path: path.clone(),
-            reason: format!("invalid JSON: {e}"),
-        }),
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| Error::Model { path: path.clone(), reason: format!("invalid JSON: {e}") }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io(path, e)),
     }

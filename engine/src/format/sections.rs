@@ -59,10 +59,7 @@ impl SectionKind {
     /// Size of one element in bytes; a section's length is a multiple of it.
     pub fn elem_size(self) -> u32 {
         match self {
-            SectionKind::Meta
-            | SectionKind::Docs
-            | SectionKind::DocLanguage
-            | SectionKind::ProjectNames => 1,
+            SectionKind::Meta | SectionKind::Docs | SectionKind::DocLanguage | SectionKind::ProjectNames => 1,
             SectionKind::Vectors
             | SectionKind::GraphNodes
             | SectionKind::GraphNeighbors
@@ -131,13 +128,9 @@ impl SectionTable {
         if crc32c::crc32c(bytes) != header.section_table_crc.get() {
             return Err(Error::corrupt("section table checksum mismatch"));
         }
-        let entries = <[SectionEntry]>::ref_from_bytes(bytes)
-            .map_err(|_| Error::corrupt("section table is misaligned"))?;
-        let sections = entries
-            .iter()
-            .enumerate()
-            .map(|(i, e)| parse_entry(i, e, start))
-            .collect::<Result<Vec<_>>>()?;
+        let entries =
+            <[SectionEntry]>::ref_from_bytes(bytes).map_err(|_| Error::corrupt("section table is misaligned"))?;
+        let sections = entries.iter().enumerate().map(|(i, e)| parse_entry(i, e, start)).collect::<Result<Vec<_>>>()?;
         Ok(SectionTable { sections })
     }
 
@@ -153,19 +146,14 @@ impl SectionTable {
 
     /// Like [`SectionTable::find`], but a missing section is [`Error::Corrupt`].
     pub fn require(&self, kind: SectionKind, space: Option<u32>, level: u32) -> Result<&Section> {
-        self.find(kind, space, level).ok_or_else(|| {
-            Error::corrupt(format!(
-                "missing {} section (space {space:?}, level {level})",
-                kind.name()
-            ))
-        })
+        self.find(kind, space, level)
+            .ok_or_else(|| Error::corrupt(format!("missing {} section (space {space:?}, level {level})", kind.name())))
     }
 }
 
 fn parse_entry(i: usize, e: &SectionEntry, data_end: usize) -> Result<Section> {
     let bad = |what: &str| Error::corrupt(format!("section {i}: {what}"));
-    let kind = SectionKind::from_code(e.kind.get())
-        .ok_or_else(|| bad(&format!("unknown kind {}", e.kind.get())))?;
+    let kind = SectionKind::from_code(e.kind.get()).ok_or_else(|| bad(&format!("unknown kind {}", e.kind.get())))?;
     let offset = to_usize(e.offset.get())?;
     let len = to_usize(e.len.get())?;
     let end = offset.checked_add(len).ok_or_else(|| bad("length overflows"))?;

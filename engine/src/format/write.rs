@@ -67,13 +67,7 @@ impl IndexWriter {
     ///
     /// # Errors
     /// [`Error::Io`] on a write failure.
-    pub fn write_section(
-        &mut self,
-        kind: SectionKind,
-        space: Option<u32>,
-        level: u32,
-        bytes: &[u8],
-    ) -> Result<()> {
+    pub fn write_section(&mut self, kind: SectionKind, space: Option<u32>, level: u32, bytes: &[u8]) -> Result<()> {
         let mut sink = self.section(kind, space, level)?;
         sink.write_all(bytes).map_err(|e| Error::io(&sink.writer.tmp, e))?;
         sink.finish()
@@ -84,12 +78,7 @@ impl IndexWriter {
     ///
     /// # Errors
     /// [`Error::Io`] on a write failure while padding.
-    pub fn section(
-        &mut self,
-        kind: SectionKind,
-        space: Option<u32>,
-        level: u32,
-    ) -> Result<SectionSink<'_>> {
+    pub fn section(&mut self, kind: SectionKind, space: Option<u32>, level: u32) -> Result<SectionSink<'_>> {
         self.pad_to_align()?;
         let entry = SectionEntry {
             kind: U32::new(kind as u32),
@@ -196,18 +185,14 @@ impl SectionSink<'_> {
 
 fn temp_path(path: &Path) -> PathBuf {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
     path.with_file_name(format!("{name}.tmp-{}-{nanos}", std::process::id()))
 }
 
 fn sync_parent(path: &Path) {
     // Best effort: makes the rename durable on file systems that need it.
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
-        }
+    if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()).and_then(|d| File::open(d).ok()) {
+        let _ = d.sync_all();
     }
 }

@@ -36,25 +36,21 @@ pub fn build(vectors: &[f32], dim: usize, cfg: &HnswConfig) -> Result<Graph> {
     if n == 0 {
         return Err(Error::Empty);
     }
-    let hnsw: Hnsw<f32, UnitCosine> =
-        Hnsw::new(cfg.m, n, cfg.max_levels.min(16), cfg.ef_construction, UnitCosine);
+    let hnsw: Hnsw<f32, UnitCosine> = Hnsw::new(cfg.m, n, cfg.max_levels.min(16), cfg.ef_construction, UnitCosine);
     let data: Vec<(&[f32], usize)> = vectors.chunks_exact(dim).zip(0..).collect();
     hnsw.parallel_insert_slice(&data);
     Ok(export(&hnsw, n))
 }
 
 fn validate(vectors: &[f32], dim: usize, cfg: &HnswConfig) -> Result<()> {
-    if dim == 0 || vectors.len() % dim != 0 {
+    if dim == 0 || !vectors.len().is_multiple_of(dim) {
         return Err(Error::DimensionMismatch { expected: dim, got: vectors.len() % dim.max(1) });
     }
     if !(2..=128).contains(&cfg.m) {
         return Err(Error::InvalidParameter { name: "m", reason: "must be in 2..=128".into() });
     }
     if cfg.ef_construction == 0 {
-        return Err(Error::InvalidParameter {
-            name: "ef_construction",
-            reason: "must be at least 1".into(),
-        });
+        return Err(Error::InvalidParameter { name: "ef_construction", reason: "must be at least 1".into() });
     }
     for (row, v) in vectors.chunks_exact(dim).enumerate() {
         let norm2 = dot(v, v);

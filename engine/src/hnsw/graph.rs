@@ -124,10 +124,10 @@ fn check_level(l: usize, lv: &LevelView<'_>, n: usize) -> Result<(), String> {
     if lv.offsets.last().copied() != Some(lv.neighbors.len() as u64) {
         return Err(format!("level {l}: offsets do not end at the neighbour count"));
     }
-    if let Some(nodes) = lv.nodes {
-        if nodes.windows(2).any(|w| w[0] >= w[1]) || nodes.iter().any(|&x| x as usize >= n) {
-            return Err(format!("level {l}: node list is not ascending or out of range"));
-        }
+    if let Some(nodes) = lv.nodes
+        && (nodes.windows(2).any(|w| w[0] >= w[1]) || nodes.iter().any(|&x| x as usize >= n))
+    {
+        return Err(format!("level {l}: node list is not ascending or out of range"));
     }
     if lv.neighbors.iter().any(|&x| x as usize >= n) {
         return Err(format!("level {l}: neighbour id out of range"));

@@ -94,12 +94,7 @@ pub fn search(
 }
 
 /// Algorithm 2 with ef = 1: move to the best neighbour until none improves.
-fn greedy(
-    level: &super::LevelView<'_>,
-    mut ep: Candidate,
-    n: usize,
-    score: &dyn Fn(u32) -> f32,
-) -> Candidate {
+fn greedy(level: &super::LevelView<'_>, mut ep: Candidate, n: usize, score: &dyn Fn(u32) -> f32) -> Candidate {
     loop {
         let mut moved = false;
         for &nb in level.neighbors(ep.node) {

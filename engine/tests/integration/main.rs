@@ -1,0 +1,14 @@
+//! Integration tests of the engine.
+
+/// Shared helpers: building small indexes with the tiny model or random vectors.
+mod common;
+/// Corrupt, truncated and foreign files are refused; verify catches flipped bytes.
+mod corruption;
+/// Format round trips, the RAM twin, atomic publication.
+mod format;
+/// The real all-MiniLM-L6-v2 model (fetched by scripts/fetch-model.sh).
+mod real_model;
+/// HNSW recall against the exact oracle, filters, thresholds, parameters.
+mod search;
+/// Tests on ../shared data (run by CI with FIXDEX_SHARED set).
+mod shared;

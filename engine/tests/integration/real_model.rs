@@ -1,0 +1,72 @@
+use engine::Space;
+use engine::embed::{BertEmbedder, Embedder};
+
+use crate::common::real_model_dir;
+
+fn model() -> BertEmbedder {
+    BertEmbedder::load(&real_model_dir()).unwrap()
+}
+
+fn cos(a: &[f32], b: &[f32]) -> f32 {
+    engine::distance::dot(a, b)
+}
+
+#[test]
+fn real_model_settings_come_from_sentence_transformers_files() {
+    let m = model();
+    let id = m.identity();
+    assert_eq!((id.dim, id.max_seq_length, id.pooling), (384, 256, engine::embed::Pooling::Mean));
+    assert_eq!((id.cls_id, id.sep_id), (101, 102));
+    assert_eq!(id.name, "all-MiniLM-L6-v2");
+    // The tokenizer's baked-in truncation (128) and padding (128) are overridden.
+    let long = "x = 1\n".repeat(200);
+    assert_eq!(m.tokenize(&long).unwrap().len(), 600);
+    assert_eq!(m.tokenize("return a[i];").unwrap().len(), 6);
+}
+
+#[test]
+fn embeddings_are_unit_vectors_and_batch_independent() {
+    let m = model();
+    let texts = ["int add(int a, int b) { return a - b; }", "def f(xs):\n    return xs[len(xs)]", "null"];
+    let batch = m.embed_texts(&texts).unwrap();
+    for (t, v) in texts.iter().zip(&batch) {
+        assert_eq!(v.len(), 384);
+        assert!((cos(v, v) - 1.0).abs() < 1e-5);
+        let single = m.embed_texts(&[t]).unwrap().remove(0);
+        assert!(cos(v, &single) > 0.99999, "padding changed the embedding of {t:?}");
+    }
+    assert!(cos(&batch[0], &batch[1]) < 0.95);
+}
+
+#[test]
+fn over_long_inputs_are_truncated_by_the_rule_not_rejected() {
+    let m = model();
+    let mut code = String::from("public int f(int[] a) {\n");
+    while code.len() < 200_000 {
+        code.push_str("    total += a[i] * weight;\n");
+    }
+    let cause = "word ".repeat(10_000); // 10,000 tokens
+    for space in Space::ALL {
+        let ids = m.compose_text(space, &code, &cause).unwrap();
+        assert_eq!(ids.len(), 256, "{space}");
+        let v = m.embed_query(space, &code, &cause).unwrap();
+        assert!((cos(&v, &v) - 1.0).abs() < 1e-5);
+    }
+    // code+cause keeps the first 64 cause tokens, then [SEP], then code.
+    let ids = m.compose_text(Space::CodeCause, &code, &cause).unwrap();
+    let word = m.tokenize("word").unwrap()[0];
+    assert!(ids[1..65].iter().all(|&t| t == word));
+    assert_eq!(ids[65], 102);
+    assert_eq!(ids[66], m.tokenize("public").unwrap()[0]);
+}
+
+#[test]
+fn root_cause_moves_the_code_cause_embedding() {
+    let m = model();
+    let code = "for (int i = 0; i <= arr.length; i++) { sum += arr[i]; }";
+    let a = m.embed_query(Space::CodeCause, code, "the loop runs one index past the end of the array").unwrap();
+    let b = m.embed_query(Space::CodeCause, code, "a null reference is dereferenced").unwrap();
+    let c = m.embed_query(Space::Code, code, "ignored").unwrap();
+    assert!(cos(&a, &b) < 0.99);
+    assert_eq!(c, m.embed_query(Space::Code, code, "").unwrap());
+}

@@ -1,0 +1,132 @@
+use engine::hnsw::HnswConfig;
+use engine::{Error, Filter, SearchParams, Space};
+
+use crate::common::{tiny_index, vector_index};
+
+/// recall@10 of HNSW against exact search over 2,000 random unit vectors in 32 dimensions.
+#[test]
+fn hnsw_recall_at_10_against_exact_oracle() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dim, n) = (32, 2000);
+    let vectors = engine::testing::random_unit_vectors(n, dim, 1);
+    let (index, _) = vector_index(&dir.path().join("r.fdx"), vectors, dim, &HnswConfig::default());
+    let queries = engine::testing::random_unit_vectors(200, dim, 2);
+    let (mut found, mut total) = (0usize, 0usize);
+    for q in queries.chunks_exact(dim) {
+        let approx = index.search(q, &SearchParams { k: 10, ef_search: 64, ..Default::default() }).unwrap();
+        let exact = index.search(q, &SearchParams { k: 10, exact: true, ..Default::default() }).unwrap();
+        total += exact.len();
+        found += approx.iter().filter(|h| exact.iter().any(|e| e.row == h.row)).count();
+    }
+    let recall = found as f64 / total as f64;
+    assert!(recall >= 0.95, "recall@10 = {recall:.3}");
+}
+
+#[test]
+fn self_query_finds_itself_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dim, n) = (32, 1500);
+    let vectors = engine::testing::random_unit_vectors(n, dim, 3);
+    let (index, _) = vector_index(&dir.path().join("s.fdx"), vectors.clone(), dim, &HnswConfig::default());
+    for row in (0..n).step_by(37) {
+        let hits = index.search(&vectors[row * dim..(row + 1) * dim], &SearchParams::default()).unwrap();
+        assert_eq!(hits[0].row as usize, row);
+        assert!((hits[0].score - 1.0).abs() < 1e-5);
+        assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+    }
+}
+
+#[test]
+fn filters_threshold_and_exclusion() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = engine::testing::sample_records(200);
+    let index = tiny_index(&dir.path().join("f.fdx"), &docs, &[Space::CodeCause]);
+    let model = engine::testing::tiny_embedder();
+    let (code, cause) = (&docs[10].buggy_code, &docs[10].root_cause);
+    let base = SearchParams { k: 20, ..Default::default() };
+    let hits = index.query(&model, code, cause, &base).unwrap();
+    assert_eq!(hits[0].row, 10);
+
+    let only_python =
+        SearchParams { filter: Filter { languages: vec!["python".into()], ..Default::default() }, ..base };
+    let hits = index.query(&model, code, cause, &only_python).unwrap();
+    assert_eq!(hits.len(), 20);
+    assert!(hits.iter().all(|h| docs[h.row as usize].language == "python"));
+
+    let proj = SearchParams {
+        filter: Filter { projects: vec!["proj2".into()], exclude_ids: vec!["test:11".into()], ..Default::default() },
+        ..base
+    };
+    let hits = index.query(&model, code, cause, &proj).unwrap();
+    assert!(hits.iter().all(|h| docs[h.row as usize].project == "proj2" && h.row != 11));
+
+    let excluded =
+        SearchParams { filter: Filter { exclude_ids: vec!["test:10".into()], ..Default::default() }, ..base };
+    let hits = index.query(&model, code, cause, &excluded).unwrap();
+    assert!(hits.iter().all(|h| h.row != 10));
+
+    let t = hits[3].score;
+    let thr = SearchParams { threshold: Some(t), ..excluded };
+    let hits = index.query(&model, code, cause, &thr).unwrap();
+    assert!(hits.len() >= 4 && hits.iter().all(|h| h.score >= t));
+
+    let nothing = SearchParams { filter: Filter { languages: vec!["cobol".into()], ..Default::default() }, ..base };
+    assert!(index.query(&model, code, cause, &nothing).unwrap().is_empty());
+}
+
+/// A filter matching only a few documents still returns all of them (exact fallback).
+#[test]
+fn selective_filter_falls_back_to_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dim, n) = (32, 1000);
+    let vectors = engine::testing::random_unit_vectors(n, dim, 5);
+    let (index, _) = vector_index(&dir.path().join("x.fdx"), vectors, dim, &HnswConfig::default());
+    let q = engine::testing::random_unit_vectors(1, dim, 6);
+    let ids: Vec<String> = (0..n).filter(|i| i % 3 != 0).map(|i| format!("test:{i}")).collect();
+    let p = SearchParams {
+        k: 10,
+        ef_search: 16,
+        filter: Filter { exclude_ids: ids, ..Default::default() },
+        ..Default::default()
+    };
+    let hits = index.search(&q, &p).unwrap();
+    let exact = index.search(&q, &SearchParams { exact: true, ..p }).unwrap();
+    assert_eq!(hits.len(), 10);
+    assert!(hits.iter().all(|h| h.row % 3 == 0));
+    assert_eq!(hits.iter().map(|h| h.row).collect::<Vec<_>>().len(), exact.len());
+}
+
+#[test]
+fn bad_parameters_are_refused_with_the_flag_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dim, n) = (8, 50);
+    let (index, _) = vector_index(
+        &dir.path().join("p.fdx"),
+        engine::testing::random_unit_vectors(n, dim, 7),
+        dim,
+        &HnswConfig::default(),
+    );
+    let q = vec![0.5f32; dim];
+    let e = index.search(&q, &SearchParams { k: 0, ..Default::default() }).unwrap_err();
+    assert_eq!(e.to_string(), "invalid parameter -k: must be at least 1");
+    for t in [1.5f32, -1.01, f32::NAN] {
+        let e = index.search(&q, &SearchParams { threshold: Some(t), ..Default::default() }).unwrap_err();
+        assert!(e.to_string().starts_with("invalid parameter --threshold"), "{e}");
+    }
+    let e = index.search(&[1.0; 3], &SearchParams::default()).unwrap_err();
+    assert!(matches!(e, Error::DimensionMismatch { expected: 8, got: 3 }));
+    let e = index.search(&q, &SearchParams { space: Space::Cause, ..Default::default() }).unwrap_err();
+    assert!(matches!(e, Error::NoSuchSpace { .. }));
+}
+
+#[test]
+fn build_refuses_nan_and_wrong_shapes() {
+    let mut v = engine::testing::random_unit_vectors(10, 4, 8);
+    v[7] = f32::NAN;
+    let e = engine::hnsw::build(&v, 4, &HnswConfig::default()).unwrap_err();
+    assert!(matches!(e, Error::BadVector { row: 1 }), "{e}");
+    let e = engine::hnsw::build(&v[..7], 4, &HnswConfig::default()).unwrap_err();
+    assert!(matches!(e, Error::DimensionMismatch { .. }), "{e}");
+    let e = engine::hnsw::build(&[0.0; 8], 4, &HnswConfig::default()).unwrap_err();
+    assert!(matches!(e, Error::BadVector { row: 0 }), "{e}");
+}

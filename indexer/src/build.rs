@@ -1,0 +1,406 @@
+//! The build pipeline: read → validate → dedup/exclude → tokenize → compose → embed in
+//! token-budget batches → HNSW per space → write (temporary file + rename).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use engine::embed::{CAUSE_MAX_TOKENS, Embedder, RULE, compose};
+use engine::format::TextMeta;
+use engine::hnsw::{self, HnswConfig};
+use engine::{IndexBuilder, Record, Space};
+use serde::Serialize;
+
+use crate::batch::{self, BatchConfig};
+use crate::corpus::{self, Format, ReadOptions};
+use crate::dedup::{Dedup, Duplicate, Origin};
+use crate::exclude::Exclusions;
+use crate::{Error, Result};
+
+/// What to do with a record that fails validation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnError {
+    /// Stop the build at the first bad record (the default); nothing is written.
+    #[default]
+    Abort,
+    /// Skip it, count it, and list it in the report file.
+    Skip,
+}
+
+/// A stage of the build, for progress display.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Reading and validating corpus files (total = bytes of all inputs).
+    Read,
+    /// Tokenizing code and root causes (total = records).
+    Tokenize,
+    /// Embedding one space (total = records).
+    Embed(Space),
+    /// Building one space's HNSW graph (total = records; advanced once at the end).
+    Graph(Space),
+    /// Writing the index file.
+    Write,
+}
+
+/// Receives progress from a build. Implementations must not fail the build: progress is
+/// a non-critical feature (qdrant `progress_tracker.rs`).
+pub trait Progress: Sync {
+    /// A stage starts; `total` is in the stage's unit (0 when unknown).
+    fn start(&self, stage: Stage, total: u64);
+    /// `n` more units of the current stage are done.
+    fn advance(&self, n: u64);
+    /// The current stage is done.
+    fn finish(&self);
+}
+
+/// A [`Progress`] that ignores everything.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn start(&self, _: Stage, _: u64) {}
+    fn advance(&self, _: u64) {}
+    fn finish(&self) {}
+}
+
+/// Everything a build needs besides the model.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// Corpus files, read in order.
+    pub inputs: Vec<PathBuf>,
+    /// Where the index file goes (replaced atomically on success).
+    pub output: PathBuf,
+    /// Input format; `None` detects it from each file's extension.
+    pub format: Option<Format>,
+    /// Reader settings (root-cause field).
+    pub read: ReadOptions,
+    /// Abort or skip on bad records.
+    pub on_error: OnError,
+    /// Where skipped, duplicate and excluded rows are listed; `None` = `<output>.report.jsonl`.
+    pub report: Option<PathBuf>,
+    /// Records to leave out.
+    pub exclusions: Exclusions,
+    /// Vector spaces to build (non-empty).
+    pub spaces: Vec<Space>,
+    /// Graph parameters.
+    pub hnsw: HnswConfig,
+    /// Embedding batch limits.
+    pub batch: BatchConfig,
+    /// Root-cause token cap in the `code+cause` space.
+    pub cause_max_tokens: usize,
+}
+
+impl BuildOptions {
+    /// Defaults for indexing `inputs` into `output`: auto format and cause field, abort on
+    /// error, the `code+cause` space, default HNSW and batch settings.
+    pub fn new(inputs: Vec<PathBuf>, output: PathBuf) -> BuildOptions {
+        BuildOptions {
+            inputs,
+            output,
+            format: None,
+            read: ReadOptions::default(),
+            on_error: OnError::Abort,
+            report: None,
+            exclusions: Exclusions::default(),
+            spaces: vec![Space::CodeCause],
+            hnsw: HnswConfig::default(),
+            batch: BatchConfig::default(),
+            cause_max_tokens: CAUSE_MAX_TOKENS,
+        }
+    }
+
+    /// The report path: [`BuildOptions::report`] or `<output>.report.jsonl`.
+    pub fn report_path(&self) -> PathBuf {
+        self.report.clone().unwrap_or_else(|| {
+            let mut s = self.output.clone().into_os_string();
+            s.push(".report.jsonl");
+            PathBuf::from(s)
+        })
+    }
+}
+
+/// Per-file counts.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FileStats {
+    /// The file.
+    pub path: PathBuf,
+    /// Rows read (valid or not).
+    pub rows: u64,
+    /// Rows that failed validation and were skipped.
+    pub skipped: u64,
+}
+
+/// What a build did, in counts and seconds.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BuildStats {
+    /// Per input file.
+    pub files: Vec<FileStats>,
+    /// Rows read over all files.
+    pub records_read: u64,
+    /// Rows that failed validation (skipped with `--on-error skip`).
+    pub skipped: u64,
+    /// Records dropped because their id was already taken.
+    pub duplicate_ids: u64,
+    /// Records dropped because the same (buggy_code, fixed_code) pair was already kept.
+    pub duplicate_pairs: u64,
+    /// Records left out by `--exclude`.
+    pub excluded: u64,
+    /// Documents in the index.
+    pub indexed: u64,
+    /// Documents with an empty root cause (embedded as code only).
+    pub without_cause: u64,
+    /// Composed sequences whose code was cut to fit the window, over all spaces.
+    pub truncated: u64,
+    /// Tokens fed to the model (sum of sequence lengths over all spaces).
+    pub tokens: u64,
+    /// Embeddings computed (documents × spaces).
+    pub embedded: u64,
+    /// Seconds spent reading and validating.
+    pub read_seconds: f64,
+    /// Seconds spent tokenizing.
+    pub tokenize_seconds: f64,
+    /// Seconds spent in the model.
+    pub embed_seconds: f64,
+    /// Embeddings per second of model time.
+    pub snippets_per_second: f64,
+    /// Tokens per second of model time.
+    pub tokens_per_second: f64,
+    /// Seconds spent building graphs.
+    pub graph_seconds: f64,
+    /// Seconds spent writing the file.
+    pub write_seconds: f64,
+    /// Wall time of the whole build.
+    pub wall_seconds: f64,
+    /// Size of the index file in bytes.
+    pub index_bytes: u64,
+    /// The report file, when rows were skipped, deduplicated or excluded.
+    pub report: Option<PathBuf>,
+}
+
+/// Runs the whole build and writes the index to `opts.output`.
+///
+/// # Errors
+/// [`Error::Row`] for the first bad record under [`OnError::Abort`]; [`Error::Empty`]
+/// when no record survives; file-level reader errors; [`Error::Engine`] for model, graph
+/// or write failures. On error no index is written and an existing one is untouched.
+pub fn build_index(opts: &BuildOptions, model: &dyn Embedder, progress: &dyn Progress) -> Result<BuildStats> {
+    let wall = Instant::now();
+    if opts.spaces.is_empty() {
+        return Err(engine::Error::InvalidParameter { name: "--spaces", reason: "no space given".into() }.into());
+    }
+    let mut stats = BuildStats::default();
+    let docs = read_all(opts, &mut stats, progress)?;
+    let t = Instant::now();
+    let tokens = tokenize(model, &docs, progress)?;
+    stats.tokenize_seconds = t.elapsed().as_secs_f64();
+    stats.without_cause = tokens.iter().filter(|(_, c)| c.is_empty()).count() as u64;
+    let text = TextMeta {
+        rule: RULE.into(),
+        cause_max_tokens: opts.cause_max_tokens,
+        cause_field: opts.read.cause_field.clone().unwrap_or_else(|| "auto".into()),
+    };
+    let mut builder = IndexBuilder::new(model.identity().to_meta(), text);
+    for &space in &opts.spaces {
+        let vectors = embed_space(model, space, &tokens, opts, &mut stats, progress)?;
+        let t = Instant::now();
+        progress.start(Stage::Graph(space), docs.len() as u64);
+        let graph = hnsw::build(&vectors, model.dim(), &opts.hnsw)?;
+        progress.advance(docs.len() as u64);
+        progress.finish();
+        stats.graph_seconds += t.elapsed().as_secs_f64();
+        builder.add_space(space, vectors, graph, &opts.hnsw)?;
+    }
+    stats.indexed = docs.len() as u64;
+    stats.snippets_per_second = stats.embedded as f64 / stats.embed_seconds.max(1e-9);
+    stats.tokens_per_second = stats.tokens as f64 / stats.embed_seconds.max(1e-9);
+    let t = Instant::now();
+    progress.start(Stage::Write, 0);
+    builder.write(&opts.output, &docs, build_meta(&stats))?;
+    progress.finish();
+    stats.write_seconds = t.elapsed().as_secs_f64();
+    stats.index_bytes = std::fs::metadata(&opts.output).map_or(0, |m| m.len());
+    stats.wall_seconds = wall.elapsed().as_secs_f64();
+    Ok(stats)
+}
+
+/// The subset of the statistics stored in the index metadata.
+fn build_meta(s: &BuildStats) -> serde_json::Value {
+    serde_json::json!({
+        "inputs": s.files.iter().map(|f| f.path.display().to_string()).collect::<Vec<_>>(),
+        "records_read": s.records_read, "skipped": s.skipped, "duplicate_ids": s.duplicate_ids,
+        "duplicate_pairs": s.duplicate_pairs, "excluded": s.excluded, "indexed": s.indexed,
+        "without_cause": s.without_cause, "truncated": s.truncated, "tokens": s.tokens,
+    })
+}
+
+/// Reads every input, applying validation policy, exclusions and dedup; writes the report.
+fn read_all(opts: &BuildOptions, stats: &mut BuildStats, progress: &dyn Progress) -> Result<Vec<Record>> {
+    let t = Instant::now();
+    let total: u64 = opts.inputs.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
+    progress.start(Stage::Read, total);
+    let mut acc = Accumulator::new(opts);
+    for (file, path) in opts.inputs.iter().enumerate() {
+        let format = opts.format.map_or_else(|| Format::detect(path), Ok)?;
+        stats.files.push(FileStats { path: path.clone(), ..FileStats::default() });
+        corpus::read_corpus(path, Some(format), &opts.read, &mut |row| acc.take(file, path, row, stats))?;
+        progress.advance(std::fs::metadata(path).map_or(0, |m| m.len()));
+    }
+    progress.finish();
+    stats.read_seconds = t.elapsed().as_secs_f64();
+    stats.report = acc.finish_report(&opts.report_path())?;
+    if acc.docs.is_empty() {
+        return Err(Error::Empty { inputs: opts.inputs.clone(), rows: stats.records_read, skipped: stats.skipped });
+    }
+    Ok(acc.docs)
+}
+
+/// Collects kept records and report lines while reading.
+struct Accumulator<'a> {
+    opts: &'a BuildOptions,
+    docs: Vec<Record>,
+    origins: Vec<Origin>,
+    dedup: Dedup,
+    report: Vec<serde_json::Value>,
+}
+
+impl<'a> Accumulator<'a> {
+    fn new(opts: &'a BuildOptions) -> Accumulator<'a> {
+        Accumulator { opts, docs: Vec::new(), origins: Vec::new(), dedup: Dedup::new(), report: Vec::new() }
+    }
+
+    /// Handles one row from a reader.
+    fn take(&mut self, file: usize, path: &Path, row: corpus::RowResult, stats: &mut BuildStats) -> Result<()> {
+        stats.records_read += 1;
+        stats.files[file].rows += 1;
+        let (row, rec) = match row {
+            Ok(ok) => ok,
+            Err(e @ Error::Row { .. }) if self.opts.on_error == OnError::Skip => {
+                stats.skipped += 1;
+                stats.files[file].skipped += 1;
+                self.note_invalid(&e);
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
+        let origin = Origin { file, row };
+        if self.opts.exclusions.excludes(&rec) {
+            stats.excluded += 1;
+            self.note(path, row, &rec.id, "excluded", "listed in --exclude (by id or project)");
+            return Ok(());
+        }
+        match self.dedup.check(&rec, origin, &self.docs, &self.origins) {
+            None => {
+                self.docs.push(rec);
+                self.origins.push(origin);
+            }
+            Some(d) => self.note_duplicate(path, row, &rec.id, d, stats),
+        }
+        Ok(())
+    }
+
+    fn note_duplicate(&mut self, path: &Path, row: u64, id: &str, d: Duplicate, stats: &mut BuildStats) {
+        let (kind, first, what) = match d {
+            Duplicate::Id(o) => (("duplicate-id"), o, "the same id"),
+            Duplicate::Pair(o) => (("duplicate-pair"), o, "the same buggy_code and fixed_code"),
+        };
+        match d {
+            Duplicate::Id(_) => stats.duplicate_ids += 1,
+            Duplicate::Pair(_) => stats.duplicate_pairs += 1,
+        }
+        let first_path = self.opts.inputs[first.file].display();
+        self.note(path, row, id, kind, &format!("{what} as {first_path}:{}, which was kept", first.row));
+    }
+
+    fn note_invalid(&mut self, e: &Error) {
+        if let Error::Row { path, row, field, reason } = e {
+            self.report.push(serde_json::json!({
+                "file": path.display().to_string(), "row": row, "kind": "invalid",
+                "field": field, "reason": reason,
+            }));
+        }
+    }
+
+    fn note(&mut self, path: &Path, row: u64, id: &str, kind: &str, reason: &str) {
+        self.report.push(serde_json::json!({
+            "file": path.display().to_string(), "row": row, "kind": kind, "id": id, "reason": reason,
+        }));
+    }
+
+    /// Writes the report when there is anything to report; removes a stale one otherwise.
+    fn finish_report(&self, path: &Path) -> Result<Option<PathBuf>> {
+        if self.report.is_empty() {
+            let _ = std::fs::remove_file(path);
+            return Ok(None);
+        }
+        let io = |e| Error::Io { path: path.to_path_buf(), source: e };
+        let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+        for line in &self.report {
+            writeln!(w, "{line}").map_err(io)?;
+        }
+        w.flush().map_err(io)?;
+        Ok(Some(path.to_path_buf()))
+    }
+}
+
+/// Token ids (no special tokens) of each document's code and root cause.
+type Tokens = Vec<(Vec<u32>, Vec<u32>)>;
+
+/// Records tokenized per chunk (the tokenizer parallelises within a chunk).
+const TOKENIZE_CHUNK: usize = 2048;
+
+fn tokenize(model: &dyn Embedder, docs: &[Record], progress: &dyn Progress) -> Result<Tokens> {
+    progress.start(Stage::Tokenize, docs.len() as u64);
+    let mut out = Vec::with_capacity(docs.len());
+    for chunk in docs.chunks(TOKENIZE_CHUNK) {
+        let code: Vec<&str> = chunk.iter().map(|d| d.buggy_code.as_str()).collect();
+        let cause: Vec<&str> = chunk.iter().map(|d| d.root_cause.as_str()).collect();
+        let (code, cause) = (model.tokenize_batch(&code)?, model.tokenize_batch(&cause)?);
+        out.extend(code.into_iter().zip(cause));
+        progress.advance(chunk.len() as u64);
+    }
+    progress.finish();
+    Ok(out)
+}
+
+/// Embeds every document for `space`; returns `[n, dim]` in document order.
+fn embed_space(
+    model: &dyn Embedder,
+    space: Space,
+    tokens: &Tokens,
+    opts: &BuildOptions,
+    stats: &mut BuildStats,
+    progress: &dyn Progress,
+) -> Result<Vec<f32>> {
+    let id = model.identity();
+    let seqs: Vec<Vec<u32>> =
+        tokens.iter().map(|(code, cause)| compose(space, code, cause, id, opts.cause_max_tokens)).collect();
+    stats.truncated +=
+        tokens.iter().zip(&seqs).filter(|((code, cause), s)| is_truncated(space, code, cause, s)).count() as u64;
+    stats.tokens += seqs.iter().map(|s| s.len() as u64).sum::<u64>();
+    let lengths: Vec<usize> = seqs.iter().map(Vec::len).collect();
+    let dim = model.dim();
+    let mut out = vec![0f32; seqs.len() * dim];
+    progress.start(Stage::Embed(space), seqs.len() as u64);
+    let t = Instant::now();
+    for b in batch::plan(&lengths, &opts.batch) {
+        let refs: Vec<&[u32]> = b.iter().map(|&i| seqs[i].as_slice()).collect();
+        for (&i, v) in b.iter().zip(model.embed_tokens(&refs)?) {
+            out[i * dim..(i + 1) * dim].copy_from_slice(&v);
+        }
+        progress.advance(b.len() as u64);
+    }
+    stats.embed_seconds += t.elapsed().as_secs_f64();
+    stats.embedded += seqs.len() as u64;
+    progress.finish();
+    Ok(out)
+}
+
+/// Whether the composed sequence dropped part of the code or cause it was built from.
+fn is_truncated(space: Space, code: &[u32], cause: &[u32], seq: &[u32]) -> bool {
+    let body = seq.len().saturating_sub(2);
+    match space {
+        Space::Code => body < code.len(),
+        Space::Cause => body < cause.len(),
+        Space::CodeCause => body < code.len() + cause.len() + usize::from(!cause.is_empty() && !code.is_empty()),
+    }
+}

@@ -1,0 +1,113 @@
+//! Leakage control: keep benchmark bugs out of an index (`--exclude FILE`).
+//!
+//! The file lists one entry per line: a record id (`defects4j:Lang-1`) or `project:NAME`
+//! (every record of that project). Blank lines and lines starting with `#` are ignored;
+//! surrounding whitespace is trimmed.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use engine::Record;
+
+use crate::{Error, Result};
+
+/// Ids and projects to leave out of an index.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Exclusions {
+    ids: HashSet<String>,
+    projects: HashSet<String>,
+}
+
+impl Exclusions {
+    /// Reads an exclusion file (format in the module docs).
+    ///
+    /// # Errors
+    /// [`Error::Io`] when it cannot be read; [`Error::Row`] for a `project:` line with no
+    /// name.
+    pub fn read(path: &Path) -> Result<Exclusions> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::Io { path: path.into(), source: e })?;
+        let mut ex = Exclusions::default();
+        for (i, line) in text.lines().enumerate() {
+            ex.add_line(line).map_err(|reason| Error::Row {
+                path: path.into(),
+                row: i as u64 + 1,
+                field: "<line>".into(),
+                reason,
+            })?;
+        }
+        Ok(ex)
+    }
+
+    /// Adds one line of an exclusion file.
+    ///
+    /// # Errors
+    /// A reason string for a `project:` line without a name.
+    pub fn add_line(&mut self, line: &str) -> std::result::Result<(), String> {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            return Ok(());
+        }
+        match line.strip_prefix("project:") {
+            Some(p) if p.trim().is_empty() => Err("`project:` needs a project name".into()),
+            Some(p) => {
+                self.projects.insert(p.trim().to_string());
+                Ok(())
+            }
+            None => {
+                self.ids.insert(line.to_string());
+                Ok(())
+            }
+        }
+    }
+
+    /// Merges `other` into `self`.
+    pub fn extend(&mut self, other: Exclusions) {
+        self.ids.extend(other.ids);
+        self.projects.extend(other.projects);
+    }
+
+    /// Whether `r` is excluded (by id or by project).
+    pub fn excludes(&self, r: &Record) -> bool {
+        self.ids.contains(&r.id) || self.projects.contains(&r.project)
+    }
+
+    /// Number of listed ids and projects.
+    pub fn len(&self) -> usize {
+        self.ids.len() + self.projects.len()
+    }
+
+    /// Whether nothing is excluded.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(id: &str, project: &str) -> Record {
+        Record { id: id.into(), project: project.into(), ..Record::default() }
+    }
+
+    #[test]
+    fn ids_projects_comments() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("ex.txt");
+        std::fs::write(&p, "# benchmark bugs\n defects4j:Lang-1 \n\nproject:Math\n").unwrap();
+        let ex = Exclusions::read(&p).unwrap();
+        assert_eq!(ex.len(), 2);
+        assert!(ex.excludes(&rec("defects4j:Lang-1", "Lang")));
+        assert!(ex.excludes(&rec("x", "Math")));
+        assert!(!ex.excludes(&rec("defects4j:Lang-2", "Lang")));
+    }
+
+    #[test]
+    fn empty_project_is_an_error_naming_the_line() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("ex.txt");
+        std::fs::write(&p, "a\nproject:  \n").unwrap();
+        let e = Exclusions::read(&p).unwrap_err().to_string();
+        assert!(e.contains("ex.txt:2") && e.contains("project name"), "{e}");
+    }
+}

@@ -1,0 +1,37 @@
+//! Exit codes and error reporting.
+//!
+//! | code | meaning |
+//! | --- | --- |
+//! | 0 | success (a search with no hit above the threshold is a success) |
+//! | 1 | error: bad input, I/O, model mismatch, invalid parameter |
+//! | 2 | usage error (unknown flag, missing argument), from clap |
+//! | 3 | the index is corrupt or not an index (open or `verify` failed) |
+
+use std::process::ExitCode;
+
+/// Any error other than usage and corruption.
+pub const ERROR: u8 = 1;
+/// The index file is damaged, of another version, or not an index.
+pub const CORRUPT: u8 = 3;
+
+/// Prints `err` with its causes to stderr and returns the exit code for it.
+pub fn report(err: &anyhow::Error) -> ExitCode {
+    eprintln!("error: {err}");
+    for cause in err.chain().skip(1) {
+        eprintln!("  caused by: {cause}");
+    }
+    ExitCode::from(code_for(err))
+}
+
+fn code_for(err: &anyhow::Error) -> u8 {
+    let engine_err = err.chain().find_map(|e| e.downcast_ref::<engine::Error>()).or_else(|| {
+        err.chain().find_map(|e| match e.downcast_ref::<indexer::Error>() {
+            Some(indexer::Error::Engine(inner)) => Some(inner),
+            _ => None,
+        })
+    });
+    match engine_err {
+        Some(engine::Error::Corrupt(_) | engine::Error::NotAnIndex | engine::Error::Version { .. }) => CORRUPT,
+        _ => ERROR,
+    }
+}

@@ -1,0 +1,136 @@
+//! `fixdex index`: build an index from corpus files.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use engine::Space;
+use engine::hnsw::HnswConfig;
+use indexer::batch::BatchConfig;
+use indexer::build::{BuildOptions, BuildStats, OnError, build_index};
+use indexer::corpus::{Format, ReadOptions};
+use indexer::exclude::Exclusions;
+
+use super::progress::Bars;
+
+/// Arguments of `fixdex index`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Corpus files: JSONL (.jsonl/.ndjson/.json), Parquet (.parquet) or Arrow IPC
+    /// (.arrow/.ipc/.feather), one bug-fix pair per row.
+    #[arg(required = true)]
+    corpus: Vec<PathBuf>,
+    /// The index file to write (replaced atomically; an existing index survives a failed build).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Input format, when the extension does not tell.
+    #[arg(long, value_parser = ["jsonl", "parquet", "arrow"])]
+    format: Option<String>,
+    /// Field used as the root cause [default: root_cause when present, else description].
+    #[arg(long, value_name = "NAME")]
+    cause_field: Option<String>,
+    /// What to do with an invalid record: stop the build, or skip it and list it in the report.
+    #[arg(long, default_value = "abort", value_parser = ["abort", "skip"])]
+    on_error: String,
+    /// Where skipped, duplicate and excluded rows are listed [default: <output>.report.jsonl].
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Ids (one per line) or `project:NAME` lines to leave out, e.g. the benchmark's own bugs.
+    #[arg(long, value_name = "FILE")]
+    exclude: Vec<PathBuf>,
+    /// Vector spaces to build, comma-separated: code+cause, code, cause.
+    #[arg(long, default_value = "code+cause")]
+    spaces: String,
+    /// Embedding model folder (Hugging Face format) [default: data/models/all-MiniLM-L6-v2].
+    #[arg(long, env = "FIXDEX_MODEL")]
+    model: Option<PathBuf>,
+    /// HNSW: neighbours per node on upper levels (level 0 keeps 2·M).
+    #[arg(long, default_value_t = HnswConfig::default().m)]
+    m: usize,
+    /// HNSW: beam width while building.
+    #[arg(long, default_value_t = HnswConfig::default().ef_construction)]
+    ef_construction: usize,
+    /// Embedding batch limit in padded tokens (items × longest sequence).
+    #[arg(long, default_value_t = BatchConfig::default().max_batch_tokens)]
+    max_batch_tokens: usize,
+    /// Embedding batch limit in sequences.
+    #[arg(long, default_value_t = BatchConfig::default().max_batch_items)]
+    max_batch_items: usize,
+    /// Root-cause tokens kept before the code in the code+cause space.
+    #[arg(long, default_value_t = engine::embed::CAUSE_MAX_TOKENS)]
+    cause_max_tokens: usize,
+    /// No progress bars.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Print the final statistics as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `fixdex index`.
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let opts = options(args)?;
+    let model_dir = super::model::resolve(args.model.as_deref());
+    let model = super::model::load(&model_dir)?;
+    let bars = Bars::new(args.quiet || args.json);
+    let stats = build_index(&opts, &model, &bars).map_err(|e| with_hint(e, &opts))?;
+    bars.clear();
+    if args.json {
+        println!("{}", serde_json::to_string(&stats)?);
+    } else {
+        print_summary(&opts, &stats);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn options(args: &Args) -> anyhow::Result<BuildOptions> {
+    let mut opts = BuildOptions::new(args.corpus.clone(), args.output.clone());
+    opts.format = args.format.as_deref().map(str::parse::<Format>).transpose()?;
+    opts.read = ReadOptions { cause_field: args.cause_field.clone() };
+    opts.on_error = if args.on_error == "skip" { OnError::Skip } else { OnError::Abort };
+    opts.report = args.report.clone();
+    for f in &args.exclude {
+        opts.exclusions.extend(Exclusions::read(f)?);
+    }
+    opts.spaces = Space::parse_list(&args.spaces)?;
+    opts.hnsw = HnswConfig { m: args.m, ef_construction: args.ef_construction, ..HnswConfig::default() };
+    opts.batch = BatchConfig { max_batch_tokens: args.max_batch_tokens, max_batch_items: args.max_batch_items };
+    opts.cause_max_tokens = args.cause_max_tokens;
+    if opts.batch.max_batch_items == 0 || opts.batch.max_batch_tokens == 0 {
+        anyhow::bail!("--max-batch-tokens and --max-batch-items must be at least 1");
+    }
+    Ok(opts)
+}
+
+fn with_hint(e: indexer::Error, opts: &BuildOptions) -> anyhow::Error {
+    let hint = match (&e, opts.on_error) {
+        (indexer::Error::Row { .. }, OnError::Abort) => {
+            "nothing was written; fix the record or pass --on-error skip to skip invalid records"
+        }
+        _ => "nothing was written; an existing index at the output path is unchanged",
+    };
+    anyhow::Error::new(e).context(format!("indexing into {} failed ({hint})", opts.output.display()))
+}
+
+fn print_summary(opts: &BuildOptions, s: &BuildStats) {
+    println!(
+        "indexed {} bug-fix pairs into {} ({:.1} MiB)",
+        s.indexed,
+        opts.output.display(),
+        s.index_bytes as f64 / 1048576.0
+    );
+    println!(
+        "  records: {} read, {} skipped (invalid), {} duplicate ids, {} duplicate pairs, {} excluded",
+        s.records_read, s.skipped, s.duplicate_ids, s.duplicate_pairs, s.excluded
+    );
+    println!(
+        "  embedding: {} snippets, {} tokens, {:.1} snippets/s, {:.0} tokens/s ({} without root cause, {} truncated)",
+        s.embedded, s.tokens, s.snippets_per_second, s.tokens_per_second, s.without_cause, s.truncated
+    );
+    println!(
+        "  time: {:.1} s wall (read {:.1}, tokenize {:.1}, embed {:.1}, graph {:.1}, write {:.1})",
+        s.wall_seconds, s.read_seconds, s.tokenize_seconds, s.embed_seconds, s.graph_seconds, s.write_seconds
+    );
+    if let Some(r) = &s.report {
+        println!("  report of skipped/duplicate/excluded rows: {}", r.display());
+    }
+}

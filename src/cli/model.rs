@@ -1,0 +1,30 @@
+//! Finding and loading the embedding model.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use engine::embed::{BertEmbedder, DEFAULT_MODEL_DIR};
+
+/// Resolves the model folder: `--model` / `FIXDEX_MODEL` when given, else
+/// `data/models/all-MiniLM-L6-v2` under the current directory, else the same path under the
+/// repository that holds the running binary (`target/<profile>/fixdex`).
+pub fn resolve(arg: Option<&Path>) -> PathBuf {
+    if let Some(p) = arg {
+        return p.to_path_buf();
+    }
+    let local = PathBuf::from(DEFAULT_MODEL_DIR);
+    if local.is_dir() {
+        return local;
+    }
+    let from_exe =
+        std::env::current_exe().ok().and_then(|exe| exe.ancestors().nth(3).map(|root| root.join(DEFAULT_MODEL_DIR)));
+    from_exe.filter(|p| p.is_dir()).unwrap_or(local)
+}
+
+/// Loads the model at `dir`.
+///
+/// # Errors
+/// The engine's model error, with the folder named.
+pub fn load(dir: &Path) -> anyhow::Result<BertEmbedder> {
+    BertEmbedder::load(dir).with_context(|| format!("loading the embedding model from {}", dir.display()))
+}

@@ -1,0 +1,161 @@
+//! `fixdex search`: the most similar bug-fix pairs for a buggy snippet and its root cause.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context;
+use engine::{Filter, Hit, Index, Record, SearchParams, Space};
+
+/// Arguments of `fixdex search`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The index file.
+    index: PathBuf,
+    /// Buggy code: a file, or `-` for standard input. Required unless --space cause.
+    #[arg(long)]
+    code: Option<String>,
+    /// Root cause of the bug, in words (ReinFix: the inferred root cause).
+    #[arg(long, default_value = "")]
+    cause: String,
+    /// Number of hits.
+    #[arg(short, default_value_t = 5)]
+    k: usize,
+    /// Keep only hits with cosine similarity ≥ this value, in [-1, 1].
+    #[arg(long, allow_negative_numbers = true)]
+    threshold: Option<f32>,
+    /// Vector space to search: code+cause, code or cause.
+    #[arg(long, default_value = "code+cause")]
+    space: String,
+    /// HNSW beam width (higher: better recall, slower).
+    #[arg(long, default_value_t = engine::hnsw::DEFAULT_EF_SEARCH)]
+    ef: usize,
+    /// Exact brute-force search (the oracle; fine for small indexes).
+    #[arg(long)]
+    exact: bool,
+    /// Only hits in this language (repeatable).
+    #[arg(long = "lang")]
+    languages: Vec<String>,
+    /// Only hits from this project (repeatable).
+    #[arg(long = "project")]
+    projects: Vec<String>,
+    /// Never return this id, e.g. the bug under repair (repeatable).
+    #[arg(long)]
+    exclude_id: Vec<String>,
+    /// Never return hits from this project (repeatable).
+    #[arg(long)]
+    exclude_project: Vec<String>,
+    /// Embedding model folder; must be the index's model [default: data/models/all-MiniLM-L6-v2].
+    #[arg(long, env = "FIXDEX_MODEL")]
+    model: Option<PathBuf>,
+    /// Print hits as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `fixdex search`.
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let params = params(args)?;
+    let code = read_code(args.code.as_deref(), params.space)?;
+    if params.space == Space::Cause && args.cause.trim().is_empty() {
+        anyhow::bail!("--space cause needs --cause TEXT");
+    }
+    let index = Index::open(&args.index).with_context(|| format!("opening index {}", args.index.display()))?;
+    index.vectors(params.space)?;
+    let model = super::model::load(&super::model::resolve(args.model.as_deref()))?;
+    let t = Instant::now();
+    let hits = index.query(&model, &code, &args.cause, &params)?;
+    let seconds = t.elapsed().as_secs_f64();
+    let docs = hits.iter().map(|h| index.doc(h.row)).collect::<engine::Result<Vec<_>>>()?;
+    if args.json {
+        println!("{}", serde_json::to_string(&json_report(&params, &hits, &docs, seconds))?);
+    } else {
+        print_hits(&params, &hits, &docs);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn params(args: &Args) -> anyhow::Result<SearchParams> {
+    let p = SearchParams {
+        space: args.space.parse()?,
+        k: args.k,
+        ef_search: args.ef,
+        threshold: args.threshold,
+        exact: args.exact,
+        filter: Filter {
+            languages: args.languages.clone(),
+            projects: args.projects.clone(),
+            exclude_ids: args.exclude_id.clone(),
+            exclude_projects: args.exclude_project.clone(),
+        },
+    };
+    p.validate()?;
+    Ok(p)
+}
+
+fn read_code(arg: Option<&str>, space: Space) -> anyhow::Result<String> {
+    match arg {
+        None if space == Space::Cause => Ok(String::new()),
+        None => anyhow::bail!("--code FILE (or - for stdin) is required for the {space} space"),
+        Some("-") => {
+            let mut s = String::new();
+            std::io::stdin().read_to_string(&mut s).context("reading code from standard input")?;
+            Ok(s)
+        }
+        Some(path) => std::fs::read_to_string(Path::new(path)).with_context(|| format!("reading code from {path}")),
+    }
+}
+
+fn json_report(p: &SearchParams, hits: &[Hit], docs: &[Record], seconds: f64) -> serde_json::Value {
+    let rows: Vec<serde_json::Value> = hits
+        .iter()
+        .zip(docs)
+        .enumerate()
+        .map(|(i, (h, d))| {
+            serde_json::json!({
+                "rank": i + 1, "score": h.score, "id": d.id, "source": d.source, "project": d.project,
+                "language": d.language, "root_cause": d.root_cause, "description": d.description,
+                "buggy_code": d.buggy_code, "fixed_code": d.fixed_code, "diff": diff(d),
+                "license": d.license, "meta": serde_json::from_str::<serde_json::Value>(&d.meta).unwrap_or(serde_json::Value::Null),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "space": p.space.name(), "k": p.k, "ef_search": p.ef_search, "exact": p.exact,
+        "threshold": p.threshold, "seconds": seconds, "hits": rows,
+    })
+}
+
+fn print_hits(p: &SearchParams, hits: &[Hit], docs: &[Record]) {
+    if hits.is_empty() {
+        let why = p.threshold.map_or(String::new(), |t| format!(" with score ≥ {t}"));
+        println!("no hits{why}");
+    }
+    for (i, (h, d)) in hits.iter().zip(docs).enumerate() {
+        println!("#{} score {:.4}  {}  [{}, {}]", i + 1, h.score, d.id, d.project, d.language);
+        let cause = if d.root_cause.is_empty() { "(none recorded)" } else { d.root_cause.trim() };
+        println!("   root cause: {}", one_line(cause, 200));
+        for line in diff(d).lines() {
+            println!("   {line}");
+        }
+        println!();
+    }
+}
+
+/// Unified diff buggy → fixed (3 lines of context).
+fn diff(d: &Record) -> String {
+    similar::TextDiff::from_lines(&d.buggy_code, &d.fixed_code)
+        .unified_diff()
+        .context_radius(3)
+        .header("buggy", "fixed")
+        .to_string()
+}
+
+fn one_line(s: &str, max: usize) -> String {
+    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &flat[..i]),
+        None => flat,
+    }
+}

@@ -1,0 +1,231 @@
+//! Issue 2's list of bad inputs: each gets a clear error, and no data is lost.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::common::{Scratch, fixdex, record, records, repo, stderr, stdout_json};
+
+fn code(o: &std::process::Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+#[test]
+fn empty_corpus_file_is_an_error_and_writes_nothing() {
+    let s = Scratch::new();
+    let corpus = s.corpus("empty.jsonl", &[]);
+    let idx = s.path("idx.fdx");
+    let o = s.run(&["index", corpus.to_str().unwrap(), "-o", idx.to_str().unwrap()]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("no valid records") && stderr(&o).contains("empty.jsonl"), "{}", stderr(&o));
+    assert!(!idx.exists());
+}
+
+fn mixed_corpus(s: &Scratch) -> std::path::PathBuf {
+    let mut lines = records(6);
+    lines.insert(2, "{\"id\": \"broken\", \"buggy_code\": ".to_string()); // line 3
+    lines.insert(4, record("nobug", "java", "", "x", "c").replace("\"buggy_code\":\"\",", "")); // line 5: missing
+    lines.insert(5, record("emptybug", "java", "", "int x;", "c")); // line 6: empty
+    s.corpus("mixed.jsonl", &lines)
+}
+
+#[test]
+fn malformed_line_aborts_naming_the_row() {
+    let s = Scratch::new();
+    let corpus = mixed_corpus(&s);
+    let idx = s.path("idx.fdx");
+    let o = s.run(&["index", corpus.to_str().unwrap(), "-o", idx.to_str().unwrap()]);
+    assert_eq!(code(&o), 1);
+    let err = stderr(&o);
+    assert!(err.contains("mixed.jsonl:3") && err.contains("--on-error skip"), "{err}");
+    assert!(!idx.exists());
+}
+
+#[test]
+fn skip_reports_every_bad_row_and_indexes_the_rest() {
+    let s = Scratch::new();
+    let corpus = mixed_corpus(&s);
+    let idx = s.path("idx.fdx");
+    let stats = s.index(&corpus, &idx, &["--on-error", "skip"]);
+    assert_eq!(stats["records_read"], 9);
+    assert_eq!(stats["skipped"], 3);
+    assert_eq!(stats["indexed"], 6);
+    let report: Vec<serde_json::Value> = std::fs::read_to_string(s.path("idx.fdx.report.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let rows: Vec<(u64, String)> =
+        report.iter().map(|r| (r["row"].as_u64().unwrap(), r["field"].as_str().unwrap().to_string())).collect();
+    assert_eq!(rows, vec![(3, "<json>".into()), (5, "buggy_code".into()), (6, "buggy_code".into())]);
+}
+
+#[test]
+fn non_utf8_bytes_name_the_row() {
+    let s = Scratch::new();
+    let p = s.path("latin1.jsonl");
+    let mut bytes = records(2).join("\n").into_bytes();
+    bytes.extend_from_slice(
+        b"\n{\"id\": \"caf\xe9\", \"language\": \"java\", \"buggy_code\": \"x\", \"fixed_code\": \"y\"}\n",
+    );
+    std::fs::write(&p, bytes).unwrap();
+    let idx = s.path("idx.fdx");
+    let o = s.run(&["index", p.to_str().unwrap(), "-o", idx.to_str().unwrap()]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("latin1.jsonl:3") && stderr(&o).contains("UTF-8"), "{}", stderr(&o));
+    let stats = s.index(&p, &idx, &["--on-error", "skip"]);
+    assert_eq!((stats["indexed"].as_u64(), stats["skipped"].as_u64()), (Some(2), Some(1)));
+}
+
+#[test]
+fn huge_function_and_huge_root_cause_are_truncated_not_rejected() {
+    let s = Scratch::new();
+    let mut big = String::from("void f() {\n");
+    while big.len() < 200_000 {
+        big.push_str("  a = a + 1;\n");
+    }
+    let cause = "word ".repeat(10_000);
+    let mut lines = records(5);
+    lines.push(record("big", "java", &big, "void f() {}", &cause));
+    let idx = s.path("idx.fdx");
+    let stats = s.index(&s.corpus("big.jsonl", &lines), &idx, &[]);
+    assert_eq!(stats["indexed"], 6);
+    assert!(stats["truncated"].as_u64().unwrap() >= 1);
+    let q = s.path("q.java");
+    std::fs::write(&q, &big).unwrap();
+    let hits = stdout_json(&s.run(&[
+        "search",
+        idx.to_str().unwrap(),
+        "--code",
+        q.to_str().unwrap(),
+        "--cause",
+        &cause,
+        "--json",
+    ]));
+    let top = &hits["hits"][0];
+    assert_eq!(top["id"], "big");
+    assert_eq!(top["buggy_code"].as_str().unwrap().len(), big.len(), "the stored record keeps the full text");
+}
+
+#[test]
+fn duplicate_ids_and_pairs_are_dropped_and_counted() {
+    let s = Scratch::new();
+    let mut lines = records(4);
+    lines.push(records(4)[1].clone()); // same id, same pair
+    lines.push(record(
+        "other-id",
+        "java",
+        &engine::testing::sample_records(3)[2].buggy_code,
+        &engine::testing::sample_records(3)[2].fixed_code,
+        "x",
+    ));
+    let stats = s.index(&s.corpus("dups.jsonl", &lines), &s.path("idx.fdx"), &[]);
+    assert_eq!(stats["indexed"], 4);
+    assert_eq!(stats["duplicate_ids"], 1);
+    assert_eq!(stats["duplicate_pairs"], 1);
+    let report = std::fs::read_to_string(s.path("idx.fdx.report.jsonl")).unwrap();
+    assert!(report.contains("duplicate-id") && report.contains("dups.jsonl:2, which was kept"), "{report}");
+}
+
+#[test]
+fn bad_parameters_are_refused() {
+    let s = Scratch::new();
+    let idx = s.path("idx.fdx");
+    let corpus = s.corpus("c.jsonl", &records(20));
+    let o = s.run(&["index", corpus.to_str().unwrap(), "-o", idx.to_str().unwrap(), "--spaces", "code+cause,tokens"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("unknown vector space `tokens`"), "{}", stderr(&o));
+    s.index(&corpus, &idx, &[]);
+    let q = s.path("q.java");
+    std::fs::write(&q, "int x;").unwrap();
+    let (i, qs) = (idx.to_str().unwrap(), q.to_str().unwrap());
+    for (args, msg) in [
+        (vec!["-k", "0"], "-k: must be at least 1"),
+        (vec!["--threshold", "1.5"], "--threshold: 1.5 is outside [-1, 1]"),
+        (vec!["--threshold", "-2"], "--threshold: -2 is outside [-1, 1]"),
+        (vec!["--space", "nope"], "unknown vector space `nope`"),
+        (vec!["--space", "code"], "the index has no vector space `code`; it has: code+cause"),
+    ] {
+        let mut a = vec!["search", i, "--code", qs, "--cause", "c"];
+        a.extend(args);
+        let o = s.run(&a);
+        assert_eq!(code(&o), 1, "{a:?}");
+        assert!(stderr(&o).contains(msg), "{a:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn damaged_index_files_are_refused() {
+    let s = Scratch::new();
+    let idx = s.path("idx.fdx");
+    s.index(&s.corpus("c.jsonl", &records(50)), &idx, &[]);
+    let good = std::fs::read(&idx).unwrap();
+    let i = idx.to_str().unwrap();
+
+    std::fs::write(&idx, &good[..good.len() - 1]).unwrap();
+    let o = s.run(&["inspect", i]);
+    assert_eq!(code(&o), 3);
+    assert!(stderr(&o).contains("truncated"), "{}", stderr(&o));
+
+    let info = stdout_json(&{
+        std::fs::write(&idx, &good).unwrap();
+        s.run(&["inspect", i, "--json"])
+    });
+    let vectors = info["sections"].as_array().unwrap().iter().find(|x| x["kind"] == "vectors").unwrap().clone();
+    let mut bad = good;
+    bad[vectors["offset"].as_u64().unwrap() as usize + 77] ^= 0x40;
+    std::fs::write(&idx, &bad).unwrap();
+    assert!(s.run(&["inspect", i]).status.success(), "open is O(1) and does not read vectors");
+    let o = s.run(&["verify", i]);
+    assert_eq!(code(&o), 3);
+    assert!(stderr(&o).contains("checksum mismatch in the vectors section"), "{}", stderr(&o));
+}
+
+#[test]
+fn index_built_with_another_model_is_refused() {
+    let s = Scratch::new();
+    let idx = s.path("idx.fdx");
+    s.index(&s.corpus("c.jsonl", &records(20)), &idx, &[]);
+    let real = repo().join("data/models/all-MiniLM-L6-v2");
+    assert!(real.is_dir(), "run scripts/fetch-model.sh first");
+    let q = s.path("q.java");
+    std::fs::write(&q, "int x;").unwrap();
+    let o = fixdex(&["search", idx.to_str().unwrap(), "--code", q.to_str().unwrap(), "--cause", "c"], Some(&real));
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("model mismatch") && stderr(&o).contains("--model"), "{}", stderr(&o));
+}
+
+/// A build killed midway (SIGKILL, at several moments) never damages the index already
+/// at the output path.
+#[test]
+fn killed_build_leaves_existing_index_intact() {
+    let s = Scratch::new();
+    let idx = s.path("idx.fdx");
+    s.index(&s.corpus("small.jsonl", &records(40)), &idx, &[]);
+    let good = std::fs::read(&idx).unwrap();
+    let big = s.corpus("big.jsonl", &records(6000));
+    for delay_ms in [50u64, 400, 1500, 3000] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fixdex"))
+            .args(["index", big.to_str().unwrap(), "-o", idx.to_str().unwrap(), "--quiet"])
+            .env("FIXDEX_MODEL", s.model())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        // Kill either after the delay or as soon as the temporary file appears.
+        while start.elapsed() < Duration::from_millis(delay_ms) && !has_temp(&s) {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let _ = child.kill();
+        let status = child.wait().unwrap();
+        let now = std::fs::read(&idx).unwrap();
+        if status.success() {
+            break; // the build finished first: the new index is complete, nothing to check
+        }
+        assert_eq!(now, good, "the old index changed after a kill at {delay_ms} ms");
+        let v = stdout_json(&s.run(&["verify", idx.to_str().unwrap(), "--json"]));
+        assert_eq!(v["report"]["documents"], 40);
+    }
+}
+
+fn has_temp(s: &Scratch) -> bool {
+    std::fs::read_dir(s.dir.path()).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().contains(".tmp-"))
+}

@@ -1,0 +1,122 @@
+use crate::common::{Scratch, records, stdout_json};
+
+#[test]
+fn index_search_inspect_verify_round_trip() {
+    let s = Scratch::new();
+    let corpus = s.corpus("c.jsonl", &records(120));
+    let idx = s.path("idx.fdx");
+    let stats = s.index(&corpus, &idx, &["--spaces", "code+cause,code"]);
+    assert_eq!(stats["indexed"], 120);
+    assert_eq!(stats["embedded"], 240);
+    assert!(stats["snippets_per_second"].as_f64().unwrap() > 0.0);
+
+    let docs = engine::testing::sample_records(120);
+    let code = s.path("q.java");
+    std::fs::write(&code, &docs[17].buggy_code).unwrap();
+    let o = s.run(&[
+        "search",
+        idx.to_str().unwrap(),
+        "--code",
+        code.to_str().unwrap(),
+        "--cause",
+        &docs[17].root_cause,
+        "-k",
+        "3",
+        "--json",
+    ]);
+    let out = stdout_json(&o);
+    let hits = out["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 3);
+    assert_eq!(hits[0]["id"], "test:17");
+    assert_eq!(hits[0]["rank"], 1);
+    assert!(hits[0]["diff"].as_str().unwrap().contains("+++ fixed"));
+
+    // text output: rank, score, id, root cause and the diff
+    let o = s.run(&[
+        "search",
+        idx.to_str().unwrap(),
+        "--code",
+        code.to_str().unwrap(),
+        "--cause",
+        &docs[17].root_cause,
+        "-k",
+        "1",
+    ]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.starts_with("#1 score ")
+            && text.contains("test:17")
+            && text.contains("root cause:")
+            && text.contains("@@"),
+        "{text}"
+    );
+
+    let o = s.run(&[
+        "search",
+        idx.to_str().unwrap(),
+        "--code",
+        code.to_str().unwrap(),
+        "--space",
+        "code",
+        "--exact",
+        "--json",
+    ]);
+    assert_eq!(stdout_json(&o)["hits"][0]["id"], "test:17");
+
+    let info = stdout_json(&s.run(&["inspect", idx.to_str().unwrap(), "--json"]));
+    assert_eq!(info["documents"], 120);
+    assert_eq!(info["spaces"].as_array().unwrap().len(), 2);
+    assert_eq!(info["model"]["name"], "model");
+    let v = stdout_json(&s.run(&["verify", idx.to_str().unwrap(), "--json"]));
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["report"]["documents"], 120);
+}
+
+#[test]
+fn filters_and_exclusions_from_the_cli() {
+    let s = Scratch::new();
+    let corpus = s.corpus("c.jsonl", &records(60));
+    let idx = s.path("idx.fdx");
+    let ex = s.path("exclude.txt");
+    std::fs::write(&ex, "# leakage control\ntest:5\nproject:proj2\n").unwrap();
+    let stats = s.index(&corpus, &idx, &["--exclude", ex.to_str().unwrap()]);
+    assert_eq!(stats["excluded"], 20); // 20 in proj2, test:5 is in proj2 too
+    assert_eq!(stats["indexed"], 40);
+    let report = std::fs::read_to_string(s.path("idx.fdx.report.jsonl")).unwrap();
+    assert_eq!(report.lines().filter(|l| l.contains("\"excluded\"")).count(), 20);
+
+    let code = s.path("q.py");
+    std::fs::write(&code, "int f3(int[] a, int n) { return a - b; }").unwrap();
+    let o = s.run(&[
+        "search",
+        idx.to_str().unwrap(),
+        "--code",
+        code.to_str().unwrap(),
+        "--cause",
+        "swapped",
+        "--lang",
+        "python",
+        "--exclude-id",
+        "test:3",
+        "-k",
+        "10",
+        "--json",
+    ]);
+    let hits = stdout_json(&o)["hits"].as_array().unwrap().clone();
+    assert!(!hits.is_empty());
+    assert!(hits.iter().all(|h| h["language"] == "python" && h["id"] != "test:3" && h["project"] != "proj2"));
+}
+
+#[test]
+fn rebuilding_replaces_the_index_atomically() {
+    let s = Scratch::new();
+    let idx = s.path("idx.fdx");
+    s.index(&s.corpus("a.jsonl", &records(30)), &idx, &[]);
+    s.index(&s.corpus("b.jsonl", &records(45)), &idx, &[]);
+    assert_eq!(stdout_json(&s.run(&["inspect", idx.to_str().unwrap(), "--json"]))["documents"], 45);
+    let names: Vec<String> = std::fs::read_dir(s.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains(".tmp-")), "{names:?}");
+}

@@ -31,6 +31,8 @@ enum Command {
     Inspect(cli::inspect::Args),
     /// Check every checksum and structure of an index (reads the whole file).
     Verify(cli::verify::Args),
+    /// Retrieval sanity on an index: self-retrieval rank 1 and HNSW recall@10 vs exact.
+    Eval(cli::eval::Args),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +43,7 @@ fn main() -> ExitCode {
         Command::Search(a) => cli::search::run(&a),
         Command::Inspect(a) => cli::inspect::run(&a),
         Command::Verify(a) => cli::verify::run(&a),
+        Command::Eval(a) => cli::eval::run(&a),
     };
     match result {
         Ok(code) => code,

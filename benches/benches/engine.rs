@@ -78,7 +78,7 @@ fn build(c: &mut Criterion) {
     let mut g = c.benchmark_group("build");
     g.sample_size(10).throughput(Throughput::Elements(5_000));
     g.bench_function("hnsw_rs/5k", |b| {
-        b.iter(|| black_box(hnsw::build(&vectors, DIM, &HnswConfig::default()).unwrap()))
+        b.iter(|| black_box(hnsw::build(&vectors, DIM, &HnswConfig::default()).unwrap()));
     });
     g.finish();
 }

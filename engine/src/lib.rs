@@ -2,7 +2,7 @@
 //!
 //! The retrieval engine of fixdex: it embeds `root_cause ⊕ buggy_code` with a local
 //! BERT-family sentence-embedding model ([`embed`]), stores the vectors, an HNSW graph and
-//! the bug-fix pairs in one versioned, checksummed, memory-mapped file ([`format`],
+//! the bug-fix pairs in one versioned, checksummed, memory-mapped file ([`format`](mod@format),
 //! [`Index`]), and answers top-k queries with a similarity threshold ([`query`]), as the
 //! external-ingredient retrieval of ReinFix §3.2 describes.
 //!

@@ -31,7 +31,7 @@ pub struct Args {
     /// What to do with an invalid record: stop the build, or skip it and list it in the report.
     #[arg(long, default_value = "abort", value_parser = ["abort", "skip"])]
     on_error: String,
-    /// Where skipped, duplicate and excluded rows are listed [default: <output>.report.jsonl].
+    /// Where skipped, duplicate and excluded rows are listed [default: OUTPUT.report.jsonl].
     #[arg(long)]
     report: Option<PathBuf>,
     /// Ids (one per line) or `project:NAME` lines to leave out, e.g. the benchmark's own bugs.

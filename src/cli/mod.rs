@@ -1,5 +1,6 @@
 //! One module per subcommand, plus shared helpers.
 
+pub mod eval;
 pub mod exit;
 pub mod index;
 pub mod inspect;

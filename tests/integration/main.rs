@@ -8,3 +8,5 @@ mod cli;
 mod common;
 /// The quickstart path with the real model on the bundled sample corpus.
 mod sample;
+/// On ../shared data (FIXDEX_SHARED).
+mod shared;

@@ -40,7 +40,7 @@ impl BertEmbedder {
     /// sentence-transformers files when present (pooling, `max_seq_length`; see
     /// [`SentenceConfig`]). The tokenizer's own truncation and padding settings are
     /// removed (all-MiniLM-L6-v2 ships truncation 128 and fixed padding 128):
-    /// [`super::compose`] truncates and batches pad to their longest sequence.
+    /// [`super::compose()`] truncates and batches pad to their longest sequence.
     /// `max_seq_length` is the sentence-transformers value, else `max_position_embeddings`.
     ///
     /// Cost: reads the weights into memory (91 MB for all-MiniLM-L6-v2) and hashes them.

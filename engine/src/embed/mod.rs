@@ -2,7 +2,7 @@
 //!
 //! [`Embedder`] is the one interface; [`BertEmbedder`] is the candle implementation for
 //! BERT-family sentence-embedding models in Hugging Face folder format (design decision 1),
-//! loaded from one place ([`BertEmbedder::load`]). [`compose`] turns a record's root cause
+//! loaded from one place ([`BertEmbedder::load`]). [`compose()`] turns a record's root cause
 //! and buggy code into one token sequence under a documented budget (design decision 2).
 //!
 //! Shapes: token sequences are `u32` ids including `[CLS]` … `[SEP]`, at most
@@ -101,7 +101,7 @@ pub trait Embedder: Send + Sync {
         self.identity().dim
     }
 
-    /// Embeds one query for `space` from buggy code and root cause, following [`compose`].
+    /// Embeds one query for `space` from buggy code and root cause, following [`compose()`].
     ///
     /// # Errors
     /// As [`Embedder::tokenize`] and [`Embedder::embed_tokens`].
@@ -110,7 +110,7 @@ pub trait Embedder: Send + Sync {
         Ok(self.embed_tokens(&[&ids])?.remove(0))
     }
 
-    /// The token sequence [`compose`] makes for `space` from `code` and `cause`.
+    /// The token sequence [`compose()`] makes for `space` from `code` and `cause`.
     ///
     /// # Errors
     /// As [`Embedder::tokenize`].

@@ -1,8 +1,8 @@
 //! HNSW: given a query vector, which stored vectors are nearest?
 //!
-//! The graph is *built* by hnsw_rs ([`build`], design decision 4) and *exported* as one CSR
+//! The graph is *built* by hnsw_rs ([`build()`], design decision 4) and *exported* as one CSR
 //! adjacency per level ([`Graph`]); it is *searched* by our own greedy descent + beam search
-//! ([`search`]) over the memory-mapped layout ([`GraphView`]), following Malkov & Yashunin,
+//! ([`search()`]) over the memory-mapped layout ([`GraphView`]), following Malkov & Yashunin,
 //! "Efficient and robust approximate nearest neighbor search using Hierarchical Navigable
 //! Small World graphs" (TPAMI 2018), Algorithms 2 and 5.
 //!

@@ -12,7 +12,7 @@ use candle_nn::{VarBuilder, VarMap};
 use candle_transformers::models::bert::{Config, HiddenAct};
 use tokenizers::Tokenizer;
 
-use crate::embed::{BertEmbedder, CAUSE_MAX_TOKENS, Embedder, Pooling, RULE};
+use crate::embed::{Backend, BertEmbedder, CAUSE_MAX_TOKENS, Embedder, Pooling, RULE};
 use crate::format::TextMeta;
 use crate::{Record, Result, Space};
 
@@ -113,10 +113,13 @@ fn tiny_parts(seed: u64) -> (BertEmbedder, VarMap, Config, String) {
     let config = tiny_config(tokenizer.get_vocab_size(true));
     let varmap = VarMap::new();
     let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
-    let sha = crate::embed::bert_fingerprint(&[json.as_bytes(), &seed.to_le_bytes()], Pooling::Mean, 64);
-    let model = BertEmbedder::from_parts(&config, vb, tokenizer, "tiny-bert".into(), sha, Pooling::Mean, 64)
-        .expect("tiny model builds");
+    // Create the variables (candle's loader does), then give them deterministic values.
+    candle_transformers::models::bert::BertModel::load(vb.clone(), &config).expect("tiny model builds");
     fill_deterministic(&varmap, seed);
+    let sha = crate::embed::bert_fingerprint(&[json.as_bytes(), &seed.to_le_bytes()], Pooling::Mean, 64);
+    let model =
+        BertEmbedder::from_parts(&config, vb, tokenizer, "tiny-bert".into(), sha, Pooling::Mean, 64, Backend::Fast)
+            .expect("tiny model builds");
     (model, varmap, config, json)
 }
 

@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use tokenizers::Tokenizer;
 
 use super::st_config::{SentenceConfig, read_json};
-use super::{Embedder, MAX_FIELD_CHARS, ModelIdentity, Pooling, cut_chars};
+use super::{Embedder, Encoder, MAX_FIELD_CHARS, ModelIdentity, Pooling, cut_chars};
 use crate::{Error, Result};
 
 /// Files of a model folder that fixdex reads (besides the sentence-transformers ones).
@@ -21,9 +21,21 @@ pub const TOKENIZER_FILE: &str = "tokenizer.json";
 /// The weights.
 pub const WEIGHTS_FILE: &str = "model.safetensors";
 
+/// Which implementation runs the forward pass. Both use the same weights and agree to
+/// cosine > 0.99999.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Backend {
+    /// [`super::Encoder`]: padding-free, fused kernels, faer GEMMs (the default).
+    #[default]
+    Fast,
+    /// candle-transformers' `BertModel` with padded batches: the reference.
+    Candle,
+}
+
 /// A BERT sentence-embedding model on the CPU.
 pub struct BertEmbedder {
-    model: BertModel,
+    model: Option<BertModel>,
+    encoder: Option<Encoder>,
     tokenizer: Tokenizer,
     identity: ModelIdentity,
     device: Device,
@@ -48,6 +60,14 @@ impl BertEmbedder {
     /// # Errors
     /// [`Error::Model`] naming the missing or invalid file and how to get the default model.
     pub fn load(dir: &Path) -> Result<BertEmbedder> {
+        BertEmbedder::load_with(dir, Backend::Fast)
+    }
+
+    /// [`BertEmbedder::load`] with a chosen [`Backend`].
+    ///
+    /// # Errors
+    /// As [`BertEmbedder::load`].
+    pub fn load_with(dir: &Path, backend: Backend) -> Result<BertEmbedder> {
         let missing = |f: &str| Error::Model {
             path: dir.to_path_buf(),
             reason: format!(
@@ -71,7 +91,7 @@ impl BertEmbedder {
         let name = dir.file_name().map_or_else(|| "model".into(), |n| n.to_string_lossy().into_owned());
         let sha = fingerprint(&[&config_bytes, &tok_bytes, &weights], st.pooling, max_seq);
         let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)?;
-        BertEmbedder::from_parts(&config, vb, tokenizer, name, sha, st.pooling, max_seq)
+        BertEmbedder::from_parts(&config, vb, tokenizer, name, sha, st.pooling, max_seq, backend)
     }
 
     /// Builds an embedder from parts: used by [`BertEmbedder::load`] and by the tiny test
@@ -80,6 +100,7 @@ impl BertEmbedder {
     /// # Errors
     /// [`Error::Candle`] when the weights do not fit `config`; [`Error::Model`] when the
     /// tokenizer lacks `[CLS]`/`[SEP]` or `max_seq_length` exceeds the position embeddings.
+    #[allow(clippy::too_many_arguments)]
     pub fn from_parts(
         config: &Config,
         vb: VarBuilder<'_>,
@@ -88,6 +109,7 @@ impl BertEmbedder {
         sha256: String,
         pooling: Pooling,
         max_seq_length: usize,
+        backend: Backend,
     ) -> Result<BertEmbedder> {
         let bad = |reason: String| Error::Model { path: name.clone().into(), reason };
         if max_seq_length > config.max_position_embeddings || max_seq_length < 3 {
@@ -100,12 +122,16 @@ impl BertEmbedder {
         let (cls_id, sep_id) = (special("[CLS]")?, special("[SEP]")?);
         tokenizer.with_truncation(None).map_err(|e| Error::Tokenizer(e.to_string()))?;
         tokenizer.with_padding(None);
-        let model = BertModel::load(vb, config)?;
+        let (model, encoder) = match backend {
+            Backend::Fast => (None, Some(Encoder::load(&vb, config, pooling)?)),
+            Backend::Candle => (Some(BertModel::load(vb, config)?), None),
+        };
         let identity = ModelIdentity { name, sha256, dim: config.hidden_size, pooling, max_seq_length, cls_id, sep_id };
-        Ok(BertEmbedder { model, tokenizer, identity, device: Device::Cpu })
+        Ok(BertEmbedder { model, encoder, tokenizer, identity, device: Device::Cpu })
     }
 
-    fn forward(&self, batch: &[&[u32]]) -> Result<Tensor> {
+    /// The forward pass of candle-transformers' `BertModel` on a padded batch.
+    fn forward(&self, model: &BertModel, batch: &[&[u32]]) -> Result<Tensor> {
         let (b, len) = (batch.len(), batch.iter().map(|s| s.len()).max().unwrap_or(0));
         let mut ids = vec![0u32; b * len];
         let mut mask = vec![0f32; b * len];
@@ -116,7 +142,7 @@ impl BertEmbedder {
         let ids = Tensor::from_vec(ids, (b, len), &self.device)?;
         let mask = Tensor::from_vec(mask, (b, len), &self.device)?;
         let types = ids.zeros_like()?;
-        let hidden = self.model.forward(&ids, &types, Some(&mask))?; // [b, len, dim]
+        let hidden = model.forward(&ids, &types, Some(&mask))?; // [b, len, dim]
         let pooled = match self.identity.pooling {
             Pooling::Cls => hidden.narrow(1, 0, 1)?.squeeze(1)?,
             Pooling::Mean => {
@@ -159,7 +185,11 @@ impl Embedder for BertEmbedder {
                 reason: format!("length {} is outside 1..={} tokens", s.len(), self.identity.max_seq_length),
             });
         }
-        Ok(self.forward(batch)?.to_vec2::<f32>()?)
+        match (&self.encoder, &self.model) {
+            (Some(enc), _) => Ok(enc.embed(batch)),
+            (None, Some(model)) => Ok(self.forward(model, batch)?.to_vec2::<f32>()?),
+            (None, None) => unreachable!("from_parts sets one backend"),
+        }
     }
 }
 

@@ -11,10 +11,12 @@
 
 mod bert;
 mod compose;
+mod encoder;
 mod st_config;
 
-pub use bert::{BertEmbedder, fingerprint as bert_fingerprint};
+pub use bert::{Backend, BertEmbedder, fingerprint as bert_fingerprint};
 pub use compose::{CAUSE_MAX_TOKENS, MAX_FIELD_CHARS, RULE, compose, cut_chars};
+pub use encoder::Encoder;
 pub use st_config::{Pooling, SentenceConfig};
 
 use crate::format::ModelMeta;

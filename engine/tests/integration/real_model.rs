@@ -70,3 +70,20 @@ fn root_cause_moves_the_code_cause_embedding() {
     assert!(cos(&a, &b) < 0.99);
     assert_eq!(c, m.embed_query(Space::Code, code, "").unwrap());
 }
+
+/// Contract test: the fast encoder and candle-transformers' BertModel agree.
+#[test]
+fn fast_encoder_matches_candle_reference() {
+    let fast = model();
+    let reference = BertEmbedder::load_with(&real_model_dir(), engine::embed::Backend::Candle).unwrap();
+    assert_eq!(fast.identity(), reference.identity());
+    let mut texts: Vec<String> =
+        (0..40).map(|i| format!("int f{i}(int[] a) {{ return a[{i}] + {}; }}", "x".repeat(i * 7))).collect();
+    texts.push("def g():\n    pass".into());
+    texts.push("tokens ".repeat(400)); // longer than the window: truncated to 256
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let (a, b) = (fast.embed_texts(&refs).unwrap(), reference.embed_texts(&refs).unwrap());
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert!(cos(x, y) > 0.99999, "text {i}: cosine {}", cos(x, y));
+    }
+}

@@ -1,0 +1,369 @@
+//! [`Encoder`]: a padding-free BERT forward pass on the CPU.
+//!
+//! The weights are candle's (loaded by [`super::BertEmbedder`]); the computation is ours:
+//! the tokens of a whole batch are packed into one `[T, H]` matrix (no padding, no masks),
+//! the four projections per layer run as single large GEMMs (faer, all rayon threads, runtime
+//! SIMD dispatch), attention runs per sequence on the rayon pool with per-head GEMMs over
+//! strided views of the packed QKV matrix, and bias, GELU, residual and LayerNorm are fused
+//! into single passes over the rows. The mathematics is that of Hugging Face's `BertModel`
+//! (Devlin et al. 2019; `modeling_bert.py`) with exact (erf) GELU; results agree with the
+//! candle-transformers implementation to cosine > 0.99999 (tested).
+//!
+//! Shapes: `H` hidden size, `I` intermediate size, `T` tokens in the batch, `L` one
+//! sequence's length, `d = H / heads`.
+
+use candle_core::{DType, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{Config, HiddenAct};
+use faer::linalg::matmul::matmul;
+use faer::{Accum, MatMut, MatRef, Par};
+use rayon::prelude::*;
+
+use super::Pooling;
+use crate::{Error, Result};
+
+/// One transformer layer's weights; matrices are `[in, out]` row-major.
+struct Layer {
+    qkv_w: Vec<f32>, // [H, 3H]: query | key | value
+    qkv_b: Vec<f32>, // [3H]
+    out_w: Vec<f32>, // [H, H]
+    out_b: Vec<f32>,
+    ln1: (Vec<f32>, Vec<f32>),
+    up_w: Vec<f32>, // [H, I]
+    up_b: Vec<f32>,
+    down_w: Vec<f32>, // [I, H]
+    down_b: Vec<f32>,
+    ln2: (Vec<f32>, Vec<f32>),
+}
+
+/// A BERT encoder with mean or CLS pooling and L2 normalisation.
+pub struct Encoder {
+    hidden: usize,
+    heads: usize,
+    inter: usize,
+    eps: f32,
+    word: Vec<f32>,  // [V, H]
+    pos: Vec<f32>,   // [P, H]
+    type0: Vec<f32>, // [H]: token type 0 (all inputs use type 0)
+    emb_ln: (Vec<f32>, Vec<f32>),
+    layers: Vec<Layer>,
+    pooling: Pooling,
+}
+
+impl std::fmt::Debug for Encoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Encoder")
+            .field("hidden", &self.hidden)
+            .field("layers", &self.layers.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Reads tensor `name` of `shape` as a flat f32 vector.
+fn get(vb: &VarBuilder<'_>, shape: &[usize], name: &str) -> Result<Vec<f32>> {
+    Ok(vb.get(shape, name)?.to_dtype(DType::F32)?.flatten_all()?.to_vec1()?)
+}
+
+/// A Linear layer's weight `[out, in]` transposed to `[in, out]`, and its bias.
+fn linear(vb: &VarBuilder<'_>, inp: usize, out: usize, name: &str) -> Result<(Vec<f32>, Vec<f32>)> {
+    let w: Tensor = vb.get((out, inp), &format!("{name}.weight"))?.to_dtype(DType::F32)?;
+    let wt = w.t()?.contiguous()?.flatten_all()?.to_vec1()?;
+    Ok((wt, get(vb, &[out], &format!("{name}.bias"))?))
+}
+
+/// LayerNorm weight and bias (`weight`/`bias`, or the older `gamma`/`beta`).
+fn layer_norm(vb: &VarBuilder<'_>, h: usize, name: &str) -> Result<(Vec<f32>, Vec<f32>)> {
+    let g = get(vb, &[h], &format!("{name}.weight")).or_else(|_| get(vb, &[h], &format!("{name}.gamma")))?;
+    let b = get(vb, &[h], &format!("{name}.bias")).or_else(|_| get(vb, &[h], &format!("{name}.beta")))?;
+    Ok((g, b))
+}
+
+impl Encoder {
+    /// Loads the weights of a Hugging Face `BertModel` (with or without a `bert.` prefix).
+    ///
+    /// # Errors
+    /// [`Error::Model`] for an activation other than exact GELU; [`Error::Candle`] when a
+    /// tensor is missing or has the wrong shape.
+    pub fn load(vb: &VarBuilder<'_>, cfg: &Config, pooling: Pooling) -> Result<Encoder> {
+        if cfg.hidden_act != HiddenAct::Gelu || cfg.hidden_size % cfg.num_attention_heads != 0 {
+            return Err(Error::Model {
+                path: "config.json".into(),
+                reason: "the fast encoder supports hidden_act \"gelu\" and heads dividing hidden_size".into(),
+            });
+        }
+        let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") { vb.pp("bert") } else { vb.clone() };
+        let (h, i) = (cfg.hidden_size, cfg.intermediate_size);
+        let e = vb.pp("embeddings");
+        let layers = (0..cfg.num_hidden_layers)
+            .map(|l| Encoder::load_layer(&vb.pp(format!("encoder.layer.{l}")), h, i))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Encoder {
+            hidden: h,
+            heads: cfg.num_attention_heads,
+            inter: i,
+            eps: cfg.layer_norm_eps as f32,
+            word: get(&e, &[cfg.vocab_size, h], "word_embeddings.weight")?,
+            pos: get(&e, &[cfg.max_position_embeddings, h], "position_embeddings.weight")?,
+            type0: get(&e, &[cfg.type_vocab_size, h], "token_type_embeddings.weight")?[..h].to_vec(),
+            emb_ln: layer_norm(&e, h, "LayerNorm")?,
+            layers,
+            pooling,
+        })
+    }
+
+    fn load_layer(vb: &VarBuilder<'_>, h: usize, i: usize) -> Result<Layer> {
+        let (q, qb) = linear(vb, h, h, "attention.self.query")?;
+        let (k, kb) = linear(vb, h, h, "attention.self.key")?;
+        let (v, vbias) = linear(vb, h, h, "attention.self.value")?;
+        let mut qkv_w = Vec::with_capacity(h * 3 * h);
+        for r in 0..h {
+            for m in [&q, &k, &v] {
+                qkv_w.extend_from_slice(&m[r * h..(r + 1) * h]);
+            }
+        }
+        let (out_w, out_b) = linear(vb, h, h, "attention.output.dense")?;
+        let (up_w, up_b) = linear(vb, h, i, "intermediate.dense")?;
+        let (down_w, down_b) = linear(vb, i, h, "output.dense")?;
+        Ok(Layer {
+            qkv_w,
+            qkv_b: [qb, kb, vbias].concat(),
+            out_w,
+            out_b,
+            ln1: layer_norm(vb, h, "attention.output.LayerNorm")?,
+            up_w,
+            up_b,
+            down_w,
+            down_b,
+            ln2: layer_norm(vb, h, "output.LayerNorm")?,
+        })
+    }
+
+    /// Embeds complete token sequences: `b` sequences in, `b` L2-normalised vectors of
+    /// `H` floats out. Sequences must be non-empty and fit the position table (checked by
+    /// the caller). Cost: about `21 · H² · T` FLOPs plus `4 · H · ΣL²` for attention.
+    pub fn embed(&self, batch: &[&[u32]]) -> Vec<Vec<f32>> {
+        let lens: Vec<usize> = batch.iter().map(|s| s.len()).collect();
+        let mut x = self.embeddings(batch);
+        for layer in &self.layers {
+            self.layer(layer, &mut x, &lens);
+        }
+        self.pool(&x, &lens)
+    }
+
+    fn embeddings(&self, batch: &[&[u32]]) -> Vec<f32> {
+        let h = self.hidden;
+        let mut x: Vec<f32> = Vec::with_capacity(batch.iter().map(|s| s.len()).sum::<usize>() * h);
+        for seq in batch {
+            for (p, &id) in seq.iter().enumerate() {
+                let (w, pe) = (&self.word[id as usize * h..][..h], &self.pos[p * h..][..h]);
+                x.extend(w.iter().zip(pe).zip(&self.type0).map(|((a, b), c)| a + b + c));
+            }
+        }
+        x.par_chunks_mut(h).for_each(|row| layer_norm_row(row, &self.emb_ln, self.eps));
+        x
+    }
+
+    fn layer(&self, w: &Layer, x: &mut [f32], lens: &[usize]) {
+        let (h, t) = (self.hidden, x.len() / self.hidden);
+        let mut qkv = vec![0f32; t * 3 * h];
+        gemm(&mut qkv, x, &w.qkv_w, t, h, 3 * h);
+        add_bias(&mut qkv, &w.qkv_b);
+        let mut ctx = vec![0f32; t * h];
+        self.attention(&qkv, &mut ctx, lens);
+        let mut tmp = vec![0f32; t * h];
+        gemm(&mut tmp, &ctx, &w.out_w, t, h, h);
+        residual_norm(x, &tmp, &w.out_b, &w.ln1, self.eps);
+        let mut up = vec![0f32; t * self.inter];
+        gemm(&mut up, x, &w.up_w, t, h, self.inter);
+        up.par_chunks_mut(self.inter).for_each(|row| bias_gelu(row, &w.up_b));
+        gemm(&mut tmp, &up, &w.down_w, t, self.inter, h);
+        residual_norm(x, &tmp, &w.down_b, &w.ln2, self.eps);
+    }
+
+    /// Scaled dot-product attention per sequence (in parallel), per head (in sequence).
+    fn attention(&self, qkv: &[f32], ctx: &mut [f32], lens: &[usize]) {
+        let h = self.hidden;
+        let (mut q_parts, mut c_parts) = (Vec::new(), Vec::new());
+        let (mut qrest, mut crest) = (qkv, ctx);
+        for &l in lens {
+            let (a, b) = qrest.split_at(l * 3 * h);
+            let (c, d) = std::mem::take(&mut crest).split_at_mut(l * h);
+            q_parts.push(a);
+            c_parts.push(c);
+            (qrest, crest) = (b, d);
+        }
+        q_parts.into_par_iter().zip(c_parts).zip(lens.par_iter()).for_each(|((q, c), &l)| {
+            attend(q, c, l, h, self.heads);
+        });
+    }
+
+    fn pool(&self, x: &[f32], lens: &[usize]) -> Vec<Vec<f32>> {
+        let h = self.hidden;
+        let mut start = 0;
+        lens.iter()
+            .map(|&l| {
+                let rows = &x[start * h..(start + l) * h];
+                start += l;
+                let mut v = match self.pooling {
+                    Pooling::Cls => rows[..h].to_vec(),
+                    Pooling::Mean => mean_rows(rows, h),
+                };
+                crate::distance::normalize(&mut v);
+                v
+            })
+            .collect()
+    }
+}
+
+/// `dst[m, n] = a[m, k] · b[k, n]`, all row-major, on all rayon threads.
+fn gemm(dst: &mut [f32], a: &[f32], b: &[f32], m: usize, k: usize, n: usize) {
+    let par = if m * n * k > 1 << 20 { Par::rayon(0) } else { Par::Seq };
+    matmul(
+        MatMut::from_row_major_slice_mut(dst, m, n),
+        Accum::Replace,
+        MatRef::from_row_major_slice(a, m, k),
+        MatRef::from_row_major_slice(b, k, n),
+        1.0,
+        par,
+    );
+}
+
+/// Attention of one sequence: `qkv` is its `[L, 3H]` block, `ctx` its `[L, H]` output.
+fn attend(qkv: &[f32], ctx: &mut [f32], l: usize, h: usize, heads: usize) {
+    let d = h / heads;
+    let scale = 1.0 / (d as f32).sqrt();
+    let (mut scores, mut out) = (vec![0f32; l * l], vec![0f32; l * d]);
+    for head in 0..heads {
+        let view = |off: usize| MatRef::from_row_major_slice_with_stride(&qkv[off + head * d..], l, d, 3 * h);
+        let (q, k, v) = (view(0), view(h), view(2 * h));
+        matmul(MatMut::from_row_major_slice_mut(&mut scores, l, l), Accum::Replace, q, k.transpose(), scale, Par::Seq);
+        scores.chunks_exact_mut(l).for_each(softmax);
+        // Into a contiguous buffer, then copied: faer 0.24.4 writes 8 bytes past the end of a
+        // row-strided destination view whose last row ends the slice (seen under valgrind).
+        let o = MatMut::from_row_major_slice_mut(&mut out, l, d);
+        matmul(o, Accum::Replace, MatRef::from_row_major_slice(&scores, l, l), v, 1.0, Par::Seq);
+        for (dst, src) in ctx.chunks_exact_mut(h).zip(out.chunks_exact(d)) {
+            dst[head * d..(head + 1) * d].copy_from_slice(src);
+        }
+    }
+}
+
+fn add_bias(x: &mut [f32], bias: &[f32]) {
+    x.par_chunks_mut(bias.len()).for_each(|row| row.iter_mut().zip(bias).for_each(|(v, b)| *v += b));
+}
+
+/// `x = LayerNorm(x + y + bias)` row by row.
+fn residual_norm(x: &mut [f32], y: &[f32], bias: &[f32], ln: &(Vec<f32>, Vec<f32>), eps: f32) {
+    let h = bias.len();
+    x.par_chunks_mut(h).zip(y.par_chunks(h)).for_each(|(xr, yr)| {
+        xr.iter_mut().zip(yr).zip(bias).for_each(|((a, b), c)| *a += b + c);
+        layer_norm_row(xr, ln, eps);
+    });
+}
+
+fn layer_norm_row(row: &mut [f32], (g, b): &(Vec<f32>, Vec<f32>), eps: f32) {
+    let n = row.len() as f32;
+    let mean = row.iter().sum::<f32>() / n;
+    let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n;
+    let inv = 1.0 / (var + eps).sqrt();
+    row.iter_mut().zip(g).zip(b).for_each(|((v, g), b)| *v = (*v - mean) * inv * g + b);
+}
+
+fn mean_rows(rows: &[f32], h: usize) -> Vec<f32> {
+    let mut acc = vec![0f32; h];
+    let n = (rows.len() / h) as f32;
+    rows.chunks_exact(h).for_each(|r| acc.iter_mut().zip(r).for_each(|(a, v)| *a += v));
+    acc.iter_mut().for_each(|a| *a /= n);
+    acc
+}
+
+/// In-place softmax of one row (max-subtracted for stability).
+fn softmax(row: &mut [f32]) {
+    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    row.iter_mut().for_each(|v| *v = exp(*v - max));
+    let inv = 1.0 / row.iter().sum::<f32>();
+    row.iter_mut().for_each(|v| *v *= inv);
+}
+
+/// `row = gelu(row + bias)` with GELU(x) = x · Φ(x) = x/2 · (1 + erf(x/√2)).
+fn bias_gelu(row: &mut [f32], bias: &[f32]) {
+    row.iter_mut().zip(bias).for_each(|(v, b)| {
+        let x = *v + b;
+        *v = 0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2));
+    });
+}
+
+/// e^x for f32 without branches (so loops over it vectorise): Cody-Waite range reduction
+/// `x = n·ln2 + r`, a degree-6 polynomial for e^r on |r| ≤ ln2/2, and 2^n built from bits.
+/// Relative error below 2e-7 on [-87, 88]; inputs are clamped to that range.
+#[inline]
+pub fn exp(x: f32) -> f32 {
+    const LOG2E: f32 = std::f32::consts::LOG2_E;
+    const LN2_HI: f32 = 0.693_145_75;
+    const LN2_LO: f32 = 1.428_606_8e-6;
+    const ROUND: f32 = 12_582_912.0; // 1.5 · 2^23: adding it rounds to an integer
+    let x = x.clamp(-87.0, 88.0);
+    let n = (x * LOG2E + ROUND) - ROUND;
+    let r = x - n * LN2_HI - n * LN2_LO;
+    let p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0))))));
+    p * f32::from_bits(((n as i32 + 127) as u32) << 23)
+}
+
+/// erf(x) by Abramowitz & Stegun 7.1.26 (absolute error ≤ 1.5e-7), odd-extended.
+#[inline]
+pub fn erf(x: f32) -> f32 {
+    let a = x.abs();
+    let t = 1.0 / (1.0 + 0.327_591_1 * a);
+    let poly = t * (0.254_829_6 + t * (-0.284_496_74 + t * (1.421_413_8 + t * (-1.453_152_1 + t * 1.061_405_4))));
+    let y = 1.0 - poly * exp(-a * a);
+    y.copysign(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exp_and_erf_are_accurate() {
+        let mut worst_exp = 0f64;
+        let mut x = -87.0f32;
+        while x < 88.0 {
+            let rel = ((f64::from(exp(x)) - f64::from(x).exp()) / f64::from(x).exp()).abs();
+            worst_exp = worst_exp.max(rel);
+            x += 0.0137;
+        }
+        assert!(worst_exp < 3e-7, "exp relative error {worst_exp}");
+        for (x, want) in [
+            (0.0f32, 0.0f64),
+            (0.5, 0.520_499_877_8),
+            (1.0, 0.842_700_792_9),
+            (-2.0, -0.995_322_265),
+            (4.0, 0.999_999_984_6),
+        ] {
+            assert!((f64::from(erf(x)) - want).abs() < 3e-7, "erf({x})");
+        }
+    }
+
+    #[test]
+    fn softmax_sums_to_one_and_keeps_order() {
+        let mut r = vec![1.0f32, 3.0, -2.0, 3.0];
+        softmax(&mut r);
+        assert!((r.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+        assert!(r[1] > r[0] && r[0] > r[2] && r[1] == r[3]);
+    }
+
+    #[test]
+    fn gemm_matches_naive() {
+        let (m, k, n) = (7, 5, 3);
+        let a: Vec<f32> = (0..m * k).map(|i| i as f32 * 0.1).collect();
+        let b: Vec<f32> = (0..k * n).map(|i| (i as f32).sin()).collect();
+        let mut c = vec![0f32; m * n];
+        gemm(&mut c, &a, &b, m, k, n);
+        for i in 0..m {
+            for j in 0..n {
+                let want: f32 = (0..k).map(|x| a[i * k + x] * b[x * n + j]).sum();
+                assert!((c[i * n + j] - want).abs() < 1e-4);
+            }
+        }
+    }
+}

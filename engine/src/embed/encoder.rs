@@ -36,6 +36,22 @@ struct Layer {
     ln2: (Vec<f32>, Vec<f32>),
 }
 
+/// Activations of one forward pass, reused by every layer.
+struct Buffers {
+    qkv: Vec<f32>, // [T, 3H]
+    ctx: Vec<f32>, // [T, H]
+    tmp: Vec<f32>, // [T, H]
+    up: Vec<f32>,  // [T, I]
+}
+
+/// Runs `f` compiled for the best SIMD level of this CPU (AVX2+FMA when present, else the
+/// baseline), so the plain loops of the kernels below auto-vectorise (pulp's runtime
+/// dispatch; no `unsafe` here).
+#[inline(always)]
+fn simd<R>(f: impl FnOnce() -> R) -> R {
+    pulp::Arch::new().dispatch(f)
+}
+
 /// A BERT encoder with mean or CLS pooling and L2 normalisation.
 pub struct Encoder {
     hidden: usize,
@@ -144,8 +160,15 @@ impl Encoder {
     pub fn embed(&self, batch: &[&[u32]]) -> Vec<Vec<f32>> {
         let lens: Vec<usize> = batch.iter().map(|s| s.len()).collect();
         let mut x = self.embeddings(batch);
+        let t = lens.iter().sum::<usize>();
+        let mut buf = Buffers {
+            qkv: vec![0f32; t * 3 * self.hidden],
+            ctx: vec![0f32; t * self.hidden],
+            tmp: vec![0f32; t * self.hidden],
+            up: vec![0f32; t * self.inter],
+        };
         for layer in &self.layers {
-            self.layer(layer, &mut x, &lens);
+            self.layer(layer, &mut x, &lens, &mut buf);
         }
         self.pool(&x, &lens)
     }
@@ -159,25 +182,21 @@ impl Encoder {
                 x.extend(w.iter().zip(pe).zip(&self.type0).map(|((a, b), c)| a + b + c));
             }
         }
-        x.par_chunks_mut(h).for_each(|row| layer_norm_row(row, &self.emb_ln, self.eps));
+        x.par_chunks_mut(h).for_each(|row| simd(|| layer_norm_row(row, &self.emb_ln, self.eps)));
         x
     }
 
-    fn layer(&self, w: &Layer, x: &mut [f32], lens: &[usize]) {
+    fn layer(&self, w: &Layer, x: &mut [f32], lens: &[usize], b: &mut Buffers) {
         let (h, t) = (self.hidden, x.len() / self.hidden);
-        let mut qkv = vec![0f32; t * 3 * h];
-        gemm(&mut qkv, x, &w.qkv_w, t, h, 3 * h);
-        add_bias(&mut qkv, &w.qkv_b);
-        let mut ctx = vec![0f32; t * h];
-        self.attention(&qkv, &mut ctx, lens);
-        let mut tmp = vec![0f32; t * h];
-        gemm(&mut tmp, &ctx, &w.out_w, t, h, h);
-        residual_norm(x, &tmp, &w.out_b, &w.ln1, self.eps);
-        let mut up = vec![0f32; t * self.inter];
-        gemm(&mut up, x, &w.up_w, t, h, self.inter);
-        up.par_chunks_mut(self.inter).for_each(|row| bias_gelu(row, &w.up_b));
-        gemm(&mut tmp, &up, &w.down_w, t, self.inter, h);
-        residual_norm(x, &tmp, &w.down_b, &w.ln2, self.eps);
+        gemm(&mut b.qkv, x, &w.qkv_w, t, h, 3 * h);
+        add_bias(&mut b.qkv, &w.qkv_b);
+        self.attention(&b.qkv, &mut b.ctx, lens);
+        gemm(&mut b.tmp, &b.ctx, &w.out_w, t, h, h);
+        residual_norm(x, &b.tmp, &w.out_b, &w.ln1, self.eps);
+        gemm(&mut b.up, x, &w.up_w, t, h, self.inter);
+        b.up.par_chunks_mut(self.inter).for_each(|row| simd(|| bias_gelu(row, &w.up_b)));
+        gemm(&mut b.tmp, &b.up, &w.down_w, t, self.inter, h);
+        residual_norm(x, &b.tmp, &w.down_b, &w.ln2, self.eps);
     }
 
     /// Scaled dot-product attention per sequence (in parallel), per head (in sequence).
@@ -237,7 +256,7 @@ fn attend(qkv: &[f32], ctx: &mut [f32], l: usize, h: usize, heads: usize) {
         let view = |off: usize| MatRef::from_row_major_slice_with_stride(&qkv[off + head * d..], l, d, 3 * h);
         let (q, k, v) = (view(0), view(h), view(2 * h));
         matmul(MatMut::from_row_major_slice_mut(&mut scores, l, l), Accum::Replace, q, k.transpose(), scale, Par::Seq);
-        scores.chunks_exact_mut(l).for_each(softmax);
+        simd(|| scores.chunks_exact_mut(l).for_each(softmax));
         // Into a contiguous buffer, then copied: faer 0.24.4 writes 8 bytes past the end of a
         // row-strided destination view whose last row ends the slice (seen under valgrind).
         let o = MatMut::from_row_major_slice_mut(&mut out, l, d);
@@ -256,11 +275,14 @@ fn add_bias(x: &mut [f32], bias: &[f32]) {
 fn residual_norm(x: &mut [f32], y: &[f32], bias: &[f32], ln: &(Vec<f32>, Vec<f32>), eps: f32) {
     let h = bias.len();
     x.par_chunks_mut(h).zip(y.par_chunks(h)).for_each(|(xr, yr)| {
-        xr.iter_mut().zip(yr).zip(bias).for_each(|((a, b), c)| *a += b + c);
-        layer_norm_row(xr, ln, eps);
+        simd(|| {
+            xr.iter_mut().zip(yr).zip(bias).for_each(|((a, b), c)| *a += b + c);
+            layer_norm_row(xr, ln, eps);
+        });
     });
 }
 
+#[inline(always)]
 fn layer_norm_row(row: &mut [f32], (g, b): &(Vec<f32>, Vec<f32>), eps: f32) {
     let n = row.len() as f32;
     let mean = row.iter().sum::<f32>() / n;
@@ -278,6 +300,7 @@ fn mean_rows(rows: &[f32], h: usize) -> Vec<f32> {
 }
 
 /// In-place softmax of one row (max-subtracted for stability).
+#[inline(always)]
 fn softmax(row: &mut [f32]) {
     let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     row.iter_mut().for_each(|v| *v = exp(*v - max));
@@ -286,6 +309,7 @@ fn softmax(row: &mut [f32]) {
 }
 
 /// `row = gelu(row + bias)` with GELU(x) = x · Φ(x) = x/2 · (1 + erf(x/√2)).
+#[inline(always)]
 fn bias_gelu(row: &mut [f32], bias: &[f32]) {
     row.iter_mut().zip(bias).for_each(|(v, b)| {
         let x = *v + b;
@@ -296,7 +320,7 @@ fn bias_gelu(row: &mut [f32], bias: &[f32]) {
 /// e^x for f32 without branches (so loops over it vectorise): Cody-Waite range reduction
 /// `x = n·ln2 + r`, a degree-6 polynomial for e^r on |r| ≤ ln2/2, and 2^n built from bits.
 /// Relative error below 2e-7 on [-87, 88]; inputs are clamped to that range.
-#[inline]
+#[inline(always)]
 pub fn exp(x: f32) -> f32 {
     const LOG2E: f32 = std::f32::consts::LOG2_E;
     const LN2_HI: f32 = 0.693_145_75;
@@ -310,7 +334,7 @@ pub fn exp(x: f32) -> f32 {
 }
 
 /// erf(x) by Abramowitz & Stegun 7.1.26 (absolute error ≤ 1.5e-7), odd-extended.
-#[inline]
+#[inline(always)]
 pub fn erf(x: f32) -> f32 {
     let a = x.abs();
     let t = 1.0 / (1.0 + 0.327_591_1 * a);

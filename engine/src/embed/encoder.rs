@@ -101,7 +101,7 @@ impl Encoder {
     /// [`Error::Model`] for an activation other than exact GELU; [`Error::Candle`] when a
     /// tensor is missing or has the wrong shape.
     pub fn load(vb: &VarBuilder<'_>, cfg: &Config, pooling: Pooling) -> Result<Encoder> {
-        if cfg.hidden_act != HiddenAct::Gelu || cfg.hidden_size % cfg.num_attention_heads != 0 {
+        if cfg.hidden_act != HiddenAct::Gelu || !cfg.hidden_size.is_multiple_of(cfg.num_attention_heads) {
             return Err(Error::Model {
                 path: "config.json".into(),
                 reason: "the fast encoder supports hidden_act \"gelu\" and heads dividing hidden_size".into(),

@@ -6,6 +6,8 @@ mod common;
 mod corruption;
 /// Format round trips, the RAM twin, atomic publication.
 mod format;
+/// The committed format-v1 fixture.
+mod golden;
 /// The real all-MiniLM-L6-v2 model (fetched by scripts/fetch-model.sh).
 mod real_model;
 /// HNSW recall against the exact oracle, filters, thresholds, parameters.

@@ -1,0 +1,25 @@
+//! Writes the golden index fixture `engine/tests/data/index_v1.fdx` (format v1) with the
+//! tiny test model: 40 synthetic records in the `code+cause` and `code` spaces.
+//!
+//! Run through `scripts/make-fixtures.sh`. The test `golden::index_v1_still_opens` opens the
+//! committed file with the current build; keep it when the format changes (add a v2 beside it).
+
+use engine::embed::Embedder;
+use engine::hnsw::{self, HnswConfig};
+use engine::{IndexBuilder, Space};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let out = std::env::args().nth(1).ok_or("usage: make_fixture OUT.fdx")?;
+    let model = engine::testing::tiny_embedder();
+    let docs = engine::testing::sample_records(40);
+    let cfg = HnswConfig::default();
+    let mut b = IndexBuilder::new(model.identity().to_meta(), engine::testing::text_meta());
+    for space in [Space::CodeCause, Space::Code] {
+        let v = engine::testing::embed_records(&model, &docs, space)?;
+        let g = hnsw::build(&v, model.dim(), &cfg)?;
+        b.add_space(space, v, g, &cfg)?;
+    }
+    b.write(out.as_ref(), &docs, serde_json::json!({"fixture": "index_v1"}))?;
+    println!("wrote {out}");
+    Ok(())
+}

@@ -31,6 +31,10 @@ enum Command {
     Inspect(cli::inspect::Args),
     /// Check every checksum and structure of an index (reads the whole file).
     Verify(cli::verify::Args),
+    /// Benchmarks: `fixdex bench ann` builds and searches raw vectors (fvecs) without the model.
+    Bench(cli::bench::Args),
+    /// Combine segment files from sharded builds into one searchable manifest.
+    Manifest(cli::manifest::Args),
     /// Retrieval sanity on an index: self-retrieval rank 1 and HNSW recall@10 vs exact.
     Eval(cli::eval::Args),
 }
@@ -44,6 +48,8 @@ fn main() -> ExitCode {
         Command::Inspect(a) => cli::inspect::run(&a),
         Command::Verify(a) => cli::verify::run(&a),
         Command::Eval(a) => cli::eval::run(&a),
+        Command::Manifest(a) => cli::manifest::run(&a),
+        Command::Bench(a) => cli::bench::run(&a),
     };
     match result {
         Ok(code) => code,

@@ -97,6 +97,14 @@ pub enum Error {
     /// An error from Arrow while reading or writing the document store.
     #[error("document store: {0}")]
     Arrow(#[from] arrow_schema::ArrowError),
+    /// The segments of a manifest were not built alike.
+    #[error("segment {segment} differs from segment 0 in {what}; all segments must be built alike")]
+    SegmentMismatch {
+        /// Position of the offending segment.
+        segment: usize,
+        /// `model`, `dimension` or `spaces`.
+        what: &'static str,
+    },
     /// The index has no documents to build from.
     #[error("nothing to index: the corpus has no valid records")]
     Empty,

@@ -41,6 +41,7 @@ pub mod hnsw;
 mod index;
 pub mod query;
 mod record;
+mod segments;
 mod space;
 pub mod storage;
 #[cfg(feature = "testing")]
@@ -51,4 +52,5 @@ pub use error::{Error, Result};
 pub use index::{Index, VerifyReport};
 pub use query::{Filter, Hit, SearchParams};
 pub use record::{Record, id_hash};
+pub use segments::{MANIFEST_VERSION, Manifest, SegmentEntry, SegmentHit, Segments};
 pub use space::Space;

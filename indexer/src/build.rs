@@ -15,6 +15,7 @@ use crate::batch::{self, BatchConfig};
 use crate::corpus::{self, Format, ReadOptions};
 use crate::dedup::{Dedup, Duplicate, Origin};
 use crate::exclude::Exclusions;
+use crate::shard::Shard;
 use crate::{Error, Result};
 
 /// What to do with a record that fails validation.
@@ -88,6 +89,8 @@ pub struct BuildOptions {
     pub batch: BatchConfig,
     /// Root-cause token cap in the `code+cause` space.
     pub cause_max_tokens: usize,
+    /// Index only the records of this shard (sharded builds); `None` = all.
+    pub shard: Option<Shard>,
 }
 
 impl BuildOptions {
@@ -106,6 +109,7 @@ impl BuildOptions {
             hnsw: HnswConfig::default(),
             batch: BatchConfig::default(),
             cause_max_tokens: CAUSE_MAX_TOKENS,
+            shard: None,
         }
     }
 
@@ -145,6 +149,8 @@ pub struct BuildStats {
     pub duplicate_pairs: u64,
     /// Records left out by `--exclude`.
     pub excluded: u64,
+    /// Valid records that belong to other shards (sharded builds).
+    pub other_shards: u64,
     /// Documents in the index.
     pub indexed: u64,
     /// Documents with an empty root cause (embedded as code only).
@@ -215,7 +221,7 @@ pub fn build_index(opts: &BuildOptions, model: &dyn Embedder, progress: &dyn Pro
     stats.tokens_per_second = stats.tokens as f64 / stats.embed_seconds.max(1e-9);
     let t = Instant::now();
     progress.start(Stage::Write, 0);
-    builder.write(&opts.output, &docs, build_meta(&stats))?;
+    builder.write(&opts.output, &docs, build_meta(&stats, opts.shard))?;
     progress.finish();
     stats.write_seconds = t.elapsed().as_secs_f64();
     stats.index_bytes = std::fs::metadata(&opts.output).map_or(0, |m| m.len());
@@ -224,11 +230,13 @@ pub fn build_index(opts: &BuildOptions, model: &dyn Embedder, progress: &dyn Pro
 }
 
 /// The subset of the statistics stored in the index metadata.
-fn build_meta(s: &BuildStats) -> serde_json::Value {
+fn build_meta(s: &BuildStats, shard: Option<Shard>) -> serde_json::Value {
     serde_json::json!({
+        "shard": shard.map(|s| format!("{}/{}", s.index, s.count)),
         "inputs": s.files.iter().map(|f| f.path.display().to_string()).collect::<Vec<_>>(),
         "records_read": s.records_read, "skipped": s.skipped, "duplicate_ids": s.duplicate_ids,
-        "duplicate_pairs": s.duplicate_pairs, "excluded": s.excluded, "indexed": s.indexed,
+        "duplicate_pairs": s.duplicate_pairs, "excluded": s.excluded, "other_shards": s.other_shards,
+        "indexed": s.indexed,
         "without_cause": s.without_cause, "truncated": s.truncated, "tokens": s.tokens,
     })
 }
@@ -283,6 +291,10 @@ impl<'a> Accumulator<'a> {
             Err(e) => return Err(e),
         };
         let origin = Origin { file, row };
+        if self.opts.shard.is_some_and(|s| !s.owns(&rec.id)) {
+            stats.other_shards += 1;
+            return Ok(());
+        }
         if self.opts.exclusions.excludes(&rec) {
             stats.excluded += 1;
             self.note(path, row, &rec.id, "excluded", "listed in --exclude (by id or project)");

@@ -62,6 +62,14 @@ pub enum Error {
         /// Rows skipped because they failed validation.
         skipped: u64,
     },
+    /// A malformed or unresolvable `--shard` specification.
+    #[error("--shard {spec}: {reason}")]
+    Shard {
+        /// The specification as given.
+        spec: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// An error from the engine (embedding, index building, index writing).
     #[error(transparent)]
     Engine(#[from] engine::Error),

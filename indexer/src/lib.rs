@@ -27,5 +27,6 @@ pub mod corpus;
 pub mod dedup;
 mod error;
 pub mod exclude;
+pub mod shard;
 
 pub use error::{Error, Result};

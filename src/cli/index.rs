@@ -9,6 +9,7 @@ use indexer::batch::BatchConfig;
 use indexer::build::{BuildOptions, BuildStats, OnError, build_index};
 use indexer::corpus::{Format, ReadOptions};
 use indexer::exclude::Exclusions;
+use indexer::shard::Shard;
 
 use super::progress::Bars;
 
@@ -20,8 +21,14 @@ pub struct Args {
     #[arg(required = true)]
     corpus: Vec<PathBuf>,
     /// The index file to write (replaced atomically; an existing index survives a failed build).
+    /// With --shard, `{shard}` in the path becomes the zero-padded shard index.
     #[arg(short, long)]
     output: PathBuf,
+    /// Index one shard of the corpus: `i/n`, or `auto/n` to take i from JOB_COMPLETION_INDEX
+    /// (Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID (Slurm array). Records go to shard
+    /// FNV-1a(id) mod n. Combine the segments with `fixdex manifest`.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
     /// Input format, when the extension does not tell.
     #[arg(long, value_parser = ["jsonl", "parquet", "arrow"])]
     format: Option<String>,
@@ -83,7 +90,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 }
 
 fn options(args: &Args) -> anyhow::Result<BuildOptions> {
-    let mut opts = BuildOptions::new(args.corpus.clone(), args.output.clone());
+    let shard = args.shard.as_deref().map(str::parse::<Shard>).transpose()?;
+    let output = shard.map_or_else(|| args.output.clone(), |s| s.apply_to_path(&args.output));
+    let mut opts = BuildOptions::new(args.corpus.clone(), output);
+    opts.shard = shard;
     opts.format = args.format.as_deref().map(str::parse::<Format>).transpose()?;
     opts.read = ReadOptions { cause_field: args.cause_field.clone() };
     opts.on_error = if args.on_error == "skip" { OnError::Skip } else { OnError::Abort };
@@ -119,8 +129,8 @@ fn print_summary(opts: &BuildOptions, s: &BuildStats) {
         s.index_bytes as f64 / 1048576.0
     );
     println!(
-        "  records: {} read, {} skipped (invalid), {} duplicate ids, {} duplicate pairs, {} excluded",
-        s.records_read, s.skipped, s.duplicate_ids, s.duplicate_pairs, s.excluded
+        "  records: {} read, {} skipped (invalid), {} duplicate ids, {} duplicate pairs, {} excluded, {} in other shards",
+        s.records_read, s.skipped, s.duplicate_ids, s.duplicate_pairs, s.excluded, s.other_shards
     );
     println!(
         "  embedding: {} snippets, {} tokens, {:.1} snippets/s, {:.0} tokens/s ({} without root cause, {} truncated)",

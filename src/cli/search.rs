@@ -6,12 +6,12 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
-use engine::{Filter, Hit, Index, Record, SearchParams, Space};
+use engine::{Filter, Record, SearchParams, SegmentHit, Segments, Space};
 
 /// Arguments of `fixdex search`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The index file.
+    /// The index file, or a manifest of segments (`fixdex manifest`).
     index: PathBuf,
     /// Buggy code: a file, or `-` for standard input. Required unless --space cause.
     #[arg(long)]
@@ -61,13 +61,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if params.space == Space::Cause && args.cause.trim().is_empty() {
         anyhow::bail!("--space cause needs --cause TEXT");
     }
-    let index = Index::open(&args.index).with_context(|| format!("opening index {}", args.index.display()))?;
-    index.vectors(params.space)?;
+    let index = Segments::open(&args.index).with_context(|| format!("opening index {}", args.index.display()))?;
+    index.indexes()[0].vectors(params.space)?;
     let model = super::model::load(&super::model::resolve(args.model.as_deref()))?;
     let t = Instant::now();
     let hits = index.query(&model, &code, &args.cause, &params)?;
     let seconds = t.elapsed().as_secs_f64();
-    let docs = hits.iter().map(|h| index.doc(h.row)).collect::<engine::Result<Vec<_>>>()?;
+    let docs = hits.iter().map(|h| index.doc(*h)).collect::<engine::Result<Vec<_>>>()?;
     if args.json {
         println!("{}", serde_json::to_string(&json_report(&params, &hits, &docs, seconds))?);
     } else {
@@ -107,7 +107,7 @@ fn read_code(arg: Option<&str>, space: Space) -> anyhow::Result<String> {
     }
 }
 
-fn json_report(p: &SearchParams, hits: &[Hit], docs: &[Record], seconds: f64) -> serde_json::Value {
+fn json_report(p: &SearchParams, hits: &[SegmentHit], docs: &[Record], seconds: f64) -> serde_json::Value {
     let rows: Vec<serde_json::Value> = hits
         .iter()
         .zip(docs)
@@ -127,7 +127,7 @@ fn json_report(p: &SearchParams, hits: &[Hit], docs: &[Record], seconds: f64) ->
     })
 }
 
-fn print_hits(p: &SearchParams, hits: &[Hit], docs: &[Record]) {
+fn print_hits(p: &SearchParams, hits: &[SegmentHit], docs: &[Record]) {
     if hits.is_empty() {
         let why = p.threshold.map_or(String::new(), |t| format!(" with score ≥ {t}"));
         println!("no hits{why}");

@@ -8,5 +8,7 @@ mod cli;
 mod common;
 /// The quickstart path with the real model on the bundled sample corpus.
 mod sample;
+/// Sharded builds and manifests.
+mod shards;
 /// On ../shared data (FIXDEX_SHARED).
 mod shared;

@@ -1,0 +1,227 @@
+//! Segments and manifests: one logical index made of several index files (sharded builds,
+//! design decision 7). A query fans out over the segments and merges their top-k, keeping
+//! the best-scoring hit per document id.
+//!
+//! A manifest is a small JSON file:
+//! ```text
+//! {"fixdex_manifest": 1, "model": {...}, "spaces": ["code+cause"], "dim": 384,
+//!  "documents": 20240, "segments": [{"path": "seg-0.fdx", "documents": 5071, "bytes": 23456789}, ...]}
+//! ```
+//! Segment paths are relative to the manifest's folder (or absolute). Every segment must
+//! have the same model, dimension and spaces; [`Segments::open`] checks this.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::embed::Embedder;
+use crate::format::{MAGIC, ModelMeta};
+use crate::{Error, Index, Record, Result, SearchParams};
+
+/// The manifest format version this build writes and reads.
+pub const MANIFEST_VERSION: u32 = 1;
+
+/// One segment as listed in a manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SegmentEntry {
+    /// Path of the index file, relative to the manifest's folder or absolute.
+    pub path: String,
+    /// Documents in the segment.
+    pub documents: u64,
+    /// Size of the file in bytes.
+    pub bytes: u64,
+}
+
+/// Contents of a manifest file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// [`MANIFEST_VERSION`].
+    pub fixdex_manifest: u32,
+    /// The model every segment was built with.
+    pub model: ModelMeta,
+    /// Vector spaces every segment has.
+    pub spaces: Vec<String>,
+    /// Floats per vector.
+    pub dim: usize,
+    /// Documents over all segments.
+    pub documents: u64,
+    /// The segments.
+    pub segments: Vec<SegmentEntry>,
+}
+
+/// A search hit in a set of segments.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SegmentHit {
+    /// Which segment (index into [`Segments::indexes`]).
+    pub segment: usize,
+    /// Document row in that segment.
+    pub row: u32,
+    /// Cosine similarity to the query, in [-1, 1].
+    pub score: f32,
+}
+
+/// Open segments: a manifest's index files, or a single index file.
+#[derive(Debug)]
+pub struct Segments {
+    indexes: Vec<Index>,
+    paths: Vec<PathBuf>,
+}
+
+impl Segments {
+    /// Opens `path`: a single index file (one segment) or a manifest. O(segments).
+    ///
+    /// # Errors
+    /// As [`Index::open`] for each segment; [`Error::Corrupt`] for a malformed manifest or
+    /// segments that disagree on model, dimension or spaces.
+    pub fn open(path: &Path) -> Result<Segments> {
+        let mut head = [0u8; 8];
+        let n = std::io::Read::read(&mut std::fs::File::open(path).map_err(|e| Error::io(path, e))?, &mut head)
+            .map_err(|e| Error::io(path, e))?;
+        if n == 8 && head == MAGIC {
+            return Ok(Segments { indexes: vec![Index::open(path)?], paths: vec![path.to_path_buf()] });
+        }
+        let text = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let manifest: Manifest = serde_json::from_slice(&text).map_err(|_| Error::NotAnIndex)?;
+        if manifest.fixdex_manifest != MANIFEST_VERSION {
+            return Err(Error::corrupt(format!("manifest version {} is not supported", manifest.fixdex_manifest)));
+        }
+        let base = path.parent().unwrap_or(Path::new("."));
+        let paths: Vec<PathBuf> = manifest.segments.iter().map(|s| base.join(&s.path)).collect();
+        let indexes = paths.iter().map(|p| Index::open(p)).collect::<Result<Vec<_>>>()?;
+        check_consistent(&indexes)?;
+        Ok(Segments { indexes, paths })
+    }
+
+    /// Writes a manifest at `path` listing `segments` (temporary file, then rename), after
+    /// opening each and checking they agree. Paths are stored relative to the manifest's
+    /// folder when they lie under it.
+    ///
+    /// # Errors
+    /// As [`Segments::open`]; [`Error::Io`] when writing fails.
+    pub fn write_manifest(path: &Path, segments: &[PathBuf]) -> Result<Manifest> {
+        if segments.is_empty() {
+            return Err(Error::InvalidParameter { name: "segments", reason: "a manifest needs at least one".into() });
+        }
+        let indexes = segments.iter().map(|p| Index::open(p)).collect::<Result<Vec<_>>>()?;
+        check_consistent(&indexes)?;
+        let base = path.parent().map(std::path::absolute).transpose().map_err(|e| Error::io(path, e))?;
+        let entries =
+            segments.iter().zip(&indexes).map(|(p, ix)| entry(p, ix, base.as_deref())).collect::<Result<_>>()?;
+        let first = &indexes[0];
+        let manifest = Manifest {
+            fixdex_manifest: MANIFEST_VERSION,
+            model: first.meta().model.clone(),
+            spaces: first.meta().spaces.iter().map(|s| s.name.clone()).collect(),
+            dim: first.dim(),
+            documents: indexes.iter().map(|i| i.len() as u64).sum(),
+            segments: entries,
+        };
+        let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+        let json = serde_json::to_vec_pretty(&manifest).expect("manifest serializes");
+        std::fs::write(&tmp, json).map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))?;
+        Ok(manifest)
+    }
+
+    /// The open segments.
+    pub fn indexes(&self) -> &[Index] {
+        &self.indexes
+    }
+
+    /// Their paths.
+    pub fn paths(&self) -> &[PathBuf] {
+        &self.paths
+    }
+
+    /// Documents over all segments.
+    pub fn len(&self) -> usize {
+        self.indexes.iter().map(Index::len).sum()
+    }
+
+    /// Whether there are no documents.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Embeds the query once and searches every segment (see [`Segments::search`]).
+    ///
+    /// # Errors
+    /// As [`Index::query`].
+    pub fn query(
+        &self,
+        model: &dyn Embedder,
+        code: &str,
+        cause: &str,
+        params: &SearchParams,
+    ) -> Result<Vec<SegmentHit>> {
+        self.indexes[0].check_model(model)?;
+        params.validate()?;
+        self.indexes[0].vectors(params.space)?;
+        let v = model.embed_query(params.space, code, cause)?;
+        self.search(&v, params)
+    }
+
+    /// Top-k over all segments: each segment's top-k, merged by score, with one hit per
+    /// document id (the best). O(segments · search).
+    ///
+    /// # Errors
+    /// As [`Index::search`].
+    pub fn search(&self, query: &[f32], params: &SearchParams) -> Result<Vec<SegmentHit>> {
+        let mut all = Vec::new();
+        for (segment, index) in self.indexes.iter().enumerate() {
+            all.extend(index.search(query, params)?.into_iter().map(|h| SegmentHit {
+                segment,
+                row: h.row,
+                score: h.score,
+            }));
+        }
+        all.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.segment.cmp(&b.segment)).then(a.row.cmp(&b.row)));
+        let mut seen: HashMap<String, ()> = HashMap::new();
+        let mut out = Vec::with_capacity(params.k);
+        for h in all {
+            if out.len() == params.k {
+                break;
+            }
+            if seen.insert(self.doc(h)?.id, ()).is_none() {
+                out.push(h);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The document of a hit.
+    ///
+    /// # Errors
+    /// As [`Index::doc`].
+    pub fn doc(&self, hit: SegmentHit) -> Result<Record> {
+        self.indexes.get(hit.segment).ok_or_else(|| Error::corrupt("segment out of range"))?.doc(hit.row)
+    }
+}
+
+fn entry(p: &Path, ix: &Index, base: Option<&Path>) -> Result<SegmentEntry> {
+    let abs = std::path::absolute(p).map_err(|e| Error::io(p, e))?;
+    let rel = base.and_then(|b| abs.strip_prefix(b).ok()).map_or(abs.clone(), Path::to_path_buf);
+    Ok(SegmentEntry {
+        path: rel.to_string_lossy().into_owned(),
+        documents: ix.len() as u64,
+        bytes: ix.file_len() as u64,
+    })
+}
+
+fn check_consistent(indexes: &[Index]) -> Result<()> {
+    let first = indexes.first().ok_or_else(|| Error::corrupt("manifest lists no segments"))?;
+    for (i, ix) in indexes.iter().enumerate().skip(1) {
+        let what = if first.meta().model.sha256 != ix.meta().model.sha256 {
+            "model"
+        } else if ix.dim() != first.dim() {
+            "dimension"
+        } else if ix.spaces() != first.spaces() {
+            "spaces"
+        } else {
+            continue;
+        };
+        return Err(Error::SegmentMismatch { segment: i, what });
+    }
+    Ok(())
+}

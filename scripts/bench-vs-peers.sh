@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# fixdex side by side with its peers, on identical inputs, in one run.
+#
+# ANN: fixdex vs hnswlib, FAISS IndexHNSWFlat and usearch (M=16, ef_construction=200, inner
+#   product, 2 build threads; k=10, ef_search 16..256 at 1 and 2 threads, QPS = 1000 / wall
+#   time of one batched call over all queries) on the real 20k x 384 set in
+#   $SHARED/baselines/ann/; build throughput; load/open time. Full run only: a seeded
+#   synthetic 1M x 384 set (numpy default_rng(1234)) for build, open time and RSS at scale,
+#   built with a smaller ef_construction (printed) so that the run fits in 45 minutes.
+# Embedding: fixdex `bench embed` vs onnxruntime fp32 (own ONNX export, batches of 32 sorted
+#   by token count, 2 threads) and sentence-transformers on $SHARED/baselines/reference/.
+# Products and peers run interleaved (A B A B ...), best of the rounds is reported, with CPU
+# utilisation (CPU-seconds / wall) per figure. Prints a table of absolute figures and
+# fixdex/peer ratios, then ONE JSON object as the very last line. Raw JSON lines:
+# scratch/bench-vs-peers/results.jsonl.
+#
+# Usage: scripts/bench-vs-peers.sh [--quick] [--setup-only]
+#   --quick       real 20k set only, 200 snippets, no 1M set, fewer rounds (< 10 min once the
+#                 venv exists); the 1M keys of the last line are null.
+#   --setup-only  create/check the venv, the model, the fixdex binary and the ONNX export; stop.
+# Environment:
+#   FIXDEX_SHARED  shared data folder (default: ../shared relative to the repo root)
+#   FIXDEX_BIN     fixdex binary to use; when unset, `cargo build --release --locked` is run
+#                  and target/release/fixdex is used
+#   PYTHON         interpreter for the venv (default python3, >= 3.10)
+# Needs: g++ (hnswlib builds from its sdist), network access to PyPI the first time (~6 GB:
+# PyPI's torch is the CUDA build; it runs on the CPU). The venv scratch/peers-venv is reused
+# when its packages import.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+quick=0
+setup_only=0
+for arg in "$@"; do
+  case $arg in
+    --quick) quick=1 ;;
+    --setup-only) setup_only=1 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "unknown argument: $arg (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+shared=${FIXDEX_SHARED:-$root/../shared}
+[ -d "$shared/baselines" ] || { echo "error: $shared/baselines not found (set FIXDEX_SHARED)" >&2; exit 1; }
+shared=$(cd "$shared" && pwd)
+venv=$root/scratch/peers-venv
+work=$root/scratch/bench-vs-peers
+model=$root/data/models/all-MiniLM-L6-v2
+onnx=$root/scratch/peers-onnx/model.onnx
+mkdir -p "$work"
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 TOKENIZERS_PARALLELISM=true
+
+# Versions = the anchors' (shared/baselines/RESULTS.md, "Versions").
+pins=(torch==2.15.0 sentence-transformers==6.2.0 transformers==5.24.0 tokenizers==0.23.3
+      onnxruntime==1.32.0 onnx==1.23.2 onnxscript==0.7.2 faiss-cpu==1.15.1 usearch==2.26.6)
+imports="import numpy, hnswlib, faiss, usearch, onnxruntime, onnx, onnxscript, torch, transformers, tokenizers, sentence_transformers"
+
+setup_venv() {
+  if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "$imports" 2>/dev/null; then
+    echo "venv: reusing $venv"
+    return
+  fi
+  echo "venv: creating $venv (torch is ~5 GB with its CUDA wheels; several minutes)"
+  "${PYTHON:-python3}" -m venv "$venv"
+  local pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
+  "${pip[@]}" numpy==2.4.6 pybind11==3.1.0 setuptools wheel
+  # hnswlib has no cp311 wheel: build the sdist against the numpy/pybind11 just installed.
+  "${pip[@]}" --no-build-isolation hnswlib==0.8.0
+  "${pip[@]}" "${pins[@]}"
+  "$venv/bin/python" -c "$imports"
+}
+
+setup_venv
+[ -f "$model/model.safetensors" ] || scripts/fetch-model.sh "$model"
+
+if [ -n "${FIXDEX_BIN:-}" ]; then
+  fixdex=$FIXDEX_BIN
+else
+  cargo build --release --locked
+  fixdex=$root/target/release/fixdex
+fi
+"$fixdex" bench --help >/dev/null || { echo "error: $fixdex has no 'bench' command (stale build?)" >&2; exit 1; }
+
+py=$venv/bin/python
+if [ ! -s "$onnx" ]; then
+  "$py" scripts/peers/export_onnx.py --model-dir "$model" --out "$onnx"
+fi
+[ "$setup_only" = 1 ] && { echo "setup done"; exit 0; }
+
+mode=()
+[ "$quick" = 1 ] && mode=(--quick)
+exec "$py" scripts/peers/run.py "${mode[@]}" --fixdex "$fixdex" --shared "$shared" \
+  --model-dir "$model" --onnx "$onnx" --work "$work"

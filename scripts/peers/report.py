@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Table + last-line JSON from scratch/bench-vs-peers/results.jsonl (written by run.py).
+
+Aggregation: throughputs are the best over rounds (QPS, vectors/s, snippets/s; times the minimum),
+recall the mean over rounds; "util" = CPU-seconds / wall-seconds of the run that gave the best figure
+(per measurement for the Python peers, per process for fixdex). Ratios are fixdex / peer: for
+throughputs > 1 means fixdex is faster, for times (ms, s) < 1 means fixdex is faster.
+
+Headline QPS: per program and thread count, the best QPS among the ef settings whose recall@10 on
+the real set is >= 0.95. The last line is one JSON object (keys: see `summary`).
+
+Usage: report.py RESULTS.jsonl
+"""
+import argparse
+import json
+import statistics
+import sys
+from collections import defaultdict
+
+RECALL_BAR = 0.95
+PEERS = ("hnswlib", "faiss", "usearch")
+
+
+def load(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def util(r):
+    u = r.get("cpu_util", r.get("process_cpu_util"))
+    return None if u is None else round(u, 2)
+
+
+def sel(recs, **kv):
+    return [r for r in recs if all(r.get(k) == v for k, v in kv.items())]
+
+
+def ratio(a, b):
+    return None if a is None or b in (None, 0) else a / b
+
+
+# ---------------------------------------------------------------- aggregation
+
+
+def search_table(recs, set_name):
+    """{(lib, threads, ef): {qps, recall, util, rounds}} with best QPS and mean recall over rounds."""
+    groups = defaultdict(list)
+    for r in sel(recs, kind="search", set=set_name):
+        groups[(r["lib"], r["threads"], r["ef"])].append(r)
+    out = {}
+    for key, rs in groups.items():
+        best = max(rs, key=lambda r: r["qps"])
+        recalls = [r["recall"] for r in rs if r.get("recall") is not None]
+        out[key] = {"qps": best["qps"], "util": util(best), "rounds": len(rs),
+                    "recall": statistics.mean(recalls) if recalls else None}
+    return out
+
+
+def headline(table, lib, threads):
+    """(ef, recall, qps) of the best QPS with recall >= RECALL_BAR, or None."""
+    ok = [(v["qps"], ef, v["recall"]) for (l, t, ef), v in table.items()
+          if l == lib and t == threads and v["recall"] is not None and v["recall"] >= RECALL_BAR]
+    if not ok:
+        return None
+    qps, ef, rec = max(ok)
+    return {"ef": ef, "recall": rec, "qps": qps}
+
+
+def best_build(recs, set_name, lib):
+    rs = sel(recs, kind="build", set=set_name, lib=lib)
+    if not rs:
+        return None
+    b = max(rs, key=lambda r: r["vectors_per_second"])
+    return {"seconds": b["seconds"], "vps": b["vectors_per_second"], "util": util(b), "rounds": len(rs),
+            "ef_construction": b.get("ef_construction"), "vectors": b.get("vectors")}
+
+
+def file_mib(recs, set_name, lib):
+    rs = [r for r in sel(recs, set=set_name, lib=lib) if r.get("file_bytes")]
+    return rs[-1]["file_bytes"] / 2**20 if rs else None
+
+
+def best_open(recs, set_name, lib):
+    rs = sel(recs, kind="open", set=set_name, lib=lib, call="open")
+    if not rs:
+        return None
+    b = min(rs, key=lambda r: r["open_ms_best"])
+    return {"ms": b["open_ms_best"], "first_ms": min(r["open_ms_first"] for r in rs),
+            "rss_after": b.get("rss_mb_after_open"), "rss_before": b.get("rss_mb_before"),
+            "file_mib": b["file_bytes"] / 2**20 if b.get("file_bytes") else None, "rounds": len(rs)}
+
+
+def best_embed(recs, lib):
+    rs = sel(recs, kind="embed", set="embed", lib=lib)
+    if not rs:
+        return None
+    b = max(rs, key=lambda r: r["snippets_per_second"])
+    return {"sps": b["snippets_per_second"], "tps": b.get("tokens_per_second"), "util": util(b),
+            "cos_min": min((r["cos_min"] for r in rs if r.get("cos_min") is not None), default=None),
+            "cos_mean": b.get("cos_mean"), "n": b.get("snippets"), "rounds": len(rs)}
+
+
+# ---------------------------------------------------------------- printing
+
+
+def fmt(v, nd=0):
+    if v is None:
+        return "-"
+    if isinstance(v, str):
+        return v
+    return f"{v:,.{nd}f}"
+
+
+def print_table(title, headers, rows):
+    print(f"\n## {title}\n")
+    cells = [headers] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    for i, row in enumerate(cells):
+        print("  ".join(c.rjust(w) if j else c.ljust(w) for j, (c, w) in enumerate(zip(row, widths))).rstrip())
+        if i == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+def ann_tables(recs, set_name, title, libs, threads):
+    table = search_table(recs, set_name)
+    efs = sorted({ef for (_, _, ef) in table})
+    rows = []
+    for ef in efs:
+        for lib in libs:
+            cells = [str(ef), lib]
+            got = [table.get((lib, t, ef)) for t in threads]
+            if not any(got):
+                continue
+            cells.append(fmt(next((g["recall"] for g in got if g), None), 4))
+            for t, g in zip(threads, got):
+                cells.append(f"{fmt(g['qps'])} ({g['util']})" if g else "-")
+            for t in threads:
+                fx, peer = table.get(("fixdex", t, ef)), table.get((lib, t, ef))
+                cells.append("" if lib == "fixdex" else fmt(ratio(fx and fx["qps"], peer and peer["qps"]), 2))
+            rows.append(cells)
+    headers = ["ef", "program", "recall@10"] + [f"QPS {t}t (util)" for t in threads] + \
+              [f"fixdex/peer {t}t" for t in threads]
+    print_table(f"{title}: recall@10 and QPS (best of rounds) per ef_search", headers, rows)
+    return table
+
+
+def print_headline(table, threads):
+    rows, out = [], {}
+    for lib in ("fixdex", *PEERS):
+        cells = [lib]
+        for t in threads:
+            h = headline(table, lib, t)
+            out[(lib, t)] = h
+            cells += [fmt(h and h["ef"]), fmt(h and h["recall"], 4), fmt(h and h["qps"])]
+        for t in threads:
+            fx, peer = out.get(("fixdex", t)), out.get((lib, t))
+            cells.append("" if lib == "fixdex" else fmt(ratio(fx and fx["qps"], peer and peer["qps"]), 2))
+        rows.append(cells)
+    headers = ["program"] + [f"{h} {t}t" for t in threads for h in ("ef", "recall", "QPS")] + \
+              [f"fixdex/peer {t}t" for t in threads]
+    print_table(f"Headline: best QPS with recall@10 >= {RECALL_BAR} (real set)", headers, rows)
+    return out
+
+
+def print_builds(recs, set_name, title, libs):
+    rows, builds = [], {lib: best_build(recs, set_name, lib) for lib in libs}
+    fx = builds.get("fixdex")
+    for lib, b in builds.items():
+        if b:
+            rows.append([lib, fmt(b["ef_construction"]), fmt(b["seconds"], 2), fmt(b["vps"]), fmt(b["util"], 2),
+                         fmt(file_mib(recs, set_name, lib), 1),
+                         "" if lib == "fixdex" else fmt(ratio(fx and fx["vps"], b["vps"]), 2)])
+    print_table(f"{title}: build, 2 threads (best of rounds)",
+                ["program", "ef_constr.", "seconds", "vectors/s", "util", "file MiB", "fixdex/peer vec/s"], rows)
+    return builds
+
+
+def print_opens(recs, set_name, title, libs):
+    rows, opens = [], {lib: best_open(recs, set_name, lib) for lib in libs}
+    fx = opens.get("fixdex")
+    how = {"fixdex": "Index::open (mmap)", "hnswlib": "load_index (read)", "faiss": "read_index (read)",
+           "usearch": "restore (copy)", "usearch-view": "restore(view=True) (mmap)"}
+    for lib, o in opens.items():
+        if o:
+            rows.append([lib, how.get(lib, ""), fmt(o["ms"], 3), fmt(o["first_ms"], 3), fmt(o["rss_before"], 1),
+                         fmt(o["rss_after"], 1), "" if lib == "fixdex" else fmt(ratio(fx and fx["ms"], o["ms"]), 3)])
+    print_table(f"{title}: open/load in a fresh process (best of repeats and rounds)",
+                ["program", "how", "ms best", "ms first", "RSS before MiB", "RSS after MiB", "fixdex/peer ms"], rows)
+    return opens
+
+
+def print_embed(recs):
+    rows, emb = [], {lib: best_embed(recs, lib) for lib in ("fixdex", "ort", "st")}
+    fx = emb.get("fixdex")
+    names = {"fixdex": "fixdex bench embed", "ort": "onnxruntime fp32 (sorted, batch 32)",
+             "st": "sentence-transformers (batch 32)"}
+    for lib, e in emb.items():
+        if e:
+            rows.append([names[lib], fmt(e["n"]), fmt(e["sps"], 1), fmt(e["tps"]), fmt(e["util"], 2),
+                         fmt(e["cos_min"], 6), fmt(e["cos_mean"], 6),
+                         "" if lib == "fixdex" else fmt(ratio(fx and fx["sps"], e["sps"]), 2)])
+    print_table("Embedding (all-MiniLM-L6-v2, 2 threads, tokenisation included; best of rounds)",
+                ["program", "snippets", "snippets/s", "tokens/s", "util", "cos_min vs ST", "cos_mean",
+                 "fixdex/peer"], rows)
+    return emb
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results")
+    a = ap.parse_args(argv)
+    recs = load(a.results)
+    meta = next((r for r in recs if r.get("kind") == "meta"), {})
+    end = next((r for r in recs if r.get("kind") == "meta-end"), {})
+    p = meta.get("params", {})
+    threads = p.get("threads", [1, 2])
+    print(f"# fixdex vs peers ({meta.get('mode')}; {meta.get('fixdex')}; {meta.get('cpus')} CPUs; "
+          f"{p.get('rounds')} ANN rounds, {p.get('embed_rounds')} embedding rounds, interleaved)")
+    print("versions: " + ", ".join(f"{k} {v}" for k, v in meta.get("versions", {}).items()))
+
+    libs = ("fixdex", *PEERS)
+    title = f"ANN real set (20,000 x 384, 1,000 queries, k=10, M={p.get('m')}, ef_construction={p.get('ef_construction')})"
+    table = ann_tables(recs, "real", title, libs, threads)
+    heads = print_headline(table, threads)
+    builds = print_builds(recs, "real", "ANN real set", libs)
+    opens = print_opens(recs, "real", "ANN real set", (*libs, "usearch-view"))
+    emb = print_embed(recs)
+
+    b1m = o1m = {}
+    if sel(recs, set="synth1m"):
+        s_libs = tuple(p.get("synth_libs", ()))
+        t1m = f"Synthetic {p.get('synth_n'):,} x 384 (random; recall reported, not targeted), " \
+              f"ef_construction={p.get('synth_ef_construction')}"
+        ann_tables(recs, "synth1m", t1m, s_libs, [2])
+        b1m = print_builds(recs, "synth1m", "Synthetic 1M", s_libs)
+        o1m = print_opens(recs, "synth1m", "Synthetic 1M", (*s_libs, "usearch-view") if "usearch" in s_libs else s_libs)
+
+    def q(lib, t):
+        return heads.get((lib, t)) and heads[(lib, t)]["qps"]
+
+    fx1 = heads.get(("fixdex", 1)) or {}
+    fxb, fxo, fxe = builds.get("fixdex") or {}, opens.get("fixdex") or {}, emb.get("fixdex") or {}
+    summary = {
+        "mode": meta.get("mode"),
+        "recall10": fx1.get("recall"), "ef_chosen": fx1.get("ef"),
+        **{f"qps_ratio_{lib}_{t}t": ratio(q("fixdex", t), q(lib, t)) for lib in PEERS for t in threads},
+        **{f"build_ratio_{lib}": ratio(fxb.get("vps"), (builds.get(lib) or {}).get("vps")) for lib in PEERS},
+        "open_ms_real": fxo.get("ms"),
+        "load_ms_real_hnswlib": (opens.get("hnswlib") or {}).get("ms"),
+        "load_ms_real_usearch_view": (opens.get("usearch-view") or {}).get("ms"),
+        "open_ms_1m": (o1m.get("fixdex") or {}).get("ms"),
+        "rss_mb_after_open_1m": (o1m.get("fixdex") or {}).get("rss_after"),
+        "load_ms_1m_hnswlib": (o1m.get("hnswlib") or {}).get("ms"),
+        "rss_mb_after_load_1m_hnswlib": (o1m.get("hnswlib") or {}).get("rss_after"),
+        "load_ms_1m_usearch_view": (o1m.get("usearch-view") or {}).get("ms"),
+        "rss_mb_after_load_1m_usearch_view": (o1m.get("usearch-view") or {}).get("rss_after"),
+        "build_vps_1m": (b1m.get("fixdex") or {}).get("vps"),
+        "build_ratio_hnswlib_1m": ratio((b1m.get("fixdex") or {}).get("vps"), (b1m.get("hnswlib") or {}).get("vps")),
+        "embed_snippets_per_s": fxe.get("sps"),
+        "embed_ratio_ort": ratio(fxe.get("sps"), (emb.get("ort") or {}).get("sps")),
+        "embed_ratio_st": ratio(fxe.get("sps"), (emb.get("st") or {}).get("sps")),
+        "embed_cos_min": fxe.get("cos_min"),
+        "total_s": end.get("total_s"),
+    }
+    summary = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in summary.items()}
+    print(f"\nraw JSON lines: {a.results}")
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""Orchestrates scripts/bench-vs-peers.sh: fixdex and its peers on identical inputs, interleaved.
+
+Rounds: every round runs each program once, in a rotating order (fixdex, hnswlib, faiss, usearch,
+then hnswlib, faiss, usearch, fixdex, ...), so a burst of load from other processes hits all of them
+alike (A B A B); report.py takes the best over rounds. Every raw JSON line (from `fixdex bench` and
+from the peer scripts) is tagged (lib, set, round, call, process CPU utilisation, load average) and
+written to WORK/results.jsonl; the table and the last-line JSON are printed by report.py.
+
+fixdex ANN calls per round: build (`bench ann` with a minimal sweep), then `--reuse` sweeps at 1 and
+at 2 threads, each a separate process so its CPU utilisation is that figure's.
+"""
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import report  # noqa: E402
+from common import run_json  # noqa: E402
+
+PEERS = ("hnswlib", "faiss", "usearch")
+
+
+def csv(s, conv=str):
+    return [conv(x) for x in s.split(",") if x]
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="real set only, 200 snippets, 2 rounds, no 1M set")
+    ap.add_argument("--fixdex", required=True, help="the fixdex binary")
+    ap.add_argument("--shared", required=True, help="the shared/ folder (holds baselines/)")
+    ap.add_argument("--model-dir", required=True)
+    ap.add_argument("--onnx", required=True, help="fp32 ONNX export (export_onnx.py)")
+    ap.add_argument("--work", required=True, help="output folder (results.jsonl, indexes, synthetic set)")
+    ap.add_argument("--rounds", type=int, help="ANN rounds, best reported (default 3, quick 2)")
+    ap.add_argument("--embed-rounds", type=int, help="embedding passes per program (default 3, quick 2)")
+    ap.add_argument("--embed-n", type=int, help="snippets to embed (default 2000, quick 200)")
+    ap.add_argument("--m", type=int, default=16)
+    ap.add_argument("--ef-construction", type=int, default=200)
+    ap.add_argument("--ef", type=lambda s: csv(s, int), default=[16, 32, 64, 128, 256])
+    ap.add_argument("--threads", type=lambda s: csv(s, int), default=[1, 2])
+    ap.add_argument("--build-threads", type=int, default=2)
+    ap.add_argument("--open-repeats", type=int, default=10)
+    ap.add_argument("--synth-n", type=int, default=1_000_000)
+    ap.add_argument("--synth-ef-construction", type=int, default=40,
+                    help="ef_construction of the 1M builds (200 would not fit in 45 minutes on 2 cores)")
+    ap.add_argument("--synth-ef", type=lambda s: csv(s, int), default=[16, 64, 256])
+    ap.add_argument("--synth-libs", type=csv, default=["fixdex", "hnswlib", "usearch"],
+                    help="programs that build the 1M index (faiss is left out: its build is the slowest)")
+    a = ap.parse_args()
+    a.rounds = a.rounds or (2 if a.quick else 3)
+    a.embed_rounds = a.embed_rounds or (2 if a.quick else 3)
+    a.embed_n = a.embed_n or (200 if a.quick else 2000)
+    return a
+
+
+class Recorder:
+    """Appends tagged records to results.jsonl and keeps them for the report."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.file = open(self.path, "w")
+        self.records = []
+
+    def add(self, rec, **tags):
+        rec = {**rec, **tags, "load1": round(os.getloadavg()[0], 2)}
+        self.records.append(rec)
+        self.file.write(json.dumps(rec) + "\n")
+        self.file.flush()
+        return rec
+
+
+def log(msg):
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def rotate(items, r):
+    return items[r % len(items):] + items[:r % len(items)]
+
+
+def python():
+    return sys.executable
+
+
+def record_call(rec, cmd, env=None, **tags):
+    """Run one command, tag each JSON line it prints with the call's process CPU utilisation."""
+    lines, wall, cpu = run_json(cmd, env=env)
+    for line in lines:
+        rec.add(line, process_wall_s=round(wall, 3), process_cpu_util=round(cpu / wall, 3), **tags)
+    return lines
+
+
+# ---------------------------------------------------------------- ANN
+
+
+class AnnSet:
+    def __init__(self, name, base, queries, gt, work):
+        self.name, self.base, self.queries, self.gt = name, str(base), str(queries), str(gt)
+        self.dir = Path(work) / "indexes"
+        self.dir.mkdir(parents=True, exist_ok=True)
+
+    def index(self, lib, efc):
+        ext = "fdx" if lib == "fixdex" else "index"
+        return str(self.dir / f"{self.name}_{lib}_M16_efc{efc}.{ext}")
+
+
+def fixdex_ann(rec, a, ds, efc, rnd, efs, threads, build):
+    """Build (optional) then one process per thread count for the sweep."""
+    common = [a.fixdex, "bench", "ann", "--base", ds.base, "--queries", ds.queries, "--gt", ds.gt,
+              "--index", ds.index("fixdex", efc), "--m", str(a.m), "--ef-construction", str(efc), "--repeats", "1"]
+    env = {"RAYON_NUM_THREADS": str(a.build_threads)}
+    tags = {"lib": "fixdex", "set": ds.name, "round": rnd}
+    if build:
+        record_call(rec, common + ["--ef", str(efs[0]), "--threads", "1"], env=env, call="build", **tags)
+    for t in threads:
+        record_call(rec, common + ["--reuse", "--ef", ",".join(map(str, efs)), "--threads", str(t)], env=env,
+                    call=f"search-{t}t", **tags)
+
+
+def peer_ann(rec, a, ds, lib, efc, rnd, efs, threads):
+    cmd = [python(), str(HERE / "ann_peers.py"), "bench", "--lib", lib, "--base", ds.base, "--queries", ds.queries,
+           "--gt", ds.gt, "--index", ds.index(lib, efc), "--m", str(a.m), "--ef-construction", str(efc),
+           "--build-threads", str(a.build_threads), "--ef", ",".join(map(str, efs)),
+           "--threads", ",".join(map(str, threads)), "--search-repeats", "1"]
+    record_call(rec, cmd, call="bench", lib=lib, set=ds.name, round=rnd)
+
+
+def open_round(rec, a, ds, libs, efc, rnd):
+    """Open/load each saved index in a fresh process (best of --open-repeats, RSS after)."""
+    for lib in rotate(list(libs), rnd):
+        if lib == "fixdex":
+            cmd = [a.fixdex, "bench", "open", ds.index("fixdex", efc), "--repeats", str(a.open_repeats)]
+        else:
+            path = ds.index("usearch" if lib == "usearch-view" else lib, efc)
+            cmd = [python(), str(HERE / "ann_peers.py"), "load", "--lib", lib, "--index", path,
+                   "--repeats", str(a.open_repeats)]
+        record_call(rec, cmd, call="open", lib=lib, set=ds.name, round=rnd)
+
+
+def ann_real(rec, a):
+    d = Path(a.shared) / "baselines" / "ann"
+    ds = AnnSet("real", d / "real_base.fvecs", d / "real_queries.fvecs", d / "real_gt_k100.ivecs", a.work)
+    libs = ["fixdex", *PEERS]
+    for rnd in range(a.rounds):
+        for lib in rotate(libs, rnd):
+            log(f"ANN real round {rnd + 1}/{a.rounds}: {lib}")
+            if lib == "fixdex":
+                fixdex_ann(rec, a, ds, a.ef_construction, rnd, a.ef, a.threads, build=True)
+            else:
+                peer_ann(rec, a, ds, lib, a.ef_construction, rnd, a.ef, a.threads)
+    for rnd in range(a.rounds):
+        log(f"open/load, real set, round {rnd + 1}/{a.rounds}")
+        open_round(rec, a, ds, ["fixdex", "hnswlib", "faiss", "usearch", "usearch-view"], a.ef_construction, rnd)
+
+
+def ann_synth(rec, a):
+    prefix = str(Path(a.work) / "synth" / f"synth{a.synth_n // 1000}k")
+    log(f"synthetic set {a.synth_n} x 384 (default_rng(1234)) + exact top-10 (faiss IndexFlatIP)")
+    record_call(rec, [python(), str(HERE / "synth.py"), "--prefix", prefix, "--n", str(a.synth_n)],
+                call="generate", lib="synth", set="synth1m", round=0)
+    ds = AnnSet("synth1m", prefix + "_base.fvecs", prefix + "_queries.fvecs", prefix + "_gt_k10.ivecs", a.work)
+    efc = a.synth_ef_construction
+    for lib in a.synth_libs:
+        log(f"1M build + sweep (M={a.m}, ef_construction={efc}, 2 threads): {lib}")
+        if lib == "fixdex":
+            fixdex_ann(rec, a, ds, efc, 0, a.synth_ef, [2], build=True)
+        else:
+            peer_ann(rec, a, ds, lib, efc, 0, a.synth_ef, [2])
+    opens = list(a.synth_libs) + (["usearch-view"] if "usearch" in a.synth_libs else [])
+    for rnd in range(2):
+        log(f"open/load, 1M set, round {rnd + 1}/2")
+        open_round(rec, a, ds, opens, efc, rnd)
+
+
+# ---------------------------------------------------------------- embedding
+
+
+def start_worker(a, backend, snippets, reference):
+    cmd = [python(), str(HERE / "embed_peers.py"), "--backend", backend, "--model-dir", a.model_dir,
+           "--onnx", a.onnx, "--snippets", snippets, "--n", str(a.embed_n), "--reference", reference,
+           "--threads", "2", "--batch", "32", "--serve"]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    ready = json.loads(proc.stdout.readline())
+    assert ready.get("kind") == "ready", ready
+    return proc
+
+
+def worker_pass(proc):
+    proc.stdin.write("pass\n")
+    proc.stdin.flush()
+    return json.loads(proc.stdout.readline())
+
+
+def embed(rec, a):
+    ref_dir = Path(a.shared) / "baselines" / "reference"
+    snippets, reference = str(ref_dir / "snippets-2000.jsonl"), str(ref_dir / "emb-st-2000.npy")
+    log(f"embedding: loading the onnxruntime and sentence-transformers workers ({a.embed_n} snippets)")
+    workers = {b: start_worker(a, b, snippets, reference) for b in ("ort", "st")}
+    fixdex_cmd = [a.fixdex, "bench", "embed", "--snippets", snippets, "--n", str(a.embed_n), "--reference", reference,
+                  "--repeats", "1", "--model", a.model_dir]
+    try:
+        for rnd in range(a.embed_rounds):
+            for prog in rotate(["fixdex", "ort", "st"], rnd):
+                log(f"embedding round {rnd + 1}/{a.embed_rounds}: {prog}")
+                if prog == "fixdex":
+                    record_call(rec, fixdex_cmd, env={"RAYON_NUM_THREADS": "2"}, call="embed", lib="fixdex",
+                                set="embed", round=rnd)
+                else:
+                    rec.add(worker_pass(workers[prog]), call="embed", lib=prog, set="embed", round=rnd)
+    finally:
+        for p in workers.values():
+            p.stdin.close()
+            p.wait()
+
+
+# ---------------------------------------------------------------- main
+
+
+def versions():
+    import importlib.metadata as md
+    out = {}
+    for pkg in ("numpy", "hnswlib", "faiss-cpu", "usearch", "onnxruntime", "torch", "sentence-transformers",
+                "transformers", "tokenizers"):
+        try:
+            out[pkg] = md.version(pkg)
+        except md.PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def main():
+    a = parse_args()
+    rec = Recorder(Path(a.work) / "results.jsonl")
+    fixdex_version = subprocess.run([a.fixdex, "--version"], capture_output=True, text=True).stdout.strip()
+    params = {k: v for k, v in vars(a).items() if k not in ("fixdex",)}
+    rec.add({"kind": "meta", "mode": "quick" if a.quick else "full", "params": params, "fixdex": fixdex_version,
+             "versions": versions(), "host": platform.node(), "cpus": os.cpu_count(),
+             "time": time.strftime("%Y-%m-%dT%H:%M:%S")})
+    t0 = time.perf_counter()
+    if not a.quick:
+        log(f"1M set: M={a.m}, ef_construction={a.synth_ef_construction} (not {a.ef_construction}), "
+            f"builders {','.join(a.synth_libs)}, ef {a.synth_ef}, 2 threads, 1 build each")
+    ann_real(rec, a)
+    embed(rec, a)
+    if not a.quick:
+        ann_synth(rec, a)
+    rec.add({"kind": "meta-end", "total_s": round(time.perf_counter() - t0, 1)})
+    rec.file.close()
+    report.main([str(rec.path)])
+
+
+if __name__ == "__main__":
+    main()

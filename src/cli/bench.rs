@@ -1,0 +1,321 @@
+//! `fixdex bench ann`: ANN build and search on raw vectors (TEXMEX fvecs/ivecs), without
+//! the embedder, for side-by-side comparison with hnswlib, FAISS and usearch
+//! (`scripts/bench-vs-peers.sh`).
+//!
+//! Prints one JSON object per measurement (build, open, and each ef × threads pass):
+//! recall@10 against the ground truth, QPS over one batched pass of all queries (best of
+//! `--repeats`), build vectors/s.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use engine::format::{ModelMeta, TextMeta};
+use engine::hnsw::{self, HnswConfig};
+use engine::{Index, IndexBuilder, Record, SearchParams, Space};
+use rayon::prelude::*;
+
+/// Arguments of `fixdex bench`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    what: What,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum What {
+    /// Build an index over raw vectors and sweep ef_search × threads.
+    Ann(AnnArgs),
+    /// Embedding throughput on a JSONL file of snippets (`{"text": ...}` per line).
+    Embed(EmbedArgs),
+    /// Open time of an index (best of --repeats) and resident memory right after opening.
+    Open(OpenArgs),
+}
+
+/// Arguments of `fixdex bench open`.
+#[derive(Debug, clap::Args)]
+struct OpenArgs {
+    /// The index file.
+    index: PathBuf,
+    /// Opens to time; the fastest is reported (the first also pays for page-table setup).
+    #[arg(long, default_value_t = 10)]
+    repeats: usize,
+}
+
+/// Arguments of `fixdex bench embed`.
+#[derive(Debug, clap::Args)]
+struct EmbedArgs {
+    /// JSONL, one object per line with a `text` field (e.g. baselines/reference/snippets-2000.jsonl).
+    #[arg(long)]
+    snippets: PathBuf,
+    /// Snippets to embed (the first N).
+    #[arg(long, default_value_t = 2000)]
+    n: usize,
+    /// Reference embeddings (.npy, float32 [N, dim]) to compare with by cosine.
+    #[arg(long)]
+    reference: Option<PathBuf>,
+    /// Passes; the best is reported.
+    #[arg(long, default_value_t = 1)]
+    repeats: usize,
+    /// Batch limit in padded tokens.
+    #[arg(long, default_value_t = indexer::batch::BatchConfig::default().max_batch_tokens)]
+    max_batch_tokens: usize,
+    /// Batch limit in sequences.
+    #[arg(long, default_value_t = indexer::batch::BatchConfig::default().max_batch_items)]
+    max_batch_items: usize,
+    /// candle backend: `fast` (default) or `candle` (the candle-transformers reference).
+    #[arg(long, default_value = "fast", value_parser = ["fast", "candle"])]
+    backend: String,
+    /// Embedding model folder.
+    #[arg(long, env = "FIXDEX_MODEL")]
+    model: Option<PathBuf>,
+}
+
+/// Arguments of `fixdex bench ann`.
+#[derive(Debug, clap::Args)]
+struct AnnArgs {
+    /// Base vectors (TEXMEX .fvecs: int32 dim, then dim f32, per vector), L2-normalised.
+    #[arg(long)]
+    base: PathBuf,
+    /// Query vectors (.fvecs).
+    #[arg(long)]
+    queries: PathBuf,
+    /// Exact neighbours of each query, best first (.ivecs); recall is skipped without it.
+    #[arg(long)]
+    gt: Option<PathBuf>,
+    /// Index file to write (and reuse with --reuse).
+    #[arg(long, default_value = "bench-ann.fdx")]
+    index: PathBuf,
+    /// Reuse an existing --index instead of building.
+    #[arg(long)]
+    reuse: bool,
+    /// HNSW M.
+    #[arg(long, default_value_t = 16)]
+    m: usize,
+    /// HNSW ef_construction.
+    #[arg(long, default_value_t = 200)]
+    ef_construction: usize,
+    /// ef_search values, comma-separated.
+    #[arg(long, default_value = "16,32,64,128,256", value_delimiter = ',')]
+    ef: Vec<usize>,
+    /// Thread counts, comma-separated.
+    #[arg(long, default_value = "1,2", value_delimiter = ',')]
+    threads: Vec<usize>,
+    /// Passes per configuration; the best is reported.
+    #[arg(long, default_value_t = 3)]
+    repeats: usize,
+    /// Neighbours per query.
+    #[arg(short, default_value_t = 10)]
+    k: usize,
+}
+
+/// Runs `fixdex bench`.
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    match &args.what {
+        What::Ann(a) => ann(a),
+        What::Embed(a) => embed(a),
+        What::Open(a) => open(a),
+    }
+}
+
+fn open(a: &OpenArgs) -> anyhow::Result<ExitCode> {
+    let rss_before = rss_mb();
+    let (mut best, mut first) = (f64::MAX, 0.0);
+    let mut keep = None;
+    for i in 0..a.repeats.max(1) {
+        let t = Instant::now();
+        let index = Index::open(&a.index)?;
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        if i == 0 {
+            first = ms;
+        }
+        best = best.min(ms);
+        keep = Some(index);
+    }
+    let index = keep.expect("at least one open");
+    println!(
+        "{}",
+        serde_json::json!({"kind": "open", "index": a.index.display().to_string(), "vectors": index.len(),
+        "file_bytes": index.file_len(), "open_ms_best": best, "open_ms_first": first,
+        "rss_mb_before": rss_before, "rss_mb_after_open": rss_mb()})
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Resident set size of this process in MiB (Linux `/proc/self/status` VmRSS), or `None`.
+fn rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: f64 = status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+/// FLOPs of one sequence of `l` tokens through all-MiniLM-L6-v2-sized BERT (H = 384,
+/// FFN 1536, 6 layers): `6 · (l · 2 · (4H² + 2H·1536) + 4 · l² · H)`, as in
+/// ../shared/baselines/RESULTS.md §1 (embedding lookup, norms, softmax ignored).
+fn minilm_flops(l: usize) -> f64 {
+    let (l, h) = (l as f64, 384.0);
+    6.0 * (l * 2.0 * (4.0 * h * h + 2.0 * h * 1536.0) + 4.0 * l * l * h)
+}
+
+fn embed(a: &EmbedArgs) -> anyhow::Result<ExitCode> {
+    use engine::embed::{Backend, BertEmbedder, Embedder, compose};
+    let backend = if a.backend == "candle" { Backend::Candle } else { Backend::Fast };
+    let model = BertEmbedder::load_with(&super::model::resolve(a.model.as_deref()), backend)?;
+    let text = std::fs::read_to_string(&a.snippets).with_context(|| format!("reading {}", a.snippets.display()))?;
+    let texts: Vec<String> = text
+        .lines()
+        .take(a.n)
+        .map(|l| Ok(serde_json::from_str::<serde_json::Value>(l)?["text"].as_str().unwrap_or_default().to_string()))
+        .collect::<anyhow::Result<_>>()?;
+    let t = Instant::now();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let seqs: Vec<Vec<u32>> =
+        model.tokenize_batch(&refs)?.iter().map(|t| compose(Space::Code, t, &[], model.identity(), 0)).collect();
+    let tokenize_s = t.elapsed().as_secs_f64();
+    let cfg = indexer::batch::BatchConfig { max_batch_tokens: a.max_batch_tokens, max_batch_items: a.max_batch_items };
+    let batches = indexer::batch::plan(&seqs.iter().map(Vec::len).collect::<Vec<_>>(), &cfg);
+    let mut out = vec![Vec::new(); seqs.len()];
+    let mut best = f64::MAX;
+    for _ in 0..a.repeats.max(1) {
+        let t = Instant::now();
+        for b in &batches {
+            let refs: Vec<&[u32]> = b.iter().map(|&i| seqs[i].as_slice()).collect();
+            for (&i, v) in b.iter().zip(model.embed_tokens(&refs)?) {
+                out[i] = v;
+            }
+        }
+        best = best.min(t.elapsed().as_secs_f64() + tokenize_s);
+    }
+    let tokens: usize = seqs.iter().map(Vec::len).sum();
+    let flops: f64 = seqs.iter().map(|s| minilm_flops(s.len())).sum();
+    let cos = a.reference.as_deref().map(|p| cosine_vs_reference(&out, p)).transpose()?;
+    println!(
+        "{}",
+        serde_json::json!({"kind": "embed", "backend": a.backend, "snippets": seqs.len(), "tokens": tokens,
+        "seconds": best, "snippets_per_second": seqs.len() as f64 / best, "tokens_per_second": tokens as f64 / best,
+        "useful_gflops": flops / best / 1e9, "threads": rayon::current_num_threads(),
+        "cos_min": cos.map(|c| c.0), "cos_mean": cos.map(|c| c.1)})
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// (min, mean) cosine between `out[i]` and row i of a float32 `.npy` matrix.
+fn cosine_vs_reference(out: &[Vec<f32>], path: &Path) -> anyhow::Result<(f32, f32)> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        bail!("{}: not a .npy file", path.display());
+    }
+    let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = String::from_utf8_lossy(&bytes[10..10 + header_len]);
+    if !header.contains("'<f4'") || header.contains("'fortran_order': True") {
+        bail!("{}: expected little-endian float32 in C order", path.display());
+    }
+    let data: Vec<f32> =
+        bytes[10 + header_len..].chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4"))).collect();
+    let dim = out.first().map_or(0, Vec::len);
+    if dim == 0 || data.len() < out.len() * dim {
+        bail!("{}: has fewer rows than the snippets embedded", path.display());
+    }
+    let cos: Vec<f32> =
+        out.iter().enumerate().map(|(i, v)| engine::distance::dot(v, &data[i * dim..(i + 1) * dim])).collect();
+    Ok((cos.iter().copied().fold(1.0, f32::min), cos.iter().sum::<f32>() / cos.len() as f32))
+}
+
+fn ann(a: &AnnArgs) -> anyhow::Result<ExitCode> {
+    let (base, dim) = read_vecs(&a.base)?;
+    let (queries, qdim) = read_vecs(&a.queries)?;
+    if dim != qdim {
+        bail!("base has {dim} dimensions but queries have {qdim}");
+    }
+    let gt = a.gt.as_deref().map(read_ivecs).transpose()?;
+    if !a.reuse {
+        build(
+            &a.index,
+            base,
+            dim,
+            &HnswConfig { m: a.m, ef_construction: a.ef_construction, ..HnswConfig::default() },
+        )?;
+    }
+    let t = Instant::now();
+    let index = Index::open(&a.index)?;
+    let open_ms = t.elapsed().as_secs_f64() * 1e3;
+    println!(
+        "{}",
+        serde_json::json!({"kind": "open", "ms": open_ms, "vectors": index.len(), "file_bytes": index.file_len()})
+    );
+    let qs: Vec<&[f32]> = queries.chunks_exact(dim).collect();
+    for &threads in &a.threads {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+        for &ef in &a.ef {
+            let p = SearchParams { k: a.k, ef_search: ef, ..SearchParams::default() };
+            let mut best = f64::MAX;
+            let mut results = Vec::new();
+            for _ in 0..a.repeats.max(1) {
+                let t = Instant::now();
+                results = pool.install(|| qs.par_iter().map(|q| index.search(q, &p)).collect::<Result<Vec<_>, _>>())?;
+                best = best.min(t.elapsed().as_secs_f64());
+            }
+            let recall = gt.as_ref().map(|g| recall_at(&results, g, a.k));
+            let line = serde_json::json!({"kind": "search", "ef": ef, "threads": threads, "k": a.k,
+                "qps": qs.len() as f64 / best, "recall": recall, "queries": qs.len()});
+            println!("{line}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn build(path: &Path, base: Vec<f32>, dim: usize, cfg: &HnswConfig) -> anyhow::Result<()> {
+    let n = base.len() / dim;
+    let t = Instant::now();
+    let graph = hnsw::build(&base, dim, cfg)?;
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "{}",
+        serde_json::json!({"kind": "build", "seconds": secs, "vectors_per_second": n as f64 / secs,
+        "vectors": n, "m": cfg.m, "ef_construction": cfg.ef_construction, "builder": hnsw::BUILDER_NAME})
+    );
+    let model =
+        ModelMeta { name: "raw-vectors".into(), sha256: "none".into(), dim, pooling: "none".into(), max_seq_length: 0 };
+    let text = TextMeta { rule: "none".into(), cause_max_tokens: 0, cause_field: "none".into() };
+    let mut b = IndexBuilder::new(model, text);
+    b.add_space(Space::CodeCause, base, graph, cfg)?;
+    let docs: Vec<Record> = (0..n)
+        .map(|i| Record { id: i.to_string(), language: "none".into(), project: "none".into(), ..Record::default() })
+        .collect();
+    b.write(path, &docs, serde_json::json!({"bench": "ann"}))?;
+    Ok(())
+}
+
+fn recall_at(results: &[Vec<engine::Hit>], gt: &[Vec<u32>], k: usize) -> f64 {
+    let found: usize =
+        results.iter().zip(gt).map(|(r, g)| r.iter().filter(|h| g[..k.min(g.len())].contains(&h.row)).count()).sum();
+    found as f64 / (results.len() * k) as f64
+}
+
+/// Reads TEXMEX `.fvecs`: returns the flat matrix and its dimension.
+fn read_vecs(path: &Path) -> anyhow::Result<(Vec<f32>, usize)> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let dim = bytes.get(..4).map(|b| u32::from_le_bytes(b.try_into().expect("4")) as usize).unwrap_or(0);
+    if dim == 0 || bytes.len() % (4 + 4 * dim) != 0 {
+        bail!("{}: not an .fvecs file (dimension {dim}, {} bytes)", path.display(), bytes.len());
+    }
+    let v = bytes
+        .chunks_exact(4 + 4 * dim)
+        .flat_map(|r| r[4..].chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4"))))
+        .collect();
+    Ok((v, dim))
+}
+
+/// Reads TEXMEX `.ivecs`: one list of ids per query.
+fn read_ivecs(path: &Path) -> anyhow::Result<Vec<Vec<u32>>> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let k = bytes.get(..4).map(|b| u32::from_le_bytes(b.try_into().expect("4")) as usize).unwrap_or(0);
+    if k == 0 || bytes.len() % (4 + 4 * k) != 0 {
+        bail!("{}: not an .ivecs file", path.display());
+    }
+    Ok(bytes
+        .chunks_exact(4 + 4 * k)
+        .map(|r| r[4..].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4"))).collect())
+        .collect())
+}

@@ -14,10 +14,16 @@
 # fixdex/peer ratios, then ONE JSON object as the very last line. Raw JSON lines:
 # scratch/bench-vs-peers/results.jsonl.
 #
-# Usage: scripts/bench-vs-peers.sh [--quick] [--setup-only]
-#   --quick       real 20k set only, 200 snippets, no 1M set, fewer rounds (< 10 min once the
-#                 venv exists); the 1M keys of the last line are null.
+# Usage: scripts/bench-vs-peers.sh [--quick] [--setup-only] [-- RUN_OPTIONS...]
+#   --quick       real 20k set only, 200 snippets, no 1M set, 2 rounds instead of 3 (a few
+#                 minutes once the venv exists); the 1M keys of the last line are null.
 #   --setup-only  create/check the venv, the model, the fixdex binary and the ONNX export; stop.
+#   -- ...        passed to scripts/peers/run.py (see its --help), e.g.
+#                 `-- --synth-ef-construction 40 --synth-libs fixdex,hnswlib` or `-- --rounds 5`.
+# Full-run choices for the 1M set (printed when it runs): M=16, ef_construction=16 (not 200:
+#   fixdex's 1M build at 200, or even 40, would take most of the 45 minutes), one build each of
+#   fixdex, hnswlib and usearch (not faiss, the slowest builder), ef_search 16/64/256 at 2 threads.
+# Timings on the shared 2-core VM: venv creation ~3 min; --quick ~N min; full ~M min.
 # Environment:
 #   FIXDEX_SHARED  shared data folder (default: ../shared relative to the repo root)
 #   FIXDEX_BIN     fixdex binary to use; when unset, `cargo build --release --locked` is run
@@ -33,13 +39,15 @@ cd "$root"
 
 quick=0
 setup_only=0
-for arg in "$@"; do
-  case $arg in
+while [ $# -gt 0 ]; do
+  case $1 in
     --quick) quick=1 ;;
     --setup-only) setup_only=1 ;;
+    --) shift; break ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "unknown argument: $arg (try --help)" >&2; exit 2 ;;
+    *) echo "unknown argument: $1 (try --help)" >&2; exit 2 ;;
   esac
+  shift
 done
 
 shared=${FIXDEX_SHARED:-$root/../shared}
@@ -92,4 +100,4 @@ fi
 mode=()
 [ "$quick" = 1 ] && mode=(--quick)
 exec "$py" scripts/peers/run.py "${mode[@]}" --fixdex "$fixdex" --shared "$shared" \
-  --model-dir "$model" --onnx "$onnx" --work "$work"
+  --model-dir "$model" --onnx "$onnx" --work "$work" "$@"

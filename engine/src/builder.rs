@@ -7,7 +7,7 @@ use zerocopy::IntoBytes;
 
 use crate::docs::DocsWriter;
 use crate::format::{HnswMeta, IndexMeta, IndexWriter, ModelMeta, SectionKind, SpaceMeta, TextMeta};
-use crate::hnsw::{BUILDER_NAME, Graph, HnswConfig};
+use crate::hnsw::{Graph, HnswConfig};
 use crate::record::id_hash;
 use crate::{Error, Record, Result, Space};
 
@@ -74,7 +74,7 @@ impl IndexBuilder {
             ef_construction: cfg.ef_construction,
             max_level: graph.levels.len().saturating_sub(1),
             entry_point: graph.entry_point,
-            builder: BUILDER_NAME.to_string(),
+            builder: cfg.builder_name().to_string(),
         };
         let meta = SpaceMeta { name: space.name().to_string(), hnsw };
         self.spaces.push((SpaceData { space, vectors, graph }, meta));

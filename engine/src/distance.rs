@@ -6,9 +6,11 @@
 /// Written with 16 independent accumulators over `chunks_exact(16)` so the compiler emits
 /// packed SIMD multiply-adds; the remainder is summed in order. O(len).
 ///
+/// Call it inside [`crate::simd::simd`] (as search and build do) to get AVX2/FMA code.
+///
 /// # Panics
 /// In debug builds, when the lengths differ.
-#[inline]
+#[inline(always)]
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     debug_assert_eq!(a.len(), b.len());
     let mut acc = [0f32; 16];

@@ -31,7 +31,12 @@ pub fn top_k(
         .map(|(c, chunk)| {
             let base = (c * CHUNK_ROWS) as u32;
             let rows = chunk.chunks_exact(dim).zip(base..);
-            keep_best(rows.filter(|(_, r)| allowed(*r)).map(|(v, r)| Candidate { score: dot(query, v), node: r }), k)
+            crate::simd::simd(|| {
+                keep_best(
+                    rows.filter(|(_, r)| allowed(*r)).map(|(v, r)| Candidate { score: dot(query, v), node: r }),
+                    k,
+                )
+            })
         })
         .collect();
     keep_best(partial.into_iter().flatten(), k)

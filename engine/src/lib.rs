@@ -42,6 +42,7 @@ mod index;
 pub mod query;
 mod record;
 mod segments;
+pub mod simd;
 mod space;
 pub mod storage;
 #[cfg(feature = "testing")]

@@ -75,6 +75,13 @@ def best_build(recs, set_name, lib):
             "ef_construction": b.get("ef_construction"), "vectors": b.get("vectors")}
 
 
+def set_size(recs, set_name):
+    """(base vectors, queries) of a set, from the build and search records."""
+    n = next((r.get("vectors") for r in sel(recs, kind="build", set=set_name) if r.get("vectors")), None)
+    nq = next((r.get("queries") for r in sel(recs, kind="search", set=set_name) if r.get("queries")), None)
+    return n, nq
+
+
 def file_mib(recs, set_name, lib):
     rs = [r for r in sel(recs, set=set_name, lib=lib) if r.get("file_bytes")]
     return rs[-1]["file_bytes"] / 2**20 if rs else None
@@ -197,7 +204,7 @@ def print_embed(recs):
     for lib, e in emb.items():
         if e:
             rows.append([names[lib], fmt(e["n"]), fmt(e["sps"], 1), fmt(e["tps"]), fmt(e["util"], 2),
-                         fmt(e["cos_min"], 6), fmt(e["cos_mean"], 6),
+                         fmt(e["cos_min"], 7), fmt(e["cos_mean"], 7),
                          "" if lib == "fixdex" else fmt(ratio(fx and fx["sps"], e["sps"]), 2)])
     print_table("Embedding (all-MiniLM-L6-v2, 2 threads, tokenisation included; best of rounds)",
                 ["program", "snippets", "snippets/s", "tokens/s", "util", "cos_min vs ST", "cos_mean",
@@ -219,7 +226,9 @@ def main(argv=None):
     print("versions: " + ", ".join(f"{k} {v}" for k, v in meta.get("versions", {}).items()))
 
     libs = ("fixdex", *PEERS)
-    title = f"ANN real set (20,000 x 384, 1,000 queries, k=10, M={p.get('m')}, ef_construction={p.get('ef_construction')})"
+    n, nq = set_size(recs, "real")
+    title = f"ANN real set ({fmt(n)} x 384, {fmt(nq)} queries, k=10, M={p.get('m')}, " \
+            f"ef_construction={p.get('ef_construction')})"
     table = ann_tables(recs, "real", title, libs, threads)
     heads = print_headline(table, threads)
     builds = print_builds(recs, "real", "ANN real set", libs)
@@ -229,11 +238,12 @@ def main(argv=None):
     b1m = o1m = {}
     if sel(recs, set="synth1m"):
         s_libs = tuple(p.get("synth_libs", ()))
-        t1m = f"Synthetic {p.get('synth_n'):,} x 384 (random; recall reported, not targeted), " \
-              f"ef_construction={p.get('synth_ef_construction')}"
+        name = f"Synthetic {fmt(p.get('synth_n'))} x 384"
+        t1m = f"{name} (random: recall reported, not targeted; M={p.get('m')}, " \
+              f"ef_construction={p.get('synth_ef_construction')}, one build each)"
         ann_tables(recs, "synth1m", t1m, s_libs, [2])
-        b1m = print_builds(recs, "synth1m", "Synthetic 1M", s_libs)
-        o1m = print_opens(recs, "synth1m", "Synthetic 1M", (*s_libs, "usearch-view") if "usearch" in s_libs else s_libs)
+        b1m = print_builds(recs, "synth1m", name, s_libs)
+        o1m = print_opens(recs, "synth1m", name, (*s_libs, "usearch-view") if "usearch" in s_libs else s_libs)
 
     def q(lib, t):
         return heads.get((lib, t)) and heads[(lib, t)]["qps"]
@@ -262,7 +272,7 @@ def main(argv=None):
         "embed_cos_min": fxe.get("cos_min"),
         "total_s": end.get("total_s"),
     }
-    summary = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in summary.items()}
+    summary = {k: (round(v, 4) if isinstance(v, float) and "cos" not in k else v) for k, v in summary.items()}
     print(f"\nraw JSON lines: {a.results}")
     print(json.dumps(summary))
 

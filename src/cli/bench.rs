@@ -96,6 +96,9 @@ struct AnnArgs {
     /// HNSW ef_construction.
     #[arg(long, default_value_t = 200)]
     ef_construction: usize,
+    /// Graph builder: `native` (fixdex's own) or `hnsw_rs`.
+    #[arg(long, default_value = "native", value_parser = ["native", "hnsw_rs"])]
+    builder: String,
     /// ef_search values, comma-separated.
     #[arg(long, default_value = "16,32,64,128,256", value_delimiter = ',')]
     ef: Vec<usize>,
@@ -273,7 +276,7 @@ fn build(path: &Path, base: Vec<f32>, dim: usize, cfg: &HnswConfig) -> anyhow::R
     println!(
         "{}",
         serde_json::json!({"kind": "build", "seconds": secs, "vectors_per_second": n as f64 / secs,
-        "vectors": n, "m": cfg.m, "ef_construction": cfg.ef_construction, "builder": hnsw::BUILDER_NAME})
+        "vectors": n, "m": cfg.m, "ef_construction": cfg.ef_construction, "builder": cfg.builder_name()})
     );
     let model =
         ModelMeta { name: "raw-vectors".into(), sha256: "none".into(), dim, pooling: "none".into(), max_seq_length: 0 };

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use engine::Space;
-use engine::hnsw::HnswConfig;
+use engine::hnsw::{Builder, HnswConfig};
 use indexer::batch::BatchConfig;
 use indexer::build::{BuildOptions, BuildStats, OnError, build_index};
 use indexer::corpus::{Format, ReadOptions};
@@ -56,6 +56,9 @@ pub struct Args {
     /// HNSW: beam width while building.
     #[arg(long, default_value_t = HnswConfig::default().ef_construction)]
     ef_construction: usize,
+    /// HNSW graph builder: `native` (fixdex's own, parallel) or `hnsw_rs`.
+    #[arg(long, default_value = "native", value_parser = ["native", "hnsw_rs"])]
+    builder: String,
     /// Embedding batch limit in padded tokens (items × longest sequence).
     #[arg(long, default_value_t = BatchConfig::default().max_batch_tokens)]
     max_batch_tokens: usize,
@@ -102,7 +105,8 @@ fn options(args: &Args) -> anyhow::Result<BuildOptions> {
         opts.exclusions.extend(Exclusions::read(f)?);
     }
     opts.spaces = Space::parse_list(&args.spaces)?;
-    opts.hnsw = HnswConfig { m: args.m, ef_construction: args.ef_construction, ..HnswConfig::default() };
+    let builder = if args.builder == "hnsw_rs" { Builder::HnswRs } else { Builder::Native };
+    opts.hnsw = HnswConfig { m: args.m, ef_construction: args.ef_construction, builder, ..HnswConfig::default() };
     opts.batch = BatchConfig { max_batch_tokens: args.max_batch_tokens, max_batch_items: args.max_batch_items };
     opts.cause_max_tokens = args.cause_max_tokens;
     if opts.batch.max_batch_items == 0 || opts.batch.max_batch_tokens == 0 {

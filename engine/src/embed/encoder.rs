@@ -20,6 +20,7 @@ use faer::{Accum, MatMut, MatRef, Par};
 use rayon::prelude::*;
 
 use super::Pooling;
+use crate::simd::simd;
 use crate::{Error, Result};
 
 /// One transformer layer's weights; matrices are `[in, out]` row-major.
@@ -42,14 +43,6 @@ struct Buffers {
     ctx: Vec<f32>, // [T, H]
     tmp: Vec<f32>, // [T, H]
     up: Vec<f32>,  // [T, I]
-}
-
-/// Runs `f` compiled for the best SIMD level of this CPU (AVX2+FMA when present, else the
-/// baseline), so the plain loops of the kernels below auto-vectorise (pulp's runtime
-/// dispatch; no `unsafe` here).
-#[inline(always)]
-fn simd<R>(f: impl FnOnce() -> R) -> R {
-    pulp::Arch::new().dispatch(f)
 }
 
 /// A BERT encoder with mean or CLS pooling and L2 normalisation.

@@ -6,8 +6,10 @@ use super::{Graph, HnswConfig, Level};
 use crate::distance::dot;
 use crate::{Error, Result};
 
-/// Name and version of the builder, recorded in the index metadata.
-pub const BUILDER_NAME: &str = "hnsw_rs 0.3.5";
+/// Name of the hnsw_rs builder, recorded in the index metadata.
+pub const HNSW_RS_NAME: &str = "hnsw_rs 0.3.5";
+/// Name of fixdex's own builder, recorded in the index metadata.
+pub const NATIVE_NAME: &str = "fixdex-native 1";
 
 /// Cosine distance on unit vectors, `max(0, 1 - a·b)`. Clamped so rounding on
 /// self-similarity can never make it negative (hnsw_rs's `DistDot` asserts instead).
@@ -20,11 +22,12 @@ impl Distance<f32> for UnitCosine {
     }
 }
 
-/// Builds an HNSW graph over `vectors` (`[n, dim]` row-major f32, L2-normalised) with
-/// hnsw_rs, inserting in parallel on the rayon pool, and exports it as CSR levels.
+/// Builds an HNSW graph over `vectors` (`[n, dim]` row-major f32, L2-normalised) with the
+/// builder `cfg.builder` names (fixdex's own, or hnsw_rs), inserting in parallel on the
+/// rayon pool, and returns it as CSR levels.
 ///
 /// Node ids are row numbers. Cost: O(n log n · ef_construction · dim) time, about
-/// `n · (2m + 1) · 4` bytes of graph plus hnsw_rs's own copy of the vectors while building.
+/// `n · (2m + 1) · 4` bytes of graph (hnsw_rs also copies the vectors).
 ///
 /// # Errors
 /// [`Error::DimensionMismatch`] when `vectors.len()` is not a multiple of `dim`;
@@ -35,6 +38,9 @@ pub fn build(vectors: &[f32], dim: usize, cfg: &HnswConfig) -> Result<Graph> {
     let n = vectors.len() / dim;
     if n == 0 {
         return Err(Error::Empty);
+    }
+    if cfg.builder == super::Builder::Native {
+        return Ok(super::insert::build_native(vectors, dim, cfg, cfg.seed));
     }
     let hnsw: Hnsw<f32, UnitCosine> = Hnsw::new(cfg.m, n, cfg.max_levels.min(16), cfg.ef_construction, UnitCosine);
     let data: Vec<(&[f32], usize)> = vectors.chunks_exact(dim).zip(0..).collect();

@@ -1,7 +1,8 @@
 //! HNSW: given a query vector, which stored vectors are nearest?
 //!
-//! The graph is *built* by hnsw_rs ([`build()`], design decision 4) and *exported* as one CSR
-//! adjacency per level ([`Graph`]); it is *searched* by our own greedy descent + beam search
+//! The graph is *built* by fixdex's own parallel builder (the default) or by hnsw_rs
+//! ([`build()`], design decision 4: hnsw_rs stays as the alternative and the cross-check) and
+//! *exported* as one CSR adjacency per level ([`Graph`]); it is *searched* by our own greedy descent + beam search
 //! ([`search()`]) over the memory-mapped layout ([`GraphView`]), following Malkov & Yashunin,
 //! "Efficient and robust approximate nearest neighbor search using Hierarchical Navigable
 //! Small World graphs" (TPAMI 2018), Algorithms 2 and 5.
@@ -11,13 +12,24 @@
 
 mod build;
 mod graph;
+mod insert;
 mod search;
 
-pub use build::{BUILDER_NAME, build};
+pub use build::{HNSW_RS_NAME, NATIVE_NAME, build};
 pub use graph::{Graph, GraphView, Level, LevelView};
 pub use search::{Candidate, search};
 
 use serde::{Deserialize, Serialize};
+
+/// Which implementation builds the graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Builder {
+    /// fixdex's own builder (`insert.rs`): per-node locks, heuristic selection, SIMD.
+    #[default]
+    Native,
+    /// hnsw_rs 0.3.5 (the customer's named library), exported to CSR.
+    HnswRs,
+}
 
 /// Graph construction and search parameters.
 ///
@@ -25,17 +37,32 @@ use serde::{Deserialize, Serialize};
 /// baselines in `../shared/baselines`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HnswConfig {
-    /// Maximum neighbours per node on levels ≥ 1; level 0 keeps up to `2 * m`.
+    /// Maximum neighbours a new node links to on each level; lists may hold `m` (levels ≥ 1)
+    /// or `2 * m` (level 0) before they are pruned.
     pub m: usize,
     /// Beam width while inserting (candidates examined per insertion).
     pub ef_construction: usize,
-    /// Upper bound on the number of levels (hnsw_rs caps it at 16).
+    /// Upper bound on the number of levels (at most 16).
     pub max_levels: usize,
+    /// The implementation.
+    pub builder: Builder,
+    /// Seed of the native builder's level assignment.
+    pub seed: u64,
+}
+
+impl HnswConfig {
+    /// Name and version of the configured builder, as recorded in index metadata.
+    pub fn builder_name(&self) -> &'static str {
+        match self.builder {
+            Builder::Native => NATIVE_NAME,
+            Builder::HnswRs => HNSW_RS_NAME,
+        }
+    }
 }
 
 impl Default for HnswConfig {
     fn default() -> Self {
-        HnswConfig { m: 16, ef_construction: 200, max_levels: 16 }
+        HnswConfig { m: 16, ef_construction: 200, max_levels: 16, builder: Builder::Native, seed: 0x5eed }
     }
 }
 

@@ -1,11 +1,13 @@
-//! Greedy descent through the upper levels, then an ef-bounded beam search on level 0.
+//! Greedy descent through the upper levels, then an ef-bounded beam search on level 0
+//! (Malkov & Yashunin, Algorithm 2). The same two routines serve queries (over the
+//! memory-mapped CSR levels) and the builder (over locked adjacency lists).
 
-use std::cell::RefCell;
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
 use super::GraphView;
 use crate::distance::dot;
+use crate::simd::simd;
 
 /// A node and its similarity to the query (cosine, higher is closer).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,15 +32,16 @@ impl PartialOrd for Candidate {
     }
 }
 
-/// Per-thread visited marks, reset in O(1) by bumping an epoch (as hnswlib's VisitedList).
+/// Visited marks, reset in O(1) by bumping an epoch (as hnswlib's VisitedList).
 #[derive(Debug, Default)]
-struct Visited {
+pub(crate) struct Visited {
     marks: Vec<u32>,
     epoch: u32,
 }
 
 impl Visited {
-    fn reset(&mut self, n: usize) {
+    /// Prepares for a search over `n` nodes.
+    pub(crate) fn reset(&mut self, n: usize) {
         if self.marks.len() < n {
             self.marks.resize(n, 0);
         }
@@ -50,8 +53,8 @@ impl Visited {
     }
 
     /// Marks `node`; returns true when it was not yet visited in this epoch.
-    #[inline]
-    fn insert(&mut self, node: u32) -> bool {
+    #[inline(always)]
+    pub(crate) fn insert(&mut self, node: u32) -> bool {
         let m = &mut self.marks[node as usize];
         let fresh = *m != self.epoch;
         *m = self.epoch;
@@ -60,7 +63,17 @@ impl Visited {
 }
 
 thread_local! {
-    static VISITED: RefCell<Visited> = RefCell::new(Visited::default());
+    static VISITED: std::cell::RefCell<Visited> = std::cell::RefCell::new(Visited::default());
+}
+
+/// Runs `f` with this thread's visited marks, reset for `n` nodes (no allocation after the
+/// first call on a thread).
+#[inline(always)]
+pub(crate) fn with_visited<R>(n: usize, f: impl FnOnce(&mut Visited) -> R) -> R {
+    VISITED.with_borrow_mut(|visited| {
+        visited.reset(n);
+        f(visited)
+    })
 }
 
 /// Searches `graph` for the `ef` nodes most similar to `query` among those `allowed`, best
@@ -68,8 +81,9 @@ thread_local! {
 ///
 /// Nodes that `allowed` rejects are still traversed (they connect the graph) but never
 /// returned, as in hnswlib's filtered search. Returns fewer than `ef` candidates only when
-/// fewer allowed nodes are reachable. Cost: about `ef · log n` neighbour expansions, each
-/// `2m` dot products of `dim` floats.
+/// fewer allowed nodes are reachable. Neighbour ids ≥ n (a damaged file) are skipped.
+/// Cost: about `ef · log n` neighbour expansions of `2m` dot products of `dim` floats, run
+/// with the CPU's best SIMD level.
 pub fn search(
     graph: &GraphView<'_>,
     vectors: &[f32],
@@ -79,51 +93,64 @@ pub fn search(
     allowed: &dyn Fn(u32) -> bool,
 ) -> Vec<Candidate> {
     let n = graph.n_nodes;
-    if n == 0 || ef == 0 || graph.levels.is_empty() || (graph.entry_point as usize) >= n {
+    if n == 0 || ef == 0 || graph.levels.is_empty() || (graph.entry_point as usize) >= n || vectors.len() < n * dim {
         return Vec::new();
     }
-    let score = |node: u32| dot(query, &vectors[node as usize * dim..(node as usize + 1) * dim]);
-    VISITED.with_borrow_mut(|visited| {
+    simd(|| {
+        let score = |node: u32| dot(query, &vectors[node as usize * dim..][..dim]);
         let mut ep = Candidate { score: score(graph.entry_point), node: graph.entry_point };
         for level in graph.levels.iter().skip(1).rev() {
-            ep = greedy(level, ep, n, &score);
+            ep = greedy_with(ep, &score, |x, f: &mut dyn FnMut(&[u32])| f(level.neighbors(x)), n);
         }
-        visited.reset(n);
-        beam(graph, ep, ef, visited, &score, allowed)
+        let level0 = &graph.levels[0];
+        with_visited(n, |visited| {
+            beam_with(ep, ef, visited, &score, allowed, |x, f: &mut dyn FnMut(&[u32])| f(level0.neighbors(x)), n)
+        })
     })
 }
 
 /// Algorithm 2 with ef = 1: move to the best neighbour until none improves.
-fn greedy(level: &super::LevelView<'_>, mut ep: Candidate, n: usize, score: &dyn Fn(u32) -> f32) -> Candidate {
+/// `neighbors(x, f)` calls `f` with the neighbour list of `x`; ids ≥ `n` are ignored.
+#[inline(always)]
+pub(crate) fn greedy_with<S, N>(mut ep: Candidate, score: &S, neighbors: N, n: usize) -> Candidate
+where
+    S: Fn(u32) -> f32,
+    N: Fn(u32, &mut dyn FnMut(&[u32])),
+{
     loop {
-        let mut moved = false;
-        for &nb in level.neighbors(ep.node) {
-            if (nb as usize) < n {
+        let mut best = ep;
+        neighbors(ep.node, &mut |list| {
+            for &nb in list.iter().filter(|&&nb| (nb as usize) < n) {
                 let s = score(nb);
-                if s > ep.score {
-                    ep = Candidate { score: s, node: nb };
-                    moved = true;
+                if s > best.score {
+                    best = Candidate { score: s, node: nb };
                 }
             }
-        }
-        if !moved {
+        });
+        if best.node == ep.node {
             return ep;
         }
+        ep = best;
     }
 }
 
-/// Algorithm 2 on level 0 with an `allowed` filter on the result set.
-fn beam(
-    graph: &GraphView<'_>,
+/// Algorithm 2: ef-bounded beam search from `ep`, results filtered by `allowed`, best first.
+#[inline(always)]
+pub(crate) fn beam_with<S, N>(
     ep: Candidate,
     ef: usize,
     visited: &mut Visited,
-    score: &dyn Fn(u32) -> f32,
+    score: &S,
     allowed: &dyn Fn(u32) -> bool,
-) -> Vec<Candidate> {
-    let level0 = &graph.levels[0];
-    let mut frontier = BinaryHeap::new(); // max-heap: best candidate first
-    let mut results: BinaryHeap<Reverse<Candidate>> = BinaryHeap::new(); // worst result on top
+    neighbors: N,
+    n: usize,
+) -> Vec<Candidate>
+where
+    S: Fn(u32) -> f32,
+    N: Fn(u32, &mut dyn FnMut(&[u32])),
+{
+    let mut frontier = BinaryHeap::with_capacity(ef * 4); // best candidate on top
+    let mut results: BinaryHeap<Reverse<Candidate>> = BinaryHeap::with_capacity(ef + 1); // worst on top
     visited.insert(ep.node);
     frontier.push(ep);
     if allowed(ep.node) {
@@ -133,22 +160,23 @@ fn beam(
         if results.len() >= ef && c.score < results.peek().map_or(f32::MIN, |r| r.0.score) {
             break;
         }
-        for &nb in level0.neighbors(c.node) {
-            if (nb as usize) >= graph.n_nodes || !visited.insert(nb) {
-                continue;
-            }
-            let cand = Candidate { score: score(nb), node: nb };
-            let worst = results.peek().map_or(f32::MIN, |r| r.0.score);
-            if results.len() < ef || cand.score > worst {
-                frontier.push(cand);
-                if allowed(nb) {
-                    results.push(Reverse(cand));
-                    if results.len() > ef {
-                        results.pop();
+        neighbors(c.node, &mut |list| {
+            for &nb in list {
+                if (nb as usize) >= n || !visited.insert(nb) {
+                    continue;
+                }
+                let cand = Candidate { score: score(nb), node: nb };
+                if results.len() < ef || cand.score > results.peek().map_or(f32::MIN, |r| r.0.score) {
+                    frontier.push(cand);
+                    if allowed(nb) {
+                        results.push(Reverse(cand));
+                        if results.len() > ef {
+                            results.pop();
+                        }
                     }
                 }
             }
-        }
+        });
     }
     let mut out: Vec<Candidate> = results.into_iter().map(|r| r.0).collect();
     out.sort_unstable_by(|a, b| b.cmp(a));

@@ -1,15 +1,23 @@
-use engine::hnsw::HnswConfig;
+use engine::hnsw::{Builder, HnswConfig};
 use engine::{Error, Filter, SearchParams, Space};
 
 use crate::common::{tiny_index, vector_index};
 
-/// recall@10 of HNSW against exact search over 2,000 random unit vectors in 32 dimensions.
+/// recall@10 of HNSW against exact search over 2,000 random unit vectors in 32 dimensions,
+/// for both builders (fixdex's own, and hnsw_rs as the cross-check).
 #[test]
 fn hnsw_recall_at_10_against_exact_oracle() {
+    for builder in [Builder::Native, Builder::HnswRs] {
+        let recall = recall_with(&HnswConfig { builder, ..HnswConfig::default() });
+        assert!(recall >= 0.95, "{builder:?}: recall@10 = {recall:.3}");
+    }
+}
+
+fn recall_with(cfg: &HnswConfig) -> f64 {
     let dir = tempfile::tempdir().unwrap();
     let (dim, n) = (32, 2000);
     let vectors = engine::testing::random_unit_vectors(n, dim, 1);
-    let (index, _) = vector_index(&dir.path().join("r.fdx"), vectors, dim, &HnswConfig::default());
+    let (index, _) = vector_index(&dir.path().join("r.fdx"), vectors, dim, cfg);
     let queries = engine::testing::random_unit_vectors(200, dim, 2);
     let (mut found, mut total) = (0usize, 0usize);
     for q in queries.chunks_exact(dim) {
@@ -18,8 +26,33 @@ fn hnsw_recall_at_10_against_exact_oracle() {
         total += exact.len();
         found += approx.iter().filter(|h| exact.iter().any(|e| e.row == h.row)).count();
     }
-    let recall = found as f64 / total as f64;
-    assert!(recall >= 0.95, "recall@10 = {recall:.3}");
+    found as f64 / total as f64
+}
+
+/// The native builder's graph is well formed: CSR invariants, every node reachable from
+/// the entry point on level 0, no self-links, lists within 2·M.
+#[test]
+fn native_graph_is_connected_and_bounded() {
+    let (dim, n) = (16, 3000);
+    let vectors = engine::testing::random_unit_vectors(n, dim, 11);
+    let cfg = HnswConfig::default();
+    let g = engine::hnsw::build(&vectors, dim, &cfg).unwrap();
+    let view = g.view(n);
+    view.check().unwrap();
+    let l0 = &view.levels[0];
+    let mut seen = vec![false; n];
+    let mut stack = vec![g.entry_point];
+    seen[g.entry_point as usize] = true;
+    while let Some(x) = stack.pop() {
+        let nb = l0.neighbors(x);
+        assert!(nb.len() <= 2 * cfg.m && !nb.contains(&x));
+        for &y in nb {
+            if !std::mem::replace(&mut seen[y as usize], true) {
+                stack.push(y);
+            }
+        }
+    }
+    assert!(seen.iter().filter(|s| **s).count() as f64 >= 0.999 * n as f64);
 }
 
 #[test]

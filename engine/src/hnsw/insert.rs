@@ -1,0 +1,177 @@
+//! fixdex's own HNSW builder: parallel insertion with per-node locks, the neighbour-
+//! selection heuristic, and SIMD distances (Malkov & Yashunin, TPAMI 2018, Algorithms 1, 2
+//! and 4, with hnswlib's conventions: every new node links to ≤ M neighbours on each of its
+//! levels; a neighbour's list may hold M (upper levels) or 2·M (level 0) before it is pruned
+//! with the heuristic).
+//!
+//! Node levels are drawn from a seeded generator per node id (`⌊-ln U · 1/ln M⌋`, capped at
+//! 15), so the level structure is reproducible; with one thread the whole build is.
+
+use std::sync::{Mutex, RwLock};
+
+use rayon::prelude::*;
+
+use super::search::{Candidate, beam_with, greedy_with, with_visited};
+use super::{Graph, HnswConfig, Level};
+use crate::distance::dot;
+use crate::simd::simd;
+
+/// Highest level a node can get.
+const MAX_LEVEL: usize = 15;
+
+/// Graph under construction.
+struct Builder<'a> {
+    vectors: &'a [f32],
+    dim: usize,
+    m: usize,
+    ef: usize,
+    levels: Vec<u8>,
+    /// links[node][level]: neighbour ids, for levels 0..=levels[node].
+    links: Vec<Mutex<Vec<Vec<u32>>>>,
+    /// (entry node, its level).
+    entry: RwLock<(u32, usize)>,
+}
+
+/// Builds the graph over `vectors` (`[n, dim]`, unit vectors, validated by the caller)
+/// with `threads`-way parallel insertion on the rayon pool.
+pub(super) fn build_native(vectors: &[f32], dim: usize, cfg: &HnswConfig, seed: u64) -> Graph {
+    let n = vectors.len() / dim;
+    let levels: Vec<u8> = (0..n).map(|i| random_level(seed, i as u64, cfg.m, cfg.max_levels)).collect();
+    let links = levels.iter().map(|&l| Mutex::new(vec![Vec::new(); usize::from(l) + 1])).collect();
+    let b = Builder {
+        vectors,
+        dim,
+        m: cfg.m,
+        ef: cfg.ef_construction.max(cfg.m),
+        levels,
+        links,
+        entry: RwLock::new((0, 0)),
+    };
+    *b.entry.write().expect("fresh lock") = (0, usize::from(b.levels[0]));
+    (1..n as u32).into_par_iter().with_min_len(32).for_each(|node| simd(|| b.insert(node)));
+    b.export()
+}
+
+fn random_level(seed: u64, node: u64, m: usize, max_levels: usize) -> u8 {
+    let mut z = seed ^ node.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    let u = ((z >> 11) as f64 + 0.5) / (1u64 << 53) as f64; // (0, 1)
+    let level = (-u.ln() / (m as f64).ln()).floor() as usize;
+    level.min(MAX_LEVEL).min(max_levels.saturating_sub(1)) as u8
+}
+
+impl Builder<'_> {
+    fn vec(&self, node: u32) -> &[f32] {
+        &self.vectors[node as usize * self.dim..][..self.dim]
+    }
+
+    fn sim(&self, a: u32, b: u32) -> f32 {
+        dot(self.vec(a), self.vec(b))
+    }
+
+    /// Calls `f` with the neighbours of `node` on `level`, under that node's lock (`f` takes
+    /// no other lock, so this cannot deadlock).
+    fn with_neighbours(&self, node: u32, level: usize, f: &mut dyn FnMut(&[u32])) {
+        let links = self.links[node as usize].lock().expect("no panics while locked");
+        f(links.get(level).map_or(&[], Vec::as_slice));
+    }
+
+    fn insert(&self, node: u32) {
+        let q = self.vec(node);
+        let level = usize::from(self.levels[node as usize]);
+        let (ep, top) = *self.entry.read().expect("no panics while locked");
+        let score = |x: u32| dot(q, self.vec(x));
+        let n = self.levels.len();
+        let mut cur = Candidate { score: score(ep), node: ep };
+        for l in (level + 1..=top).rev() {
+            cur = greedy_with(cur, &score, |x, f: &mut dyn FnMut(&[u32])| self.with_neighbours(x, l, f), n);
+        }
+        for l in (0..=level.min(top)).rev() {
+            let links = |x, f: &mut dyn FnMut(&[u32])| self.with_neighbours(x, l, f);
+            let found = with_visited(n, |v| beam_with(cur, self.ef, v, &score, &|_| true, links, n));
+            let chosen: Vec<u32> = self.select(&found, self.m).into_iter().filter(|&x| x != node).collect();
+            self.links[node as usize].lock().expect("no panics while locked")[l] = chosen.clone();
+            for &e in &chosen {
+                self.link_back(e, node, l);
+            }
+            cur = found[0];
+        }
+        if level > top {
+            let mut entry = self.entry.write().expect("no panics while locked");
+            if level > entry.1 {
+                *entry = (node, level);
+            }
+        }
+    }
+
+    /// Adds `node` to `e`'s list on `level`, pruning it with the heuristic when full.
+    fn link_back(&self, e: u32, node: u32, level: usize) {
+        let cap = if level == 0 { 2 * self.m } else { self.m };
+        let mut links = self.links[e as usize].lock().expect("no panics while locked");
+        let list = &mut links[level];
+        if list.contains(&node) {
+            return;
+        }
+        if list.len() < cap {
+            list.push(node);
+            return;
+        }
+        let mut cands: Vec<Candidate> =
+            list.iter().chain(std::iter::once(&node)).map(|&x| Candidate { score: self.sim(e, x), node: x }).collect();
+        cands.sort_unstable_by(|a, b| b.cmp(a));
+        *list = self.select(&cands, cap);
+    }
+
+    /// Algorithm 4 (heuristic): take candidates best first; keep one only if it is closer
+    /// to the query than to every neighbour kept so far. `cands` is sorted best first.
+    fn select(&self, cands: &[Candidate], m: usize) -> Vec<u32> {
+        let mut kept: Vec<Candidate> = Vec::with_capacity(m);
+        for c in cands {
+            if kept.len() >= m {
+                break;
+            }
+            if kept.iter().all(|k| self.sim(c.node, k.node) < c.score) {
+                kept.push(*c);
+            }
+        }
+        kept.into_iter().map(|c| c.node).collect()
+    }
+
+    fn export(self) -> Graph {
+        let entry = self.entry.into_inner().expect("no panics while locked");
+        let links: Vec<Vec<Vec<u32>>> =
+            self.links.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect();
+        let top = entry.1;
+        let levels = (0..=top)
+            .map(|l| {
+                let mut level = Level { nodes: Vec::new(), offsets: vec![0], neighbors: Vec::new() };
+                for (node, nl) in links.iter().enumerate() {
+                    if let Some(list) = nl.get(l) {
+                        if l > 0 {
+                            level.nodes.push(node as u32);
+                        }
+                        level.neighbors.extend_from_slice(list);
+                        level.offsets.push(level.neighbors.len() as u64);
+                    }
+                }
+                level
+            })
+            .collect();
+        Graph { levels, entry_point: entry.0 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_are_geometric_and_reproducible() {
+        let levels: Vec<u8> = (0..100_000).map(|i| random_level(1, i, 16, 16)).collect();
+        let above0 = levels.iter().filter(|&&l| l > 0).count() as f64 / 1e5;
+        assert!((above0 - 1.0 / 16.0).abs() < 0.005, "{above0}");
+        assert_eq!(levels[123], random_level(1, 123, 16, 16));
+    }
+}

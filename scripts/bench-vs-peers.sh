@@ -15,15 +15,20 @@
 # scratch/bench-vs-peers/results.jsonl.
 #
 # Usage: scripts/bench-vs-peers.sh [--quick] [--setup-only] [-- RUN_OPTIONS...]
-#   --quick       real 20k set only, 200 snippets, no 1M set, 2 rounds instead of 3 (a few
-#                 minutes once the venv exists); the 1M keys of the last line are null.
+#   --quick       real 20k set only, 200 snippets, no 1M set, 2 ANN rounds instead of 3 (~3 min
+#                 once the venv exists, plus any cargo build); the 1M keys of the last line are null.
 #   --setup-only  create/check the venv, the model, the fixdex binary and the ONNX export; stop.
 #   -- ...        passed to scripts/peers/run.py (see its --help), e.g.
 #                 `-- --synth-ef-construction 40 --synth-libs fixdex,hnswlib` or `-- --rounds 5`.
-# Full-run choices for the 1M set (printed when it runs): M=16, ef_construction=16 (not 200:
-#   fixdex's 1M build at 200, or even 40, would take most of the 45 minutes), one build each of
-#   fixdex, hnswlib and usearch (not faiss, the slowest builder), ef_search 16/64/256 at 2 threads.
-# Timings on the shared 2-core VM: venv creation ~3 min; --quick ~N min; full ~M min.
+# Full-run choices for the 1M set (printed when it runs): M=16, ef_construction=16, one build
+#   each of fixdex, hnswlib and usearch (not faiss, the slowest builder), ef_search 16/64/256 at
+#   2 threads. Why 16, not 200: measured at 50k on this VM with another job on one core, then
+#   extrapolated, the three 1M builds take ~11 min at 16 but ~30 min at 40 (usearch ~15, fixdex
+#   ~11, hnswlib ~6), and far more at 200. Open time and RSS hardly depend on it.
+# Rounds: ANN 3 (quick 2), embedding 2 (2,000 snippets; ST alone is ~1-2 min a pass).
+# Timings on the shared 2-core VM: venv creation ~3 min; --quick ~3 min; full estimated
+# ~25 min on a quiet machine, ~40 min when other jobs take one core (not counting cargo build).
+# Disk: ~6 GB for the venv, ~7 GB for the 1M set and its three indexes under scratch/.
 # Environment:
 #   FIXDEX_SHARED  shared data folder (default: ../shared relative to the repo root)
 #   FIXDEX_BIN     fixdex binary to use; when unset, `cargo build --release --locked` is run
@@ -59,6 +64,8 @@ model=$root/data/models/all-MiniLM-L6-v2
 onnx=$root/scratch/peers-onnx/model.onnx
 mkdir -p "$work"
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 TOKENIZERS_PARALLELISM=true
+# The model is read from $model only: no model hub access at run time.
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_PROGRESS_BARS=1 TRANSFORMERS_VERBOSITY=error
 
 # Versions = the anchors' (shared/baselines/RESULTS.md, "Versions").
 pins=(torch==2.15.0 sentence-transformers==6.2.0 transformers==5.24.0 tokenizers==0.23.3

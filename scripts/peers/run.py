@@ -41,7 +41,7 @@ def parse_args():
     ap.add_argument("--onnx", required=True, help="fp32 ONNX export (export_onnx.py)")
     ap.add_argument("--work", required=True, help="output folder (results.jsonl, indexes, synthetic set)")
     ap.add_argument("--rounds", type=int, help="ANN rounds, best reported (default 3, quick 2)")
-    ap.add_argument("--embed-rounds", type=int, help="embedding passes per program (default 3, quick 2)")
+    ap.add_argument("--embed-rounds", type=int, default=2, help="embedding passes per program")
     ap.add_argument("--embed-n", type=int, help="snippets to embed (default 2000, quick 200)")
     ap.add_argument("--m", type=int, default=16)
     ap.add_argument("--ef-construction", type=int, default=200)
@@ -51,14 +51,13 @@ def parse_args():
     ap.add_argument("--open-repeats", type=int, default=10)
     ap.add_argument("--synth-n", type=int, default=1_000_000)
     ap.add_argument("--synth-ef-construction", type=int, default=16,
-                    help="ef_construction of the 1M builds: at 200 (or 40) fixdex's 1M build alone would take "
-                         "most of the 45 minutes on 2 cores; open time and RSS do not depend on it")
+                    help="ef_construction of the 1M builds: the three builds take ~11 min at 16 on 2 busy cores, "
+                         "~30 min at 40 (extrapolated from 50k); open time and RSS hardly depend on it")
     ap.add_argument("--synth-ef", type=lambda s: csv(s, int), default=[16, 64, 256])
     ap.add_argument("--synth-libs", type=csv, default=["fixdex", "hnswlib", "usearch"],
                     help="programs that build the 1M index (faiss is left out: its build is the slowest)")
     a = ap.parse_args()
     a.rounds = a.rounds or (2 if a.quick else 3)
-    a.embed_rounds = a.embed_rounds or (2 if a.quick else 3)
     a.embed_n = a.embed_n or (200 if a.quick else 2000)
     return a
 

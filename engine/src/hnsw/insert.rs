@@ -11,10 +11,11 @@ use std::sync::{Mutex, RwLock};
 
 use rayon::prelude::*;
 
-use super::search::{Candidate, beam_with, greedy_with, with_visited};
+use pulp::{Simd, WithSimd};
+
+use super::search::{Candidate, Scorer, beam_with, greedy_with, put_visited, take_visited};
 use super::{Graph, HnswConfig, Level};
-use crate::distance::dot;
-use crate::simd::simd;
+use crate::distance::dot_with;
 
 /// Highest level a node can get.
 const MAX_LEVEL: usize = 15;
@@ -48,7 +49,10 @@ pub(super) fn build_native(vectors: &[f32], dim: usize, cfg: &HnswConfig, seed: 
         entry: RwLock::new((0, 0)),
     };
     *b.entry.write().expect("fresh lock") = (0, usize::from(b.levels[0]));
-    (1..n as u32).into_par_iter().with_min_len(32).for_each(|node| simd(|| b.insert(node)));
+    (1..n as u32)
+        .into_par_iter()
+        .with_min_len(32)
+        .for_each(|node| pulp::Arch::new().dispatch(InsertOp { b: &b, node }));
     b.export()
 }
 
@@ -62,39 +66,60 @@ fn random_level(seed: u64, node: u64, m: usize, max_levels: usize) -> u8 {
     level.min(MAX_LEVEL).min(max_levels.saturating_sub(1)) as u8
 }
 
+/// One insertion, run inside pulp's dispatch so the inlined loops get the CPU's SIMD level.
+struct InsertOp<'a, 'v> {
+    b: &'a Builder<'v>,
+    node: u32,
+}
+
+impl WithSimd for InsertOp<'_, '_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) {
+        self.b.insert(simd, self.node);
+    }
+}
+
 impl Builder<'_> {
+    #[inline(always)]
     fn vec(&self, node: u32) -> &[f32] {
         &self.vectors[node as usize * self.dim..][..self.dim]
     }
 
-    fn sim(&self, a: u32, b: u32) -> f32 {
-        dot(self.vec(a), self.vec(b))
+    #[inline(always)]
+    fn sim<S: Simd>(&self, simd: S, a: u32, b: u32) -> f32 {
+        dot_with(simd, self.vec(a), self.vec(b))
     }
 
-    /// Calls `f` with the neighbours of `node` on `level`, under that node's lock (`f` takes
-    /// no other lock, so this cannot deadlock).
-    fn with_neighbours(&self, node: u32, level: usize, f: &mut dyn FnMut(&[u32])) {
+    /// Copies the neighbours of `node` on `level` into `out` (under that node's lock).
+    fn neighbours(&self, node: u32, level: usize, out: &mut Vec<u32>) {
+        out.clear();
         let links = self.links[node as usize].lock().expect("no panics while locked");
-        f(links.get(level).map_or(&[], Vec::as_slice));
+        out.extend_from_slice(links.get(level).map_or(&[], Vec::as_slice));
     }
 
-    fn insert(&self, node: u32) {
+    #[inline(always)]
+    fn insert<S: Simd>(&self, simd: S, node: u32) {
         let q = self.vec(node);
         let level = usize::from(self.levels[node as usize]);
         let (ep, top) = *self.entry.read().expect("no panics while locked");
-        let score = |x: u32| dot(q, self.vec(x));
+        let scorer = Scorer { simd, query: q, vectors: self.vectors, dim: self.dim };
         let n = self.levels.len();
-        let mut cur = Candidate { score: score(ep), node: ep };
+        let mut buf = Vec::with_capacity(2 * self.m + 1);
+        let mut cur = Candidate { score: scorer.score(ep), node: ep };
         for l in (level + 1..=top).rev() {
-            cur = greedy_with(cur, &score, |x, f: &mut dyn FnMut(&[u32])| self.with_neighbours(x, l, f), n);
+            cur = greedy_with(cur, &scorer, |x, out: &mut Vec<u32>| self.neighbours(x, l, out), n, &mut buf);
         }
         for l in (0..=level.min(top)).rev() {
-            let links = |x, f: &mut dyn FnMut(&[u32])| self.with_neighbours(x, l, f);
-            let found = with_visited(n, |v| beam_with(cur, self.ef, v, &score, &|_| true, links, n));
-            let chosen: Vec<u32> = self.select(&found, self.m).into_iter().filter(|&x| x != node).collect();
+            let links = |x, out: &mut Vec<u32>| self.neighbours(x, l, out);
+            let mut visited = take_visited(n);
+            let found = beam_with(cur, self.ef, &mut visited, &scorer, &|_| true, links, n, &mut buf);
+            put_visited(visited);
+            let chosen: Vec<u32> = self.select(simd, &found, self.m).into_iter().filter(|&x| x != node).collect();
             self.links[node as usize].lock().expect("no panics while locked")[l] = chosen.clone();
             for &e in &chosen {
-                self.link_back(e, node, l);
+                self.link_back(simd, e, node, l);
             }
             cur = found[0];
         }
@@ -107,7 +132,8 @@ impl Builder<'_> {
     }
 
     /// Adds `node` to `e`'s list on `level`, pruning it with the heuristic when full.
-    fn link_back(&self, e: u32, node: u32, level: usize) {
+    #[inline(always)]
+    fn link_back<S: Simd>(&self, simd: S, e: u32, node: u32, level: usize) {
         let cap = if level == 0 { 2 * self.m } else { self.m };
         let mut links = self.links[e as usize].lock().expect("no panics while locked");
         let list = &mut links[level];
@@ -118,25 +144,33 @@ impl Builder<'_> {
             list.push(node);
             return;
         }
-        let mut cands: Vec<Candidate> =
-            list.iter().chain(std::iter::once(&node)).map(|&x| Candidate { score: self.sim(e, x), node: x }).collect();
+        // Plain loops, not closures, in this function: closures would be compiled outside the
+        // SIMD context and call the FMA intrinsic out of line.
+        let mut cands: Vec<Candidate> = Vec::with_capacity(list.len() + 1);
+        for &x in list.iter().chain(std::iter::once(&node)) {
+            cands.push(Candidate { score: self.sim(simd, e, x), node: x });
+        }
         cands.sort_unstable_by(|a, b| b.cmp(a));
-        *list = self.select(&cands, cap);
+        *list = self.select(simd, &cands, cap);
     }
 
     /// Algorithm 4 (heuristic): take candidates best first; keep one only if it is closer
     /// to the query than to every neighbour kept so far. `cands` is sorted best first.
-    fn select(&self, cands: &[Candidate], m: usize) -> Vec<u32> {
-        let mut kept: Vec<Candidate> = Vec::with_capacity(m);
-        for c in cands {
+    #[inline(always)]
+    fn select<S: Simd>(&self, simd: S, cands: &[Candidate], m: usize) -> Vec<u32> {
+        let mut kept: Vec<u32> = Vec::with_capacity(m);
+        'candidates: for c in cands {
             if kept.len() >= m {
                 break;
             }
-            if kept.iter().all(|k| self.sim(c.node, k.node) < c.score) {
-                kept.push(*c);
+            for &k in &kept {
+                if self.sim(simd, c.node, k) >= c.score {
+                    continue 'candidates;
+                }
             }
+            kept.push(c.node);
         }
-        kept.into_iter().map(|c| c.node).collect()
+        kept
     }
 
     fn export(self) -> Graph {

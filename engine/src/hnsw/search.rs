@@ -5,9 +5,10 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
+use pulp::{Simd, WithSimd};
+
 use super::GraphView;
-use crate::distance::dot;
-use crate::simd::simd;
+use crate::distance::dot_with;
 
 /// A node and its similarity to the query (cosine, higher is closer).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -66,14 +67,39 @@ thread_local! {
     static VISITED: std::cell::RefCell<Visited> = std::cell::RefCell::new(Visited::default());
 }
 
-/// Runs `f` with this thread's visited marks, reset for `n` nodes (no allocation after the
-/// first call on a thread).
-#[inline(always)]
-pub(crate) fn with_visited<R>(n: usize, f: impl FnOnce(&mut Visited) -> R) -> R {
-    VISITED.with_borrow_mut(|visited| {
-        visited.reset(n);
-        f(visited)
-    })
+/// Takes this thread's visited marks (allocated once per thread), reset for `n` nodes;
+/// hand them back with [`put_visited`].
+pub(crate) fn take_visited(n: usize) -> Visited {
+    let mut v = VISITED.with(std::cell::RefCell::take);
+    v.reset(n);
+    v
+}
+
+/// Returns marks taken with [`take_visited`] for the next search on this thread.
+pub(crate) fn put_visited(v: Visited) {
+    VISITED.with(|cell| cell.replace(v));
+}
+
+/// Similarity of stored vectors to one query vector: `dot(query, vectors[node])` with the
+/// SIMD token `simd`. A struct (not a closure) so `#[inline(always)]` puts the dot product
+/// inside the caller's SIMD context.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Scorer<'a, S> {
+    /// The SIMD level to compute with.
+    pub simd: S,
+    /// The query, `dim` floats.
+    pub query: &'a [f32],
+    /// `[n, dim]` row-major.
+    pub vectors: &'a [f32],
+    /// Floats per vector.
+    pub dim: usize,
+}
+
+impl<S: Simd> Scorer<'_, S> {
+    #[inline(always)]
+    pub(crate) fn score(&self, node: u32) -> f32 {
+        dot_with(self.simd, self.query, &self.vectors[node as usize * self.dim..][..self.dim])
+    }
 }
 
 /// Searches `graph` for the `ef` nodes most similar to `query` among those `allowed`, best
@@ -96,37 +122,70 @@ pub fn search(
     if n == 0 || ef == 0 || graph.levels.is_empty() || (graph.entry_point as usize) >= n || vectors.len() < n * dim {
         return Vec::new();
     }
-    simd(|| {
-        let score = |node: u32| dot(query, &vectors[node as usize * dim..][..dim]);
-        let mut ep = Candidate { score: score(graph.entry_point), node: graph.entry_point };
+    let mut visited = take_visited(n);
+    let op = SearchOp { graph, vectors, dim, query, ef, allowed, visited: &mut visited };
+    let out = pulp::Arch::new().dispatch(op);
+    put_visited(visited);
+    out
+}
+
+/// One query, run inside pulp's dispatch so every inlined loop gets the CPU's SIMD level.
+struct SearchOp<'a, 'g> {
+    graph: &'a GraphView<'g>,
+    vectors: &'a [f32],
+    dim: usize,
+    query: &'a [f32],
+    ef: usize,
+    allowed: &'a dyn Fn(u32) -> bool,
+    visited: &'a mut Visited,
+}
+
+impl WithSimd for SearchOp<'_, '_> {
+    type Output = Vec<Candidate>;
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) -> Vec<Candidate> {
+        let (graph, n) = (self.graph, self.graph.n_nodes);
+        let scorer = Scorer { simd, query: self.query, vectors: self.vectors, dim: self.dim };
+        let mut ep = Candidate { score: scorer.score(graph.entry_point), node: graph.entry_point };
+        let mut buf = Vec::with_capacity(64);
         for level in graph.levels.iter().skip(1).rev() {
-            ep = greedy_with(ep, &score, |x, f: &mut dyn FnMut(&[u32])| f(level.neighbors(x)), n);
+            ep = greedy_with(ep, &scorer, |x, out: &mut Vec<u32>| copy_into(out, level.neighbors(x)), n, &mut buf);
         }
         let level0 = &graph.levels[0];
-        with_visited(n, |visited| {
-            beam_with(ep, ef, visited, &score, allowed, |x, f: &mut dyn FnMut(&[u32])| f(level0.neighbors(x)), n)
-        })
-    })
+        let links = |x, out: &mut Vec<u32>| copy_into(out, level0.neighbors(x));
+        beam_with(ep, self.ef, self.visited, &scorer, self.allowed, links, n, &mut buf)
+    }
+}
+
+#[inline(always)]
+fn copy_into(out: &mut Vec<u32>, list: &[u32]) {
+    out.clear();
+    out.extend_from_slice(list);
 }
 
 /// Algorithm 2 with ef = 1: move to the best neighbour until none improves.
-/// `neighbors(x, f)` calls `f` with the neighbour list of `x`; ids ≥ `n` are ignored.
+/// `neighbors(x, buf)` fills `buf` with the neighbour list of `x`; ids ≥ `n` are ignored.
 #[inline(always)]
-pub(crate) fn greedy_with<S, N>(mut ep: Candidate, score: &S, neighbors: N, n: usize) -> Candidate
+pub(crate) fn greedy_with<S: Simd, N>(
+    mut ep: Candidate,
+    scorer: &Scorer<'_, S>,
+    neighbors: N,
+    n: usize,
+    buf: &mut Vec<u32>,
+) -> Candidate
 where
-    S: Fn(u32) -> f32,
-    N: Fn(u32, &mut dyn FnMut(&[u32])),
+    N: Fn(u32, &mut Vec<u32>),
 {
     loop {
         let mut best = ep;
-        neighbors(ep.node, &mut |list| {
-            for &nb in list.iter().filter(|&&nb| (nb as usize) < n) {
-                let s = score(nb);
-                if s > best.score {
-                    best = Candidate { score: s, node: nb };
-                }
+        neighbors(ep.node, buf);
+        for &nb in buf.iter().filter(|&&nb| (nb as usize) < n) {
+            let s = scorer.score(nb);
+            if s > best.score {
+                best = Candidate { score: s, node: nb };
             }
-        });
+        }
         if best.node == ep.node {
             return ep;
         }
@@ -136,18 +195,19 @@ where
 
 /// Algorithm 2: ef-bounded beam search from `ep`, results filtered by `allowed`, best first.
 #[inline(always)]
-pub(crate) fn beam_with<S, N>(
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn beam_with<S: Simd, N>(
     ep: Candidate,
     ef: usize,
     visited: &mut Visited,
-    score: &S,
+    scorer: &Scorer<'_, S>,
     allowed: &dyn Fn(u32) -> bool,
     neighbors: N,
     n: usize,
+    buf: &mut Vec<u32>,
 ) -> Vec<Candidate>
 where
-    S: Fn(u32) -> f32,
-    N: Fn(u32, &mut dyn FnMut(&[u32])),
+    N: Fn(u32, &mut Vec<u32>),
 {
     let mut frontier = BinaryHeap::with_capacity(ef * 4); // best candidate on top
     let mut results: BinaryHeap<Reverse<Candidate>> = BinaryHeap::with_capacity(ef + 1); // worst on top
@@ -156,27 +216,30 @@ where
     if allowed(ep.node) {
         results.push(Reverse(ep));
     }
+    let mut worst = if results.len() >= ef { ep.score } else { f32::MIN };
     while let Some(c) = frontier.pop() {
-        if results.len() >= ef && c.score < results.peek().map_or(f32::MIN, |r| r.0.score) {
+        if c.score < worst {
             break;
         }
-        neighbors(c.node, &mut |list| {
-            for &nb in list {
-                if (nb as usize) >= n || !visited.insert(nb) {
-                    continue;
-                }
-                let cand = Candidate { score: score(nb), node: nb };
-                if results.len() < ef || cand.score > results.peek().map_or(f32::MIN, |r| r.0.score) {
-                    frontier.push(cand);
-                    if allowed(nb) {
-                        results.push(Reverse(cand));
-                        if results.len() > ef {
-                            results.pop();
-                        }
+        neighbors(c.node, buf);
+        for &nb in buf.iter() {
+            if (nb as usize) >= n || !visited.insert(nb) {
+                continue;
+            }
+            let cand = Candidate { score: scorer.score(nb), node: nb };
+            if cand.score > worst {
+                frontier.push(cand);
+                if allowed(nb) {
+                    results.push(Reverse(cand));
+                    if results.len() > ef {
+                        results.pop();
+                    }
+                    if results.len() >= ef {
+                        worst = results.peek().map_or(f32::MIN, |r| r.0.score);
                     }
                 }
             }
-        });
+        }
     }
     let mut out: Vec<Candidate> = results.into_iter().map(|r| r.0).collect();
     out.sort_unstable_by(|a, b| b.cmp(a));

@@ -43,12 +43,20 @@ pub struct IndexBuilder {
     model: ModelMeta,
     text: TextMeta,
     spaces: Vec<(SpaceData, SpaceMeta)>,
+    int8: bool,
 }
 
 impl IndexBuilder {
     /// Starts an index for embeddings from `model`, composed as `text` describes.
     pub fn new(model: ModelMeta, text: TextMeta) -> IndexBuilder {
-        IndexBuilder { model, text, spaces: Vec::new() }
+        IndexBuilder { model, text, spaces: Vec::new(), int8: false }
+    }
+
+    /// Also stores int8 codes of every space for graph traversal ([`crate::quant`]);
+    /// the f32 vectors stay for exact rescoring. Adds `n · dim` bytes per space.
+    pub fn with_int8(mut self, on: bool) -> IndexBuilder {
+        self.int8 = on;
+        self
     }
 
     /// Floats per vector.
@@ -76,7 +84,8 @@ impl IndexBuilder {
             entry_point: graph.entry_point,
             builder: cfg.builder_name().to_string(),
         };
-        let meta = SpaceMeta { name: space.name().to_string(), hnsw };
+        let quantization = self.int8.then(|| crate::quant::SCHEME.to_string());
+        let meta = SpaceMeta { name: space.name().to_string(), hnsw, quantization };
         self.spaces.push((SpaceData { space, vectors, graph }, meta));
         Ok(())
     }
@@ -105,8 +114,8 @@ impl IndexBuilder {
         let mut w = IndexWriter::create(path)?;
         let json = serde_json::to_vec_pretty(&meta).expect("metadata serializes");
         w.write_section(SectionKind::Meta, None, 0, &json)?;
-        for (i, (s, _)) in self.spaces.iter().enumerate() {
-            write_space(&mut w, i as u32, s)?;
+        for (i, (s, m)) in self.spaces.iter().enumerate() {
+            write_space(&mut w, i as u32, s, m.quantization.is_some(), self.dim())?;
         }
         tables.write(&mut w)?;
         let mut sink = w.section(SectionKind::Docs, None, 0)?;
@@ -133,8 +142,13 @@ impl IndexBuilder {
     }
 }
 
-fn write_space(w: &mut IndexWriter, i: u32, s: &SpaceData) -> Result<()> {
+fn write_space(w: &mut IndexWriter, i: u32, s: &SpaceData, int8: bool, dim: usize) -> Result<()> {
     w.write_section(SectionKind::Vectors, Some(i), 0, s.vectors.as_bytes())?;
+    if int8 {
+        let q = crate::quant::Int8Quantizer::fit(&s.vectors, dim);
+        w.write_section(SectionKind::VectorsI8, Some(i), 0, q.encode(&s.vectors).as_bytes())?;
+        w.write_section(SectionKind::QuantScales, Some(i), 0, q.scales.as_bytes())?;
+    }
     for (l, level) in s.graph.levels.iter().enumerate() {
         let l = l as u32;
         if l > 0 {

@@ -21,6 +21,8 @@ type LevelRanges = (Option<std::ops::Range<usize>>, std::ops::Range<usize>, std:
 struct SpaceSections {
     space: Space,
     vectors: std::ops::Range<usize>,
+    /// int8 codes and their scales, when the space is quantized.
+    codes: Option<(std::ops::Range<usize>, std::ops::Range<usize>)>,
     /// Per level: (nodes range for level ≥ 1, offsets range, neighbours range).
     levels: Vec<LevelRanges>,
 }
@@ -118,6 +120,16 @@ impl Index {
         if vectors.len() != n * dim * 4 {
             return Err(Error::corrupt(format!("{space} vectors: {} bytes for {n}×{dim} floats", vectors.len())));
         }
+        let codes = match self.table.find(SectionKind::VectorsI8, Some(i), 0) {
+            None => None,
+            Some(c) => {
+                let scales = self.table.require(SectionKind::QuantScales, Some(i), 0)?;
+                if c.range.len() != n * dim || scales.range.len() != dim * 4 {
+                    return Err(Error::corrupt(format!("{space}: int8 codes do not match {n}×{dim}")));
+                }
+                Some((c.range.clone(), scales.range.clone()))
+            }
+        };
         let mut levels = Vec::new();
         for l in 0..=max_level as u32 {
             let nodes = (l > 0).then(|| self.table.require(SectionKind::GraphNodes, Some(i), l)).transpose()?;
@@ -133,7 +145,7 @@ impl Index {
             }
             levels.push((nodes.map(|s| s.range.clone()), offs.range.clone(), neigh.range.clone()));
         }
-        Ok(SpaceSections { space, vectors, levels })
+        Ok(SpaceSections { space, vectors, codes, levels })
     }
 
     fn expect_len(&self, kind: SectionKind, len: usize) -> Result<()> {
@@ -198,6 +210,16 @@ impl Index {
     pub fn vectors(&self, space: Space) -> Result<&[f32]> {
         let s = &self.spaces[self.space_index(space)?];
         Ok(cast(&self.bytes[s.vectors.clone()]))
+    }
+
+    /// The int8 codes (`[n, dim]`) and per-dimension scales (`[dim]`) of `space`, when it
+    /// was built with `--quantize int8`. O(1).
+    ///
+    /// # Errors
+    /// [`Error::NoSuchSpace`] when the index lacks `space`.
+    pub fn codes(&self, space: Space) -> Result<Option<(&[i8], &[f32])>> {
+        let s = &self.spaces[self.space_index(space)?];
+        Ok(s.codes.as_ref().map(|(c, sc)| (cast::<i8>(&self.bytes[c.clone()]), cast::<f32>(&self.bytes[sc.clone()]))))
     }
 
     /// The HNSW graph of `space`. O(levels).

@@ -39,6 +39,7 @@ pub mod exact;
 pub mod format;
 pub mod hnsw;
 mod index;
+pub mod quant;
 pub mod query;
 mod record;
 mod segments;

@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use crate::embed::Embedder;
-use crate::hnsw::{Candidate, DEFAULT_EF_SEARCH};
+use crate::hnsw::{Candidate, DEFAULT_EF_SEARCH, Stored};
 use crate::{Error, Index, Result, Space, exact, hnsw};
 
 /// Which documents a query may return.
@@ -39,6 +39,9 @@ pub struct SearchParams {
     pub threshold: Option<f32>,
     /// Exact brute-force search instead of HNSW.
     pub exact: bool,
+    /// Traverse the graph with the space's int8 codes when it has them (the `ef`
+    /// candidates are then reranked by exact f32 cosine); `false` always uses f32.
+    pub int8: bool,
     /// Which documents may be returned.
     pub filter: Filter,
 }
@@ -51,6 +54,7 @@ impl Default for SearchParams {
             ef_search: DEFAULT_EF_SEARCH,
             threshold: None,
             exact: false,
+            int8: true,
             filter: Filter::default(),
         }
     }
@@ -141,7 +145,15 @@ impl Index {
         } else {
             let graph = self.graph(params.space)?;
             let ef = params.ef_search.max(params.k);
-            let mut c = hnsw::search(&graph, vectors, self.dim(), query, ef, &allow);
+            let mut c = match self.codes(params.space)?.filter(|_| params.int8) {
+                None => hnsw::search(&graph, vectors, self.dim(), query, ef, &allow),
+                Some((codes, scales)) => {
+                    let weights = crate::quant::query_weights(scales, query);
+                    let approx =
+                        hnsw::search_stored(&graph, Stored::I8 { codes, weights: &weights }, self.dim(), ef, &allow);
+                    rescore(approx, vectors, self.dim(), query)
+                }
+            };
             if c.len() < params.k && allowed.is_some() {
                 c = exact::top_k(vectors, self.dim(), query, params.k, &allow);
             }
@@ -182,6 +194,15 @@ impl Index {
         }
         Ok(Some(allowed))
     }
+}
+
+/// Replaces estimated scores by exact f32 cosines and sorts best first.
+fn rescore(mut cands: Vec<Candidate>, vectors: &[f32], dim: usize, query: &[f32]) -> Vec<Candidate> {
+    for c in &mut cands {
+        c.score = crate::distance::dot_dispatch(query, &vectors[c.node as usize * dim..][..dim]);
+    }
+    cands.sort_unstable_by(|a, b| b.cmp(a));
+    cands
 }
 
 fn to_hits(cands: Vec<Candidate>, threshold: Option<f32>) -> Vec<Hit> {

@@ -91,6 +91,8 @@ pub struct BuildOptions {
     pub cause_max_tokens: usize,
     /// Index only the records of this shard (sharded builds); `None` = all.
     pub shard: Option<Shard>,
+    /// Also store int8 codes for graph traversal ([`engine::quant`]).
+    pub int8: bool,
 }
 
 impl BuildOptions {
@@ -110,6 +112,7 @@ impl BuildOptions {
             batch: BatchConfig::default(),
             cause_max_tokens: CAUSE_MAX_TOKENS,
             shard: None,
+            int8: false,
         }
     }
 
@@ -205,7 +208,7 @@ pub fn build_index(opts: &BuildOptions, model: &dyn Embedder, progress: &dyn Pro
         cause_max_tokens: opts.cause_max_tokens,
         cause_field: opts.read.cause_field.clone().unwrap_or_else(|| "auto".into()),
     };
-    let mut builder = IndexBuilder::new(model.identity().to_meta(), text);
+    let mut builder = IndexBuilder::new(model.identity().to_meta(), text).with_int8(opts.int8);
     for &space in &opts.spaces {
         let vectors = embed_space(model, space, &tokens, opts, &mut stats, progress)?;
         let t = Instant::now();

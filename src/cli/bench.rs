@@ -96,6 +96,9 @@ struct AnnArgs {
     /// HNSW ef_construction.
     #[arg(long, default_value_t = 200)]
     ef_construction: usize,
+    /// Store int8 codes and traverse with them (`none` or `int8`).
+    #[arg(long, default_value = "none", value_parser = ["none", "int8"])]
+    quantize: String,
     /// Graph builder: `native` (fixdex's own) or `hnsw_rs`.
     #[arg(long, default_value = "native", value_parser = ["native", "hnsw_rs"])]
     builder: String,
@@ -233,12 +236,9 @@ fn ann(a: &AnnArgs) -> anyhow::Result<ExitCode> {
     }
     let gt = a.gt.as_deref().map(read_ivecs).transpose()?;
     if !a.reuse {
-        build(
-            &a.index,
-            base,
-            dim,
-            &HnswConfig { m: a.m, ef_construction: a.ef_construction, ..HnswConfig::default() },
-        )?;
+        let builder = if a.builder == "hnsw_rs" { hnsw::Builder::HnswRs } else { hnsw::Builder::Native };
+        let cfg = HnswConfig { m: a.m, ef_construction: a.ef_construction, builder, ..HnswConfig::default() };
+        build(&a.index, base, dim, &cfg, a.quantize == "int8")?;
     }
     let t = Instant::now();
     let index = Index::open(&a.index)?;
@@ -268,7 +268,7 @@ fn ann(a: &AnnArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn build(path: &Path, base: Vec<f32>, dim: usize, cfg: &HnswConfig) -> anyhow::Result<()> {
+fn build(path: &Path, base: Vec<f32>, dim: usize, cfg: &HnswConfig, int8: bool) -> anyhow::Result<()> {
     let n = base.len() / dim;
     let t = Instant::now();
     let graph = hnsw::build(&base, dim, cfg)?;
@@ -281,7 +281,7 @@ fn build(path: &Path, base: Vec<f32>, dim: usize, cfg: &HnswConfig) -> anyhow::R
     let model =
         ModelMeta { name: "raw-vectors".into(), sha256: "none".into(), dim, pooling: "none".into(), max_seq_length: 0 };
     let text = TextMeta { rule: "none".into(), cause_max_tokens: 0, cause_field: "none".into() };
-    let mut b = IndexBuilder::new(model, text);
+    let mut b = IndexBuilder::new(model, text).with_int8(int8);
     b.add_space(Space::CodeCause, base, graph, cfg)?;
     let docs: Vec<Record> = (0..n)
         .map(|i| Record { id: i.to_string(), language: "none".into(), project: "none".into(), ..Record::default() })

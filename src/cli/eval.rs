@@ -31,6 +31,9 @@ pub struct Args {
     /// HNSW beam width.
     #[arg(long, default_value_t = engine::hnsw::DEFAULT_EF_SEARCH)]
     ef: usize,
+    /// Traverse with f32 vectors even when the index has int8 codes.
+    #[arg(long)]
+    no_int8: bool,
     /// Embedding model folder (must be the index's).
     #[arg(long, env = "FIXDEX_MODEL")]
     model: Option<std::path::PathBuf>,
@@ -53,7 +56,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         queries.push(model.embed_query(space, &d.buggy_code, &d.root_cause)?);
     }
     let embed_s = t.elapsed().as_secs_f64();
-    let hnsw = SearchParams { space, k: 10, ef_search: args.ef, ..SearchParams::default() };
+    let hnsw = SearchParams { space, k: 10, ef_search: args.ef, int8: !args.no_int8, ..SearchParams::default() };
     let exact = SearchParams { exact: true, ..hnsw.clone() };
     let (approx_hits, hnsw_s) =
         timed(|| queries.iter().map(|q| index.search(q, &hnsw)).collect::<Result<Vec<_>, _>>())?;

@@ -56,6 +56,10 @@ pub struct Args {
     /// HNSW: beam width while building.
     #[arg(long, default_value_t = HnswConfig::default().ef_construction)]
     ef_construction: usize,
+    /// Also store int8 codes of the vectors for faster graph traversal (4× less memory
+    /// touched; results are reranked with the f32 vectors): `none` or `int8`.
+    #[arg(long, default_value = "none", value_parser = ["none", "int8"])]
+    quantize: String,
     /// HNSW graph builder: `native` (fixdex's own, parallel) or `hnsw_rs`.
     #[arg(long, default_value = "native", value_parser = ["native", "hnsw_rs"])]
     builder: String,
@@ -109,6 +113,7 @@ fn options(args: &Args) -> anyhow::Result<BuildOptions> {
     opts.hnsw = HnswConfig { m: args.m, ef_construction: args.ef_construction, builder, ..HnswConfig::default() };
     opts.batch = BatchConfig { max_batch_tokens: args.max_batch_tokens, max_batch_items: args.max_batch_items };
     opts.cause_max_tokens = args.cause_max_tokens;
+    opts.int8 = args.quantize == "int8";
     if opts.batch.max_batch_items == 0 || opts.batch.max_batch_tokens == 0 {
         anyhow::bail!("--max-batch-tokens and --max-batch-items must be at least 1");
     }

@@ -34,6 +34,9 @@ pub struct Args {
     /// Exact brute-force search (the oracle; fine for small indexes).
     #[arg(long)]
     exact: bool,
+    /// Traverse the graph with f32 vectors even when the index has int8 codes.
+    #[arg(long)]
+    no_int8: bool,
     /// Only hits in this language (repeatable).
     #[arg(long = "lang")]
     languages: Vec<String>,
@@ -83,6 +86,7 @@ fn params(args: &Args) -> anyhow::Result<SearchParams> {
         ef_search: args.ef,
         threshold: args.threshold,
         exact: args.exact,
+        int8: !args.no_int8,
         filter: Filter {
             languages: args.languages.clone(),
             projects: args.projects.clone(),

@@ -57,6 +57,9 @@ pub struct SpaceMeta {
     pub name: String,
     /// The graph's parameters.
     pub hnsw: HnswMeta,
+    /// Quantization of the traversal vectors, e.g. `int8-per-dim-p99.9`; `None` = f32 only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantization: Option<String>,
 }
 
 /// Contents of the `Meta` section.

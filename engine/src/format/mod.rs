@@ -35,6 +35,8 @@
 //! | `DocProject` (9) | – | `u32 [n_docs]`: index into the project names |
 //! | `ProjectOffsets` (10) | – | `u32 [p + 1]`: offsets into `ProjectNames` |
 //! | `ProjectNames` (11) | – | UTF-8 bytes of all project names, concatenated |
+//! | `VectorsI8` (12) | yes, optional | `i8 [n_docs, dim]` int8 codes for graph traversal ([`crate::quant`]) |
+//! | `QuantScales` (13) | yes, optional | `f32 [dim]`: code = round(x · scale), clipped to ±127 |
 //!
 //! # Files
 //!

@@ -34,10 +34,14 @@ pub enum SectionKind {
     ProjectOffsets = 10,
     /// Concatenated UTF-8 project names.
     ProjectNames = 11,
+    /// `i8 [n_docs, dim]` int8 codes of one space (optional, `--quantize int8`).
+    VectorsI8 = 12,
+    /// `f32 [dim]` per-dimension scales of those codes (code = round(x · scale)).
+    QuantScales = 13,
 }
 
 impl SectionKind {
-    const ALL: [SectionKind; 11] = [
+    const ALL: [SectionKind; 13] = [
         SectionKind::Meta,
         SectionKind::Vectors,
         SectionKind::GraphNodes,
@@ -49,6 +53,8 @@ impl SectionKind {
         SectionKind::DocProject,
         SectionKind::ProjectOffsets,
         SectionKind::ProjectNames,
+        SectionKind::VectorsI8,
+        SectionKind::QuantScales,
     ];
 
     /// The kind with numeric code `code`, if any.
@@ -59,12 +65,17 @@ impl SectionKind {
     /// Size of one element in bytes; a section's length is a multiple of it.
     pub fn elem_size(self) -> u32 {
         match self {
-            SectionKind::Meta | SectionKind::Docs | SectionKind::DocLanguage | SectionKind::ProjectNames => 1,
+            SectionKind::Meta
+            | SectionKind::Docs
+            | SectionKind::DocLanguage
+            | SectionKind::ProjectNames
+            | SectionKind::VectorsI8 => 1,
             SectionKind::Vectors
             | SectionKind::GraphNodes
             | SectionKind::GraphNeighbors
             | SectionKind::DocProject
-            | SectionKind::ProjectOffsets => 4,
+            | SectionKind::ProjectOffsets
+            | SectionKind::QuantScales => 4,
             SectionKind::GraphOffsets => 8,
             SectionKind::IdHashes => 16,
         }
@@ -84,6 +95,8 @@ impl SectionKind {
             SectionKind::DocProject => "doc-project",
             SectionKind::ProjectOffsets => "project-offsets",
             SectionKind::ProjectNames => "project-names",
+            SectionKind::VectorsI8 => "vectors-i8",
+            SectionKind::QuantScales => "quant-scales",
         }
     }
 }

@@ -13,9 +13,9 @@ use rayon::prelude::*;
 
 use pulp::{Simd, WithSimd};
 
-use super::search::{Candidate, Scorer, beam_with, greedy_with, put_visited, take_visited};
+use super::search::{Candidate, Links, Score, Scorer, beam_with, greedy_with, put_visited, take_visited};
 use super::{Graph, HnswConfig, Level};
-use crate::distance::dot_with;
+use crate::distance::{dot, dot_with};
 
 /// Highest level a node can get.
 const MAX_LEVEL: usize = 15;
@@ -66,6 +66,20 @@ fn random_level(seed: u64, node: u64, m: usize, max_levels: usize) -> u8 {
     level.min(MAX_LEVEL).min(max_levels.saturating_sub(1)) as u8
 }
 
+/// One level of the graph under construction, as search reads it.
+struct LevelLinks<'a, 'v> {
+    b: &'a Builder<'v>,
+    level: usize,
+}
+
+impl Links for LevelLinks<'_, '_> {
+    #[inline(always)]
+    fn get<'a>(&'a self, node: u32, buf: &'a mut Vec<u32>) -> &'a [u32] {
+        self.b.neighbours(node, self.level, buf);
+        buf
+    }
+}
+
 /// One insertion, run inside pulp's dispatch so the inlined loops get the CPU's SIMD level.
 struct InsertOp<'a, 'v> {
     b: &'a Builder<'v>,
@@ -109,12 +123,12 @@ impl Builder<'_> {
         let mut buf = Vec::with_capacity(2 * self.m + 1);
         let mut cur = Candidate { score: scorer.score(ep), node: ep };
         for l in (level + 1..=top).rev() {
-            cur = greedy_with(cur, &scorer, |x, out: &mut Vec<u32>| self.neighbours(x, l, out), n, &mut buf);
+            cur = greedy_with(cur, &scorer, &LevelLinks { b: self, level: l }, n, &mut buf);
         }
         for l in (0..=level.min(top)).rev() {
-            let links = |x, out: &mut Vec<u32>| self.neighbours(x, l, out);
+            let links = LevelLinks { b: self, level: l };
             let mut visited = take_visited(n);
-            let found = beam_with(cur, self.ef, &mut visited, &scorer, &|_| true, links, n, &mut buf);
+            let found = beam_with(cur, self.ef, &mut visited, &scorer, &|_| true, &links, n, &mut buf);
             put_visited(visited);
             let chosen: Vec<u32> = self.select(simd, &found, self.m).into_iter().filter(|&x| x != node).collect();
             self.links[node as usize].lock().expect("no panics while locked")[l] = chosen.clone();
@@ -175,8 +189,9 @@ impl Builder<'_> {
 
     fn export(self) -> Graph {
         let entry = self.entry.into_inner().expect("no panics while locked");
-        let links: Vec<Vec<Vec<u32>>> =
+        let mut links: Vec<Vec<Vec<u32>>> =
             self.links.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect();
+        connect_level0(&mut links, entry.0, self.vectors, self.dim);
         let top = entry.1;
         let levels = (0..=top)
             .map(|l| {
@@ -194,6 +209,46 @@ impl Builder<'_> {
             })
             .collect();
         Graph { levels, entry_point: entry.0 }
+    }
+}
+
+/// Heuristic pruning can leave a few nodes with no incoming level-0 link (a known HNSW
+/// effect, worse in low dimensions), so no search could ever reach them. This links each
+/// such node from its most similar reachable out-neighbour (or, when it has none, from the
+/// most similar reachable node), letting that list exceed 2·M by one, until every node is
+/// reachable from the entry point. O(n + edges) plus a rare O(n · dim) fallback.
+fn connect_level0(links: &mut [Vec<Vec<u32>>], entry: u32, vectors: &[f32], dim: usize) {
+    let n = links.len();
+    let vec = |x: u32| &vectors[x as usize * dim..][..dim];
+    let mut seen = vec![false; n];
+    mark_from(links, entry, &mut seen);
+    for u in 0..n as u32 {
+        if seen[u as usize] {
+            continue;
+        }
+        let from_out = links[u as usize][0].iter().copied().filter(|&v| seen[v as usize]);
+        let best = from_out.max_by(|&a, &b| dot(vec(u), vec(a)).total_cmp(&dot(vec(u), vec(b)))).or_else(|| {
+            (0..n as u32)
+                .filter(|&v| seen[v as usize])
+                .max_by(|&a, &b| dot(vec(u), vec(a)).total_cmp(&dot(vec(u), vec(b))))
+        });
+        if let Some(v) = best {
+            links[v as usize][0].push(u);
+            mark_from(links, u, &mut seen);
+        }
+    }
+}
+
+/// Marks every node reachable on level 0 from `start`.
+fn mark_from(links: &[Vec<Vec<u32>>], start: u32, seen: &mut [bool]) {
+    let mut stack = vec![start];
+    seen[start as usize] = true;
+    while let Some(x) = stack.pop() {
+        for &y in &links[x as usize][0] {
+            if !std::mem::replace(&mut seen[y as usize], true) {
+                stack.push(y);
+            }
+        }
     }
 }
 

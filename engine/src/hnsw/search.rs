@@ -95,11 +95,52 @@ pub(crate) struct Scorer<'a, S> {
     pub dim: usize,
 }
 
-impl<S: Simd> Scorer<'_, S> {
+/// Similarity of a stored node to the query being searched for.
+pub(crate) trait Score {
+    /// Higher is closer.
+    fn score(&self, node: u32) -> f32;
+}
+
+impl<S: Simd> Score for Scorer<'_, S> {
     #[inline(always)]
-    pub(crate) fn score(&self, node: u32) -> f32 {
+    fn score(&self, node: u32) -> f32 {
         dot_with(self.simd, self.query, &self.vectors[node as usize * self.dim..][..self.dim])
     }
+}
+
+/// Estimated similarity from int8 codes: `Σ w_j · code_j` ([`crate::quant`]).
+#[derive(Debug, Clone, Copy)]
+struct QScorer<'a, S> {
+    simd: S,
+    weights: &'a [f32],
+    codes: &'a [i8],
+    dim: usize,
+}
+
+impl<S: Simd> Score for QScorer<'_, S> {
+    #[inline(always)]
+    fn score(&self, node: u32) -> f32 {
+        crate::quant::dot_i8(self.simd, self.weights, &self.codes[node as usize * self.dim..][..self.dim])
+    }
+}
+
+/// What a search computes similarities against.
+#[derive(Debug, Clone, Copy)]
+pub enum Stored<'a> {
+    /// `[n, dim]` f32 vectors and the f32 query.
+    F32 {
+        /// The vectors.
+        vectors: &'a [f32],
+        /// The query.
+        query: &'a [f32],
+    },
+    /// `[n, dim]` int8 codes and the query's weights (`quant::Int8Quantizer::query_weights`).
+    I8 {
+        /// The codes.
+        codes: &'a [i8],
+        /// The weights.
+        weights: &'a [f32],
+    },
 }
 
 /// Searches `graph` for the `ef` nodes most similar to `query` among those `allowed`, best
@@ -118,23 +159,53 @@ pub fn search(
     ef: usize,
     allowed: &dyn Fn(u32) -> bool,
 ) -> Vec<Candidate> {
+    search_stored(graph, Stored::F32 { vectors, query }, dim, ef, allowed)
+}
+
+/// [`search`] over either f32 vectors or int8 codes ([`Stored`]); with codes the returned
+/// scores are estimates, to be reranked by the caller.
+pub fn search_stored(
+    graph: &GraphView<'_>,
+    stored: Stored<'_>,
+    dim: usize,
+    ef: usize,
+    allowed: &dyn Fn(u32) -> bool,
+) -> Vec<Candidate> {
     let n = graph.n_nodes;
-    if n == 0 || ef == 0 || graph.levels.is_empty() || (graph.entry_point as usize) >= n || vectors.len() < n * dim {
+    let (len, qlen) = match stored {
+        Stored::F32 { vectors, query } => (vectors.len(), query.len()),
+        Stored::I8 { codes, weights } => (codes.len(), weights.len()),
+    };
+    if n == 0 || ef == 0 || graph.levels.is_empty() || (graph.entry_point as usize) >= n || len < n * dim || qlen != dim
+    {
         return Vec::new();
     }
     let mut visited = take_visited(n);
-    let op = SearchOp { graph, vectors, dim, query, ef, allowed, visited: &mut visited };
+    let op = SearchOp { graph, stored, dim, ef, allowed, visited: &mut visited };
     let out = pulp::Arch::new().dispatch(op);
     put_visited(visited);
     out
 }
 
+/// Where the search reads neighbour lists from: the CSR levels of a file (borrowed, no
+/// copy) or the builder's locked lists (copied into `buf`).
+pub(crate) trait Links {
+    /// The neighbours of `node` (ids may be ≥ n in a damaged file; callers skip those).
+    fn get<'a>(&'a self, node: u32, buf: &'a mut Vec<u32>) -> &'a [u32];
+}
+
+impl Links for super::LevelView<'_> {
+    #[inline(always)]
+    fn get<'a>(&'a self, node: u32, _buf: &'a mut Vec<u32>) -> &'a [u32] {
+        self.neighbors(node)
+    }
+}
+
 /// One query, run inside pulp's dispatch so every inlined loop gets the CPU's SIMD level.
 struct SearchOp<'a, 'g> {
     graph: &'a GraphView<'g>,
-    vectors: &'a [f32],
+    stored: Stored<'a>,
     dim: usize,
-    query: &'a [f32],
     ef: usize,
     allowed: &'a dyn Fn(u32) -> bool,
     visited: &'a mut Visited,
@@ -145,42 +216,43 @@ impl WithSimd for SearchOp<'_, '_> {
 
     #[inline(always)]
     fn with_simd<S: Simd>(self, simd: S) -> Vec<Candidate> {
-        let (graph, n) = (self.graph, self.graph.n_nodes);
-        let scorer = Scorer { simd, query: self.query, vectors: self.vectors, dim: self.dim };
-        let mut ep = Candidate { score: scorer.score(graph.entry_point), node: graph.entry_point };
-        let mut buf = Vec::with_capacity(64);
-        for level in graph.levels.iter().skip(1).rev() {
-            ep = greedy_with(ep, &scorer, |x, out: &mut Vec<u32>| copy_into(out, level.neighbors(x)), n, &mut buf);
+        let dim = self.dim;
+        match self.stored {
+            Stored::F32 { vectors, query } => self.run(&Scorer { simd, query, vectors, dim }),
+            Stored::I8 { codes, weights } => self.run(&QScorer { simd, weights, codes, dim }),
         }
-        let level0 = &graph.levels[0];
-        let links = |x, out: &mut Vec<u32>| copy_into(out, level0.neighbors(x));
-        beam_with(ep, self.ef, self.visited, &scorer, self.allowed, links, n, &mut buf)
     }
 }
 
-#[inline(always)]
-fn copy_into(out: &mut Vec<u32>, list: &[u32]) {
-    out.clear();
-    out.extend_from_slice(list);
+impl SearchOp<'_, '_> {
+    #[inline(always)]
+    fn run<Sc: Score>(self, scorer: &Sc) -> Vec<Candidate> {
+        let (graph, n) = (self.graph, self.graph.n_nodes);
+        let mut ep = Candidate { score: scorer.score(graph.entry_point), node: graph.entry_point };
+        let mut buf = Vec::with_capacity(64);
+        for level in graph.levels.iter().skip(1).rev() {
+            ep = greedy_with(ep, scorer, level, n, &mut buf);
+        }
+        beam_with(ep, self.ef, self.visited, scorer, self.allowed, &graph.levels[0], n, &mut buf)
+    }
 }
 
 /// Algorithm 2 with ef = 1: move to the best neighbour until none improves.
-/// `neighbors(x, buf)` fills `buf` with the neighbour list of `x`; ids ≥ `n` are ignored.
+/// Neighbour ids ≥ `n` are ignored.
 #[inline(always)]
-pub(crate) fn greedy_with<S: Simd, N>(
+pub(crate) fn greedy_with<Sc: Score, L: Links + ?Sized>(
     mut ep: Candidate,
-    scorer: &Scorer<'_, S>,
-    neighbors: N,
+    scorer: &Sc,
+    links: &L,
     n: usize,
     buf: &mut Vec<u32>,
-) -> Candidate
-where
-    N: Fn(u32, &mut Vec<u32>),
-{
+) -> Candidate {
     loop {
         let mut best = ep;
-        neighbors(ep.node, buf);
-        for &nb in buf.iter().filter(|&&nb| (nb as usize) < n) {
+        for &nb in links.get(ep.node, buf) {
+            if nb as usize >= n {
+                continue;
+            }
             let s = scorer.score(nb);
             if s > best.score {
                 best = Candidate { score: s, node: nb };
@@ -196,19 +268,16 @@ where
 /// Algorithm 2: ef-bounded beam search from `ep`, results filtered by `allowed`, best first.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn beam_with<S: Simd, N>(
+pub(crate) fn beam_with<Sc: Score, L: Links + ?Sized>(
     ep: Candidate,
     ef: usize,
     visited: &mut Visited,
-    scorer: &Scorer<'_, S>,
+    scorer: &Sc,
     allowed: &dyn Fn(u32) -> bool,
-    neighbors: N,
+    links: &L,
     n: usize,
     buf: &mut Vec<u32>,
-) -> Vec<Candidate>
-where
-    N: Fn(u32, &mut Vec<u32>),
-{
+) -> Vec<Candidate> {
     let mut frontier = BinaryHeap::with_capacity(ef * 4); // best candidate on top
     let mut results: BinaryHeap<Reverse<Candidate>> = BinaryHeap::with_capacity(ef + 1); // worst on top
     visited.insert(ep.node);
@@ -221,8 +290,7 @@ where
         if c.score < worst {
             break;
         }
-        neighbors(c.node, buf);
-        for &nb in buf.iter() {
+        for &nb in links.get(c.node, buf) {
             if (nb as usize) >= n || !visited.insert(nb) {
                 continue;
             }

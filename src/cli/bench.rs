@@ -140,12 +140,12 @@ fn open(a: &OpenArgs) -> anyhow::Result<ExitCode> {
         keep = Some(index);
     }
     let index = keep.expect("at least one open");
-    println!(
+    out!(
         "{}",
         serde_json::json!({"kind": "open", "index": a.index.display().to_string(), "vectors": index.len(),
         "file_bytes": index.file_len(), "open_ms_best": best, "open_ms_first": first,
         "rss_mb_before": rss_before, "rss_mb_after_open": rss_mb()})
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -196,13 +196,13 @@ fn embed(a: &EmbedArgs) -> anyhow::Result<ExitCode> {
     let tokens: usize = seqs.iter().map(Vec::len).sum();
     let flops: f64 = seqs.iter().map(|s| minilm_flops(s.len())).sum();
     let cos = a.reference.as_deref().map(|p| cosine_vs_reference(&out, p)).transpose()?;
-    println!(
+    out!(
         "{}",
         serde_json::json!({"kind": "embed", "backend": a.backend, "snippets": seqs.len(), "tokens": tokens,
         "seconds": best, "snippets_per_second": seqs.len() as f64 / best, "tokens_per_second": tokens as f64 / best,
         "useful_gflops": flops / best / 1e9, "threads": rayon::current_num_threads(),
         "cos_min": cos.map(|c| c.0), "cos_mean": cos.map(|c| c.1)})
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -243,10 +243,10 @@ fn ann(a: &AnnArgs) -> anyhow::Result<ExitCode> {
     let t = Instant::now();
     let index = Index::open(&a.index)?;
     let open_ms = t.elapsed().as_secs_f64() * 1e3;
-    println!(
+    out!(
         "{}",
         serde_json::json!({"kind": "open", "ms": open_ms, "vectors": index.len(), "file_bytes": index.file_len()})
-    );
+    )?;
     let qs: Vec<&[f32]> = queries.chunks_exact(dim).collect();
     for &threads in &a.threads {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
@@ -262,7 +262,7 @@ fn ann(a: &AnnArgs) -> anyhow::Result<ExitCode> {
             let recall = gt.as_ref().map(|g| recall_at(&results, g, a.k));
             let line = serde_json::json!({"kind": "search", "ef": ef, "threads": threads, "k": a.k,
                 "qps": qs.len() as f64 / best, "recall": recall, "queries": qs.len()});
-            println!("{line}");
+            out!("{line}")?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -273,11 +273,11 @@ fn build(path: &Path, base: Vec<f32>, dim: usize, cfg: &HnswConfig, int8: bool) 
     let t = Instant::now();
     let graph = hnsw::build(&base, dim, cfg)?;
     let secs = t.elapsed().as_secs_f64();
-    println!(
+    out!(
         "{}",
         serde_json::json!({"kind": "build", "seconds": secs, "vectors_per_second": n as f64 / secs,
         "vectors": n, "m": cfg.m, "ef_construction": cfg.ef_construction, "builder": cfg.builder_name()})
-    );
+    )?;
     let model =
         ModelMeta { name: "raw-vectors".into(), sha256: "none".into(), dim, pooling: "none".into(), max_seq_length: 0 };
     let text = TextMeta { rule: "none".into(), cause_max_tokens: 0, cause_field: "none".into() };

@@ -83,9 +83,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         "hnsw_qps": n / hnsw_s, "exact_qps": n / exact_s, "embed_queries_per_s": n / embed_s,
     });
     if args.json {
-        println!("{report}");
+        out!("{report}")?;
     } else {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        out!("{}", serde_json::to_string_pretty(&report)?)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -14,8 +14,16 @@ pub const ERROR: u8 = 1;
 /// The index file is damaged, of another version, or not an index.
 pub const CORRUPT: u8 = 3;
 
-/// Prints `err` with its causes to stderr and returns the exit code for it.
+/// Prints `err` with its causes to stderr and returns the exit code for it. A closed stdout
+/// (a reader such as `head` that stopped early) is not an error: exit 0, print nothing.
 pub fn report(err: &anyhow::Error) -> ExitCode {
+    let broken_pipe = err
+        .chain()
+        .filter_map(|e| e.downcast_ref::<std::io::Error>())
+        .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe);
+    if broken_pipe {
+        return ExitCode::SUCCESS;
+    }
     eprintln!("error: {err}");
     for cause in err.chain().skip(1) {
         eprintln!("  caused by: {cause}");

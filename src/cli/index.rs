@@ -89,9 +89,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let stats = build_index(&opts, &model, &bars).map_err(|e| with_hint(e, &opts))?;
     bars.clear();
     if args.json {
-        println!("{}", serde_json::to_string(&stats)?);
+        out!("{}", serde_json::to_string(&stats)?)?;
     } else {
-        print_summary(&opts, &stats);
+        print_summary(&opts, &stats)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -130,26 +130,42 @@ fn with_hint(e: indexer::Error, opts: &BuildOptions) -> anyhow::Error {
     anyhow::Error::new(e).context(format!("indexing into {} failed ({hint})", opts.output.display()))
 }
 
-fn print_summary(opts: &BuildOptions, s: &BuildStats) {
-    println!(
+fn print_summary(opts: &BuildOptions, s: &BuildStats) -> std::io::Result<()> {
+    out!(
         "indexed {} bug-fix pairs into {} ({:.1} MiB)",
         s.indexed,
         opts.output.display(),
         s.index_bytes as f64 / 1048576.0
-    );
-    println!(
+    )?;
+    out!(
         "  records: {} read, {} skipped (invalid), {} duplicate ids, {} duplicate pairs, {} excluded, {} in other shards",
-        s.records_read, s.skipped, s.duplicate_ids, s.duplicate_pairs, s.excluded, s.other_shards
-    );
-    println!(
+        s.records_read,
+        s.skipped,
+        s.duplicate_ids,
+        s.duplicate_pairs,
+        s.excluded,
+        s.other_shards
+    )?;
+    out!(
         "  embedding: {} snippets, {} tokens, {:.1} snippets/s, {:.0} tokens/s ({} without root cause, {} truncated)",
-        s.embedded, s.tokens, s.snippets_per_second, s.tokens_per_second, s.without_cause, s.truncated
-    );
-    println!(
+        s.embedded,
+        s.tokens,
+        s.snippets_per_second,
+        s.tokens_per_second,
+        s.without_cause,
+        s.truncated
+    )?;
+    out!(
         "  time: {:.1} s wall (read {:.1}, tokenize {:.1}, embed {:.1}, graph {:.1}, write {:.1})",
-        s.wall_seconds, s.read_seconds, s.tokenize_seconds, s.embed_seconds, s.graph_seconds, s.write_seconds
-    );
+        s.wall_seconds,
+        s.read_seconds,
+        s.tokenize_seconds,
+        s.embed_seconds,
+        s.graph_seconds,
+        s.write_seconds
+    )?;
     if let Some(r) = &s.report {
-        println!("  report of skipped/duplicate/excluded rows: {}", r.display());
+        out!("  report of skipped/duplicate/excluded rows: {}", r.display())?;
     }
+    Ok(())
 }

@@ -21,9 +21,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let index = Index::open(&args.index).with_context(|| format!("opening index {}", args.index.display()))?;
     let info = describe(&index);
     if args.json {
-        println!("{}", serde_json::to_string(&info)?);
+        out!("{}", serde_json::to_string(&info)?)?;
     } else {
-        print_text(&args.index, &index);
+        print_text(&args.index, &index)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -50,27 +50,32 @@ pub fn describe(index: &Index) -> serde_json::Value {
     })
 }
 
-fn print_text(path: &std::path::Path, index: &Index) {
+fn print_text(path: &std::path::Path, index: &Index) -> std::io::Result<()> {
     let m = index.meta();
-    println!("{}: fixdex index format v{}, {} bytes", path.display(), index.format_version(), index.file_len());
-    println!(
+    out!("{}: fixdex index format v{}, {} bytes", path.display(), index.format_version(), index.file_len())?;
+    out!(
         "documents: {}   dim: {}   languages: {}   projects: {}",
         index.len(),
         index.dim(),
         m.languages.join(", "),
         m.n_projects
-    );
-    println!(
+    )?;
+    out!(
         "model: {} (sha256 {}), {} pooling, max_seq_length {}",
-        m.model.name, m.model.sha256, m.model.pooling, m.model.max_seq_length
-    );
-    println!(
+        m.model.name,
+        m.model.sha256,
+        m.model.pooling,
+        m.model.max_seq_length
+    )?;
+    out!(
         "text: rule {}, root cause from `{}`, cause ≤ {} tokens",
-        m.text.rule, m.text.cause_field, m.text.cause_max_tokens
-    );
+        m.text.rule,
+        m.text.cause_field,
+        m.text.cause_max_tokens
+    )?;
     for s in &m.spaces {
         let h = &s.hnsw;
-        println!(
+        out!(
             "space {}: HNSW M={} M0={} ef_construction={} levels={} entry={} ({})",
             s.name,
             h.m,
@@ -79,17 +84,18 @@ fn print_text(path: &std::path::Path, index: &Index) {
             h.max_level + 1,
             h.entry_point,
             h.builder
-        );
+        )?;
     }
-    println!("sections:");
+    out!("sections:")?;
     for s in index.sections().iter() {
         let space = s.space.map_or(String::new(), |i| format!(" {}", m.spaces[i as usize].name));
-        println!(
+        out!(
             "  {:<16}{space:<12} level {} offset {:>10} len {:>10}",
             s.kind.name(),
             s.level,
             s.range.start,
             s.range.len()
-        );
+        )?;
     }
+    Ok(())
 }

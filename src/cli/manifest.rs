@@ -24,9 +24,9 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let m = Segments::write_manifest(&args.output, &args.segments)?;
     if args.json {
-        println!("{}", serde_json::to_string(&m)?);
+        out!("{}", serde_json::to_string(&m)?)?;
     } else {
-        println!("{}: {} segments, {} documents", args.output.display(), m.segments.len(), m.documents);
+        out!("{}: {} segments, {} documents", args.output.display(), m.segments.len(), m.documents)?;
     }
     Ok(ExitCode::SUCCESS)
 }

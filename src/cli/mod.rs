@@ -1,5 +1,14 @@
 //! One module per subcommand, plus shared helpers.
 
+/// `println!` that returns an `io::Result` instead of panicking when stdout is closed
+/// (`fixdex search ... | head`); `main` exits quietly on a broken pipe.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
 pub mod bench;
 pub mod eval;
 pub mod exit;

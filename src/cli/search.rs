@@ -72,9 +72,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let seconds = t.elapsed().as_secs_f64();
     let docs = hits.iter().map(|h| index.doc(*h)).collect::<engine::Result<Vec<_>>>()?;
     if args.json {
-        println!("{}", serde_json::to_string(&json_report(&params, &hits, &docs, seconds))?);
+        out!("{}", serde_json::to_string(&json_report(&params, &hits, &docs, seconds))?)?;
     } else {
-        print_hits(&params, &hits, &docs);
+        print_hits(&params, &hits, &docs)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -131,20 +131,21 @@ fn json_report(p: &SearchParams, hits: &[SegmentHit], docs: &[Record], seconds: 
     })
 }
 
-fn print_hits(p: &SearchParams, hits: &[SegmentHit], docs: &[Record]) {
+fn print_hits(p: &SearchParams, hits: &[SegmentHit], docs: &[Record]) -> std::io::Result<()> {
     if hits.is_empty() {
         let why = p.threshold.map_or(String::new(), |t| format!(" with score ≥ {t}"));
-        println!("no hits{why}");
+        out!("no hits{why}")?;
     }
     for (i, (h, d)) in hits.iter().zip(docs).enumerate() {
-        println!("#{} score {:.4}  {}  [{}, {}]", i + 1, h.score, d.id, d.project, d.language);
+        out!("#{} score {:.4}  {}  [{}, {}]", i + 1, h.score, d.id, d.project, d.language)?;
         let cause = if d.root_cause.is_empty() { "(none recorded)" } else { d.root_cause.trim() };
-        println!("   root cause: {}", one_line(cause, 200));
+        out!("   root cause: {}", one_line(cause, 200))?;
         for line in diff(d).lines() {
-            println!("   {line}");
+            out!("   {line}")?;
         }
-        println!();
+        out!()?;
     }
+    Ok(())
 }
 
 /// Unified diff buggy → fixed (3 lines of context).

@@ -24,9 +24,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let report = index.verify().with_context(|| format!("verifying {}", args.index.display()))?;
     let seconds = t.elapsed().as_secs_f64();
     if args.json {
-        println!("{}", serde_json::json!({ "ok": true, "report": report, "seconds": seconds }));
+        out!("{}", serde_json::json!({ "ok": true, "report": report, "seconds": seconds }))?;
     } else {
-        println!(
+        out!(
             "{}: ok ({} sections, {} bytes checksummed, {} documents, {} vectors, {} edges, {:.2} s)",
             args.index.display(),
             report.sections,
@@ -35,7 +35,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             report.vectors,
             report.edges,
             seconds
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

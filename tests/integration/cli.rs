@@ -120,3 +120,21 @@ fn rebuilding_replaces_the_index_atomically() {
         .collect();
     assert!(!names.iter().any(|n| n.contains(".tmp-")), "{names:?}");
 }
+
+/// A reader that stops early (`fixdex inspect ... | head -1`) is not an error.
+#[test]
+fn closed_stdout_exits_quietly() {
+    let s = Scratch::new();
+    let idx = s.path("idx.fdx");
+    s.index(&s.corpus("c.jsonl", &records(30)), &idx, &[]);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fixdex"))
+        .args(["inspect", idx.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // close the read end before fixdex writes
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !err.contains("panicked"), "{:?} {err}", out.status);
+}

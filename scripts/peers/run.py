@@ -48,6 +48,8 @@ def parse_args():
     ap.add_argument("--ef", type=lambda s: csv(s, int), default=[16, 32, 64, 128, 256])
     ap.add_argument("--threads", type=lambda s: csv(s, int), default=[1, 2])
     ap.add_argument("--build-threads", type=int, default=2)
+    ap.add_argument("--fixdex-quantize", default="int8", choices=["none", "int8"],
+                    help="fixdex traversal vectors: int8 codes reranked by exact f32 (default) or f32 only")
     ap.add_argument("--open-repeats", type=int, default=10)
     ap.add_argument("--synth-n", type=int, default=1_000_000)
     ap.add_argument("--synth-ef-construction", type=int, default=16,
@@ -116,7 +118,8 @@ class AnnSet:
 def fixdex_ann(rec, a, ds, efc, rnd, efs, threads, build):
     """Build (optional) then one process per thread count for the sweep."""
     common = [a.fixdex, "bench", "ann", "--base", ds.base, "--queries", ds.queries, "--gt", ds.gt,
-              "--index", ds.index("fixdex", efc), "--m", str(a.m), "--ef-construction", str(efc), "--repeats", "1"]
+              "--index", ds.index("fixdex", efc), "--m", str(a.m), "--ef-construction", str(efc), "--repeats", "1",
+              "--quantize", a.fixdex_quantize]
     env = {"RAYON_NUM_THREADS": str(a.build_threads)}
     tags = {"lib": "fixdex", "set": ds.name, "round": rnd}
     if build:

@@ -56,9 +56,10 @@ pub struct Args {
     /// HNSW: beam width while building.
     #[arg(long, default_value_t = HnswConfig::default().ef_construction)]
     ef_construction: usize,
-    /// Also store int8 codes of the vectors for faster graph traversal (4× less memory
-    /// touched; results are reranked with the f32 vectors): `none` or `int8`.
-    #[arg(long, default_value = "none", value_parser = ["none", "int8"])]
+    /// Also store int8 codes of the vectors for graph traversal (4× less memory touched;
+    /// the candidates are reranked with the f32 vectors, so scores stay exact): `int8` or
+    /// `none` (f32 only, a smaller file).
+    #[arg(long, default_value = "int8", value_parser = ["none", "int8"])]
     quantize: String,
     /// HNSW graph builder: `native` (fixdex's own, parallel) or `hnsw_rs`.
     #[arg(long, default_value = "native", value_parser = ["native", "hnsw_rs"])]

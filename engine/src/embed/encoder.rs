@@ -151,8 +151,20 @@ impl Encoder {
     /// `H` floats out. Sequences must be non-empty and fit the position table (checked by
     /// the caller). Cost: about `21 · H² · T` FLOPs plus `4 · H · ΣL²` for attention.
     pub fn embed(&self, batch: &[&[u32]]) -> Vec<Vec<f32>> {
+        let groups = group_by_tokens(batch, GROUP_TOKENS);
+        if groups.len() <= 1 {
+            return self.embed_group(batch, true);
+        }
+        let per_group: Vec<Vec<Vec<f32>>> = groups.into_par_iter().map(|g| self.embed_group(g, false)).collect();
+        per_group.into_iter().flatten().collect()
+    }
+
+    /// The forward pass over one packed group of sequences. `parallel`: spread each GEMM and
+    /// row loop over the rayon pool (one group, e.g. a single query) or run everything on
+    /// this thread (many groups, already spread over the pool).
+    fn embed_group(&self, batch: &[&[u32]], parallel: bool) -> Vec<Vec<f32>> {
         let lens: Vec<usize> = batch.iter().map(|s| s.len()).collect();
-        let mut x = self.embeddings(batch);
+        let mut x = self.embeddings(batch, parallel);
         let t = lens.iter().sum::<usize>();
         let mut buf = Buffers {
             qkv: vec![0f32; t * 3 * self.hidden],
@@ -161,12 +173,12 @@ impl Encoder {
             up: vec![0f32; t * self.inter],
         };
         for layer in &self.layers {
-            self.layer(layer, &mut x, &lens, &mut buf);
+            self.layer(layer, &mut x, &lens, &mut buf, parallel);
         }
         self.pool(&x, &lens)
     }
 
-    fn embeddings(&self, batch: &[&[u32]]) -> Vec<f32> {
+    fn embeddings(&self, batch: &[&[u32]], parallel: bool) -> Vec<f32> {
         let h = self.hidden;
         let mut x: Vec<f32> = Vec::with_capacity(batch.iter().map(|s| s.len()).sum::<usize>() * h);
         for seq in batch {
@@ -175,25 +187,25 @@ impl Encoder {
                 x.extend(w.iter().zip(pe).zip(&self.type0).map(|((a, b), c)| a + b + c));
             }
         }
-        x.par_chunks_mut(h).for_each(|row| simd(|| layer_norm_row(row, &self.emb_ln, self.eps)));
+        for_rows(&mut x, h, parallel, |row| layer_norm_row(row, &self.emb_ln, self.eps));
         x
     }
 
-    fn layer(&self, w: &Layer, x: &mut [f32], lens: &[usize], b: &mut Buffers) {
+    fn layer(&self, w: &Layer, x: &mut [f32], lens: &[usize], b: &mut Buffers, parallel: bool) {
         let (h, t) = (self.hidden, x.len() / self.hidden);
-        gemm(&mut b.qkv, x, &w.qkv_w, t, h, 3 * h);
-        add_bias(&mut b.qkv, &w.qkv_b);
-        self.attention(&b.qkv, &mut b.ctx, lens);
-        gemm(&mut b.tmp, &b.ctx, &w.out_w, t, h, h);
-        residual_norm(x, &b.tmp, &w.out_b, &w.ln1, self.eps);
-        gemm(&mut b.up, x, &w.up_w, t, h, self.inter);
-        b.up.par_chunks_mut(self.inter).for_each(|row| simd(|| bias_gelu(row, &w.up_b)));
-        gemm(&mut b.tmp, &b.up, &w.down_w, t, self.inter, h);
-        residual_norm(x, &b.tmp, &w.down_b, &w.ln2, self.eps);
+        gemm(&mut b.qkv, x, &w.qkv_w, t, h, 3 * h, parallel);
+        for_rows(&mut b.qkv, 3 * h, parallel, |row| add_bias(row, &w.qkv_b));
+        self.attention(&b.qkv, &mut b.ctx, lens, parallel);
+        gemm(&mut b.tmp, &b.ctx, &w.out_w, t, h, h, parallel);
+        residual_norm(x, &b.tmp, &w.out_b, &w.ln1, self.eps, parallel);
+        gemm(&mut b.up, x, &w.up_w, t, h, self.inter, parallel);
+        for_rows(&mut b.up, self.inter, parallel, |row| bias_gelu(row, &w.up_b));
+        gemm(&mut b.tmp, &b.up, &w.down_w, t, self.inter, h, parallel);
+        residual_norm(x, &b.tmp, &w.down_b, &w.ln2, self.eps, parallel);
     }
 
     /// Scaled dot-product attention per sequence (in parallel), per head (in sequence).
-    fn attention(&self, qkv: &[f32], ctx: &mut [f32], lens: &[usize]) {
+    fn attention(&self, qkv: &[f32], ctx: &mut [f32], lens: &[usize], parallel: bool) {
         let h = self.hidden;
         let (mut q_parts, mut c_parts) = (Vec::new(), Vec::new());
         let (mut qrest, mut crest) = (qkv, ctx);
@@ -204,9 +216,13 @@ impl Encoder {
             c_parts.push(c);
             (qrest, crest) = (b, d);
         }
-        q_parts.into_par_iter().zip(c_parts).zip(lens.par_iter()).for_each(|((q, c), &l)| {
-            attend(q, c, l, h, self.heads);
-        });
+        if parallel {
+            q_parts.into_par_iter().zip(c_parts).zip(lens.par_iter()).for_each(|((q, c), &l)| {
+                attend(q, c, l, h, self.heads);
+            });
+        } else {
+            q_parts.into_iter().zip(c_parts).zip(lens).for_each(|((q, c), &l)| attend(q, c, l, h, self.heads));
+        }
     }
 
     fn pool(&self, x: &[f32], lens: &[usize]) -> Vec<Vec<f32>> {
@@ -227,9 +243,39 @@ impl Encoder {
     }
 }
 
-/// `dst[m, n] = a[m, k] · b[k, n]`, all row-major, on all rayon threads.
-fn gemm(dst: &mut [f32], a: &[f32], b: &[f32], m: usize, k: usize, n: usize) {
-    let par = if m * n * k > 1 << 20 { Par::rayon(0) } else { Par::Seq };
+/// Tokens per group of sequences that one thread runs through the whole network.
+const GROUP_TOKENS: usize = 768;
+
+/// Splits a batch into runs of consecutive sequences of about `tokens` tokens each.
+fn group_by_tokens<'a, 'b>(batch: &'a [&'b [u32]], tokens: usize) -> Vec<&'a [&'b [u32]]> {
+    let mut groups = Vec::new();
+    let (mut start, mut acc) = (0, 0);
+    for (i, s) in batch.iter().enumerate() {
+        acc += s.len();
+        if acc >= tokens {
+            groups.push(&batch[start..=i]);
+            (start, acc) = (i + 1, 0);
+        }
+    }
+    if start < batch.len() {
+        groups.push(&batch[start..]);
+    }
+    groups
+}
+
+/// Runs `f` on every `width`-float row of `x` in the SIMD context, on the rayon pool when
+/// `parallel`.
+fn for_rows(x: &mut [f32], width: usize, parallel: bool, f: impl Fn(&mut [f32]) + Sync) {
+    if parallel {
+        x.par_chunks_mut(width).for_each(|row| simd(|| f(row)));
+    } else {
+        simd(|| x.chunks_mut(width).for_each(&f));
+    }
+}
+
+/// `dst[m, n] = a[m, k] · b[k, n]`, all row-major; on all rayon threads when `parallel`.
+fn gemm(dst: &mut [f32], a: &[f32], b: &[f32], m: usize, k: usize, n: usize, parallel: bool) {
+    let par = if parallel && m * n * k > 1 << 20 { Par::rayon(0) } else { Par::Seq };
     matmul(
         MatMut::from_row_major_slice_mut(dst, m, n),
         Accum::Replace,
@@ -260,19 +306,25 @@ fn attend(qkv: &[f32], ctx: &mut [f32], l: usize, h: usize, heads: usize) {
     }
 }
 
-fn add_bias(x: &mut [f32], bias: &[f32]) {
-    x.par_chunks_mut(bias.len()).for_each(|row| row.iter_mut().zip(bias).for_each(|(v, b)| *v += b));
+#[inline(always)]
+fn add_bias(row: &mut [f32], bias: &[f32]) {
+    row.iter_mut().zip(bias).for_each(|(v, b)| *v += b);
 }
 
 /// `x = LayerNorm(x + y + bias)` row by row.
-fn residual_norm(x: &mut [f32], y: &[f32], bias: &[f32], ln: &(Vec<f32>, Vec<f32>), eps: f32) {
+fn residual_norm(x: &mut [f32], y: &[f32], bias: &[f32], ln: &(Vec<f32>, Vec<f32>), eps: f32, parallel: bool) {
     let h = bias.len();
-    x.par_chunks_mut(h).zip(y.par_chunks(h)).for_each(|(xr, yr)| {
+    let one = |(xr, yr): (&mut [f32], &[f32])| {
         simd(|| {
             xr.iter_mut().zip(yr).zip(bias).for_each(|((a, b), c)| *a += b + c);
             layer_norm_row(xr, ln, eps);
         });
-    });
+    };
+    if parallel {
+        x.par_chunks_mut(h).zip(y.par_chunks(h)).for_each(one);
+    } else {
+        x.chunks_mut(h).zip(y.chunks(h)).for_each(one);
+    }
 }
 
 #[inline(always)]
@@ -375,7 +427,7 @@ mod tests {
         let a: Vec<f32> = (0..m * k).map(|i| i as f32 * 0.1).collect();
         let b: Vec<f32> = (0..k * n).map(|i| (i as f32).sin()).collect();
         let mut c = vec![0f32; m * n];
-        gemm(&mut c, &a, &b, m, k, n);
+        gemm(&mut c, &a, &b, m, k, n, true);
         for i in 0..m {
             for j in 0..n {
                 let want: f32 = (0..k).map(|x| a[i * k + x] * b[x * n + j]).sum();

@@ -27,7 +27,7 @@ struct Builder<'a> {
     m: usize,
     ef: usize,
     levels: Vec<u8>,
-    /// links[node][level]: neighbour ids, for levels 0..=levels[node].
+    /// `links[node][level]`: neighbour ids, for levels `0..=levels[node]`.
     links: Vec<Mutex<Vec<Vec<u32>>>>,
     /// (entry node, its level).
     entry: RwLock<(u32, usize)>,

@@ -1,1 +1,5 @@
-//! fixdex repair: the repair front end. No public API yet (issue 4).
+//! fixdex repair: the repair front end (issue 4, in progress).
+//!
+//! Modules land one capability at a time: patch application, test validation, the LLM
+//! client, the internal-ingredient tools and the QuixBugs harness, then the ReinFix
+//! workflow (../shared/papers/reinfix.txt, Algorithm 1) that ties them to the engine.

@@ -1,0 +1,518 @@
+//! Patch validation: run a project's build and test commands in a scratch copy, each in its
+//! own process group under a wall-clock timeout, and classify the outcome.
+//!
+//! DESIGN.md decision 11: *run the project's test command in the scratch copy with a timeout,
+//! killing the whole process group; plausible = compiles and passes all tests.* A patch is
+//! **plausible** when the build command (if any) exits 0 and the test command exits 0; whether
+//! it is **correct** (semantically equivalent to the developer's fix) is a separate, human or
+//! oracle judgement that this module does not make.
+//!
+//! # Process handling
+//! Every command is started with `setpgid(0, 0)` (`std::os::unix::process::CommandExt::
+//! process_group(0)`), so the command and everything it spawns (a JVM, pytest workers, a
+//! shell pipeline) share one process group. On timeout the whole group gets `SIGKILL`; after a
+//! normal exit the group is killed too, so that a stray background child can neither keep the
+//! output pipes open nor outlive the validation. Output is drained by two reader threads into
+//! bounded tail buffers ([`TAIL_BYTES`] each), so a chatty test cannot exhaust memory or
+//! deadlock on a full pipe.
+//!
+//! # Compile error or test failure
+//! With a separate build command the answer is exact: a failing build is
+//! [`Verdict::CompileError`] and the tests are not run. With a test command only (e.g.
+//! `mvn test`, `pytest`), a failing run is classified as a compile error when its output shows
+//! one of the signatures in [`COMPILE_ERROR_SIGNATURES`] (javac, Maven, Gradle, Python syntax
+//! and import errors at collection), else as a test failure.
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+/// Bytes of stdout and of stderr kept per command (the tail; earlier bytes are counted only).
+pub const TAIL_BYTES: usize = 64 * 1024;
+
+/// Output fragments that mark a failed run of a test-only command as a compile error:
+/// javac (`.java:12: error:`), Maven (`COMPILATION ERROR`), Gradle (`Compilation failed`),
+/// and Python errors raised while pytest collects or imports a module (`SyntaxError`,
+/// `IndentationError`, `ERROR collecting`).
+pub const COMPILE_ERROR_SIGNATURES: &[&str] =
+    &[".java:", "COMPILATION ERROR", "Compilation failed", "SyntaxError", "IndentationError", "ERROR collecting"];
+
+/// Errors of the validation machinery itself (not of the code under test).
+#[derive(Debug, thiserror::Error)]
+pub enum ValidateError {
+    /// The command could not be started (program missing, not executable, bad directory).
+    #[error("cannot start `{command}` in {dir}: {source}")]
+    Spawn {
+        /// The command as the user wrote it.
+        command: String,
+        /// Working directory.
+        dir: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// Waiting for the command failed.
+    #[error("waiting for `{command}`: {source}")]
+    Wait {
+        /// The command as the user wrote it.
+        command: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// An empty command.
+    #[error("empty command")]
+    EmptyCommand,
+}
+
+/// A command: a shell line run with `sh -c` (what a user types for `--test-cmd`), or an
+/// argument vector run directly (what the harnesses build, no quoting involved).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum CommandSpec {
+    /// `sh -c LINE`.
+    Shell(String),
+    /// `argv[0] argv[1..]`, looked up on `PATH`.
+    Argv(Vec<String>),
+}
+
+impl CommandSpec {
+    /// The command as one display line (argv elements quoted where needed).
+    pub fn display(&self) -> String {
+        match self {
+            CommandSpec::Shell(line) => line.clone(),
+            CommandSpec::Argv(argv) => argv
+                .iter()
+                .map(|a| shlex::try_quote(a).map_or_else(|_| a.clone(), |q| q.into_owned()))
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
+    }
+
+    fn to_command(&self) -> Result<Command, ValidateError> {
+        match self {
+            CommandSpec::Shell(line) if line.trim().is_empty() => Err(ValidateError::EmptyCommand),
+            CommandSpec::Shell(line) => {
+                let mut c = Command::new("sh");
+                c.arg("-c").arg(line);
+                Ok(c)
+            }
+            CommandSpec::Argv(argv) => {
+                let (first, rest) = argv.split_first().ok_or(ValidateError::EmptyCommand)?;
+                let mut c = Command::new(first);
+                c.args(rest);
+                Ok(c)
+            }
+        }
+    }
+}
+
+/// How a command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "value")]
+pub enum Exit {
+    /// Exited with this status code.
+    Code(i32),
+    /// Killed by this signal (not by us).
+    Signal(i32),
+    /// Ran past the timeout; its process group was killed.
+    TimedOut,
+}
+
+impl Exit {
+    /// True for `Code(0)`.
+    pub fn success(self) -> bool {
+        self == Exit::Code(0)
+    }
+}
+
+/// The record of one command run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunOutput {
+    /// The command line.
+    pub command: String,
+    /// How it ended.
+    pub exit: Exit,
+    /// Wall time, milliseconds.
+    pub wall_ms: u64,
+    /// The last [`TAIL_BYTES`] of stdout (lossy UTF-8).
+    pub stdout_tail: String,
+    /// The last [`TAIL_BYTES`] of stderr (lossy UTF-8).
+    pub stderr_tail: String,
+    /// Total bytes written to stdout and stderr.
+    pub output_bytes: u64,
+}
+
+impl RunOutput {
+    /// stdout tail followed by stderr tail.
+    pub fn combined(&self) -> String {
+        format!("{}{}", self.stdout_tail, self.stderr_tail)
+    }
+}
+
+/// Run `spec` in `dir` with extra environment `env`, killing its whole process group after
+/// `timeout`. Errors only when the command cannot be started or waited for; a failing or
+/// timed-out command is an `Ok` with the matching [`Exit`].
+pub fn run_command(
+    spec: &CommandSpec,
+    dir: &Path,
+    env: &[(OsString, OsString)],
+    timeout: Duration,
+) -> Result<RunOutput, ValidateError> {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+
+    let display = spec.display();
+    let mut cmd = spec.to_command()?;
+    cmd.current_dir(dir)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let start = Instant::now();
+    let mut child = cmd.spawn().map_err(|source| ValidateError::Spawn {
+        command: display.clone(),
+        dir: dir.to_path_buf(),
+        source,
+    })?;
+    let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let total = Arc::new(Mutex::new(0u64));
+    let out = drain(child.stdout.take().expect("piped stdout"), Arc::clone(&total));
+    let err = drain(child.stderr.take().expect("piped stderr"), Arc::clone(&total));
+
+    let deadline = start + timeout;
+    let mut poll = Duration::from_millis(2);
+    let status: Option<ExitStatus> = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) => {}
+            Err(source) => {
+                kill_group(pgid);
+                return Err(ValidateError::Wait { command: display, source });
+            }
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            break None;
+        }
+        std::thread::sleep(poll.min(deadline - now));
+        poll = (poll * 2).min(Duration::from_millis(50));
+    };
+    // Kill the group in both cases: on timeout to stop it, after an exit to take down any
+    // background child that still holds the pipes.
+    kill_group(pgid);
+    let exit = match status {
+        Some(s) => match (s.code(), s.signal()) {
+            (Some(code), _) => Exit::Code(code),
+            (None, Some(sig)) => Exit::Signal(sig),
+            (None, None) => Exit::Signal(0),
+        },
+        None => {
+            let _ = child.wait();
+            Exit::TimedOut
+        }
+    };
+    let stdout_tail = out.join().unwrap_or_default();
+    let stderr_tail = err.join().unwrap_or_default();
+    let output_bytes = *total.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    Ok(RunOutput {
+        command: display,
+        exit,
+        wall_ms: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),
+        stdout_tail,
+        stderr_tail,
+        output_bytes,
+    })
+}
+
+fn kill_group(pgid: nix::unistd::Pid) {
+    // ESRCH (group already gone) is the normal case after a clean exit.
+    let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+}
+
+/// Read a pipe to its end on a thread, keeping the last [`TAIL_BYTES`].
+fn drain(mut pipe: impl Read + Send + 'static, total: Arc<Mutex<u64>>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut tail: Vec<u8> = Vec::new();
+        let mut buf = [0u8; 8192];
+        loop {
+            match pipe.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    *total.lock().unwrap_or_else(std::sync::PoisonError::into_inner) += n as u64;
+                    tail.extend_from_slice(&buf[..n]);
+                    if tail.len() > 2 * TAIL_BYTES {
+                        tail.drain(..tail.len() - TAIL_BYTES);
+                    }
+                }
+            }
+        }
+        if tail.len() > TAIL_BYTES {
+            tail.drain(..tail.len() - TAIL_BYTES);
+        }
+        String::from_utf8_lossy(&tail).into_owned()
+    })
+}
+
+/// The outcome class of a validation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Built and every test passed.
+    Plausible,
+    /// The build failed (or a test-only run shows a compile error signature).
+    CompileError,
+    /// Built, and the test command failed.
+    TestFailure,
+    /// The build or the tests ran past the timeout.
+    Timeout,
+}
+
+/// A validation: verdict, the runs behind it, and the failing tests that could be read from
+/// the output (JUnit 4 `JUnitCore` and pytest formats).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Validation {
+    /// The outcome class.
+    pub verdict: Verdict,
+    /// The build run, when there is a build command.
+    pub build: Option<RunOutput>,
+    /// The test run, unless the build failed.
+    pub test: Option<RunOutput>,
+    /// Failing test names parsed from the output (may be empty when the format is unknown).
+    pub failing_tests: Vec<String>,
+    /// Total wall time, milliseconds.
+    pub wall_ms: u64,
+}
+
+impl Validation {
+    /// True when the verdict is [`Verdict::Plausible`].
+    pub fn plausible(&self) -> bool {
+        self.verdict == Verdict::Plausible
+    }
+
+    /// A short model-facing summary: verdict, failing tests and the end of the output,
+    /// at most `max_chars` characters.
+    pub fn feedback(&self, max_chars: usize) -> String {
+        let mut s = format!("verdict: {:?}\n", self.verdict);
+        if !self.failing_tests.is_empty() {
+            s.push_str(&format!("failing tests: {}\n", self.failing_tests.join(", ")));
+        }
+        let run = if self.verdict == Verdict::CompileError && self.test.is_none() { &self.build } else { &self.test };
+        if let Some(run) = run {
+            let out = run.combined();
+            let budget = max_chars.saturating_sub(s.len());
+            let start = out.len().saturating_sub(budget);
+            let start = (start..=out.len()).find(|&i| out.is_char_boundary(i)).unwrap_or(out.len());
+            s.push_str(&out[start..]);
+        }
+        s
+    }
+}
+
+/// Build and test commands with a timeout per command.
+#[derive(Debug, Clone)]
+pub struct Validator {
+    /// Optional build (compile) command, run first.
+    pub build: Option<CommandSpec>,
+    /// The test command; exit 0 means every test passed.
+    pub test: CommandSpec,
+    /// Wall-clock limit per command.
+    pub timeout: Duration,
+    /// Extra environment for both commands.
+    pub env: Vec<(OsString, OsString)>,
+}
+
+impl Validator {
+    /// Run the build (if any) and the tests in `dir` and classify the outcome.
+    pub fn validate(&self, dir: &Path) -> Result<Validation, ValidateError> {
+        let start = Instant::now();
+        let elapsed = |s: Instant| u64::try_from(s.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let mut build_run = None;
+        if let Some(build) = &self.build {
+            let run = run_command(build, dir, &self.env, self.timeout)?;
+            let verdict = match run.exit {
+                Exit::Code(0) => None,
+                Exit::TimedOut => Some(Verdict::Timeout),
+                _ => Some(Verdict::CompileError),
+            };
+            if let Some(verdict) = verdict {
+                return Ok(Validation {
+                    verdict,
+                    build: Some(run),
+                    test: None,
+                    failing_tests: Vec::new(),
+                    wall_ms: elapsed(start),
+                });
+            }
+            build_run = Some(run);
+        }
+        let run = run_command(&self.test, dir, &self.env, self.timeout)?;
+        let combined = run.combined();
+        let verdict = match run.exit {
+            Exit::Code(0) => Verdict::Plausible,
+            Exit::TimedOut => Verdict::Timeout,
+            _ if self.build.is_none() && COMPILE_ERROR_SIGNATURES.iter().any(|s| combined.contains(s)) => {
+                Verdict::CompileError
+            }
+            _ => Verdict::TestFailure,
+        };
+        let failing_tests = if verdict == Verdict::Plausible { Vec::new() } else { failing_tests(&combined) };
+        Ok(Validation { verdict, build: build_run, test: Some(run), failing_tests, wall_ms: elapsed(start) })
+    }
+}
+
+/// Failing test names from JUnit 4 `JUnitCore` output (`1) test_1(pkg.KNAPSACK_TEST)` →
+/// `pkg.KNAPSACK_TEST#test_1`) and pytest's short summary (`FAILED path::test[id] - msg` →
+/// `path::test[id]`), in order, without duplicates.
+pub fn failing_tests(output: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    let mut push = |n: String| {
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    };
+    for line in output.lines() {
+        let line = line.trim_end();
+        if let Some(rest) = line.strip_prefix("FAILED ").or_else(|| line.strip_prefix("ERROR ")) {
+            let name = rest.split(" - ").next().unwrap_or(rest).trim();
+            if name.contains("::") || name.ends_with(".py") {
+                push(name.to_string());
+            }
+            continue;
+        }
+        // JUnitCore: "1) test_1(java_testcases.junit.KNAPSACK_TEST)"
+        let Some((num, rest)) = line.split_once(") ") else { continue };
+        if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        if let Some((method, class)) = rest.strip_suffix(')').and_then(|r| r.split_once('(')) {
+            if !method.is_empty() && !class.is_empty() && !class.contains(' ') {
+                push(format!("{class}#{method}"));
+            }
+        }
+    }
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(line: &str) -> CommandSpec {
+        CommandSpec::Shell(line.to_string())
+    }
+
+    #[test]
+    fn exit_codes_and_output_are_captured() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = run_command(&sh("echo out; echo err >&2; exit 3"), dir.path(), &[], Duration::from_secs(10)).unwrap();
+        assert_eq!(r.exit, Exit::Code(3));
+        assert_eq!(r.stdout_tail, "out\n");
+        assert_eq!(r.stderr_tail, "err\n");
+        assert_eq!(r.output_bytes, 8);
+        let argv = CommandSpec::Argv(vec!["sh".into(), "-c".into(), "pwd".into()]);
+        let r = run_command(&argv, dir.path(), &[], Duration::from_secs(10)).unwrap();
+        assert!(r.exit.success());
+        assert_eq!(Path::new(r.stdout_tail.trim()).canonicalize().unwrap(), dir.path().canonicalize().unwrap());
+    }
+
+    #[test]
+    fn environment_is_passed() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = vec![(OsString::from("FIXDEX_T"), OsString::from("v42"))];
+        let r = run_command(&sh("printf %s \"$FIXDEX_T\""), dir.path(), &env, Duration::from_secs(10)).unwrap();
+        assert_eq!(r.stdout_tail, "v42");
+    }
+
+    /// An endless test and its children are killed as a group at the timeout: the
+    /// grandchild that would write a marker file after 3 s never gets to.
+    #[test]
+    fn timeout_kills_the_whole_process_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = "(sleep 3; touch grandchild_survived) & while true; do sleep 0.05; done";
+        let t = Instant::now();
+        let r = run_command(&sh(line), dir.path(), &[], Duration::from_millis(400)).unwrap();
+        assert_eq!(r.exit, Exit::TimedOut);
+        assert!(t.elapsed() < Duration::from_secs(3), "returned after {:?}", t.elapsed());
+        std::thread::sleep(Duration::from_millis(3500));
+        assert!(!dir.path().join("grandchild_survived").exists(), "a process of the group survived the kill");
+    }
+
+    /// A background child that keeps stdout open does not make a finished command hang.
+    #[test]
+    fn background_child_holding_the_pipe_does_not_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = Instant::now();
+        let r = run_command(&sh("sleep 30 & echo done"), dir.path(), &[], Duration::from_secs(20)).unwrap();
+        assert_eq!(r.exit, Exit::Code(0));
+        assert_eq!(r.stdout_tail, "done\n");
+        assert!(t.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn output_is_bounded_to_the_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = run_command(&sh("seq 1 200000; echo LAST"), dir.path(), &[], Duration::from_secs(30)).unwrap();
+        assert!(r.stdout_tail.len() <= TAIL_BYTES);
+        assert!(r.stdout_tail.ends_with("200000\nLAST\n"));
+        assert!(r.output_bytes > 1_000_000);
+    }
+
+    #[test]
+    fn missing_program_is_a_spawn_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = CommandSpec::Argv(vec!["fixdex-no-such-program".into()]);
+        let e = run_command(&spec, dir.path(), &[], Duration::from_secs(5)).unwrap_err();
+        assert!(e.to_string().contains("fixdex-no-such-program"), "{e}");
+        assert!(matches!(
+            run_command(&sh("  "), dir.path(), &[], Duration::from_secs(5)),
+            Err(ValidateError::EmptyCommand)
+        ));
+    }
+
+    #[test]
+    fn verdicts() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = |build: Option<&str>, test: &str| Validator {
+            build: build.map(sh),
+            test: sh(test),
+            timeout: Duration::from_millis(1500),
+            env: Vec::new(),
+        };
+        assert_eq!(v(Some("true"), "true").validate(dir.path()).unwrap().verdict, Verdict::Plausible);
+        let c = v(Some("echo 'A.java:3: error: ; expected' >&2; exit 1"), "true").validate(dir.path()).unwrap();
+        assert_eq!(c.verdict, Verdict::CompileError);
+        assert!(c.test.is_none());
+        assert!(c.feedback(200).contains("error: ; expected"), "{}", c.feedback(200));
+        assert_eq!(v(Some("true"), "exit 1").validate(dir.path()).unwrap().verdict, Verdict::TestFailure);
+        assert_eq!(v(None, "sleep 5").validate(dir.path()).unwrap().verdict, Verdict::Timeout);
+        assert_eq!(v(Some("sleep 5"), "true").validate(dir.path()).unwrap().verdict, Verdict::Timeout);
+        // Test-only commands: compile errors recognised from the output.
+        let py = v(None, "echo 'E   SyntaxError: invalid syntax'; exit 2").validate(dir.path()).unwrap();
+        assert_eq!(py.verdict, Verdict::CompileError);
+        assert_eq!(v(None, "echo 'assert 1 == 2'; exit 1").validate(dir.path()).unwrap().verdict, Verdict::TestFailure);
+    }
+
+    #[test]
+    fn failing_test_names_from_junit_and_pytest() {
+        let junit = "JUnit version 4.13.2\n..E.E\nTime: 0.01\nThere were 2 failures:\n\
+                     1) test_1(java_testcases.junit.KNAPSACK_TEST)\njava.lang.AssertionError: expected:<1> but was:<2>\n\
+                     2) test_3(java_testcases.junit.KNAPSACK_TEST)\n\nFAILURES!!!\nTests run: 5,  Failures: 2\n";
+        assert_eq!(
+            failing_tests(junit),
+            ["java_testcases.junit.KNAPSACK_TEST#test_1", "java_testcases.junit.KNAPSACK_TEST#test_3"]
+        );
+        let pytest = "=== short test summary info ===\nFAILED python_testcases/test_gcd.py::test_gcd[input_data0-1] - assert 0 == 1\n\
+                      FAILED python_testcases/test_gcd.py::test_gcd[input_data1-3]\n2 failed, 4 passed in 0.05s\n";
+        assert_eq!(
+            failing_tests(pytest),
+            [
+                "python_testcases/test_gcd.py::test_gcd[input_data0-1]",
+                "python_testcases/test_gcd.py::test_gcd[input_data1-3]"
+            ]
+        );
+    }
+}

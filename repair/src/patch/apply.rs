@@ -121,7 +121,7 @@ fn insertion_point(len: usize, old_start: Option<usize>, edits: &Edits) -> Resul
 
 /// The window of `file` sharing the most non-blank lines with `old` (trimmed, position by
 /// position), with its first differing line; `None` when no line is shared.
-fn near_match(file: &[&str], old: &[&str]) -> Option<NearMatch> {
+fn near_match(file: &[&str], old: &[&str]) -> Option<Box<NearMatch>> {
     let same = |p: usize, j: usize| file.get(p + j).is_some_and(|f| f.trim() == old[j].trim());
     let score = |p: usize| (0..old.len()).filter(|&j| !old[j].trim().is_empty() && same(p, j)).count();
     let (best, shared) = (0..file.len()).map(|p| (p, score(p))).max_by_key(|&(p, s)| (s, std::cmp::Reverse(p)))?;
@@ -130,12 +130,12 @@ fn near_match(file: &[&str], old: &[&str]) -> Option<NearMatch> {
     }
     let lines = file[best..(best + old.len()).min(file.len())].iter().map(|l| (*l).to_owned()).collect();
     let first_diff = (0..old.len()).find(|&j| !same(best, j));
-    Some(NearMatch {
+    Some(Box::new(NearMatch {
         start_line: best + 1,
         lines,
         shared,
         first_diff: first_diff.map(|j| (j + 1, old[j].to_owned(), file.get(best + j).map(|l| (*l).to_owned()))),
-    })
+    }))
 }
 
 /// The hunk with `12: ` / `12 | ` prefixes removed from every line, when every line has
@@ -225,7 +225,8 @@ impl Edits {
         let (end, delta) = (edit.at + edit.old_len, edit.delta());
         for later in self.0.iter_mut().filter(|e| e.at >= end) {
             later.at = later.at.saturating_add_signed(delta);
-            later.changed = later.changed.start.saturating_add_signed(delta)..later.changed.end.saturating_add_signed(delta);
+            later.changed =
+                later.changed.start.saturating_add_signed(delta)..later.changed.end.saturating_add_signed(delta);
         }
         self.0.push(edit);
     }
@@ -314,7 +315,7 @@ mod tests {
     fn later_hunks_see_earlier_edits_and_may_not_overlap_them() {
         let one = hunk("     int f(int n) {\n-        return n + 1;\n+        return n + 10;", None);
         let two = hunk("-        return n + 10;\n+        return 3;", None);
-        let err = apply_to_text(JAVA, &[one.clone(), two]).unwrap_err();
+        let err = apply_to_text(JAVA, &[one, two]).unwrap_err();
         assert_eq!((err.hunk, err.failure), (2, HunkFailure::Overlap { hunk: 1, line: 3 }));
         // The hint of hunk 2 counts original lines, shifted past hunk 1's growth.
         let grow = hunk("     int f(int n) {\n+        n++;", None);

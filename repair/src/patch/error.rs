@@ -90,7 +90,7 @@ pub enum HunkFailure {
     /// The old text is not in the file at any tolerance level.
     NotFound {
         /// The closest region, when any non-blank line of the old text is in the file.
-        near: Option<NearMatch>,
+        near: Option<Box<NearMatch>>,
     },
     /// The old text occurs more than once and the header's line number does not pick one.
     Ambiguous {
@@ -203,7 +203,9 @@ fn hunk_details(out: &mut String, path: &str, error: &HunkError) {
     }
     if let Some((j, want, got)) = &near.first_diff {
         let at = near.start_line + j - 1;
-        let got = got.as_ref().map_or_else(|| "the file ends before".to_owned(), |g| format!("line {at} of the file is `{g}`"));
+        let got = got
+            .as_ref()
+            .map_or_else(|| "the file ends before".to_owned(), |g| format!("line {at} of the file is `{g}`"));
         let _ = writeln!(out, "First difference: old line {j} of the hunk is `{want}`, but {got}.");
     }
 }

@@ -207,8 +207,7 @@ impl Patch {
     /// [`PatchError::Io`]. On any error no file is left changed.
     pub fn apply(&self, root: &Path) -> Result<Applied> {
         let root = path::canonical_root(root)?;
-        let default = self.default_path.as_deref();
-        let planned = self.files.iter().map(|f| plan(&root, f, default)).collect::<Result<Vec<_>>>()?;
+        let planned = self.resolve(&root)?.into_iter().map(plan).collect::<Result<Vec<_>>>()?;
         if planned.iter().all(|p| p.before.as_deref() == Some(p.after.as_str())) {
             return Err(PatchError::NoChange);
         }
@@ -216,6 +215,22 @@ impl Patch {
         let diff = planned.iter().map(Planned::diff);
         let files = planned.iter().map(|p| AppliedFile { path: p.rel.clone(), created: p.before.is_none() });
         Ok(Applied { files: files.collect(), diff: diff.collect() })
+    }
+}
+
+impl Patch {
+    /// (relative path, absolute path, hunks) per file under `root`; entries that resolve to
+    /// the same file (say `Foo.java` and the default path `src/Foo.java`) are merged.
+    fn resolve(&self, root: &Path) -> Result<Vec<(PathBuf, PathBuf, FilePatch)>> {
+        let mut resolved: Vec<(PathBuf, PathBuf, FilePatch)> = Vec::new();
+        for file in &self.files {
+            let (rel, abs) = path::resolve(root, file, self.default_path.as_deref())?;
+            match resolved.iter_mut().find(|r| r.1 == abs) {
+                Some(same) => same.2.hunks.extend(file.hunks.iter().cloned()),
+                None => resolved.push((rel, abs, file.clone())),
+            }
+        }
+        Ok(resolved)
     }
 }
 
@@ -240,8 +255,7 @@ impl Planned {
 }
 
 /// Resolves, reads and patches one file in memory.
-fn plan(root: &Path, file: &FilePatch, default: Option<&Path>) -> Result<Planned> {
-    let (rel, abs) = path::resolve(root, file, default)?;
+fn plan((rel, abs, file): (PathBuf, PathBuf, FilePatch)) -> Result<Planned> {
     let before = path::read(&rel, &abs, file.create)?;
     let after = apply_to_text(before.as_deref().unwrap_or(""), &file.hunks)
         .map_err(|error| PatchError::Hunk { path: rel.clone(), error })?;

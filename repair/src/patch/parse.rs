@@ -57,6 +57,17 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// A line that cut a hunk short: right after hunk lines (no blank between) and
+    /// followed by a removed or added line, like a context line that lost its leading space.
+    /// Called where hunk lines stop.
+    fn is_stray_line(&self) -> bool {
+        let Some(line) = self.next(0) else { return false };
+        let ends_hunk =
+            line.starts_with("@@") || line.starts_with("```") || self.is_file_header() || marker(line, '<', "SEARCH");
+        let after_blank = self.at == 0 || self.lines[self.at - 1].is_empty();
+        !ends_hunk && !after_blank && !line.trim().is_empty() && self.next(1).is_some_and(starts_change)
+    }
+
     fn next(&self, ahead: usize) -> Option<&'a str> {
         self.lines.get(self.at + ahead).copied()
     }
@@ -98,8 +109,16 @@ impl<'a> Parser<'a> {
     /// Reads hunk lines from `self.at`; `start` is the hunk's first answer line.
     fn body_hunk(&mut self, start: usize, old_start: Option<usize>, counts: Option<(usize, usize)>) -> Result<()> {
         let lines = self.body(counts);
+        if self.is_stray_line() {
+            let reason = "this line cuts the hunk above short, yet changed lines follow it: \
+                          every line of a hunk starts with ' ', '-' or '+'";
+            return Err(self.malformed(self.at, reason));
+        }
         if lines.is_empty() {
             return Err(self.malformed(start, "this hunk has no lines (they start with ' ', '-' or '+')"));
+        }
+        if lines.iter().all(|l| matches!(l, HunkLine::Context(_))) {
+            return Err(self.malformed(start, "this hunk changes no line (no line starts with '-' or '+')"));
         }
         let hunk = Hunk { lines, old_start, answer_line: start + 1 };
         let target = self.file.clone().or_else(|| self.default_target());
@@ -278,6 +297,18 @@ mod tests {
         assert_eq!(header_path("+++ src/A.java", "b/"), Some("src/A.java".into()));
         assert_eq!(header_path("--- \"a/my file.py\"", "a/"), Some("my file.py".into()));
         assert_eq!(header_path("--- /dev/null", "a/"), None);
+    }
+
+    #[test]
+    fn context_line_without_its_space_is_malformed_not_silently_dropped() {
+        let answer = "--- a/x.py\n+++ b/x.py\n@@\n a = 1\nb = 2\n-c = 3\n+c = 4\n";
+        let err = parse(answer, None).unwrap_err();
+        assert!(matches!(err, PatchError::Malformed { line: 5, .. }), "{err}");
+        let only_context = "--- a/x.py\n+++ b/x.py\n@@\n a = 1\n";
+        assert!(matches!(parse(only_context, None).unwrap_err(), PatchError::Malformed { line: 3, .. }));
+        // Prose right after a hunk is fine, unless changed lines follow it.
+        assert!(parse("@@\n-a\n+b\nThis fixes it.\n- a bullet\n", Some(Path::new("x.py"))).is_err());
+        assert_eq!(parse("@@\n-a\n+b\nThis fixes it.\n", Some(Path::new("x.py"))).unwrap().hunk_count(), 1);
     }
 
     #[test]

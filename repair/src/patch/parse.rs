@@ -130,12 +130,15 @@ impl<'a> Parser<'a> {
     }
 
     /// Hunk lines up to the next header, fence, or non-diff line. An empty line is a blank
-    /// context line, except trailing ones and, once the header's counts are met, any.
+    /// context line, except trailing ones and one the header's counts put after the hunk
+    /// (unless a context line follows it: counts may be wrong), so that a `- item` list
+    /// after the diff is not read as removed lines.
     fn body(&mut self, counts: Option<(usize, usize)>) -> Vec<HunkLine> {
         let mut lines = Vec::new();
         let mut blank_tail = 0;
         while let Some(line) = self.next(0) {
-            if line.is_empty() && counts.is_some_and(|c| c == tally(&lines)) {
+            let counts_met = counts.is_some_and(|c| c == tally(&lines));
+            if line.is_empty() && counts_met && !self.next(1).is_some_and(|l| l.starts_with(' ')) {
                 break;
             }
             let Some(parsed) = self.body_line(line) else { break };
@@ -309,6 +312,17 @@ mod tests {
         // Prose right after a hunk is fine, unless changed lines follow it.
         assert!(parse("@@\n-a\n+b\nThis fixes it.\n- a bullet\n", Some(Path::new("x.py"))).is_err());
         assert_eq!(parse("@@\n-a\n+b\nThis fixes it.\n", Some(Path::new("x.py"))).unwrap().hunk_count(), 1);
+    }
+
+    #[test]
+    fn header_counts_end_a_hunk_at_a_blank_line_before_a_list() {
+        let answer = "@@ -1,2 +1,2 @@\n a\n-b\n+c\n\n- fixed the bug\n- kept the rest\n";
+        let patch = parse(answer, Some(Path::new("x.py"))).unwrap();
+        assert_eq!(patch.files[0].hunks[0].lines.len(), 3);
+        // Wrong counts do not cut a hunk whose context goes on after a blank line.
+        let answer = "@@ -1,2 +1,2 @@\n a\n-b\n+c\n\n d\n-e\n+f\n";
+        let patch = parse(answer, Some(Path::new("x.py"))).unwrap();
+        assert_eq!(patch.files[0].hunks[0].lines.len(), 7);
     }
 
     #[test]

@@ -274,3 +274,48 @@ fn two_names_for_one_file_are_merged_into_one_sequence_of_hunks() {
     let text = read(&dir, "java_programs/GCD.java");
     assert!(text.contains("return a + 0;") && text.contains("return gcd(b, a % b);"), "{text}");
 }
+
+/// Round trip against an exact oracle: a diff of random edits (written by
+/// [`repair::patch::unified_diff`]) applied to the old text gives the new text. Lines come
+/// from a small alphabet, so hunks often match several places and the header's line
+/// numbers must pick the right one through the shift of earlier hunks.
+#[test]
+fn unified_diff_of_random_edits_round_trips() {
+    const ALPHABET: [&str; 6] = ["a", "b", "c", "", "    x = 1", "}"];
+    let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        usize::try_from(seed % n as u64).unwrap()
+    };
+    let mut ambiguous = 0;
+    for case in 0..400 {
+        let old: Vec<&str> = (0..5 + next(40)).map(|_| ALPHABET[next(ALPHABET.len())]).collect();
+        let mut new = old.clone();
+        for _ in 0..1 + next(4) {
+            let at = next(new.len() + 1);
+            match next(3) {
+                0 if at < new.len() => drop(new.remove(at)),
+                1 if at < new.len() => new[at] = "changed",
+                _ => new.insert(at, "inserted"),
+            }
+        }
+        let (old, new) = (old.join("\n") + "\n", new.join("\n") + "\n");
+        let diff = repair::patch::unified_diff(Path::new("f.txt"), &old, &new);
+        if diff.is_empty() {
+            continue;
+        }
+        let patch = Patch::parse(&diff, None).unwrap_or_else(|e| panic!("case {case}: {e}\n{diff}"));
+        let got = repair::patch::apply_to_text(&old, &patch.files[0].hunks);
+        assert_eq!(got.as_deref(), Ok(new.as_str()), "case {case}\n{diff}");
+        let numberless = diff.lines().map(|l| if l.starts_with("@@") { "@@" } else { l }).collect::<Vec<_>>();
+        let numberless = Patch::parse(&numberless.join("\n"), None).unwrap();
+        // Without line numbers a hunk is refused or lands where it belongs, never elsewhere.
+        match repair::patch::apply_to_text(&old, &numberless.files[0].hunks) {
+            Ok(text) => assert_eq!(text, new, "case {case} without numbers\n{diff}"),
+            Err(_) => ambiguous += 1,
+        }
+    }
+    assert!(ambiguous > 0, "the alphabet should make some numberless hunks ambiguous");
+}

@@ -1,0 +1,352 @@
+//! Applying hunks to a text by context match (the rules are in the module doc of
+//! [`crate::patch`]).
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use super::error::{HunkError, HunkFailure, NearMatch};
+use super::text::{Doc, Line};
+use super::{Hunk, HunkLine};
+
+/// Applies `hunks`, in order, to `original` and returns the new text.
+///
+/// Each hunk is located by its old text (context and removed lines), never by its line
+/// numbers, at the first tolerance level that finds it: exact, trailing whitespace
+/// ignored, leading indentation ignored. A hunk matching several places is settled by its
+/// `old_start` hint or refused; a hunk that is not found is retried with `N:` / `N |`
+/// line-number prefixes stripped when every one of its lines has one. Context lines keep
+/// the file's text, added lines go in verbatim with the file's dominant line ending, and
+/// the final newline (or its absence) is kept. Pure: touches no file. Cost: O(lines of
+/// `original` × old lines of the hunk) per hunk and level.
+///
+/// # Errors
+///
+/// The first hunk that cannot be applied, as a [`HunkError`] (1-based hunk number and a
+/// [`HunkFailure`]): not found (with the closest region), ambiguous, overlapping an
+/// earlier hunk, or without old text to anchor it.
+pub fn apply_to_text(original: &str, hunks: &[Hunk]) -> Result<String, HunkError> {
+    let mut doc = Doc::new(original);
+    let mut edits = Edits::default();
+    for (i, hunk) in hunks.iter().enumerate() {
+        let fail = |failure| HunkError { hunk: i + 1, total: hunks.len(), answer_line: hunk.answer_line, failure };
+        let (hunk, at) = locate_hunk(&doc, hunk, &edits).map_err(fail)?;
+        splice(&mut doc, &hunk, at, &mut edits, i + 1);
+    }
+    Ok(doc.render())
+}
+
+/// Locates a hunk as written, then (if not found) with its line-number prefixes stripped.
+fn locate_hunk<'h>(doc: &Doc, hunk: &'h Hunk, edits: &Edits) -> Result<(Cow<'h, Hunk>, usize), HunkFailure> {
+    match locate(doc, hunk, edits) {
+        Ok(at) => Ok((Cow::Borrowed(hunk), at)),
+        Err(HunkFailure::NotFound { near }) => match strip_line_numbers(hunk) {
+            Some(stripped) => locate(doc, &stripped, edits).map(|at| (Cow::Owned(stripped), at)),
+            None => Err(HunkFailure::NotFound { near }),
+        },
+        Err(failure) => Err(failure),
+    }
+}
+
+/// The index of the first file line the hunk replaces.
+fn locate(doc: &Doc, hunk: &Hunk, edits: &Edits) -> Result<usize, HunkFailure> {
+    let old: Vec<&str> = hunk.old_lines().collect();
+    let file = doc.texts();
+    if old.is_empty() {
+        return insertion_point(file.len(), hunk.old_start, edits);
+    }
+    let mut blocked = None;
+    for level in Level::ALL {
+        let (free, overlapping): (Vec<usize>, Vec<usize>) =
+            find_all(&file, &old, level).into_iter().partition(|&p| edits.overlapping(p, old.len()).is_none());
+        blocked = blocked.or_else(|| overlapping.first().map(|&p| (p, edits.overlapping(p, old.len()))));
+        match free[..] {
+            [] => {}
+            [at] => return Ok(at),
+            _ => return pick_by_hint(&free, hunk.old_start, edits),
+        }
+    }
+    Err(match blocked {
+        Some((p, Some(hunk))) => HunkFailure::Overlap { hunk, line: p + 1 },
+        _ => HunkFailure::NotFound { near: near_match(&file, &old) },
+    })
+}
+
+/// How tolerant a line comparison is; tried in [`Level::ALL`] order.
+#[derive(Debug, Clone, Copy)]
+enum Level {
+    Exact,
+    TrailingWhitespace,
+    Indentation,
+}
+
+impl Level {
+    const ALL: [Self; 3] = [Self::Exact, Self::TrailingWhitespace, Self::Indentation];
+
+    fn same(self, hunk: &str, file: &str) -> bool {
+        match self {
+            Self::Exact => hunk == file,
+            Self::TrailingWhitespace => hunk.trim_end() == file.trim_end(),
+            Self::Indentation => hunk.trim() == file.trim(),
+        }
+    }
+}
+
+/// Every index where `old` matches `file` at `level`.
+fn find_all(file: &[&str], old: &[&str], level: Level) -> Vec<usize> {
+    let Some(last) = file.len().checked_sub(old.len()) else { return Vec::new() };
+    (0..=last).filter(|&p| old.iter().zip(&file[p..]).all(|(o, f)| level.same(o, f))).collect()
+}
+
+/// Settles several equal matches with the header's line number, or refuses.
+fn pick_by_hint(found: &[usize], old_start: Option<usize>, edits: &Edits) -> Result<usize, HunkFailure> {
+    let target = old_start.and_then(|l| l.checked_sub(1));
+    let hits: Vec<usize> = found.iter().copied().filter(|&p| Some(edits.to_original(p)) == target).collect();
+    match hits[..] {
+        [at] => Ok(at),
+        _ => Err(HunkFailure::Ambiguous { lines: found.iter().map(|p| p + 1).collect() }),
+    }
+}
+
+/// Where a hunk without old text goes: the start of an empty file, or after line
+/// `old_start` (unified-diff convention for `-l,0`).
+fn insertion_point(len: usize, old_start: Option<usize>, edits: &Edits) -> Result<usize, HunkFailure> {
+    if len == 0 {
+        return Ok(0);
+    }
+    match old_start.map(|l| edits.to_current(l)) {
+        Some(at) if at <= len => Ok(at),
+        _ => Err(HunkFailure::NoAnchor { old_start }),
+    }
+}
+
+/// The window of `file` sharing the most non-blank lines with `old` (trimmed, position by
+/// position), with its first differing line; `None` when no line is shared.
+fn near_match(file: &[&str], old: &[&str]) -> Option<Box<NearMatch>> {
+    let same = |p: usize, j: usize| file.get(p + j).is_some_and(|f| f.trim() == old[j].trim());
+    let score = |p: usize| (0..old.len()).filter(|&j| !old[j].trim().is_empty() && same(p, j)).count();
+    let (best, shared) = (0..file.len()).map(|p| (p, score(p))).max_by_key(|&(p, s)| (s, std::cmp::Reverse(p)))?;
+    if shared == 0 {
+        return None;
+    }
+    let lines = file[best..(best + old.len()).min(file.len())].iter().map(|l| (*l).to_owned()).collect();
+    let first_diff = (0..old.len()).find(|&j| !same(best, j));
+    Some(Box::new(NearMatch {
+        start_line: best + 1,
+        lines,
+        shared,
+        first_diff: first_diff.map(|j| (j + 1, old[j].to_owned(), file.get(best + j).map(|l| (*l).to_owned()))),
+    }))
+}
+
+/// The hunk with `12: ` / `12 | ` prefixes removed from every line, when every line has
+/// one.
+fn strip_line_numbers(hunk: &Hunk) -> Option<Hunk> {
+    let lines = hunk.lines.iter().map(|line| {
+        let text = strip_line_number(line.text())?.to_owned();
+        Some(match line {
+            HunkLine::Context(_) => HunkLine::Context(text),
+            HunkLine::Remove(_) => HunkLine::Remove(text),
+            HunkLine::Add(_) => HunkLine::Add(text),
+        })
+    });
+    Some(Hunk { lines: lines.collect::<Option<_>>()?, ..hunk.clone() })
+}
+
+/// `"  12: x"` → `"x"`, `"12 | x"` → `"x"`; `None` without such a prefix. One space after
+/// the separator belongs to the prefix.
+fn strip_line_number(line: &str) -> Option<&str> {
+    let rest = line.trim_start();
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 {
+        return None;
+    }
+    let rest = &rest[digits..];
+    let rest = rest.strip_prefix(':').or_else(|| rest.trim_start().strip_prefix('|'))?;
+    Some(rest.strip_prefix(' ').unwrap_or(rest))
+}
+
+/// Replaces the lines the hunk matched at `at` with its new lines.
+fn splice(doc: &mut Doc, hunk: &Hunk, at: usize, edits: &mut Edits, number: usize) {
+    let mut next = at;
+    let mut out: Vec<Line> = Vec::new();
+    let mut changed: Option<Range<usize>> = None;
+    let mut mark = |range: Range<usize>| {
+        changed = Some(changed.clone().map_or(range.clone(), |c| c.start.min(range.start)..c.end.max(range.end)));
+    };
+    for line in &hunk.lines {
+        match line {
+            HunkLine::Context(_) => {
+                out.push(doc.lines[next].clone());
+                next += 1;
+            }
+            HunkLine::Remove(_) => {
+                mark(out.len()..out.len());
+                next += 1;
+            }
+            HunkLine::Add(text) => {
+                mark(out.len()..out.len() + 1);
+                out.push(Line { text: text.clone(), eol: "" });
+            }
+        }
+    }
+    let changed = changed.unwrap_or(0..0);
+    edits.record(Edit { hunk: number, at, old_len: next - at, new_len: out.len(), changed, orig_at: 0 });
+    doc.lines.splice(at..next, out);
+}
+
+/// A hunk already applied, in current-text coordinates (and its original start).
+#[derive(Debug, Clone)]
+struct Edit {
+    hunk: usize,
+    at: usize,
+    old_len: usize,
+    new_len: usize,
+    /// The lines it added, or the point where it removed lines, relative to `at` until
+    /// recorded, then absolute.
+    changed: Range<usize>,
+    orig_at: usize,
+}
+
+impl Edit {
+    fn delta(&self) -> isize {
+        self.new_len.cast_signed() - self.old_len.cast_signed()
+    }
+}
+
+/// The hunks applied so far: for overlap checks and for mapping line numbers between the
+/// original and the edited text.
+#[derive(Debug, Default)]
+struct Edits(Vec<Edit>);
+
+impl Edits {
+    fn record(&mut self, mut edit: Edit) {
+        edit.orig_at = self.to_original(edit.at);
+        edit.changed = edit.at + edit.changed.start..edit.at + edit.changed.end;
+        let (end, delta) = (edit.at + edit.old_len, edit.delta());
+        for later in self.0.iter_mut().filter(|e| e.at >= end) {
+            later.at = later.at.saturating_add_signed(delta);
+            later.changed =
+                later.changed.start.saturating_add_signed(delta)..later.changed.end.saturating_add_signed(delta);
+        }
+        self.0.push(edit);
+    }
+
+    /// The earlier hunk whose changed lines `[p, p + len)` would touch.
+    fn overlapping(&self, p: usize, len: usize) -> Option<usize> {
+        let touches = |c: &Range<usize>| {
+            if c.is_empty() { p < c.start && c.start < p + len } else { p < c.end && c.start < p + len }
+        };
+        self.0.iter().find(|e| touches(&e.changed)).map(|e| e.hunk)
+    }
+
+    /// Current line index → the original text's line index.
+    fn to_original(&self, p: usize) -> usize {
+        let shift: isize = self.0.iter().filter(|e| e.at + e.new_len <= p).map(Edit::delta).sum();
+        p.saturating_add_signed(-shift)
+    }
+
+    /// Original line index → current line index.
+    fn to_current(&self, o: usize) -> usize {
+        let shift: isize = self.0.iter().filter(|e| e.orig_at + e.old_len <= o).map(Edit::delta).sum();
+        o.saturating_add_signed(shift)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hunk(spec: &str, old_start: Option<usize>) -> Hunk {
+        let lines = spec.lines().map(|l| match l.split_at(1) {
+            (" ", t) => HunkLine::Context(t.to_owned()),
+            ("-", t) => HunkLine::Remove(t.to_owned()),
+            ("+", t) => HunkLine::Add(t.to_owned()),
+            _ => panic!("bad spec line {l:?}"),
+        });
+        Hunk { lines: lines.collect(), old_start, answer_line: 1 }
+    }
+
+    const JAVA: &str = "class A {\n    int f(int n) {\n        return n + 1;\n    }\n\n    int g(int n) {\n        return n + 1;\n    }\n}\n";
+
+    #[test]
+    fn exact_match_ignores_wrong_line_numbers() {
+        let h = hunk("     int g(int n) {\n-        return n + 1;\n+        return n - 1;", Some(40));
+        let out = apply_to_text(JAVA, &[h]).unwrap();
+        assert!(out.contains("int g(int n) {\n        return n - 1;"), "{out}");
+        assert!(out.contains("int f(int n) {\n        return n + 1;"), "{out}");
+    }
+
+    #[test]
+    fn ambiguous_match_is_refused_unless_the_hint_picks_one() {
+        let h = hunk("-        return n + 1;\n+        return n - 1;", None);
+        let err = apply_to_text(JAVA, std::slice::from_ref(&h)).unwrap_err();
+        assert_eq!(err.failure, HunkFailure::Ambiguous { lines: vec![3, 7] });
+        let out = apply_to_text(JAVA, &[Hunk { old_start: Some(7), ..h }]).unwrap();
+        assert!(out.contains("int g(int n) {\n        return n - 1;"), "{out}");
+    }
+
+    #[test]
+    fn tolerant_levels_keep_file_context_and_verbatim_additions() {
+        // Trailing spaces and lost indentation in the hunk; the added line has odd spacing.
+        let h = hunk(" int f(int n) {  \n-return n + 1;\n+      return  n * 2;\n     }", None);
+        let out = apply_to_text(JAVA, &[h]).unwrap();
+        assert!(out.contains("    int f(int n) {\n      return  n * 2;\n    }\n"), "{out}");
+    }
+
+    #[test]
+    fn not_found_reports_the_closest_region_and_first_difference() {
+        let h = hunk("     int g(int n) {\n-        return n + 2;\n+        return n;", None);
+        let err = apply_to_text(JAVA, &[h]).unwrap_err();
+        let HunkFailure::NotFound { near: Some(near) } = err.failure else { panic!("{err:?}") };
+        assert_eq!(near.start_line, 6);
+        assert_eq!(near.first_diff, Some((2, "        return n + 2;".into(), Some("        return n + 1;".into()))));
+    }
+
+    #[test]
+    fn line_number_prefixes_are_stripped_only_when_every_line_has_one() {
+        let h = hunk(" 6:     int g(int n) {\n-7:         return n + 1;\n+7:         return 0;", None);
+        let out = apply_to_text(JAVA, &[h]).unwrap();
+        assert!(out.contains("int g(int n) {\n        return 0;"), "{out}");
+        let h = hunk(" 6 |     int g(int n) {\n-7 |         return n + 1;\n+        return 0;", None);
+        assert!(matches!(apply_to_text(JAVA, &[h]).unwrap_err().failure, HunkFailure::NotFound { .. }));
+    }
+
+    #[test]
+    fn later_hunks_see_earlier_edits_and_may_not_overlap_them() {
+        let one = hunk("     int f(int n) {\n-        return n + 1;\n+        return n + 10;", None);
+        let two = hunk("-        return n + 10;\n+        return 3;", None);
+        let err = apply_to_text(JAVA, &[one, two]).unwrap_err();
+        assert_eq!((err.hunk, err.failure), (2, HunkFailure::Overlap { hunk: 1, line: 3 }));
+        // The hint of hunk 2 counts original lines, shifted past hunk 1's growth.
+        let grow = hunk("     int f(int n) {\n+        n++;", None);
+        let two = hunk("-        return n + 1;\n+        return 3;", Some(7));
+        let out = apply_to_text(JAVA, &[grow, two]).unwrap();
+        assert!(out.contains("n++;\n        return n + 1;") && out.contains("g(int n) {\n        return 3;"), "{out}");
+    }
+
+    #[test]
+    fn insertions_need_an_anchor_or_an_empty_file() {
+        let add = hunk("+x = 1", None);
+        assert_eq!(apply_to_text("", std::slice::from_ref(&add)).unwrap(), "x = 1\n");
+        let err = apply_to_text("a\n", std::slice::from_ref(&add)).unwrap_err();
+        assert_eq!(err.failure, HunkFailure::NoAnchor { old_start: None });
+        assert_eq!(apply_to_text("a\nb\n", &[Hunk { old_start: Some(1), ..add }]).unwrap(), "a\nx = 1\nb\n");
+    }
+
+    #[test]
+    fn crlf_and_missing_final_newline_are_preserved() {
+        let h = hunk(" a\n-b\n+B1\n+B2", None);
+        assert_eq!(apply_to_text("a\r\nb\r\nc\r\n", std::slice::from_ref(&h)).unwrap(), "a\r\nB1\r\nB2\r\nc\r\n");
+        assert_eq!(apply_to_text("a\nb", std::slice::from_ref(&h)).unwrap(), "a\nB1\nB2");
+        assert_eq!(apply_to_text("a\r\nb", &[h]).unwrap(), "a\r\nB1\r\nB2");
+    }
+
+    #[test]
+    fn strip_line_number_forms() {
+        assert_eq!(strip_line_number("12:     x"), Some("    x"));
+        assert_eq!(strip_line_number("  12 | x"), Some("x"));
+        assert_eq!(strip_line_number("7:"), Some(""));
+        assert_eq!(strip_line_number("x: 1"), None);
+        assert_eq!(strip_line_number("12 x"), None);
+    }
+}

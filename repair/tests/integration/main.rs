@@ -1,5 +1,8 @@
-//! Integration tests of the repair crate.
+//! Integration tests of the repair crate, one module per area.
 
+/// `repair::llm`: HTTP client against a local server, scripted faults, tool-call
+/// validation and text fallback, record/replay.
+mod llm;
 /// Patches from model answers applied to project trees: formats, refusals, all-or-nothing.
 mod patch;
 /// Tests on ../shared data (run by CI with FIXDEX_SHARED set; they fail when it is unset).

@@ -1,0 +1,251 @@
+//! An OpenAI-compatible chat-completions client with tool calling, and its test doubles
+//! (DESIGN.md decision 8).
+//!
+//! | file | responsibility |
+//! | --- | --- |
+//! | [`types`] | the wire format: [`ChatRequest`], [`ChatResponse`], [`Message`], [`Tool`], [`ToolCall`] |
+//! | [`http`] | [`OpenAiClient`]: blocking HTTP (ureq), timeouts, [`RetryPolicy`] |
+//! | [`turn`] | [`next_turn`]: validated tool calls or a final answer, text fallback, bounded re-asks |
+//! | [`ledger`] | [`CallRecord`], [`Ledger`]: tokens, latency, cost, budgets |
+//! | [`scripted`] | [`ScriptedClient`]: a queue of responses and injected faults |
+//! | [`replay`] | [`ReplayClient`], [`RecordingClient`]: strict record/replay keyed on the canonical request |
+//!
+//! Every client implements [`ChatClient`], so the workflow runs the same code against a real
+//! endpoint (OpenAI, vLLM, Ollama, llama.cpp server), a replay file or a script; only the
+//! client differs. Results record [`ChatClient::describe`], and a client whose answers were
+//! written by hand reports [`ChatClient::is_synthetic`] so they are never counted as repair
+//! results.
+//!
+//! ```
+//! use repair::llm::{next_turn, Action, ChatRequest, Ledger, Message, ScriptedClient, Script, Tool, TurnOptions};
+//! use serde_json::json;
+//!
+//! let client = ScriptedClient::new(vec![Script::text(
+//!     "<tool_call>{\"name\": \"get_imports\", \"arguments\": {\"file\": \"A.java\"}}</tool_call>",
+//! )]);
+//! let mut req = ChatRequest::new("any-model", vec![Message::user("Why does A fail?")]);
+//! req.tools.push(Tool::function("get_imports", "List imports", json!({"type": "object"})));
+//! let mut ledger = Ledger::default();
+//! let turn = next_turn(&client, &req, &TurnOptions::default(), &mut ledger)?;
+//! let Action::ToolCalls(calls) = &turn.action else { panic!("expected a tool call") };
+//! assert_eq!(calls[0].name, "get_imports");
+//! assert!(turn.from_text);
+//! assert_eq!(ledger.totals().calls, 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod canonical;
+pub mod http;
+pub mod ledger;
+pub mod replay;
+pub mod scripted;
+pub mod text;
+pub mod turn;
+pub mod types;
+
+pub use canonical::{canonical_request, request_key};
+pub use http::{OpenAiClient, OpenAiConfig, RetryPolicy};
+pub use ledger::{Budget, CallRecord, Ledger, LedgerTotals, Price, PriceTable};
+pub use replay::{Recording, RecordingClient, ReplayClient, write_recordings};
+pub use scripted::{Fault, Script, ScriptedClient};
+pub use turn::{Action, Turn, TurnOptions, ValidToolCall, next_turn};
+pub use types::{
+    ChatRequest, ChatResponse, Choice, FunctionCall, FunctionDef, Message, Role, Tool, ToolCall, ToolChoice, Transport,
+    Usage,
+};
+
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// Result of the LLM client layer.
+pub type Result<T> = std::result::Result<T, LlmError>;
+
+/// Something that answers chat-completions requests.
+///
+/// Implementations: [`OpenAiClient`] (HTTP), [`ReplayClient`], [`RecordingClient`],
+/// [`ScriptedClient`]. `chat` blocks until the response is complete.
+pub trait ChatClient: Send + Sync {
+    /// Sends `req` and returns the complete response, with [`ChatResponse::transport`]
+    /// filled in.
+    ///
+    /// # Errors
+    /// Transport failures ([`LlmError::Timeout`], [`LlmError::Connection`], [`LlmError::Http`],
+    /// [`LlmError::RetriesExhausted`]), an unparsable body ([`LlmError::MalformedResponse`]),
+    /// and double-specific errors (replay miss, script exhausted).
+    fn chat(&self, req: &ChatRequest) -> Result<ChatResponse>;
+
+    /// Which client this is, for result records.
+    fn describe(&self) -> ClientInfo;
+
+    /// `true` when the responses were written by hand (scripted, or a replay file with a
+    /// `synthetic` recording): such results must never be counted as repair results.
+    fn is_synthetic(&self) -> bool {
+        self.describe().synthetic
+    }
+}
+
+/// The identity of a [`ChatClient`], recorded with results.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ClientInfo {
+    /// `"openai"` (any OpenAI-compatible HTTP endpoint), `"replay"`, `"recording"` or `"scripted"`.
+    pub kind: &'static str,
+    /// Base URL for HTTP clients, the recordings path for replay/recording clients.
+    pub endpoint: Option<String>,
+    /// The configured model name, when the client has one.
+    pub model: Option<String>,
+    /// Whether answers were written by hand (see [`ChatClient::is_synthetic`]).
+    pub synthetic: bool,
+}
+
+/// Errors of the LLM layer. Messages never contain the API key.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LlmError {
+    /// The client is not configured well enough to send anything.
+    #[error("LLM client configuration: {0}")]
+    Config(String),
+    /// The endpoint answered with a non-success status that was not (or no longer) retried.
+    #[error("HTTP {status} from {url}: {body}{}", status_hint(*status))]
+    Http {
+        /// HTTP status code.
+        status: u16,
+        /// The request URL.
+        url: String,
+        /// The start of the response body (at most about 500 characters).
+        body: String,
+        /// The `Retry-After` header in milliseconds, when the server sent one in seconds.
+        retry_after_ms: Option<u64>,
+    },
+    /// No complete response within the per-request timeout.
+    #[error("no response from {url} within {timeout_ms} ms (raise --llm-timeout or check the server)")]
+    Timeout {
+        /// The request URL.
+        url: String,
+        /// The per-request timeout, in milliseconds.
+        timeout_ms: u64,
+    },
+    /// Connecting or talking to the endpoint failed below HTTP.
+    #[error("cannot reach {url}: {message} (is the server running and FIXDEX_LLM_URL right?)")]
+    Connection {
+        /// The request URL.
+        url: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The endpoint answered 2xx but the body is not a chat-completions response.
+    #[error("malformed response from {url}: {reason}; body starts: {body}")]
+    MalformedResponse {
+        /// The request URL (or the double's name).
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+        /// The start of the body.
+        body: String,
+    },
+    /// A retryable failure persisted through every attempt.
+    #[error("gave up after {attempts} attempts: {last}")]
+    RetriesExhausted {
+        /// Attempts made, the first included.
+        attempts: u32,
+        /// The error of the last attempt.
+        last: Box<LlmError>,
+    },
+    /// The model kept answering with broken or missing tool calls after all re-asks.
+    #[error("model output still unusable after {reasks} re-asks: {problem}")]
+    ReaskLimit {
+        /// Re-asks made.
+        reasks: u32,
+        /// The problem with the last answer, as told to the model.
+        problem: String,
+    },
+    /// A [`Budget`] limit was reached before a call.
+    #[error("LLM budget exceeded: {used} {what} used, the limit is {limit}")]
+    BudgetExceeded {
+        /// `"calls"` or `"tokens"`.
+        what: &'static str,
+        /// Amount used so far.
+        used: u64,
+        /// The configured limit.
+        limit: u64,
+    },
+    /// [`ReplayClient`] has no (unused) recording for a request.
+    #[error("no recording for request {key}: {detail}")]
+    ReplayMiss {
+        /// Hex SHA-256 of the canonical request.
+        key: String,
+        /// Request summary and the nearest recording's first difference.
+        detail: String,
+    },
+    /// [`ReplayClient::finish`] found recordings that were never requested.
+    #[error("{count} recording(s) in {path} were never used (stale recordings?): {keys}")]
+    ReplayUnused {
+        /// The recordings file.
+        path: PathBuf,
+        /// How many were unused.
+        count: usize,
+        /// The first few unused keys with line numbers.
+        keys: String,
+    },
+    /// A recordings file line is not a valid recording.
+    #[error("{path}:{line}: {message}")]
+    BadRecording {
+        /// The recordings file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// Reading or writing a recordings file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// [`ScriptedClient`] was asked more often than it has scripted answers.
+    #[error("scripted client exhausted after {served} responses (script more answers)")]
+    ScriptExhausted {
+        /// Responses served.
+        served: usize,
+    },
+}
+
+impl LlmError {
+    /// Whether another attempt may succeed: HTTP 429 and 5xx, timeouts, connection errors.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            LlmError::Http { status, .. } => *status == 429 || (500..=599).contains(status),
+            LlmError::Timeout { .. } | LlmError::Connection { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// The server's `Retry-After`, in milliseconds, when it sent one.
+    pub fn retry_after_ms(&self) -> Option<u64> {
+        match self {
+            LlmError::Http { retry_after_ms, .. } => *retry_after_ms,
+            _ => None,
+        }
+    }
+}
+
+fn status_hint(status: u16) -> &'static str {
+    match status {
+        401 | 403 => " (check OPENAI_API_KEY)",
+        404 => " (check FIXDEX_LLM_URL, which should end in /v1, and FIXDEX_LLM_MODEL)",
+        429 => " (rate limited)",
+        _ => "",
+    }
+}
+
+/// The first `max_chars` characters of `s`, with `…` appended when cut.
+pub(crate) fn excerpt(s: &str, max_chars: usize) -> String {
+    match s.char_indices().nth(max_chars) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}

@@ -1,0 +1,281 @@
+//! [`next_turn`]: one model turn, turned into validated tool calls or a final answer.
+//!
+//! A reply is read as follows (choice 0 only; sample more choices with
+//! [`ChatClient::chat`] directly):
+//! 1. Native `tool_calls` are validated: the name must be one of the request's tools and
+//!    `arguments` must parse as a JSON object (an empty string reads as `{}`; a JSON string
+//!    holding an object is unwrapped). Missing ids are filled in.
+//! 2. Without native calls, tool calls written in the text are parsed
+//!    ([`super::text`]) and validated the same way.
+//! 3. Without any tool call, the reply is a **final answer** only when all hold: the
+//!    caller allows one ([`TurnOptions::allow_final`]), `tool_choice` is not `required` or a
+//!    named function, the reply was not cut off (`finish_reason` ≠ `"length"`), and the
+//!    text is not empty. A request without tools always allows a final answer.
+//!
+//! Anything else is re-asked: the bad reply is appended to the conversation followed by an
+//! error that says exactly what was wrong (per call, as `tool` messages answering native
+//! calls; as a `user` message otherwise), at most [`TurnOptions::max_reasks`] times.
+
+use super::text::{TextCall, TextCalls, call_shape, parse_text_calls};
+use super::{ChatClient, ChatRequest, Choice, Ledger, LlmError, Message, Result, Tool, ToolCall, ToolChoice, excerpt};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tracing::debug;
+
+/// How [`next_turn`] treats replies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TurnOptions {
+    /// Most re-asks after a bad reply (so at most `max_reasks + 1` calls). Default 2.
+    pub max_reasks: u32,
+    /// Whether a reply without tool calls may end the turn as a final answer. Default true.
+    pub allow_final: bool,
+}
+
+impl Default for TurnOptions {
+    fn default() -> Self {
+        TurnOptions { max_reasks: 2, allow_final: true }
+    }
+}
+
+/// A tool call that names a known tool and has a JSON-object argument.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ValidToolCall {
+    /// The id the tool result must quote ([`Message::tool`]).
+    pub id: String,
+    /// The tool's name, one of the request's tools.
+    pub name: String,
+    /// The parsed arguments (not checked against the tool's schema).
+    pub arguments: Map<String, Value>,
+}
+
+/// What the model decided.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Action {
+    /// Run these tools (one or more, in order) and send their results back.
+    ToolCalls(Vec<ValidToolCall>),
+    /// The model's final text answer.
+    Final(String),
+}
+
+/// The outcome of [`next_turn`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Turn {
+    /// Tool calls to run or the final answer.
+    pub action: Action,
+    /// The assistant message to append to the conversation: as received, except that
+    /// calls parsed from text become native `tool_calls` (with the call text cut from the
+    /// content) and missing call ids are filled in. Re-ask exchanges are not included.
+    pub message: Message,
+    /// Re-asks it took (0 = the first reply was usable).
+    pub reasks: u32,
+    /// What was wrong with each re-asked reply, as told to the model.
+    pub reask_reasons: Vec<String>,
+    /// Whether the tool calls were parsed from text rather than native.
+    pub from_text: bool,
+    /// The accepted reply's `finish_reason`.
+    pub finish_reason: Option<String>,
+}
+
+/// Asks `client` for the next turn of `req` and validates the reply, re-asking on bad
+/// output (see the module docs). Each call is checked against and recorded in `ledger`.
+///
+/// # Errors
+/// [`LlmError::BudgetExceeded`] before a call the budget forbids; the client's errors;
+/// [`LlmError::MalformedResponse`] for a response without choices;
+/// [`LlmError::ReaskLimit`] when the reply is still unusable after `max_reasks` re-asks.
+pub fn next_turn<C: ChatClient + ?Sized>(
+    client: &C,
+    req: &ChatRequest,
+    opts: &TurnOptions,
+    ledger: &mut Ledger,
+) -> Result<Turn> {
+    let final_allowed = req.tools.is_empty()
+        || (opts.allow_final && !matches!(req.tool_choice, Some(ToolChoice::Required | ToolChoice::Function(_))));
+    let mut req = req.clone();
+    let mut reasons = Vec::new();
+    loop {
+        ledger.check()?;
+        let response = client.chat(&req)?;
+        ledger.record(&req, &response);
+        let choice = response.choices.into_iter().next().ok_or_else(|| LlmError::MalformedResponse {
+            url: client.describe().endpoint.unwrap_or_default(),
+            reason: "no choices".to_owned(),
+            body: String::new(),
+        })?;
+        match assess(&choice, &req, final_allowed) {
+            Ok((action, message, from_text)) => {
+                let reasks = reasons.len() as u32;
+                let finish_reason = choice.finish_reason;
+                return Ok(Turn { action, message, reasks, reask_reasons: reasons, from_text, finish_reason });
+            }
+            Err(problem) if reasons.len() as u32 >= opts.max_reasks => {
+                return Err(LlmError::ReaskLimit { reasks: reasons.len() as u32, problem: problem.reason() });
+            }
+            Err(problem) => {
+                debug!(reask = reasons.len() + 1, problem = problem.reason(), "re-asking the model");
+                reasons.push(problem.reason());
+                req.messages.extend(problem.into_messages());
+            }
+        }
+    }
+}
+
+/// A reply that must be re-asked, with the messages that tell the model why.
+enum Problem {
+    /// Native calls, at least one bad: the error for each call (`None` = fine).
+    Native { message: Message, errors: Vec<Option<String>> },
+    /// Anything else: one error for the whole reply.
+    Text { message: Message, error: String },
+}
+
+/// Sent back for a good call whose sibling was bad.
+const NOT_RUN: &str = "Not run: another tool call in this reply was invalid. Send all tool calls again, corrected.";
+
+impl Problem {
+    fn reason(&self) -> String {
+        match self {
+            Problem::Native { errors, .. } => errors.iter().flatten().cloned().collect::<Vec<_>>().join(" "),
+            Problem::Text { error, .. } => error.clone(),
+        }
+    }
+
+    fn into_messages(self) -> Vec<Message> {
+        match self {
+            Problem::Native { message, errors } => {
+                let answers = message.tool_calls.iter().zip(&errors).map(|(call, error)| {
+                    Message::tool(&call.id, error.as_ref().map_or(NOT_RUN.to_owned(), |e| format!("Error: {e}")))
+                });
+                let answers: Vec<_> = answers.collect();
+                std::iter::once(message).chain(answers).collect()
+            }
+            Problem::Text { message, error } => vec![message, Message::user(format!("Error: {error}"))],
+        }
+    }
+}
+
+type Accepted = (Action, Message, bool);
+
+/// An accepted reply, or the problem to re-ask about (boxed: it holds a whole message).
+type Assessed = std::result::Result<Accepted, Box<Problem>>;
+
+fn assess(choice: &Choice, req: &ChatRequest, final_allowed: bool) -> Assessed {
+    let id_base = req.messages.len();
+    let mut message = choice.message.clone();
+    for (i, call) in message.tool_calls.iter_mut().enumerate().filter(|(_, c)| c.id.is_empty()) {
+        call.id = format!("call_{id_base}_{i}");
+    }
+    if !message.tool_calls.is_empty() {
+        return assess_native(message, &req.tools);
+    }
+    if !req.tools.is_empty() {
+        match parse_text_calls(message.text()) {
+            TextCalls::Calls { calls, rest } => return assess_text(message, &calls, rest, &req.tools, id_base),
+            TextCalls::Broken(why) => return Err(text_problem(message, format!("{why}. {}", how_to_call(&req.tools)))),
+            TextCalls::None => {}
+        }
+    }
+    if choice.finish_reason.as_deref() == Some("length") {
+        let error = "your reply was cut off at the token limit (finish_reason \"length\"). Reply again, shorter.";
+        return Err(text_problem(message, error.to_owned()));
+    }
+    if message.text().trim().is_empty() {
+        return Err(text_problem(message, format!("your reply was empty. {}", how_to_call(&req.tools))));
+    }
+    if !final_allowed {
+        let error =
+            format!("your reply has no tool call, and a tool call is required now. {}", how_to_call(&req.tools));
+        return Err(text_problem(message, error));
+    }
+    let text = message.text().to_owned();
+    Ok((Action::Final(text), message, false))
+}
+
+fn assess_native(message: Message, tools: &[Tool]) -> Assessed {
+    let checked: Vec<_> =
+        message.tool_calls.iter().map(|c| validate(&c.id, &c.function.name, &c.function.arguments, tools)).collect();
+    if checked.iter().all(|c| c.is_ok()) {
+        let calls = checked.into_iter().map(|c| c.expect("all ok")).collect();
+        return Ok((Action::ToolCalls(calls), message, false));
+    }
+    let errors = checked.into_iter().map(|c| c.err()).collect();
+    Err(Box::new(Problem::Native { message, errors }))
+}
+
+fn assess_text(message: Message, calls: &[TextCall], rest: String, tools: &[Tool], id_base: usize) -> Assessed {
+    let ids = (0..calls.len()).map(|i| format!("call_{id_base}_{i}"));
+    let checked: std::result::Result<Vec<_>, String> =
+        calls.iter().zip(ids).map(|(c, id)| validate(&id, &c.name, &c.arguments, tools)).collect();
+    match checked {
+        Ok(valid) => {
+            let tool_calls =
+                valid.iter().map(|c| ToolCall::new(&c.id, &c.name, Value::Object(c.arguments.clone()).to_string()));
+            let content = (!rest.is_empty()).then_some(rest);
+            let normalized = Message { content, tool_calls: tool_calls.collect(), ..message };
+            Ok((Action::ToolCalls(valid), normalized, true))
+        }
+        Err(error) => Err(text_problem(message, format!("{error} {}", how_to_call(tools)))),
+    }
+}
+
+fn text_problem(mut message: Message, error: String) -> Box<Problem> {
+    message.content.get_or_insert_with(String::new);
+    Box::new(Problem::Text { message, error })
+}
+
+/// Validates one call; the error tells the model what was wrong and how to fix it.
+fn validate(id: &str, name: &str, arguments: &str, tools: &[Tool]) -> std::result::Result<ValidToolCall, String> {
+    let Some(tool) = tools.iter().find(|t| t.name() == name) else {
+        return Err(format!("there is no tool named {name:?}. Available tools: {}.", tool_names(tools)));
+    };
+    let parsed =
+        if arguments.trim().is_empty() { Ok(Value::Object(Map::new())) } else { serde_json::from_str(arguments) };
+    let unwrapped = match parsed {
+        Ok(Value::String(inner)) => serde_json::from_str(&inner).unwrap_or(Value::String(inner)),
+        other => other.map_err(|e| bad_arguments(tool, arguments, &format!("are not valid JSON ({e})")))?,
+    };
+    match unwrapped {
+        Value::Object(arguments) => Ok(ValidToolCall { id: id.to_owned(), name: name.to_owned(), arguments }),
+        other => {
+            Err(bad_arguments(tool, arguments, &format!("are JSON but not an object (got {})", json_kind(&other))))
+        }
+    }
+}
+
+fn bad_arguments(tool: &Tool, arguments: &str, what: &str) -> String {
+    let required = tool.function.parameters.get("required").and_then(Value::as_array);
+    let keys: Vec<&str> = required.into_iter().flatten().filter_map(Value::as_str).collect();
+    let hint = if keys.is_empty() { String::new() } else { format!(" with the keys {}", keys.join(", ")) };
+    format!(
+        "the arguments of your call to {:?} {what}: {}. Send the call again with \"arguments\" as one JSON object{hint}.",
+        tool.name(),
+        excerpt(arguments, 200)
+    )
+}
+
+fn how_to_call(tools: &[Tool]) -> String {
+    if tools.is_empty() {
+        return "Reply again with your answer.".to_owned();
+    }
+    format!(
+        "Call one of the tools ({}) through the tool-calling interface, or write {OPEN}{}{CLOSE}.",
+        tool_names(tools),
+        call_shape(),
+        OPEN = "<tool_call>",
+        CLOSE = "</tool_call>"
+    )
+}
+
+fn tool_names(tools: &[Tool]) -> String {
+    tools.iter().map(Tool::name).collect::<Vec<_>>().join(", ")
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -3,3 +3,5 @@
 //! Modules land one capability at a time: patch application, test validation, the LLM
 //! client, the internal-ingredient tools and the QuixBugs harness, then the ReinFix
 //! workflow (../shared/papers/reinfix.txt, Algorithm 1) that ties them to the engine.
+
+pub mod tools;

@@ -216,30 +216,29 @@ impl Toolbox {
     pub fn call(&self, name: &str, args: &Value) -> Result<String, ToolError> {
         let args = Args::new(name, args)?;
         let mut out = Output::default();
-        match name {
-            "identify_variable" => {
-                variables::identify_variable(self.file(&args)?.as_ref(), args.get("variable")?, &mut out)?
-            }
-            "find_variable_assignments" => {
-                variables::find_variable_assignments(self.file(&args)?.as_ref(), args.get("variable")?, &mut out)?;
-            }
-            "track_variable_dataflow" => self.dataflow(&args, &mut out)?,
-            "trace_method_usage" => {
-                methods::trace_method_usage(&self.project.parsed_files(), args.get("method")?, &mut out)?
-            }
-            "analyze_method_details" => {
-                methods::analyze_method_details(self.file(&args)?.as_ref(), args.get("method")?, &mut out)?
-            }
-            "find_method_in_file" => {
-                methods::find_method_in_file(self.file(&args)?.as_ref(), args.get("method")?, &mut out)?
-            }
-            "find_class_loc" => classes::find_class_loc(&self.project.parsed_files(), args.get("class")?, &mut out)?,
-            "identify_class" => self.identify_class(&args, &mut out)?,
-            "get_imports" => classes::get_imports(self.file(&args)?.as_ref(), &mut out),
-            _ => unreachable!("Args::new checked the name"),
-        }
+        self.answer(&args, &mut out)?;
         tracing::debug!(tool = name, "tool answered");
         Ok(out.finish(self.config.max_output_chars))
+    }
+
+    fn answer(&self, args: &Args<'_>, out: &mut Output) -> Result<(), ToolError> {
+        match args.tool {
+            "identify_variable" => variables::identify_variable(&*self.file(args)?, args.get("variable")?, out),
+            "find_variable_assignments" => {
+                variables::find_variable_assignments(&*self.file(args)?, args.get("variable")?, out)
+            }
+            "track_variable_dataflow" => self.dataflow(args, out),
+            "trace_method_usage" => methods::trace_method_usage(&self.project.parsed_files(), args.get("method")?, out),
+            "analyze_method_details" => methods::analyze_method_details(&*self.file(args)?, args.get("method")?, out),
+            "find_method_in_file" => methods::find_method_in_file(&*self.file(args)?, args.get("method")?, out),
+            "find_class_loc" => classes::find_class_loc(&self.project.parsed_files(), args.get("class")?, out),
+            "identify_class" => self.identify_class(args, out),
+            "get_imports" => {
+                classes::get_imports(&*self.file(args)?, out);
+                Ok(())
+            }
+            other => Err(ToolError::UnknownTool { name: other.to_string(), available: specs::TOOL_NAMES.join(", ") }),
+        }
     }
 
     fn file(&self, args: &Args<'_>) -> Result<std::sync::Arc<source::SourceFile>, ToolError> {

@@ -456,6 +456,18 @@ mod errors {
     }
 
     #[test]
+    fn dataflow_follows_break_and_return() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+        let code = "def f(xs):\n    found = None\n    for x in xs:\n        if x > 0:\n            found = x\n            break\n    return found\n\n\ndef g(a):\n    y = 1\n    if a:\n        y = 2\n        return y\n    return y\n";
+        std::fs::write(dir.path().join("m.py"), code).unwrap_or_else(|e| panic!("{e}"));
+        let tools = Toolbox::new(dir.path());
+        let f = ask(&tools, "track_variable_dataflow", &json!({"file": "m.py", "variable": "found"}));
+        has_lines(&f, &["  m.py:7 returned; reached by D1, D2", "  D2 m.py:5 assignment from x"]);
+        let g = ask(&tools, "track_variable_dataflow", &json!({"file": "m.py", "variable": "y", "method": "g"}));
+        has_lines(&g, &["  m.py:14 returned; reached by D2", "  m.py:15 returned; reached by D1"]);
+    }
+
+    #[test]
     fn specs_name_the_nine_tools_with_object_schemas() {
         let specs = fixture().specs();
         assert_eq!(specs.len(), 9);

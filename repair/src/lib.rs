@@ -7,4 +7,5 @@
 pub mod llm;
 pub mod patch;
 pub mod scratch;
+pub mod tools;
 pub mod validate;

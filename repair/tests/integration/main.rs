@@ -7,3 +7,5 @@ mod llm;
 mod patch;
 /// Tests on ../shared data (run by CI with FIXDEX_SHARED set; they fail when it is unset).
 mod shared;
+/// The internal-ingredient tools on the fixture project, QuixBugs and error cases.
+mod tools;

@@ -1,0 +1,268 @@
+//! Project files: path confinement, language by extension, the parse cache and the
+//! project walk shared by the nine tools.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use tree_sitter::{Node, Parser, Tree};
+
+use super::ToolError;
+
+/// Directory names the project walk never enters (besides hidden ones).
+const SKIPPED_DIRS: [&str; 4] = ["build", "target", "node_modules", "__pycache__"];
+
+/// The most source files one project walk visits; larger projects are cut, in path order.
+const MAX_PROJECT_FILES: usize = 20_000;
+
+/// A language the tools parse, chosen by file extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lang {
+    /// `.java`, parsed with tree-sitter-java.
+    Java,
+    /// `.py`, parsed with tree-sitter-python.
+    Python,
+}
+
+impl Lang {
+    /// The language of `path` by extension, or `None` for anything else.
+    pub(crate) fn from_path(path: &str) -> Option<Lang> {
+        match Path::new(path).extension()?.to_str()? {
+            "java" => Some(Lang::Java),
+            "py" => Some(Lang::Python),
+            _ => None,
+        }
+    }
+
+    fn grammar(self) -> tree_sitter::Language {
+        match self {
+            Lang::Java => tree_sitter_java::LANGUAGE.into(),
+            Lang::Python => tree_sitter_python::LANGUAGE.into(),
+        }
+    }
+}
+
+/// One parsed source file: its text, line table and syntax tree.
+#[derive(Debug)]
+pub(crate) struct SourceFile {
+    /// Path relative to the project root, `/`-separated.
+    pub(crate) rel: String,
+    /// Language of the file.
+    pub(crate) lang: Lang,
+    text: String,
+    line_starts: Vec<usize>,
+    tree: Tree,
+    hash: u64,
+}
+
+impl SourceFile {
+    fn parse(rel: String, lang: Lang, text: String, hash: u64) -> Result<SourceFile, ToolError> {
+        let mut parser = Parser::new();
+        parser.set_language(&lang.grammar()).map_err(|_| ToolError::Parse { path: rel.clone() })?;
+        let tree = parser.parse(&text, None).ok_or_else(|| ToolError::Parse { path: rel.clone() })?;
+        let line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        Ok(SourceFile { rel, lang, text, line_starts, tree, hash })
+    }
+
+    /// The root node of the syntax tree.
+    pub(crate) fn root(&self) -> Node<'_> {
+        self.tree.root_node()
+    }
+
+    /// The source text of `node`.
+    pub(crate) fn text(&self, node: Node<'_>) -> &str {
+        &self.text[node.byte_range()]
+    }
+
+    /// Line `line` (1-based) without its line break; empty past the end.
+    pub(crate) fn line(&self, line: usize) -> &str {
+        let Some(&start) = self.line_starts.get(line.wrapping_sub(1)) else { return "" };
+        let end = self.line_starts.get(line).map_or(self.text.len(), |&e| e);
+        self.text[start..end].trim_end_matches(['\n', '\r'])
+    }
+
+    /// `path:line` for `node`'s first line.
+    pub(crate) fn anchor(&self, node: Node<'_>) -> String {
+        format!("{}:{}", self.rel, line_of(node))
+    }
+
+    /// `path:start-end` for the lines `node` spans.
+    pub(crate) fn span(&self, node: Node<'_>) -> String {
+        format!("{}:{}-{}", self.rel, line_of(node), end_line_of(node))
+    }
+}
+
+/// 1-based first line of `node`.
+pub(crate) fn line_of(node: Node<'_>) -> usize {
+    node.start_position().row + 1
+}
+
+/// 1-based last line of `node`.
+pub(crate) fn end_line_of(node: Node<'_>) -> usize {
+    node.end_position().row + 1
+}
+
+/// A project root with a parse cache keyed on path and content hash, so files edited
+/// between calls (patches applied in a scratch copy) are parsed again.
+#[derive(Debug)]
+pub(crate) struct Project {
+    root: PathBuf,
+    cache: Mutex<HashMap<String, Arc<SourceFile>>>,
+}
+
+impl Project {
+    /// A project rooted at `root` (canonicalised when possible).
+    pub(crate) fn new(root: &Path) -> Project {
+        let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        Project { root, cache: Mutex::new(HashMap::new()) }
+    }
+
+    /// The project root.
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Resolves a model-given path to a root-relative one. A bare file name that is not at
+    /// the root is looked up in the project when exactly one file has that name.
+    pub(crate) fn resolve(&self, arg: &str) -> Result<String, ToolError> {
+        let rel = confine(arg)?;
+        if self.root.join(&rel).is_file() {
+            return self.check_inside(rel);
+        }
+        if !rel.contains('/') {
+            let found: Vec<String> =
+                self.source_files().into_iter().filter(|p| p.rsplit('/').next() == Some(rel.as_str())).collect();
+            if found.len() == 1 {
+                return Ok(found.into_iter().next().unwrap_or_default());
+            }
+            if found.len() > 1 {
+                return Err(ToolError::AmbiguousFile { path: rel, candidates: found.join(", ") });
+            }
+        }
+        Err(ToolError::FileNotFound { path: rel })
+    }
+
+    /// Refuses a path whose real location (after symlinks) leaves the root.
+    fn check_inside(&self, rel: String) -> Result<String, ToolError> {
+        match self.root.join(&rel).canonicalize() {
+            Ok(real) if real.starts_with(&self.root) => Ok(rel),
+            Ok(_) => Err(ToolError::PathOutsideRoot { path: rel }),
+            Err(_) => Err(ToolError::FileNotFound { path: rel }),
+        }
+    }
+
+    /// Loads and parses the file at `rel` (root-relative), reusing the cached tree when the
+    /// content is unchanged.
+    pub(crate) fn load(&self, rel: &str) -> Result<Arc<SourceFile>, ToolError> {
+        let lang = Lang::from_path(rel).ok_or_else(|| ToolError::UnsupportedLanguage { path: rel.to_string() })?;
+        let bytes =
+            std::fs::read(self.root.join(rel)).map_err(|_| ToolError::FileNotFound { path: rel.to_string() })?;
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let hash = content_hash(&text);
+        let mut cache = self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(file) = cache.get(rel).filter(|f| f.hash == hash) {
+            return Ok(Arc::clone(file));
+        }
+        tracing::debug!(path = rel, "parsing");
+        let file = Arc::new(SourceFile::parse(rel.to_string(), lang, text, hash)?);
+        cache.insert(rel.to_string(), Arc::clone(&file));
+        Ok(file)
+    }
+
+    /// Every `.java` and `.py` file under the root, root-relative and sorted; hidden
+    /// directories and build output directories are skipped, symlinks are not followed.
+    pub(crate) fn source_files(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        walk(&self.root, "", &mut out);
+        out.sort();
+        out.truncate(MAX_PROJECT_FILES);
+        out
+    }
+
+    /// Every project source file, parsed; files that fail to load are skipped.
+    pub(crate) fn parsed_files(&self) -> Vec<Arc<SourceFile>> {
+        self.source_files().iter().filter_map(|rel| self.load(rel).ok()).collect()
+    }
+}
+
+fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Ok(kind) = entry.file_type() else { continue };
+        let rel = if prefix.is_empty() { name.clone() } else { format!("{prefix}/{name}") };
+        if kind.is_dir() && !name.starts_with('.') && !SKIPPED_DIRS.contains(&name.as_str()) {
+            walk(&entry.path(), &rel, out);
+        } else if kind.is_file() && Lang::from_path(&name).is_some() {
+            out.push(rel);
+        }
+    }
+}
+
+/// Normalises a model-given path: strips `./`, refuses absolute paths and `..`.
+fn confine(arg: &str) -> Result<String, ToolError> {
+    let trimmed = arg.trim();
+    let mut parts = Vec::new();
+    for component in Path::new(trimmed).components() {
+        match component {
+            Component::Normal(part) => parts.push(part.to_string_lossy().into_owned()),
+            Component::CurDir => {}
+            Component::ParentDir | Component::RootDir | Component::Prefix(_) => {
+                return Err(ToolError::PathOutsideRoot { path: trimmed.to_string() });
+            }
+        }
+    }
+    if parts.is_empty() {
+        return Err(ToolError::FileNotFound { path: trimmed.to_string() });
+    }
+    Ok(parts.join("/"))
+}
+
+fn content_hash(text: &str) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The named children of `node`.
+pub(crate) fn children(node: Node<'_>) -> Vec<Node<'_>> {
+    node.named_children(&mut node.walk()).collect()
+}
+
+/// `node` and all its named descendants, in source (pre-)order.
+pub(crate) fn descendants(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut out = Vec::new();
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        out.push(n);
+        let mut kids = children(n);
+        kids.reverse();
+        stack.extend(kids);
+    }
+    out
+}
+
+/// Collapses runs of whitespace (including line breaks) into single spaces.
+pub(crate) fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn confine_refuses_escapes_and_normalises() {
+        assert!(matches!(confine("/etc/passwd"), Err(ToolError::PathOutsideRoot { .. })));
+        assert!(matches!(confine("a/../../b.py"), Err(ToolError::PathOutsideRoot { .. })));
+        assert_eq!(confine("./a/b.py").ok().as_deref(), Some("a/b.py"));
+    }
+
+    #[test]
+    fn lines_are_one_based() {
+        let file = SourceFile::parse("a.py".into(), Lang::Python, "x = 1\ny = 2\n".into(), 0).ok();
+        let file = file.as_ref().map(|f| (f.line(1), f.line(2), f.line(9)));
+        assert_eq!(file, Some(("x = 1", "y = 2", "")));
+    }
+}

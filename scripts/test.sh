@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command (README "Quickstart", called by .ci/run).
 #
-# Installs the default model when missing (scripts/fetch-model.sh), then runs every test of
+# Installs the default model when missing (scripts/fetch-model.sh) and the test toolchains
+# (scripts/setup-test-tools.sh: JDK, JUnit 4, pytest), then runs every test of
 # the workspace with cargo-nextest and the doctests with cargo test. When FIXDEX_SHARED is set
 # (CI sets FIXDEX_SHARED=../shared), the `shared_*` tests on ../shared data run too, and fail
 # when the data is missing; without it they are left out.
@@ -9,6 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/fetch-model.sh
+# JDK + JUnit 4 (Debian) and pytest (PyPI venv) for the repair harness tests.
+export "$(scripts/setup-test-tools.sh | tail -n 1)"
 
 if cargo nextest --version >/dev/null 2>&1; then
   profile=default

@@ -31,7 +31,8 @@ enum Command {
     Inspect(cli::inspect::Args),
     /// Check every checksum and structure of an index (reads the whole file).
     Verify(cli::verify::Args),
-    /// Benchmarks: `fixdex bench ann` builds and searches raw vectors (fvecs) without the model.
+    /// Benchmarks: ANN on raw vectors (`ann`), embedding (`embed`), open time (`open`), and the
+    /// QuixBugs repair harness (`quixbugs`).
     Bench(cli::bench::Args),
     /// Combine segment files from sharded builds into one searchable manifest.
     Manifest(cli::manifest::Args),

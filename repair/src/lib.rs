@@ -6,6 +6,7 @@
 
 pub mod llm;
 pub mod patch;
+pub mod quixbugs;
 pub mod scratch;
 pub mod tools;
 pub mod validate;

@@ -20,7 +20,7 @@
 //! With a separate build command the answer is exact: a failing build is
 //! [`Verdict::CompileError`] and the tests are not run. With a test command only (e.g.
 //! `mvn test`, `pytest`), a failing run is classified as a compile error when its output shows
-//! one of the signatures in [`COMPILE_ERROR_SIGNATURES`] (javac, Maven, Gradle, Python syntax
+//! one of the signatures of [`looks_like_compile_error`] (javac, Maven, Gradle, Python syntax
 //! and import errors at collection), else as a test failure.
 
 use std::ffi::OsString;
@@ -35,12 +35,15 @@ use serde::{Deserialize, Serialize};
 /// Bytes of stdout and of stderr kept per command (the tail; earlier bytes are counted only).
 pub const TAIL_BYTES: usize = 64 * 1024;
 
-/// Output fragments that mark a failed run of a test-only command as a compile error:
-/// javac (`.java:12: error:`), Maven (`COMPILATION ERROR`), Gradle (`Compilation failed`),
-/// and Python errors raised while pytest collects or imports a module (`SyntaxError`,
-/// `IndentationError`, `ERROR collecting`).
+/// Most failing test names kept per command.
+pub const MAX_FAILING_TESTS: usize = 1000;
+
+/// Output fragments that mark a failed run of a test-only command as a compile error, besides
+/// javac's `File.java:12: error:` lines (see [`looks_like_compile_error`]): Maven
+/// (`COMPILATION ERROR`), Gradle (`Compilation failed`), and Python errors raised while
+/// pytest collects or imports a module (`SyntaxError`, `IndentationError`, `ERROR collecting`).
 pub const COMPILE_ERROR_SIGNATURES: &[&str] =
-    &[".java:", "COMPILATION ERROR", "Compilation failed", "SyntaxError", "IndentationError", "ERROR collecting"];
+    &["COMPILATION ERROR", "Compilation failed", "SyntaxError", "IndentationError", "ERROR collecting"];
 
 /// Errors of the validation machinery itself (not of the code under test).
 #[derive(Debug, thiserror::Error)]
@@ -144,6 +147,9 @@ pub struct RunOutput {
     pub stderr_tail: String,
     /// Total bytes written to stdout and stderr.
     pub output_bytes: u64,
+    /// Failing test names seen anywhere in the output (not only in the tails), in order,
+    /// without duplicates, at most [`MAX_FAILING_TESTS`]; see [`failing_test_in_line`].
+    pub failing_tests: Vec<String>,
 }
 
 impl RunOutput {
@@ -180,8 +186,9 @@ pub fn run_command(
     })?;
     let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
     let total = Arc::new(Mutex::new(0u64));
-    let out = drain(child.stdout.take().expect("piped stdout"), Arc::clone(&total));
-    let err = drain(child.stderr.take().expect("piped stderr"), Arc::clone(&total));
+    let names = Arc::new(Mutex::new(Vec::new()));
+    let out = drain(child.stdout.take().expect("piped stdout"), Arc::clone(&total), Arc::clone(&names));
+    let err = drain(child.stderr.take().expect("piped stderr"), Arc::clone(&total), Arc::clone(&names));
 
     let deadline = start + timeout;
     let mut poll = Duration::from_millis(2);
@@ -218,6 +225,7 @@ pub fn run_command(
     let stdout_tail = out.join().unwrap_or_default();
     let stderr_tail = err.join().unwrap_or_default();
     let output_bytes = *total.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let failing_tests = std::mem::take(&mut *names.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
     Ok(RunOutput {
         command: display,
         exit,
@@ -225,6 +233,7 @@ pub fn run_command(
         stdout_tail,
         stderr_tail,
         output_bytes,
+        failing_tests,
     })
 }
 
@@ -233,16 +242,38 @@ fn kill_group(pgid: nix::unistd::Pid) {
     let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
 }
 
-/// Read a pipe to its end on a thread, keeping the last [`TAIL_BYTES`].
-fn drain(mut pipe: impl Read + Send + 'static, total: Arc<Mutex<u64>>) -> std::thread::JoinHandle<String> {
+/// Read a pipe to its end on a thread, keeping the last [`TAIL_BYTES`] and collecting the
+/// failing test names of every complete line (lines are cut at 4 KiB for this scan).
+fn drain(
+    mut pipe: impl Read + Send + 'static,
+    total: Arc<Mutex<u64>>,
+    names: Arc<Mutex<Vec<String>>>,
+) -> std::thread::JoinHandle<String> {
     std::thread::spawn(move || {
         let mut tail: Vec<u8> = Vec::new();
+        let mut line: Vec<u8> = Vec::new();
+        let scan = |line: &[u8]| {
+            if let Some(name) = failing_test_in_line(&String::from_utf8_lossy(line)) {
+                let mut names = names.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                if names.len() < MAX_FAILING_TESTS && !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        };
         let mut buf = [0u8; 8192];
         loop {
             match pipe.read(&mut buf) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
                     *total.lock().unwrap_or_else(std::sync::PoisonError::into_inner) += n as u64;
+                    for &b in &buf[..n] {
+                        if b == b'\n' {
+                            scan(&line);
+                            line.clear();
+                        } else if line.len() < 4096 {
+                            line.push(b);
+                        }
+                    }
                     tail.extend_from_slice(&buf[..n]);
                     if tail.len() > 2 * TAIL_BYTES {
                         tail.drain(..tail.len() - TAIL_BYTES);
@@ -250,6 +281,7 @@ fn drain(mut pipe: impl Read + Send + 'static, total: Arc<Mutex<u64>>) -> std::t
                 }
             }
         }
+        scan(&line);
         if tail.len() > TAIL_BYTES {
             tail.drain(..tail.len() - TAIL_BYTES);
         }
@@ -349,52 +381,61 @@ impl Validator {
             }
             build_run = Some(run);
         }
-        let run = run_command(&self.test, dir, &self.env, self.timeout)?;
+        let mut run = run_command(&self.test, dir, &self.env, self.timeout)?;
         let combined = run.combined();
         let verdict = match run.exit {
             Exit::Code(0) => Verdict::Plausible,
             Exit::TimedOut => Verdict::Timeout,
-            _ if self.build.is_none() && COMPILE_ERROR_SIGNATURES.iter().any(|s| combined.contains(s)) => {
-                Verdict::CompileError
-            }
+            _ if self.build.is_none() && looks_like_compile_error(&combined) => Verdict::CompileError,
             _ => Verdict::TestFailure,
         };
-        let failing_tests = if verdict == Verdict::Plausible { Vec::new() } else { failing_tests(&combined) };
+        let failing_tests =
+            if verdict == Verdict::Plausible { Vec::new() } else { std::mem::take(&mut run.failing_tests) };
         Ok(Validation { verdict, build: build_run, test: Some(run), failing_tests, wall_ms: elapsed(start) })
     }
 }
 
-/// Failing test names from JUnit 4 `JUnitCore` output (`1) test_1(pkg.KNAPSACK_TEST)` →
-/// `pkg.KNAPSACK_TEST#test_1`) and pytest's short summary (`FAILED path::test[id] - msg` →
-/// `path::test[id]`), in order, without duplicates.
+/// True when test output shows a compile error: a javac diagnostic line
+/// (`path/File.java:12: error: ...`; a stack-trace frame `(File.java:12)` is not one) or one
+/// of [`COMPILE_ERROR_SIGNATURES`].
+pub fn looks_like_compile_error(output: &str) -> bool {
+    let javac = output.lines().any(|line| {
+        line.split_once(".java:").is_some_and(|(_, rest)| {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            digits > 0 && rest[digits..].starts_with(": error:")
+        })
+    });
+    javac || COMPILE_ERROR_SIGNATURES.iter().any(|s| output.contains(s))
+}
+
+/// Failing test names in `output`: [`failing_test_in_line`] over every line, in order,
+/// without duplicates.
 pub fn failing_tests(output: &str) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    let mut push = |n: String| {
-        if !names.contains(&n) {
-            names.push(n);
-        }
-    };
-    for line in output.lines() {
-        let line = line.trim_end();
-        if let Some(rest) = line.strip_prefix("FAILED ").or_else(|| line.strip_prefix("ERROR ")) {
-            let name = rest.split(" - ").next().unwrap_or(rest).trim();
-            if name.contains("::") || name.ends_with(".py") {
-                push(name.to_string());
-            }
-            continue;
-        }
-        // JUnitCore: "1) test_1(java_testcases.junit.KNAPSACK_TEST)"
-        let Some((num, rest)) = line.split_once(") ") else { continue };
-        if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        if let Some((method, class)) = rest.strip_suffix(')').and_then(|r| r.split_once('(')) {
-            if !method.is_empty() && !class.is_empty() && !class.contains(' ') {
-                push(format!("{class}#{method}"));
-            }
+    for name in output.lines().filter_map(failing_test_in_line) {
+        if !names.contains(&name) {
+            names.push(name);
         }
     }
     names
+}
+
+/// The failing test a line of test output names, if any: JUnit 4 `JUnitCore`
+/// (`1) test_1(pkg.KNAPSACK_TEST)` → `pkg.KNAPSACK_TEST#test_1`) and pytest's short summary
+/// (`FAILED path::test[id] - msg` → `path::test[id]`; `ERROR path.py` for collection errors).
+pub fn failing_test_in_line(line: &str) -> Option<String> {
+    let line = line.trim_end();
+    if let Some(rest) = line.strip_prefix("FAILED ").or_else(|| line.strip_prefix("ERROR ")) {
+        let name = rest.split(" - ").next().unwrap_or(rest).trim();
+        return (name.contains("::") || name.ends_with(".py")).then(|| name.to_string());
+    }
+    let (num, rest) = line.split_once(") ")?;
+    if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let (method, class) = rest.strip_suffix(')').and_then(|r| r.split_once('('))?;
+    (!method.is_empty() && !class.is_empty() && !class.contains(' ') && !method.contains(' '))
+        .then(|| format!("{class}#{method}"))
 }
 
 #[cfg(test)]
@@ -494,6 +535,26 @@ mod tests {
         let py = v(None, "echo 'E   SyntaxError: invalid syntax'; exit 2").validate(dir.path()).unwrap();
         assert_eq!(py.verdict, Verdict::CompileError);
         assert_eq!(v(None, "echo 'assert 1 == 2'; exit 1").validate(dir.path()).unwrap().verdict, Verdict::TestFailure);
+        let javac = v(None, "echo 'src/A.java:3: error: cannot find symbol'; exit 1").validate(dir.path()).unwrap();
+        assert_eq!(javac.verdict, Verdict::CompileError);
+        // A runtime stack frame names a .java line too, but is not a compile error.
+        let trace = v(None, "echo '    at pkg.A.f(A.java:21)'; exit 1").validate(dir.path()).unwrap();
+        assert_eq!(trace.verdict, Verdict::TestFailure);
+    }
+
+    /// A failure header followed by 200 KB of stack trace is still found (it is out of the
+    /// tail: JUnit prints a StackOverflowError's whole trace).
+    #[test]
+    fn failing_tests_are_found_beyond_the_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = "echo 'There was 1 failure:'; echo '1) test5(pkg.DFS_TEST)'; \
+                    i=0; while [ $i -lt 5000 ]; do echo '        at pkg.DFS.search(DFS.java:21) padding padding'; \
+                    i=$((i+1)); done; exit 1";
+        let v = Validator { build: None, test: sh(line), timeout: Duration::from_secs(30), env: Vec::new() };
+        let r = v.validate(dir.path()).unwrap();
+        assert_eq!(r.verdict, Verdict::TestFailure);
+        assert!(!r.test.as_ref().unwrap().stdout_tail.contains("1) test5"));
+        assert_eq!(r.failing_tests, ["pkg.DFS_TEST#test5"]);
     }
 
     #[test]

@@ -18,5 +18,6 @@ pub mod logging;
 pub mod manifest;
 pub mod model;
 pub mod progress;
+pub mod quixbugs;
 pub mod search;
 pub mod verify;

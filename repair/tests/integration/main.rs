@@ -5,6 +5,8 @@
 mod llm;
 /// Patches from model answers applied to project trees: formats, refusals, all-or-nothing.
 mod patch;
+/// The QuixBugs harness on the minibugs fixture: real javac/JUnit and pytest runs.
+mod quixbugs;
 /// Tests on ../shared data (run by CI with FIXDEX_SHARED set; they fail when it is unset).
 mod shared;
 /// The internal-ingredient tools on the fixture project, QuixBugs and error cases.

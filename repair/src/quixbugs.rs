@@ -1,0 +1,553 @@
+//! QuixBugs (Lin et al., 2017; github.com/jkoppel/QuixBugs): 40 programs in Java and Python,
+//! each with a one-line defect, and their tests. This module discovers the programs, makes a
+//! scratch copy per run, builds and tests one program with the real toolchains, and runs the
+//! **ground-truth oracle**: the developer fix, applied through [`crate::patch`] like any model
+//! patch, must make the program plausible, and the buggy program must fail.
+//!
+//! # Commands (run in a scratch copy of the benchmark root)
+//! | lang | build | test |
+//! | --- | --- | --- |
+//! | Java | `javac -nowarn -encoding UTF-8 -d .fixdex-classes -cp $CP -sourcepath . java_testcases/junit/P_TEST.java` | `java -cp .fixdex-classes:$CP org.junit.runner.JUnitCore java_testcases.junit.P_TEST` |
+//! | Python | `$PY -m py_compile python_programs/p.py` | `$PY -m pytest -q -p no:cacheprovider --timeout=T python_testcases/test_p.py` |
+//!
+//! `$CP` is JUnit 4 and Hamcrest (`FIXDEX_JUNIT_CP`, default Debian's
+//! `/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar` from the `junit4` and
+//! `libhamcrest-java` packages); `$PY` is `FIXDEX_PYTHON` or `python3`, with pytest and
+//! pytest-timeout installed. javac compiles only what the test reaches through `-sourcepath`,
+//! and the scratch copy holds no `.class` file, so the stale classes QuixBugs ships next to
+//! its sources can never be picked up.
+//!
+//! # Flaky programs
+//! When a program's outcome is not the expected one (buggy passes, or fixed is not plausible),
+//! that version is run `reruns` more times; if the verdicts differ between runs, the program
+//! is reported as **flaky** and not counted against the oracle.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::patch::Patch;
+use crate::scratch::Scratch;
+use crate::validate::{CommandSpec, Validation, Validator, Verdict};
+
+/// Default JUnit 4 class path (Debian packages `junit4` and `libhamcrest-java`).
+pub const DEFAULT_JUNIT_CP: &str = "/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar";
+
+/// Support files of the Java benchmark that are not programs.
+const JAVA_SUPPORT: &[&str] = &["Node", "WeightedEdge"];
+/// Support files of the Python benchmark that are not programs.
+const PYTHON_SUPPORT: &[&str] = &["node"];
+
+/// Errors of the harness (not of the programs under test).
+#[derive(Debug, thiserror::Error)]
+pub enum QuixbugsError {
+    /// The benchmark root lacks an expected folder.
+    #[error("{root} is not a QuixBugs root: {missing} not found")]
+    NotQuixbugs {
+        /// The root given.
+        root: PathBuf,
+        /// The missing folder.
+        missing: &'static str,
+    },
+    /// A toolchain is missing (javac/java, JUnit jars, Python with pytest).
+    #[error("{0}")]
+    Toolchain(String),
+    /// The ground-truth file is unreadable or malformed.
+    #[error("{path}:{line}: {reason}")]
+    GroundTruth {
+        /// The JSONL file.
+        path: PathBuf,
+        /// 1-based line, 0 for the whole file.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A requested program does not exist.
+    #[error("unknown {lang} program `{name}` (known: {known})")]
+    UnknownProgram {
+        /// The language.
+        lang: Lang,
+        /// The name asked for.
+        name: String,
+        /// The known names.
+        known: String,
+    },
+    /// Scratch copy failed.
+    #[error(transparent)]
+    Scratch(#[from] crate::scratch::ScratchError),
+    /// The validation machinery failed.
+    #[error(transparent)]
+    Validate(#[from] crate::validate::ValidateError),
+    /// Other I/O.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+/// A QuixBugs language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    /// `java_programs/`, JUnit 4 tests in `java_testcases/junit/`.
+    Java,
+    /// `python_programs/`, pytest tests in `python_testcases/`.
+    Python,
+}
+
+impl std::fmt::Display for Lang {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Lang::Java => "java",
+            Lang::Python => "python",
+        })
+    }
+}
+
+/// One benchmark program.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Program {
+    /// Name as in the benchmark (`BITCOUNT`, `bitcount`).
+    pub name: String,
+    /// Language.
+    pub lang: Lang,
+    /// Buggy source, relative to the root (`java_programs/BITCOUNT.java`).
+    pub source: PathBuf,
+    /// Test file, relative to the root.
+    pub test: PathBuf,
+}
+
+/// Lists the programs of `lang` under `root` that have a test file, sorted by name.
+pub fn discover(root: &Path, lang: Lang) -> Result<Vec<Program>, QuixbugsError> {
+    let (dir, ext, support) = match lang {
+        Lang::Java => ("java_programs", "java", JAVA_SUPPORT),
+        Lang::Python => ("python_programs", "py", PYTHON_SUPPORT),
+    };
+    let tests = match lang {
+        Lang::Java => "java_testcases/junit",
+        Lang::Python => "python_testcases",
+    };
+    for missing in [dir, tests] {
+        if !root.join(missing).is_dir() {
+            return Err(QuixbugsError::NotQuixbugs { root: root.to_path_buf(), missing });
+        }
+    }
+    let read =
+        std::fs::read_dir(root.join(dir)).map_err(|source| QuixbugsError::Io { path: root.join(dir), source })?;
+    let mut programs = Vec::new();
+    for entry in read {
+        let path = entry.map_err(|source| QuixbugsError::Io { path: root.join(dir), source })?.path();
+        if path.extension().and_then(|e| e.to_str()) != Some(ext) {
+            continue;
+        }
+        let Some(name) = path.file_stem().and_then(|s| s.to_str()).map(str::to_string) else { continue };
+        if support.contains(&name.as_str()) || name.ends_with("_test") {
+            continue;
+        }
+        let test = match lang {
+            Lang::Java => PathBuf::from(format!("{tests}/{name}_TEST.java")),
+            Lang::Python => PathBuf::from(format!("{tests}/test_{name}.py")),
+        };
+        if !root.join(&test).is_file() {
+            continue;
+        }
+        programs.push(Program { source: PathBuf::from(format!("{dir}/{name}.{ext}")), name, lang, test });
+    }
+    programs.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(programs)
+}
+
+/// Builds and tests QuixBugs programs in scratch copies.
+#[derive(Debug, Clone)]
+pub struct Runner {
+    /// The benchmark root (read only).
+    pub root: PathBuf,
+    /// The language.
+    pub lang: Lang,
+    /// JUnit class path (Java).
+    pub junit_cp: String,
+    /// Python interpreter (Python).
+    pub python: PathBuf,
+    /// Wall-clock limit per build or test command.
+    pub timeout: Duration,
+    /// pytest-timeout's limit per Python test, seconds.
+    pub per_test_timeout_s: u32,
+}
+
+impl Runner {
+    /// A runner with the toolchains from the environment (`FIXDEX_JUNIT_CP`,
+    /// `FIXDEX_PYTHON`), checked: errors name what is missing and how to install it.
+    pub fn new(root: &Path, lang: Lang, timeout: Duration) -> Result<Runner, QuixbugsError> {
+        let junit_cp = std::env::var("FIXDEX_JUNIT_CP").unwrap_or_else(|_| DEFAULT_JUNIT_CP.to_string());
+        let mut python = std::env::var_os("FIXDEX_PYTHON").map_or_else(|| PathBuf::from("python3"), PathBuf::from);
+        // A relative path with a directory part is relative to our cwd, not to the scratch copy.
+        if python.components().count() > 1 {
+            python =
+                std::path::absolute(&python).map_err(|source| QuixbugsError::Io { path: python.clone(), source })?;
+        }
+        Runner::with_toolchain(root, lang, timeout, junit_cp, python)
+    }
+
+    /// A runner with an explicit JUnit class path (`:`-separated jars) and Python
+    /// interpreter, checked like [`Runner::new`].
+    pub fn with_toolchain(
+        root: &Path,
+        lang: Lang,
+        timeout: Duration,
+        junit_cp: String,
+        python: PathBuf,
+    ) -> Result<Runner, QuixbugsError> {
+        let runner = Runner { root: root.to_path_buf(), lang, junit_cp, python, timeout, per_test_timeout_s: 10 };
+        runner.check_toolchain()?;
+        Ok(runner)
+    }
+
+    fn check_toolchain(&self) -> Result<(), QuixbugsError> {
+        let ok = |argv: &[&str]| {
+            std::process::Command::new(argv[0])
+                .args(&argv[1..])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        match self.lang {
+            Lang::Java => {
+                if !ok(&["javac", "-version"]) || !ok(&["java", "-version"]) {
+                    return Err(QuixbugsError::Toolchain(
+                        "javac/java not found: install a JDK (Debian: apt-get install default-jdk-headless)".into(),
+                    ));
+                }
+                for jar in self.junit_cp.split(':').filter(|j| !j.is_empty()) {
+                    if !Path::new(jar).is_file() {
+                        return Err(QuixbugsError::Toolchain(format!(
+                            "JUnit class path entry {jar} not found: install JUnit 4 and Hamcrest \
+                             (Debian: apt-get install junit4 libhamcrest-java) or set FIXDEX_JUNIT_CP"
+                        )));
+                    }
+                }
+            }
+            Lang::Python => {
+                let py = self.python.to_string_lossy();
+                if !ok(&[&py, "-c", "import pytest, pytest_timeout"]) {
+                    return Err(QuixbugsError::Toolchain(format!(
+                        "{py} cannot import pytest and pytest_timeout: `{py} -m pip install pytest pytest-timeout`, \
+                         or set FIXDEX_PYTHON to an interpreter that has them"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A scratch copy of the parts of the root this language needs: sources and tests only
+    /// (no `.class` files, no correct programs, no other language).
+    pub fn scratch(&self) -> Result<Scratch, QuixbugsError> {
+        let lang = self.lang;
+        Ok(Scratch::copy(&self.root, move |rel, is_dir| {
+            let top = rel.components().next().map(|c| c.as_os_str().to_string_lossy().into_owned());
+            let top = top.as_deref().unwrap_or("");
+            match lang {
+                Lang::Java => {
+                    if is_dir {
+                        !(rel == Path::new("java_programs")
+                            || rel == Path::new("java_testcases")
+                            || rel == Path::new("java_testcases/junit"))
+                    } else {
+                        !((top == "java_programs" || top == "java_testcases")
+                            && rel.extension().is_some_and(|e| e == "java"))
+                    }
+                }
+                Lang::Python => {
+                    if is_dir {
+                        !matches!(top, "python_programs" | "python_testcases" | "json_testcases")
+                            || rel.components().count() > 1
+                    } else {
+                        !(rel == Path::new("conftest.py")
+                            || matches!(top, "python_programs" | "python_testcases" | "json_testcases"))
+                    }
+                }
+            }
+        })?)
+    }
+
+    /// The build and test commands of `program`.
+    pub fn validator(&self, program: &Program) -> Validator {
+        let (build, test) = match self.lang {
+            Lang::Java => {
+                let class = format!("java_testcases.junit.{}_TEST", program.name);
+                let build = vec![
+                    "javac".into(),
+                    "-nowarn".into(),
+                    "-encoding".into(),
+                    "UTF-8".into(),
+                    "-d".into(),
+                    ".fixdex-classes".into(),
+                    "-cp".into(),
+                    self.junit_cp.clone(),
+                    "-sourcepath".into(),
+                    ".".into(),
+                    program.test.to_string_lossy().into_owned(),
+                ];
+                let test = vec![
+                    "java".into(),
+                    "-cp".into(),
+                    format!(".fixdex-classes:{}", self.junit_cp),
+                    "org.junit.runner.JUnitCore".into(),
+                    class,
+                ];
+                (build, test)
+            }
+            Lang::Python => {
+                let py = self.python.to_string_lossy().into_owned();
+                let build =
+                    vec![py.clone(), "-m".into(), "py_compile".into(), program.source.to_string_lossy().into_owned()];
+                let test = vec![
+                    py,
+                    "-m".into(),
+                    "pytest".into(),
+                    "-q".into(),
+                    "-p".into(),
+                    "no:cacheprovider".into(),
+                    format!("--timeout={}", self.per_test_timeout_s),
+                    program.test.to_string_lossy().into_owned(),
+                ];
+                (build, test)
+            }
+        };
+        Validator {
+            build: Some(CommandSpec::Argv(build)),
+            test: CommandSpec::Argv(test),
+            timeout: self.timeout,
+            env: vec![(OsString::from("PYTHONDONTWRITEBYTECODE"), OsString::from("1"))],
+        }
+    }
+
+    /// Validate `program` in a fresh scratch copy after applying `patch` (if any).
+    /// A patch that does not apply is returned as `Err(feedback)` inside the `Ok`.
+    pub fn run(&self, program: &Program, patch: Option<&Patch>) -> Result<Result<Validation, String>, QuixbugsError> {
+        let scratch = self.scratch()?;
+        if let Some(patch) = patch
+            && let Err(e) = patch.apply(scratch.root())
+        {
+            return Ok(Err(e.feedback()));
+        }
+        Ok(Ok(self.validator(program).validate(scratch.root())?))
+    }
+}
+
+/// Ground-truth fixes of QuixBugs: the `diff` field of `quixbugs.jsonl` (../shared/data),
+/// keyed by the buggy file path (`meta.buggy_path`).
+#[derive(Debug, Clone, Default)]
+pub struct GroundTruth {
+    diffs: std::collections::BTreeMap<PathBuf, String>,
+}
+
+impl GroundTruth {
+    /// Reads `quixbugs.jsonl`: one JSON object per line with `diff` and `meta.buggy_path`.
+    pub fn load(path: &Path) -> Result<GroundTruth, QuixbugsError> {
+        let text = std::fs::read_to_string(path).map_err(|source| QuixbugsError::Io { path: path.into(), source })?;
+        let mut diffs = std::collections::BTreeMap::new();
+        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            let bad = |reason: String| QuixbugsError::GroundTruth { path: path.into(), line: i + 1, reason };
+            let v: serde_json::Value = serde_json::from_str(line).map_err(|e| bad(format!("invalid JSON: {e}")))?;
+            let diff = v["diff"].as_str().ok_or_else(|| bad("field `diff` missing or not a string".into()))?;
+            let buggy = v["meta"]["buggy_path"]
+                .as_str()
+                .ok_or_else(|| bad("field `meta.buggy_path` missing or not a string".into()))?;
+            diffs.insert(PathBuf::from(buggy), diff.to_string());
+        }
+        if diffs.is_empty() {
+            return Err(QuixbugsError::GroundTruth { path: path.into(), line: 0, reason: "no record".into() });
+        }
+        Ok(GroundTruth { diffs })
+    }
+
+    /// The developer fix of `program` as a unified diff.
+    pub fn diff(&self, program: &Program) -> Option<&str> {
+        self.diffs.get(&program.source).map(String::as_str)
+    }
+}
+
+/// Verdict summary of one run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunSummary {
+    /// The verdict, or `None` when the patch did not apply.
+    pub verdict: Option<Verdict>,
+    /// Failing tests parsed from the output.
+    pub failing_tests: usize,
+    /// Wall time, milliseconds.
+    pub wall_ms: u64,
+    /// Why the patch did not apply, or the tail of the output when the outcome was unexpected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl RunSummary {
+    fn of(r: &Result<Validation, String>, expected_plausible: bool) -> RunSummary {
+        match r {
+            Ok(v) => RunSummary {
+                verdict: Some(v.verdict),
+                failing_tests: v.failing_tests.len(),
+                wall_ms: v.wall_ms,
+                detail: (v.plausible() != expected_plausible).then(|| v.feedback(1500)),
+            },
+            Err(e) => RunSummary { verdict: None, failing_tests: 0, wall_ms: 0, detail: Some(e.clone()) },
+        }
+    }
+}
+
+/// The oracle check of one program.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProgramCheck {
+    /// Program name.
+    pub program: String,
+    /// The buggy program's run (expected: not plausible).
+    pub buggy: RunSummary,
+    /// The ground-truth-patched program's run (expected: plausible).
+    pub fixed: RunSummary,
+    /// Verdicts differed between reruns of the same code.
+    pub flaky: bool,
+    /// Buggy failed and fixed is plausible.
+    pub ok: bool,
+}
+
+/// Summary of an oracle run over a language, the JSON of
+/// `fixdex bench quixbugs --oracle ground-truth --json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OracleSummary {
+    /// Language.
+    pub lang: Lang,
+    /// Programs checked.
+    pub total: usize,
+    /// Buggy versions that were not plausible (compile error, failing test or timeout).
+    pub buggy_failed: usize,
+    /// Ground-truth-patched versions that were plausible.
+    pub fixed_plausible: usize,
+    /// Programs whose verdicts differed between reruns.
+    pub flaky: Vec<String>,
+    /// Programs that are neither ok nor flaky.
+    pub failed_checks: Vec<String>,
+    /// Wall time, seconds.
+    pub wall_s: f64,
+    /// Per-program details.
+    pub programs: Vec<ProgramCheck>,
+}
+
+/// Run the ground-truth oracle on `programs` with `jobs` worker threads; `reruns` extra
+/// runs of a version whose outcome was unexpected decide flakiness. `progress` is called
+/// after each program with (done, total, check).
+pub fn oracle(
+    runner: &Runner,
+    truth: &GroundTruth,
+    programs: &[Program],
+    jobs: usize,
+    reruns: usize,
+    progress: &(dyn Fn(usize, usize, &ProgramCheck) + Sync),
+) -> Result<OracleSummary, QuixbugsError> {
+    let start = Instant::now();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<ProgramCheck, QuixbugsError>>>> =
+        Mutex::new((0..programs.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1).min(programs.len().max(1)) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(program) = programs.get(i) else { break };
+                    let r = check_program(runner, truth, program, reruns);
+                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    if let Ok(c) = &r {
+                        progress(n, programs.len(), c);
+                    }
+                    results.lock().unwrap_or_else(std::sync::PoisonError::into_inner)[i] = Some(r);
+                }
+            });
+        }
+    });
+    let mut checks = Vec::with_capacity(programs.len());
+    for r in results.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
+        checks.push(r.expect("every program was run")?);
+    }
+    let not_plausible = |r: &RunSummary| r.verdict.is_some_and(|v| v != Verdict::Plausible);
+    Ok(OracleSummary {
+        lang: runner.lang,
+        total: checks.len(),
+        buggy_failed: checks.iter().filter(|c| not_plausible(&c.buggy)).count(),
+        fixed_plausible: checks.iter().filter(|c| c.fixed.verdict == Some(Verdict::Plausible)).count(),
+        flaky: checks.iter().filter(|c| c.flaky).map(|c| c.program.clone()).collect(),
+        failed_checks: checks.iter().filter(|c| !c.ok && !c.flaky).map(|c| c.program.clone()).collect(),
+        wall_s: start.elapsed().as_secs_f64(),
+        programs: checks,
+    })
+}
+
+/// The oracle check of one program: buggy must fail, the ground truth applied through the
+/// patch path must be plausible; unexpected outcomes are rerun to detect flakiness.
+pub fn check_program(
+    runner: &Runner,
+    truth: &GroundTruth,
+    program: &Program,
+    reruns: usize,
+) -> Result<ProgramCheck, QuixbugsError> {
+    let buggy = runner.run(program, None)?;
+    let fixed = match truth.diff(program) {
+        None => Err(format!("no ground-truth record for {}", program.source.display())),
+        Some(diff) => match Patch::parse(diff, Some(&program.source)) {
+            Ok(patch) => runner.run(program, Some(&patch))?,
+            Err(e) => Err(e.feedback()),
+        },
+    };
+    let verdict = |r: &Result<Validation, String>| r.as_ref().ok().map(|v| v.verdict);
+    let mut flaky = false;
+    let buggy_plausible = verdict(&buggy) == Some(Verdict::Plausible);
+    if buggy_plausible {
+        for _ in 0..reruns {
+            flaky |= verdict(&runner.run(program, None)?) != verdict(&buggy);
+        }
+    }
+    let fixed_plausible = verdict(&fixed) == Some(Verdict::Plausible);
+    if !fixed_plausible
+        && fixed.is_ok()
+        && let Some(diff) = truth.diff(program)
+        && let Ok(patch) = Patch::parse(diff, Some(&program.source))
+    {
+        for _ in 0..reruns {
+            flaky |= verdict(&runner.run(program, Some(&patch))?) != verdict(&fixed);
+        }
+    }
+    Ok(ProgramCheck {
+        program: program.name.clone(),
+        buggy: RunSummary::of(&buggy, false),
+        fixed: RunSummary::of(&fixed, true),
+        flaky,
+        ok: !buggy_plausible && buggy.is_ok() && fixed_plausible,
+    })
+}
+
+/// Look up programs by name (case-insensitive); an empty `names` selects all.
+pub fn select(programs: Vec<Program>, names: &[String]) -> Result<Vec<Program>, QuixbugsError> {
+    if names.is_empty() {
+        return Ok(programs);
+    }
+    names
+        .iter()
+        .map(|n| {
+            programs.iter().find(|p| p.name.eq_ignore_ascii_case(n)).cloned().ok_or_else(|| {
+                QuixbugsError::UnknownProgram {
+                    lang: programs.first().map_or(Lang::Java, |p| p.lang),
+                    name: n.clone(),
+                    known: programs.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", "),
+                }
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,105 @@
+//! The QuixBugs harness on `tests/fixtures/minibugs` (a QuixBugs-shaped benchmark written by
+//! this project): real javac + JUnit 4 and real pytest runs, in scratch copies.
+//! Needs a JDK, Debian's junit4 + libhamcrest-java, and a Python with pytest and
+//! pytest-timeout (`FIXDEX_PYTHON`; scripts/test.sh sets one up).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use repair::patch::Patch;
+use repair::quixbugs::{self, GroundTruth, Lang, Runner};
+use repair::validate::Verdict;
+
+fn minibugs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/minibugs")
+}
+
+fn runner(lang: Lang) -> Runner {
+    let mut r = Runner::new(&minibugs(), lang, Duration::from_secs(60)).unwrap_or_else(|e| panic!("{e}"));
+    r.per_test_timeout_s = 3;
+    r
+}
+
+#[test]
+fn discovers_programs_and_tests() {
+    let java = quixbugs::discover(&minibugs(), Lang::Java).unwrap();
+    assert_eq!(java.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["SPIN", "SUM_TO"]);
+    assert_eq!(java[1].source, Path::new("java_programs/SUM_TO.java"));
+    assert_eq!(java[1].test, Path::new("java_testcases/junit/SUM_TO_TEST.java"));
+    let py = quixbugs::discover(&minibugs(), Lang::Python).unwrap();
+    assert_eq!(py.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["spin", "sum_to"]);
+    let e = quixbugs::discover(Path::new(env!("CARGO_MANIFEST_DIR")), Lang::Java).unwrap_err();
+    assert!(e.to_string().contains("java_programs not found"), "{e}");
+    let e = quixbugs::select(java, &["NOPE".to_string()]).unwrap_err();
+    assert!(e.to_string().contains("unknown java program `NOPE` (known: SPIN, SUM_TO)"), "{e}");
+}
+
+/// Buggy programs fail (a failing assertion; an endless loop killed by the test timeout), and
+/// the ground-truth diffs applied through the patch path make both plausible.
+#[test]
+fn ground_truth_oracle_java_and_python() {
+    let truth = GroundTruth::load(&minibugs().join("quixbugs.jsonl")).unwrap();
+    for lang in [Lang::Java, Lang::Python] {
+        let r = runner(lang);
+        let programs = quixbugs::discover(&minibugs(), lang).unwrap();
+        let s = quixbugs::oracle(&r, &truth, &programs, 2, 1, &|_, _, _| {}).unwrap();
+        assert_eq!((s.total, s.buggy_failed, s.fixed_plausible), (2, 2, 2), "{lang}: {s:#?}");
+        assert!(s.flaky.is_empty() && s.failed_checks.is_empty(), "{s:#?}");
+        let sum = s.programs.iter().find(|c| c.program.eq_ignore_ascii_case("sum_to")).unwrap();
+        assert_eq!(sum.buggy.verdict, Some(Verdict::TestFailure));
+        // sum_to(1) and sum_to(10) fail; sum_to(0) passes.
+        assert_eq!(sum.buggy.failing_tests, 2, "{lang}: {sum:#?}");
+    }
+}
+
+#[test]
+fn patched_compile_error_and_refused_patch() {
+    let r = runner(Lang::Java);
+    let programs = quixbugs::discover(&minibugs(), Lang::Java).unwrap();
+    let sum = programs.iter().find(|p| p.name == "SUM_TO").unwrap();
+    let broken = Patch::parse(
+        "<<<<<<< SEARCH\n        return total;\n=======\n        return total\n>>>>>>> REPLACE\n",
+        Some(&sum.source),
+    )
+    .unwrap();
+    let v = r.run(sum, Some(&broken)).unwrap().unwrap();
+    assert_eq!(v.verdict, Verdict::CompileError);
+    assert!(v.feedback(2000).contains("';' expected"), "{}", v.feedback(2000));
+    let stale = Patch::parse(
+        "<<<<<<< SEARCH\n        return total * 2;\n=======\n        return total;\n>>>>>>> REPLACE\n",
+        Some(&sum.source),
+    )
+    .unwrap();
+    let refused = r.run(sum, Some(&stale)).unwrap().unwrap_err();
+    assert!(refused.contains("SUM_TO.java"), "{refused}");
+    // The benchmark itself is never modified.
+    let src = std::fs::read_to_string(minibugs().join(&sum.source)).unwrap();
+    assert!(src.contains("i < n;") && src.contains("return total;"));
+    assert!(!minibugs().join(".fixdex-classes").exists());
+
+    let py = runner(Lang::Python);
+    let programs = quixbugs::discover(&minibugs(), Lang::Python).unwrap();
+    let sum = programs.iter().find(|p| p.name == "sum_to").unwrap();
+    let broken = Patch::parse(
+        "<<<<<<< SEARCH\n    return total\n=======\n    return total +\n>>>>>>> REPLACE\n",
+        Some(&sum.source),
+    )
+    .unwrap();
+    let v = py.run(sum, Some(&broken)).unwrap().unwrap();
+    assert_eq!(v.verdict, Verdict::CompileError, "{}", v.feedback(2000));
+    assert!(v.feedback(2000).contains("SyntaxError"), "{}", v.feedback(2000));
+}
+
+#[test]
+fn missing_toolchain_is_named() {
+    let t = Duration::from_secs(5);
+    let e = Runner::with_toolchain(&minibugs(), Lang::Java, t, "/nonexistent/junit4.jar".into(), "python3".into())
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("/nonexistent/junit4.jar") && e.to_string().contains("apt-get install junit4"),
+        "{e}"
+    );
+    let e =
+        Runner::with_toolchain(&minibugs(), Lang::Python, t, String::new(), "/nonexistent/python3".into()).unwrap_err();
+    assert!(e.to_string().contains("cannot import pytest"), "{e}");
+}

@@ -7,6 +7,7 @@
 pub mod llm;
 pub mod patch;
 pub mod quixbugs;
+pub mod retrieve;
 pub mod scratch;
 pub mod tools;
 pub mod validate;

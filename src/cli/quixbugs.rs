@@ -66,8 +66,8 @@ pub fn run(a: &QuixbugsArgs) -> anyhow::Result<ExitCode> {
     };
     let Oracle::GroundTruth = a.oracle;
     let truth_path = a.ground_truth.clone().unwrap_or_else(|| a.root.join("../../data/quixbugs.jsonl"));
-    let truth = GroundTruth::load(&truth_path)
-        .context("loading the ground truth (give its path with --ground-truth)")?;
+    let truth =
+        GroundTruth::load(&truth_path).context("loading the ground truth (give its path with --ground-truth)")?;
     let programs = quixbugs::select(quixbugs::discover(&a.root, lang)?, &a.programs)?;
     let runner = Runner::new(&a.root, lang, Duration::from_secs(a.timeout_s))?;
 

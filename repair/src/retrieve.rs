@@ -1,0 +1,295 @@
+//! The external-ingredient tool: similar historical bug-fix pairs from a fixdex index
+//! (ReinFix §3.2, eqs. 2–4: embed `buggy code ⊕ root cause`, rank the corpus by cosine
+//! similarity, return the top `n` above a threshold with their fixes and root causes).
+//!
+//! # Leakage control
+//! A [`Retriever`] carries an [`Exclusion`] fixed when it is made for a bug: the bug's own id,
+//! optionally its project, never overridable by the model's tool arguments. On top of that,
+//! a hit whose buggy code equals the query code after whitespace normalisation is dropped
+//! and counted ([`Retrieval::dropped_exact`]), following ReinFix §4.4 ("we use the exact
+//! match strategy to filter out overlapping samples with those in benchmarks"): the same
+//! benchmark bug can sit in a corpus under another dataset's id.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use engine::embed::Embedder;
+use engine::{Filter, SearchParams, Segments, Space};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::tools::ToolSpec;
+
+/// Default number of similar fixes returned (top `n` of ReinFix eq. 4).
+pub const DEFAULT_TOP_N: usize = 3;
+
+/// Errors of the external-ingredient tool.
+#[derive(Debug, thiserror::Error)]
+pub enum RetrieveError {
+    /// The engine refused the query or the index (model mismatch, missing space, corrupt).
+    #[error(transparent)]
+    Engine(#[from] engine::Error),
+    /// Bad tool arguments (model-facing).
+    #[error("{0}")]
+    Arguments(String),
+}
+
+/// Documents a retriever never returns: the bug under repair (by id) and, optionally,
+/// whole projects.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Exclusion {
+    /// Document ids never returned (e.g. `quixbugs:java:BITCOUNT`).
+    pub ids: Vec<String>,
+    /// Projects never returned (e.g. `QuixBugs`).
+    pub projects: Vec<String>,
+}
+
+/// One similar fix, as given to the model and written to the repair report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SimilarFix {
+    /// 1-based rank.
+    pub rank: usize,
+    /// Cosine similarity to the query, in [-1, 1].
+    pub score: f32,
+    /// Document id.
+    pub id: String,
+    /// Upstream project.
+    pub project: String,
+    /// Language.
+    pub language: String,
+    /// Root cause (or its proxy, e.g. the commit message) stored with the pair.
+    pub root_cause: String,
+    /// The buggy code.
+    pub buggy_code: String,
+    /// The fixed code.
+    pub fixed_code: String,
+    /// Unified diff from buggy to fixed code.
+    pub diff: String,
+}
+
+/// The answer of one query.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Retrieval {
+    /// Vector space searched.
+    pub space: String,
+    /// Hits, best first, at most `k`, all at or above the threshold.
+    pub fixes: Vec<SimilarFix>,
+    /// Hits dropped because their buggy code equals the query code (leakage control).
+    pub dropped_exact: usize,
+}
+
+/// Query parameters the model (or the workflow) may choose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetrieveParams {
+    /// Vector space: `code+cause` (ReinFix), `code` (RAP-Gen style), `cause`.
+    pub space: Space,
+    /// Number of fixes (top `n`), ≥ 1.
+    pub k: usize,
+    /// Minimum cosine similarity in [-1, 1] (ReinFix eq. 4); `None` keeps all top `n`.
+    pub threshold: Option<f32>,
+}
+
+impl Default for RetrieveParams {
+    fn default() -> Self {
+        RetrieveParams { space: Space::CodeCause, k: DEFAULT_TOP_N, threshold: None }
+    }
+}
+
+/// An index (or manifest of segments) with its embedding model and a fixed exclusion.
+#[derive(Clone)]
+pub struct Retriever {
+    index: Arc<Segments>,
+    model: Arc<dyn Embedder>,
+    exclusion: Exclusion,
+}
+
+impl std::fmt::Debug for Retriever {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Retriever")
+            .field("documents", &self.index.len())
+            .field("model", &self.model.identity().short())
+            .field("exclusion", &self.exclusion)
+            .finish()
+    }
+}
+
+impl Retriever {
+    /// A retriever over `index` with `model`, which must be the index's model.
+    ///
+    /// # Errors
+    /// [`engine::Error::ModelMismatch`] when `model` is not the index's model.
+    pub fn new(index: Arc<Segments>, model: Arc<dyn Embedder>, exclusion: Exclusion) -> Result<Self, RetrieveError> {
+        if let Some(first) = index.indexes().first() {
+            first.check_model(model.as_ref())?;
+        }
+        Ok(Retriever { index, model, exclusion })
+    }
+
+    /// Opens the index or manifest at `path` (O(1) per segment) with `model`.
+    ///
+    /// # Errors
+    /// As [`Segments::open`] and [`Retriever::new`].
+    pub fn open(path: &Path, model: Arc<dyn Embedder>, exclusion: Exclusion) -> Result<Self, RetrieveError> {
+        Retriever::new(Arc::new(Segments::open(path)?), model, exclusion)
+    }
+
+    /// The same index and model with another exclusion (one retriever per bug).
+    pub fn with_exclusion(&self, exclusion: Exclusion) -> Retriever {
+        Retriever { index: Arc::clone(&self.index), model: Arc::clone(&self.model), exclusion }
+    }
+
+    /// The exclusion in force.
+    pub fn exclusion(&self) -> &Exclusion {
+        &self.exclusion
+    }
+
+    /// Top fixes for `code` and `cause` (ReinFix eqs. 2–4), after the exclusion and the
+    /// exact-match leakage filter.
+    ///
+    /// # Errors
+    /// [`RetrieveError::Engine`] for invalid parameters (`k` = 0, threshold outside
+    /// [-1, 1]), a space the index lacks, or a corrupt document.
+    pub fn search(&self, code: &str, cause: &str, p: &RetrieveParams) -> Result<Retrieval, RetrieveError> {
+        // Ask for more than k: exact matches of the query code are dropped afterwards.
+        let params = SearchParams {
+            space: p.space,
+            k: p.k.saturating_mul(2).saturating_add(4).max(p.k),
+            threshold: p.threshold,
+            filter: Filter {
+                exclude_ids: self.exclusion.ids.clone(),
+                exclude_projects: self.exclusion.projects.clone(),
+                ..Filter::default()
+            },
+            ..SearchParams::default()
+        };
+        if p.k == 0 {
+            return Err(engine::Error::InvalidParameter { name: "k", reason: "must be at least 1".into() }.into());
+        }
+        let hits = self.index.query(self.model.as_ref(), code, cause, &params)?;
+        let query_code = normalize(code);
+        let mut fixes = Vec::with_capacity(p.k);
+        let mut dropped_exact = 0;
+        for h in hits {
+            let d = self.index.doc(h)?;
+            if !query_code.is_empty() && normalize(&d.buggy_code) == query_code {
+                dropped_exact += 1;
+                continue;
+            }
+            if fixes.len() == p.k {
+                continue;
+            }
+            let diff = similar::TextDiff::from_lines(&d.buggy_code, &d.fixed_code)
+                .unified_diff()
+                .context_radius(3)
+                .header("buggy", "fixed")
+                .to_string();
+            fixes.push(SimilarFix {
+                rank: fixes.len() + 1,
+                score: h.score,
+                id: d.id,
+                project: d.project,
+                language: d.language,
+                root_cause: if d.root_cause.is_empty() { d.description } else { d.root_cause },
+                buggy_code: d.buggy_code,
+                fixed_code: d.fixed_code,
+                diff,
+            });
+        }
+        Ok(Retrieval { space: p.space.name().to_string(), fixes, dropped_exact })
+    }
+
+    /// The LLM tool `search_similar_fixes` (also served over MCP and HTTP).
+    pub fn tool_spec() -> ToolSpec {
+        ToolSpec {
+            name: "search_similar_fixes".into(),
+            description: "Search a corpus of historical bug-fix pairs for fixes similar to the given buggy code \
+                          and its root cause (ReinFix external repair ingredients). Returns the top matches with \
+                          their similarity score, root cause and the fix as a unified diff. The bug under repair \
+                          is never returned."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "code": {"type": "string", "description": "The buggy code (a function or hunk)."},
+                    "root_cause": {"type": "string", "description": "One or two sentences: why the code is wrong."},
+                    "k": {"type": "integer", "minimum": 1, "maximum": 20, "description": "Number of fixes (default 3)."},
+                    "threshold": {"type": "number", "minimum": -1, "maximum": 1,
+                                  "description": "Minimum cosine similarity (optional)."},
+                    "space": {"type": "string", "enum": ["code+cause", "code", "cause"],
+                              "description": "What to match on (default code+cause)."}
+                },
+                "required": ["code", "root_cause"]
+            }),
+        }
+    }
+
+    /// Runs the tool on JSON arguments (see [`Retriever::tool_spec`]).
+    ///
+    /// # Errors
+    /// [`RetrieveError::Arguments`] with a model-facing message for missing or invalid
+    /// arguments; otherwise as [`Retriever::search`].
+    pub fn call(&self, args: &Value) -> Result<Retrieval, RetrieveError> {
+        let arg = |name: &str| args.get(name).filter(|v| !v.is_null());
+        let text = |name: &str| -> Result<String, RetrieveError> {
+            arg(name)
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .ok_or_else(|| RetrieveError::Arguments(format!("argument `{name}` (a string) is required")))
+        };
+        let code = text("code")?;
+        let cause = text("root_cause")?;
+        let mut p = RetrieveParams::default();
+        if let Some(k) = arg("k") {
+            p.k = k
+                .as_u64()
+                .filter(|&k| (1..=20).contains(&k))
+                .ok_or_else(|| RetrieveError::Arguments(format!("`k` must be an integer in 1..=20, got {k}")))?
+                as usize;
+        }
+        if let Some(t) = arg("threshold") {
+            let t = t
+                .as_f64()
+                .filter(|t| (-1.0..=1.0).contains(t))
+                .ok_or_else(|| RetrieveError::Arguments(format!("`threshold` must be a number in [-1, 1], got {t}")))?;
+            p.threshold = Some(t as f32);
+        }
+        if let Some(s) = arg("space") {
+            let name = s.as_str().unwrap_or_default();
+            p.space = Space::ALL.into_iter().find(|sp| sp.name() == name).ok_or_else(|| {
+                RetrieveError::Arguments(format!("`space` must be one of code+cause, code, cause; got {s}"))
+            })?;
+        }
+        self.search(&code, &cause, &p)
+    }
+}
+
+/// Whitespace-insensitive form of code for the exact-match leakage filter.
+fn normalize(code: &str) -> String {
+    code.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Model-facing text of a retrieval: each fix with score, id, root cause and diff, cut to
+/// `max_chars` (whole fixes are dropped from the end first; a note says how many).
+pub fn render(r: &Retrieval, max_chars: usize) -> String {
+    if r.fixes.is_empty() {
+        return "No similar fix above the threshold.".into();
+    }
+    let mut out = String::new();
+    for (i, f) in r.fixes.iter().enumerate() {
+        let block = format!(
+            "### Similar fix {} (similarity {:.3}, {}, project {})\nRoot cause: {}\n```diff\n{}```\n",
+            f.rank,
+            f.score,
+            f.id,
+            f.project,
+            if f.root_cause.trim().is_empty() { "(none recorded)" } else { f.root_cause.trim() },
+            f.diff
+        );
+        if out.len() + block.len() > max_chars && i > 0 {
+            out.push_str(&format!("[{} more similar fixes left out for length]\n", r.fixes.len() - i));
+            break;
+        }
+        out.push_str(&block);
+    }
+    out
+}

@@ -1,0 +1,105 @@
+//! The external-ingredient tool over a real index file (tiny seeded model).
+
+use std::sync::Arc;
+
+use engine::hnsw::{self, HnswConfig};
+use engine::{IndexBuilder, Record, Space};
+use repair::retrieve::{Exclusion, RetrieveParams, Retriever, render};
+
+fn build(dir: &std::path::Path) -> (std::path::PathBuf, Arc<dyn engine::embed::Embedder>, Vec<Record>) {
+    let model: Arc<dyn engine::embed::Embedder> = Arc::new(engine::testing::tiny_embedder());
+    let docs = engine::testing::sample_records(24);
+    let path = dir.join("t.fdx");
+    let mut b = IndexBuilder::new(model.identity().to_meta(), engine::testing::text_meta());
+    let cfg = HnswConfig::default();
+    for s in [Space::CodeCause, Space::Code] {
+        let v = engine::testing::embed_records(model.as_ref(), &docs, s).unwrap();
+        let g = hnsw::build(&v, model.dim(), &cfg).unwrap();
+        b.add_space(s, v, g, &cfg).unwrap();
+    }
+    b.write(&path, &docs, serde_json::Value::Null).unwrap();
+    (path, model, docs)
+}
+
+#[test]
+fn exclusion_and_exact_match_leakage_filter() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, model, docs) = build(dir.path());
+    let q = &docs[4];
+    let open = |ex: Exclusion| Retriever::open(&path, Arc::clone(&model), ex).unwrap();
+    let p = RetrieveParams { k: 5, ..RetrieveParams::default() };
+
+    // Without exclusion, the query's own record would be rank 1 but is dropped as an
+    // exact match of the query code; the five fixes are other records.
+    let r = open(Exclusion::default()).search(&q.buggy_code, &q.root_cause, &p).unwrap();
+    assert_eq!(r.dropped_exact, 1);
+    assert_eq!(r.fixes.len(), 5);
+    assert!(r.fixes.iter().all(|f| f.id != q.id));
+    assert_eq!(r.fixes.iter().map(|f| f.rank).collect::<Vec<_>>(), [1, 2, 3, 4, 5]);
+    assert!(r.fixes.windows(2).all(|w| w[0].score >= w[1].score));
+    // The diff is buggy → fixed.
+    let f = &r.fixes[0];
+    let d = docs.iter().find(|d| d.id == f.id).unwrap();
+    assert!(
+        f.diff.contains(&format!("-{}", d.buggy_code)) && f.diff.contains(&format!("+{}", d.fixed_code)),
+        "{}",
+        f.diff
+    );
+
+    // By id: the query's record cannot come back even under a slightly different query code.
+    let other_code = format!("{} ", q.buggy_code.replace('{', "{ "));
+    let ex = Exclusion { ids: vec![q.id.clone()], projects: vec![] };
+    let r = open(ex).search(&other_code, &q.root_cause, &p).unwrap();
+    assert!(r.fixes.iter().all(|f| f.id != q.id));
+
+    // By project.
+    let ex = Exclusion { ids: vec![], projects: vec!["proj0".into(), "proj1".into()] };
+    let r = open(ex).search(&q.buggy_code, &q.root_cause, &p).unwrap();
+    assert!(!r.fixes.is_empty() && r.fixes.iter().all(|f| f.project == "proj2"), "{:?}", r.fixes);
+
+    // Threshold: nothing at or above 1.0 except exact duplicates, which are dropped.
+    let r = open(Exclusion::default())
+        .search(&q.buggy_code, &q.root_cause, &RetrieveParams { threshold: Some(0.99999), ..p.clone() })
+        .unwrap();
+    assert!(r.fixes.iter().all(|f| f.score >= 0.99999));
+    assert!(render(&r, 1000).contains("similar fix") || r.fixes.is_empty());
+}
+
+#[test]
+fn tool_arguments() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, model, docs) = build(dir.path());
+    let r = Retriever::open(&path, model, Exclusion::default()).unwrap();
+    assert_eq!(Retriever::tool_spec().name, "search_similar_fixes");
+    let ok = r
+        .call(&serde_json::json!({"code": docs[1].buggy_code, "root_cause": "null check", "k": 2, "space": "code"}))
+        .unwrap();
+    assert_eq!((ok.space.as_str(), ok.fixes.len()), ("code", 2));
+    let text = render(&ok, 10_000);
+    assert!(text.starts_with("### Similar fix 1 (similarity "), "{text}");
+    assert!(text.contains("```diff\n"), "{text}");
+    let short = render(&ok, 50);
+    assert!(short.contains("[1 more similar fixes left out for length]"), "{short}");
+    for (args, needle) in [
+        (serde_json::json!({"root_cause": "x"}), "argument `code`"),
+        (serde_json::json!({"code": "x"}), "argument `root_cause`"),
+        (serde_json::json!({"code": "x", "root_cause": "y", "k": 0}), "`k` must be"),
+        (serde_json::json!({"code": "x", "root_cause": "y", "threshold": 2}), "`threshold` must be"),
+        (serde_json::json!({"code": "x", "root_cause": "y", "space": "diff"}), "`space` must be one of"),
+    ] {
+        let e = r.call(&args).unwrap_err().to_string();
+        assert!(e.contains(needle), "{args}: {e}");
+    }
+    // A space the index does not have is named by the engine.
+    let e = r.call(&serde_json::json!({"code": "x", "root_cause": "y", "space": "cause"})).unwrap_err().to_string();
+    assert!(e.contains("cause"), "{e}");
+}
+
+#[test]
+fn another_model_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _, _) = build(dir.path());
+    let other: Arc<dyn engine::embed::Embedder> = Arc::new(engine::testing::tiny_embedder_with_seed(99));
+    let e = Retriever::open(&path, other, Exclusion::default()).unwrap_err().to_string();
+    assert!(e.to_lowercase().contains("model"), "{e}");
+}

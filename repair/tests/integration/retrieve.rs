@@ -59,7 +59,7 @@ fn exclusion_and_exact_match_leakage_filter() {
 
     // Threshold: nothing at or above 1.0 except exact duplicates, which are dropped.
     let r = open(Exclusion::default())
-        .search(&q.buggy_code, &q.root_cause, &RetrieveParams { threshold: Some(0.99999), ..p.clone() })
+        .search(&q.buggy_code, &q.root_cause, &RetrieveParams { threshold: Some(0.99999), ..p })
         .unwrap();
     assert!(r.fixes.iter().all(|f| f.score >= 0.99999));
     assert!(render(&r, 1000).contains("similar fix") || r.fixes.is_empty());

@@ -164,6 +164,36 @@ pub fn discover(root: &Path, lang: Lang) -> Result<Vec<Program>, QuixbugsError> 
     Ok(programs)
 }
 
+/// The entries of a QuixBugs root that a scratch copy for `lang` leaves out: everything but
+/// that language's sources and tests (no `.class` files, no correct programs).
+pub fn scratch_filter(lang: Lang) -> crate::scratch::ScratchFilter {
+    std::sync::Arc::new(move |rel: &Path, is_dir: bool| {
+        let top = rel.components().next().map(|c| c.as_os_str().to_string_lossy().into_owned());
+        let top = top.as_deref().unwrap_or("");
+        match lang {
+            Lang::Java => {
+                if is_dir {
+                    !(rel == Path::new("java_programs")
+                        || rel == Path::new("java_testcases")
+                        || rel == Path::new("java_testcases/junit"))
+                } else {
+                    !((top == "java_programs" || top == "java_testcases")
+                        && rel.extension().is_some_and(|e| e == "java"))
+                }
+            }
+            Lang::Python => {
+                if is_dir {
+                    !matches!(top, "python_programs" | "python_testcases" | "json_testcases")
+                        || rel.components().count() > 1
+                } else {
+                    !(rel == Path::new("conftest.py")
+                        || matches!(top, "python_programs" | "python_testcases" | "json_testcases"))
+                }
+            }
+        }
+    })
+}
+
 /// Builds and tests QuixBugs programs in scratch copies.
 #[derive(Debug, Clone)]
 pub struct Runner {
@@ -250,32 +280,8 @@ impl Runner {
     /// A scratch copy of the parts of the root this language needs: sources and tests only
     /// (no `.class` files, no correct programs, no other language).
     pub fn scratch(&self) -> Result<Scratch, QuixbugsError> {
-        let lang = self.lang;
-        Ok(Scratch::copy(&self.root, move |rel, is_dir| {
-            let top = rel.components().next().map(|c| c.as_os_str().to_string_lossy().into_owned());
-            let top = top.as_deref().unwrap_or("");
-            match lang {
-                Lang::Java => {
-                    if is_dir {
-                        !(rel == Path::new("java_programs")
-                            || rel == Path::new("java_testcases")
-                            || rel == Path::new("java_testcases/junit"))
-                    } else {
-                        !((top == "java_programs" || top == "java_testcases")
-                            && rel.extension().is_some_and(|e| e == "java"))
-                    }
-                }
-                Lang::Python => {
-                    if is_dir {
-                        !matches!(top, "python_programs" | "python_testcases" | "json_testcases")
-                            || rel.components().count() > 1
-                    } else {
-                        !(rel == Path::new("conftest.py")
-                            || matches!(top, "python_programs" | "python_testcases" | "json_testcases"))
-                    }
-                }
-            }
-        })?)
+        let skip = scratch_filter(self.lang);
+        Ok(Scratch::copy(&self.root, move |rel, is_dir| skip(rel, is_dir))?)
     }
 
     /// The build and test commands of `program`.
@@ -348,6 +354,8 @@ impl Runner {
 #[derive(Debug, Clone, Default)]
 pub struct GroundTruth {
     diffs: std::collections::BTreeMap<PathBuf, String>,
+    /// (record id, buggy method name) per buggy file.
+    names: std::collections::BTreeMap<PathBuf, (String, String)>,
 }
 
 impl GroundTruth {
@@ -355,6 +363,7 @@ impl GroundTruth {
     pub fn load(path: &Path) -> Result<GroundTruth, QuixbugsError> {
         let text = std::fs::read_to_string(path).map_err(|source| QuixbugsError::Io { path: path.into(), source })?;
         let mut diffs = std::collections::BTreeMap::new();
+        let mut names = std::collections::BTreeMap::new();
         for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
             let bad = |reason: String| QuixbugsError::GroundTruth { path: path.into(), line: i + 1, reason };
             let v: serde_json::Value = serde_json::from_str(line).map_err(|e| bad(format!("invalid JSON: {e}")))?;
@@ -363,11 +372,27 @@ impl GroundTruth {
                 .as_str()
                 .ok_or_else(|| bad("field `meta.buggy_path` missing or not a string".into()))?;
             diffs.insert(PathBuf::from(buggy), diff.to_string());
+            // `meta.function` is `CLASS.method(types)` (Java) or `function` (Python).
+            let function = v["meta"]["function"].as_str().unwrap_or_default();
+            let method = function.split('(').next().unwrap_or_default().rsplit('.').next().unwrap_or_default();
+            names.insert(PathBuf::from(buggy), (v["id"].as_str().unwrap_or_default().to_string(), method.to_string()));
         }
         if diffs.is_empty() {
             return Err(QuixbugsError::GroundTruth { path: path.into(), line: 0, reason: "no record".into() });
         }
-        Ok(GroundTruth { diffs })
+        Ok(GroundTruth { diffs, names })
+    }
+
+    /// The corpus id of `program`'s record (e.g. `quixbugs:java:BITCOUNT`), used to keep the
+    /// bug out of its own retrieval results.
+    pub fn id(&self, program: &Program) -> Option<&str> {
+        self.names.get(&program.source).map(|(id, _)| id.as_str()).filter(|s| !s.is_empty())
+    }
+
+    /// The buggy method's name (perfect function-level fault localization, as in ReinFix's
+    /// evaluation), from `meta.function`.
+    pub fn method(&self, program: &Program) -> Option<&str> {
+        self.names.get(&program.source).map(|(_, m)| m.as_str()).filter(|s| !s.is_empty())
     }
 
     /// The developer fix of `program` as a unified diff.

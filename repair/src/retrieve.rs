@@ -9,6 +9,9 @@
 //! and counted ([`Retrieval::dropped_exact`]), following ReinFix §4.4 ("we use the exact
 //! match strategy to filter out overlapping samples with those in benchmarks"): the same
 //! benchmark bug can sit in a corpus under another dataset's id.
+//!
+//! Indexes of at most [`EXACT_BELOW`] documents are searched exactly (the scan costs well
+//! under a millisecond there, and the answer is then independent of the graph).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -22,6 +25,9 @@ use crate::tools::ToolSpec;
 
 /// Default number of similar fixes returned (top `n` of ReinFix eq. 4).
 pub const DEFAULT_TOP_N: usize = 3;
+
+/// Indexes with at most this many documents are searched exactly (brute force).
+pub const EXACT_BELOW: usize = 10_000;
 
 /// Errors of the external-ingredient tool.
 #[derive(Debug, thiserror::Error)]
@@ -155,6 +161,8 @@ impl Retriever {
             space: p.space,
             k: p.k.saturating_mul(2).saturating_add(4).max(p.k),
             threshold: p.threshold,
+            // Small indexes are scanned exactly: as fast as HNSW there, and deterministic.
+            exact: self.index.len() <= EXACT_BELOW,
             filter: Filter {
                 exclude_ids: self.exclusion.ids.clone(),
                 exclude_projects: self.exclusion.projects.clone(),

@@ -1,5 +1,8 @@
 //! Integration tests of the repair crate, one module per area.
 
+/// The ReinFix workflow end to end on minibugs with scripted answers.
+mod agent;
+
 /// `repair::llm`: HTTP client against a local server, scripted faults, tool-call
 /// validation and text fallback, record/replay.
 mod llm;

@@ -1,0 +1,821 @@
+//! The ReinFix workflow (../shared/papers/reinfix.txt, §3.3 and Algorithm 1), end to end:
+//!
+//! 1. **Pre-flight** (before any LLM call): in a scratch copy, the buggy version must build
+//!    and its tests must fail; the failure output becomes the `failureInfo` of Algorithm 1.
+//! 2. **Reasoning phase**: `CauseAnalyzewithoutDonor`: one call with the buggy code and the
+//!    failure asks for `ROOT CAUSE: ...` or `ROOT CAUSE: NONE`. On `NONE` (or no parsable
+//!    answer), a ReAct loop offers the nine internal-ingredient tools ([`crate::tools`]) until
+//!    the model states a root cause, for at most [`AgentConfig::react_steps`] turns.
+//! 3. **Solution phase**: the external-ingredient tool ([`crate::retrieve`]) is queried with
+//!    `buggy code ⊕ root cause` (eq. 2); the model gives up to [`AgentConfig::suggestions`]
+//!    repair suggestions, and for each, [`AgentConfig::patches`] candidate patches are sampled
+//!    (`n` choices of one request); up to [`AgentConfig::attempts`] attempts, each told why the
+//!    previous candidates failed. ReinFix's space is 3 attempts × 3 suggestions × 5 patches.
+//! 4. **Validation**: every distinct candidate is applied ([`crate::patch`], context matching,
+//!    all or nothing) to a fresh scratch copy and tested ([`crate::validate`]); the run stops
+//!    at the first plausible patch unless [`AgentConfig::collect_all`]. When no candidate of a
+//!    suggestion applies, the refusal reason goes back to the model once for a corrected patch.
+//!
+//! Budgets (LLM calls, tokens, wall time) are checked before every call and every
+//! validation. Every exit path (plausible patch, search space exhausted, budget, timeout,
+//! pre-flight failure, error) returns a [`RepairReport`]; [`Workflow::run`] never fails.
+//!
+//! Prompts are in this module as constants and functions, so a replay recording
+//! ([`crate::llm::ReplayClient`]) breaks exactly when a prompt changes.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::llm::{
+    Action, Budget, ChatClient, ChatRequest, ClientInfo, Ledger, LedgerTotals, LlmError, Message, PriceTable, Tool,
+    TurnOptions, next_turn,
+};
+use crate::patch::Patch;
+use crate::retrieve::{Retrieval, RetrieveParams, Retriever, SimilarFix};
+use crate::scratch::{Scratch, ScratchFilter};
+use crate::tools::Toolbox;
+use crate::validate::{Validation, Validator, Verdict};
+
+/// The system prompt of every conversation.
+pub const SYSTEM_PROMPT: &str = "You are an expert software engineer fixing a bug in a project. \
+Be precise and brief. Quote code exactly as it appears in the file.";
+
+/// Where the bug is: perfect fault localization from the user, or an SBFL ranking's top.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Location {
+    /// A method or function by name (the first definition in the file).
+    Method(String),
+    /// An inclusive 1-based line range.
+    Lines(usize, usize),
+}
+
+/// The bug under repair.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Bug {
+    /// Corpus id of this bug, if it has one (kept out of retrieval results).
+    pub id: Option<String>,
+    /// Project root (read only: patches go to scratch copies).
+    pub root: PathBuf,
+    /// Buggy file, relative to the root.
+    pub file: PathBuf,
+    /// Fault location in that file.
+    pub location: Location,
+}
+
+/// Knobs of the workflow. Defaults follow ReinFix §4.5 (temperature 1; 3 × 3 × 5).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AgentConfig {
+    /// Model name sent to the endpoint.
+    pub model: String,
+    /// Sampling temperature.
+    pub temperature: Option<f64>,
+    /// Sampling seed, for endpoints that honour it.
+    pub seed: Option<u64>,
+    /// Completion length limit per call, tokens.
+    pub max_tokens: Option<u32>,
+    /// Most ReAct turns in the reasoning phase.
+    pub react_steps: usize,
+    /// Repair attempts.
+    pub attempts: usize,
+    /// Repair suggestions per attempt.
+    pub suggestions: usize,
+    /// Candidate patches per suggestion (the `n` of one request).
+    pub patches: usize,
+    /// Keep validating after the first plausible patch.
+    pub collect_all: bool,
+    /// Retrieval parameters (space, top `n`, threshold).
+    #[serde(skip)]
+    pub retrieval: RetrieveParams,
+    /// Character budget of one tool result and of the similar-fixes block.
+    pub tool_output_chars: usize,
+    /// Re-asks after malformed tool calls, per turn.
+    pub max_reasks: u32,
+    /// LLM call and token limits.
+    pub budget: Budget,
+    /// Wall-clock limit of the whole run.
+    pub wall: Option<Duration>,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            model: String::new(),
+            temperature: Some(1.0),
+            seed: None,
+            max_tokens: Some(2048),
+            react_steps: 8,
+            attempts: 3,
+            suggestions: 3,
+            patches: 5,
+            collect_all: false,
+            retrieval: RetrieveParams::default(),
+            tool_output_chars: 4000,
+            max_reasks: 2,
+            budget: Budget { max_calls: Some(60), max_tokens: None },
+            wall: Some(Duration::from_secs(1800)),
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// At least one plausible patch.
+    Plausible,
+    /// The whole search space was tried without a plausible patch.
+    NoPlausiblePatch,
+    /// The call or token budget ran out.
+    BudgetExhausted,
+    /// The wall-clock limit ran out.
+    Timeout,
+    /// The buggy version does not build, or its tests pass: nothing to repair.
+    PreflightFailed,
+    /// An error of the machinery or the endpoint (see [`RepairReport::error`]).
+    Error,
+}
+
+/// One internal- or external-ingredient tool call.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ToolCallRecord {
+    /// ReAct turn (1-based).
+    pub step: usize,
+    /// Tool name.
+    pub name: String,
+    /// Arguments as the model gave them.
+    pub arguments: Value,
+    /// Characters of the result sent back.
+    pub output_chars: usize,
+    /// The first 300 characters of the result.
+    pub output_excerpt: String,
+    /// Whether the tool answered with an error message.
+    pub error: bool,
+}
+
+/// One candidate patch and its verdict.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CandidateRecord {
+    /// Attempt (1-based).
+    pub attempt: usize,
+    /// Suggestion within the attempt (1-based).
+    pub suggestion: usize,
+    /// Choice index within the suggestion's request (0-based); re-asked patches continue it.
+    pub choice: usize,
+    /// The model's answer text holding the patch.
+    pub answer: String,
+    /// The applied change as a unified diff, when it applied.
+    pub applied_diff: Option<String>,
+    /// `plausible`, `test_failure`, `compile_error`, `timeout`, `patch_refused`,
+    /// `duplicate` (same change as an earlier candidate: not run again).
+    pub verdict: String,
+    /// Failing tests after the patch.
+    pub failing_tests: Vec<String>,
+    /// Why the patch was refused, or the test feedback.
+    pub feedback: Option<String>,
+    /// Validation wall time, milliseconds.
+    pub wall_ms: u64,
+}
+
+/// Summary of the pre-flight validation.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Preflight {
+    /// Verdict of the buggy version.
+    pub verdict: Verdict,
+    /// Failing tests of the buggy version.
+    pub failing_tests: Vec<String>,
+    /// Wall time, milliseconds.
+    pub wall_ms: u64,
+}
+
+/// The JSON report of one repair run (`fixdex repair --report`).
+#[derive(Debug, Clone, Serialize)]
+pub struct RepairReport {
+    /// fixdex version.
+    pub fixdex_version: String,
+    /// The bug.
+    pub bug: Bug,
+    /// The LLM client (kind, endpoint, model, synthetic).
+    pub client: ClientInfo,
+    /// True when the answers were hand-written (scripted or synthetic replay): never count
+    /// such a run as a repair result.
+    pub synthetic: bool,
+    /// Workflow configuration, sampling parameters included.
+    pub config: AgentConfig,
+    /// Retrieval settings: space, top n, threshold; `null` without an index.
+    pub retrieval: Option<Value>,
+    /// How the run ended.
+    pub outcome: Outcome,
+    /// Error message for `error`, `budget_exhausted`, `timeout` and `preflight_failed`.
+    pub error: Option<String>,
+    /// Pre-flight result.
+    pub preflight: Option<Preflight>,
+    /// The buggy code given to the model (lines `start..=end`).
+    pub buggy_lines: Option<(usize, usize)>,
+    /// Inferred root cause.
+    pub root_cause: Option<String>,
+    /// `without_donor` (first call) or `react` (after tool use) or `undetermined`.
+    pub root_cause_source: Option<String>,
+    /// Internal-ingredient tool calls of the reasoning phase.
+    pub tool_calls: Vec<ToolCallRecord>,
+    /// External ingredients: the similar fixes given to the model.
+    pub retrieved: Vec<SimilarFix>,
+    /// Retrieval hits dropped as exact copies of the buggy code (leakage control).
+    pub retrieved_dropped_exact: usize,
+    /// Repair suggestions, per attempt.
+    pub suggestions: Vec<Vec<String>>,
+    /// Every candidate with its verdict, in order.
+    pub candidates: Vec<CandidateRecord>,
+    /// The first plausible patch, as a unified diff.
+    pub patch: Option<String>,
+    /// LLM totals: calls, tokens, cost, retries.
+    pub llm: LedgerTotals,
+    /// Per-call records.
+    pub calls: Vec<crate::llm::CallRecord>,
+    /// Wall time of the run, seconds.
+    pub wall_s: f64,
+}
+
+/// A workflow over a client, the internal tools, an optional retriever and a validator.
+pub struct Workflow<'a> {
+    client: &'a dyn ChatClient,
+    retriever: Option<Retriever>,
+    validator: Validator,
+    config: AgentConfig,
+    prices: PriceTable,
+    skip: ScratchFilter,
+}
+
+
+impl std::fmt::Debug for Workflow<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workflow")
+            .field("client", &self.client.describe())
+            .field("retriever", &self.retriever)
+            .field("validator", &self.validator)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why the run stopped early (internal).
+enum Stop {
+    Budget(String),
+    Timeout(String),
+    Error(String),
+}
+
+impl From<LlmError> for Stop {
+    fn from(e: LlmError) -> Self {
+        match e {
+            LlmError::BudgetExceeded { .. } => Stop::Budget(e.to_string()),
+            other => Stop::Error(other.to_string()),
+        }
+    }
+}
+
+/// Mutable state of one run.
+struct Run<'b> {
+    bug: &'b Bug,
+    toolbox: Toolbox,
+    ledger: Ledger,
+    start: Instant,
+    report: RepairReport,
+    code: String,
+    numbered: String,
+    failure: String,
+    lang: &'static str,
+}
+
+impl<'a> Workflow<'a> {
+    /// A workflow; `retriever` = `None` runs without external ingredients (the ReinFix
+    /// ablation "w/o external").
+    pub fn new(
+        client: &'a dyn ChatClient,
+        retriever: Option<Retriever>,
+        validator: Validator,
+        config: AgentConfig,
+    ) -> Workflow<'a> {
+        Workflow {
+            client,
+            retriever,
+            validator,
+            config,
+            prices: PriceTable::default(),
+            skip: std::sync::Arc::new(|_, _| false),
+        }
+    }
+
+    /// Leave these entries out of the scratch copies (e.g. build outputs, other languages);
+    /// [`crate::scratch::SKIP_DIRS`] are always left out.
+    pub fn with_scratch_filter(mut self, skip: ScratchFilter) -> Self {
+        self.skip = skip;
+        self
+    }
+
+    /// Prices (USD per 1M tokens) for the cost accounting.
+    pub fn with_prices(mut self, prices: PriceTable) -> Self {
+        self.prices = prices;
+        self
+    }
+
+    /// Runs the whole workflow on `bug`. Never fails: errors end up in the report.
+    pub fn run(&self, bug: &Bug) -> RepairReport {
+        let start = Instant::now();
+        let client = self.client.describe();
+        let report = RepairReport {
+            fixdex_version: env!("CARGO_PKG_VERSION").to_string(),
+            bug: bug.clone(),
+            synthetic: client.synthetic,
+            client,
+            config: self.config.clone(),
+            retrieval: self.retriever.as_ref().map(|r| {
+                serde_json::json!({"space": self.config.retrieval.space.name(), "k": self.config.retrieval.k,
+                    "threshold": self.config.retrieval.threshold, "exclusion": r.exclusion()})
+            }),
+            outcome: Outcome::Error,
+            error: None,
+            preflight: None,
+            buggy_lines: None,
+            root_cause: None,
+            root_cause_source: None,
+            tool_calls: Vec::new(),
+            retrieved: Vec::new(),
+            retrieved_dropped_exact: 0,
+            suggestions: Vec::new(),
+            candidates: Vec::new(),
+            patch: None,
+            llm: LedgerTotals::default(),
+            calls: Vec::new(),
+            wall_s: 0.0,
+        };
+        let lang = match bug.file.extension().and_then(|e| e.to_str()) {
+            Some("java") => "java",
+            Some("py") => "python",
+            _ => "",
+        };
+        let mut run = Run {
+            bug,
+            toolbox: Toolbox::new(&bug.root),
+            ledger: Ledger::new(self.config.budget, self.prices.clone()),
+            start,
+            report,
+            code: String::new(),
+            numbered: String::new(),
+            failure: String::new(),
+            lang,
+        };
+        let outcome = self.drive(&mut run);
+        let (outcome, error) = match outcome {
+            Ok(o) => (o, None),
+            Err(Stop::Budget(e)) => (Outcome::BudgetExhausted, Some(e)),
+            Err(Stop::Timeout(e)) => (Outcome::Timeout, Some(e)),
+            Err(Stop::Error(e)) => (Outcome::Error, Some(e)),
+        };
+        let mut report = run.report;
+        report.outcome = if report.patch.is_some() { Outcome::Plausible } else { outcome };
+        report.error = error.or(report.error);
+        report.llm = run.ledger.totals();
+        report.calls = run.ledger.calls;
+        report.wall_s = start.elapsed().as_secs_f64();
+        report
+    }
+
+    fn drive(&self, run: &mut Run<'_>) -> Result<Outcome, Stop> {
+        // 1. Pre-flight, before any LLM call.
+        let (start_line, end_line, code) = locate(run.bug).map_err(Stop::Error)?;
+        run.report.buggy_lines = Some((start_line, end_line));
+        run.numbered = code.lines().enumerate().map(|(i, l)| format!("{}: {l}\n", start_line + i)).collect::<String>();
+        run.code = code;
+        let Ok((_, pre)) = self.validate(run.bug, None).map_err(Stop::Error)? else {
+            return Err(Stop::Error("pre-flight: no patch was given, yet one was refused".into()));
+        };
+        run.report.preflight =
+            Some(Preflight { verdict: pre.verdict, failing_tests: pre.failing_tests.clone(), wall_ms: pre.wall_ms });
+        match pre.verdict {
+            Verdict::Plausible => {
+                run.report.error = Some("the tests pass on the buggy version: nothing to repair".into());
+                return Ok(Outcome::PreflightFailed);
+            }
+            Verdict::CompileError => {
+                run.report.error = Some(format!("the buggy version does not build:\n{}", pre.feedback(2000)));
+                return Ok(Outcome::PreflightFailed);
+            }
+            Verdict::TestFailure | Verdict::Timeout => {}
+        }
+        run.failure = pre.feedback(3000);
+
+        // 2. Reasoning phase.
+        let cause = self.reason(run)?;
+        run.report.root_cause = Some(cause.clone());
+
+        // 3. Solution phase: external ingredients.
+        let mut similar = String::new();
+        if let Some(r) = &self.retriever {
+            let got: Retrieval =
+                r.search(&run.code, &cause, &self.config.retrieval).map_err(|e| Stop::Error(e.to_string()))?;
+            similar = render_fixes(&got, self.config.tool_output_chars);
+            run.report.retrieved = got.fixes;
+            run.report.retrieved_dropped_exact = got.dropped_exact;
+        }
+
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut failures: Vec<String> = Vec::new();
+        for attempt in 1..=self.config.attempts.max(1) {
+            let suggestions = self.suggest(run, &cause, &similar, &failures)?;
+            run.report.suggestions.push(suggestions.clone());
+            for (si, suggestion) in suggestions.iter().enumerate() {
+                let req = self.request(vec![
+                    Message::system(SYSTEM_PROMPT),
+                    Message::user(patch_prompt(run, &cause, suggestion)),
+                ]);
+                let mut req = req;
+                req.n = Some(u32::try_from(self.config.patches.max(1)).unwrap_or(1));
+                let answers = self.sample(run, &req)?;
+                let mut applied_any = false;
+                let mut first_refusal = None;
+                for (ci, answer) in answers.iter().enumerate() {
+                    let rec = self.candidate(run, attempt, si + 1, ci, answer, &mut seen)?;
+                    applied_any |= rec.verdict != "patch_refused";
+                    if rec.verdict == "patch_refused" && first_refusal.is_none() {
+                        first_refusal = rec.feedback.clone();
+                    }
+                    if rec.verdict != "plausible" && rec.verdict != "duplicate" && rec.verdict != "patch_refused" {
+                        failures.push(format!(
+                            "Patch:\n{}\nResult: {}\n",
+                            rec.applied_diff.clone().unwrap_or_default(),
+                            rec.feedback.clone().unwrap_or_default()
+                        ));
+                    }
+                    let plausible = rec.verdict == "plausible";
+                    run.report.candidates.push(rec);
+                    if plausible && !self.config.collect_all {
+                        return Ok(Outcome::Plausible);
+                    }
+                }
+                // No candidate applied: tell the model why, once, and take one corrected patch.
+                if !applied_any && let Some(reason) = first_refusal {
+                    let mut req = req.clone();
+                    req.n = None;
+                    if let Some(first) = answers.first() {
+                        req.messages.push(Message::assistant(first.clone()));
+                    }
+                    req.messages.push(Message::user(format!(
+                        "Your patch could not be applied: {reason}\nSend a corrected patch that quotes the current \
+                         code exactly."
+                    )));
+                    let again = self.sample(run, &req)?;
+                    if let Some(answer) = again.first() {
+                        let rec = self.candidate(run, attempt, si + 1, answers.len(), answer, &mut seen)?;
+                        let plausible = rec.verdict == "plausible";
+                        run.report.candidates.push(rec);
+                        if plausible && !self.config.collect_all {
+                            return Ok(Outcome::Plausible);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(if run.report.patch.is_some() { Outcome::Plausible } else { Outcome::NoPlausiblePatch })
+    }
+
+    fn request(&self, messages: Vec<Message>) -> ChatRequest {
+        let mut req = ChatRequest::new(self.config.model.clone(), messages);
+        req.temperature = self.config.temperature;
+        req.seed = self.config.seed;
+        req.max_tokens = self.config.max_tokens;
+        req
+    }
+
+    fn check_time(&self, run: &Run<'_>) -> Result<(), Stop> {
+        match self.config.wall {
+            Some(limit) if run.start.elapsed() >= limit => {
+                Err(Stop::Timeout(format!("wall-clock limit of {} s reached", limit.as_secs())))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// One call without tools; the text of every choice.
+    fn sample(&self, run: &mut Run<'_>, req: &ChatRequest) -> Result<Vec<String>, Stop> {
+        self.check_time(run)?;
+        run.ledger.check()?;
+        let resp = self.client.chat(req)?;
+        run.ledger.record(req, &resp);
+        Ok(resp.choices.into_iter().map(|c| c.message.text().to_string()).collect())
+    }
+
+    /// Reasoning phase: a root cause, first without donors, then with the internal tools.
+    fn reason(&self, run: &mut Run<'_>) -> Result<String, Stop> {
+        let mut messages = vec![Message::system(SYSTEM_PROMPT), Message::user(cause_prompt(run))];
+        let first = self.sample(run, &self.request(messages.clone()))?;
+        let first = first.into_iter().next().unwrap_or_default();
+        if let Some(cause) = parse_root_cause(&first) {
+            run.report.root_cause_source = Some("without_donor".into());
+            return Ok(cause);
+        }
+        messages.push(Message::assistant(first));
+        messages.push(Message::user(REACT_PROMPT));
+        let tools: Vec<Tool> =
+            run.toolbox.specs().into_iter().map(|s| Tool::function(s.name, s.description, s.parameters)).collect();
+        let opts = TurnOptions { max_reasks: self.config.max_reasks, allow_final: true };
+        let mut last_text = String::new();
+        for step in 1..=self.config.react_steps.max(1) {
+            self.check_time(run)?;
+            let mut req = self.request(messages.clone());
+            req.tools = tools.clone();
+            let turn = next_turn(self.client, &req, &opts, &mut run.ledger)?;
+            messages.push(turn.message.clone());
+            match turn.action {
+                Action::ToolCalls(calls) => {
+                    for call in calls {
+                        let args = Value::Object(call.arguments.clone());
+                        let (text, error) = match run.toolbox.call(&call.name, &args) {
+                            Ok(t) => (t, false),
+                            Err(e) => (format!("error: {e}"), true),
+                        };
+                        run.report.tool_calls.push(ToolCallRecord {
+                            step,
+                            name: call.name.clone(),
+                            arguments: args,
+                            output_chars: text.chars().count(),
+                            output_excerpt: text.chars().take(300).collect(),
+                            error,
+                        });
+                        messages.push(Message::tool(call.id, text));
+                    }
+                }
+                Action::Final(text) => {
+                    if let Some(cause) = parse_root_cause(&text) {
+                        run.report.root_cause_source = Some("react".into());
+                        return Ok(cause);
+                    }
+                    last_text = text;
+                    messages.push(Message::user(
+                        "State the root cause as one line `ROOT CAUSE: ...`, or call a tool to learn more.",
+                    ));
+                }
+            }
+        }
+        // Out of ReAct turns: go on with the best statement we have.
+        run.report.root_cause_source = Some("undetermined".into());
+        let text = last_text.trim();
+        Ok(if text.is_empty() { "undetermined (the model did not state a root cause)".into() } else { text.into() })
+    }
+
+    /// `giveRepairSuggestions`: up to `suggestions` suggestions for this attempt.
+    fn suggest(&self, run: &mut Run<'_>, cause: &str, similar: &str, failures: &[String]) -> Result<Vec<String>, Stop> {
+        let req = self.request(vec![
+            Message::system(SYSTEM_PROMPT),
+            Message::user(suggest_prompt(run, cause, similar, failures, self.config.suggestions)),
+        ]);
+        let text = self.sample(run, &req)?.into_iter().next().unwrap_or_default();
+        let mut out = parse_suggestions(&text);
+        out.truncate(self.config.suggestions.max(1));
+        if out.is_empty() {
+            out.push(text.trim().to_string());
+        }
+        Ok(out)
+    }
+
+    /// Parse, apply and validate one candidate answer.
+    fn candidate(
+        &self,
+        run: &mut Run<'_>,
+        attempt: usize,
+        suggestion: usize,
+        choice: usize,
+        answer: &str,
+        seen: &mut HashSet<String>,
+    ) -> Result<CandidateRecord, Stop> {
+        self.check_time(run)?;
+        let mut rec = CandidateRecord {
+            attempt,
+            suggestion,
+            choice,
+            answer: answer.to_string(),
+            applied_diff: None,
+            verdict: String::new(),
+            failing_tests: Vec::new(),
+            feedback: None,
+            wall_ms: 0,
+        };
+        let patch = match Patch::parse(answer, Some(&run.bug.file)) {
+            Ok(p) => p,
+            Err(e) => {
+                rec.verdict = "patch_refused".into();
+                rec.feedback = Some(e.feedback());
+                return Ok(rec);
+            }
+        };
+        match self.validate(run.bug, Some(&patch)).map_err(Stop::Error)? {
+            Err(reason) => {
+                rec.verdict = "patch_refused".into();
+                rec.feedback = Some(reason);
+            }
+            Ok((diff, _)) if !seen.insert(diff.clone()) => {
+                rec.verdict = "duplicate".into();
+                rec.applied_diff = Some(diff);
+            }
+            Ok((diff, v)) => {
+                rec.verdict = verdict_name(v.verdict).into();
+                rec.failing_tests = v.failing_tests.clone();
+                rec.wall_ms = v.wall_ms;
+                if v.plausible() {
+                    run.report.patch.get_or_insert_with(|| diff.clone());
+                } else {
+                    rec.feedback = Some(v.feedback(1500));
+                }
+                rec.applied_diff = Some(diff);
+            }
+        }
+        Ok(rec)
+    }
+
+    /// Validates the project in a fresh scratch copy, after `patch` if given. `Ok(Err)` is a
+    /// refused patch with its reason; with a patch, the applied diff comes with the result.
+    #[allow(clippy::type_complexity)]
+    fn validate(&self, bug: &Bug, patch: Option<&Patch>) -> Result<Result<(String, Validation), String>, String> {
+        let skip = std::sync::Arc::clone(&self.skip);
+        let scratch = Scratch::copy(&bug.root, move |p, d| skip(p, d)).map_err(|e| e.to_string())?;
+        let mut diff = String::new();
+        if let Some(p) = patch {
+            match p.apply(scratch.root()) {
+                Ok(applied) => diff = applied.diff,
+                Err(e) => return Ok(Err(e.feedback())),
+            }
+        }
+        let v = self.validator.validate(scratch.root()).map_err(|e| e.to_string())?;
+        Ok(Ok((diff, v)))
+    }
+}
+
+fn verdict_name(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Plausible => "plausible",
+        Verdict::TestFailure => "test_failure",
+        Verdict::CompileError => "compile_error",
+        Verdict::Timeout => "timeout",
+    }
+}
+
+/// The buggy code: `(first line, last line, text)` of the located method or line range.
+fn locate(bug: &Bug) -> Result<(usize, usize, String), String> {
+    let path = bug.root.join(&bug.file);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    let lines: Vec<&str> = text.lines().collect();
+    let (a, b) = match &bug.location {
+        Location::Lines(a, b) => (*a, *b),
+        Location::Method(name) => {
+            let tb = Toolbox::new(&bug.root);
+            let args = serde_json::json!({"file": bug.file.to_string_lossy(), "method": name});
+            let out = tb.call("find_method_in_file", &args).map_err(|e| e.to_string())?;
+            // Header: `path:start-end Name`.
+            let header = out.lines().next().unwrap_or_default();
+            let span = header.split_whitespace().next().and_then(|p| p.rsplit(':').next()).unwrap_or_default();
+            let (a, b) = span.split_once('-').ok_or_else(|| format!("cannot read the span of {name}: {header}"))?;
+            (a.parse().map_err(|_| format!("bad span {span}"))?, b.parse().map_err(|_| format!("bad span {span}"))?)
+        }
+    };
+    if a == 0 || b < a || b > lines.len() {
+        return Err(format!("line range {a}-{b} is outside {} ({} lines)", bug.file.display(), lines.len()));
+    }
+    Ok((a, b, lines[a - 1..b].join("\n") + "\n"))
+}
+
+/// The ReAct instruction after an inconclusive first answer.
+pub const REACT_PROMPT: &str = "Use the tools to collect the internal repair ingredients you need: variable \
+definitions and data flow, the methods and classes the code uses, imports. When you know the root cause, answer \
+with one line `ROOT CAUSE: <one or two sentences>` and no tool call.";
+
+fn cause_prompt(run: &Run<'_>) -> String {
+    format!(
+        "Buggy {lang} code from `{file}`:\n```{lang}\n{code}```\nThe failing tests report:\n```\n{failure}\n```\n\
+         What is the root cause of this bug? If you are confident, answer with one line \
+         `ROOT CAUSE: <one or two sentences>`. If you need more context from the project first, answer \
+         `ROOT CAUSE: NONE`.",
+        lang = run.lang,
+        file = run.bug.file.display(),
+        code = run.numbered,
+        failure = run.failure.trim_end(),
+    )
+}
+
+fn suggest_prompt(run: &Run<'_>, cause: &str, similar: &str, failures: &[String], n: usize) -> String {
+    let mut s = format!(
+        "Buggy {lang} code from `{file}`:\n```{lang}\n{code}```\nRoot cause: {cause}\n",
+        lang = run.lang,
+        file = run.bug.file.display(),
+        code = run.numbered,
+    );
+    if !similar.is_empty() {
+        s.push_str("\nSimilar historical bug fixes (external repair ingredients):\n");
+        s.push_str(similar);
+    }
+    if !failures.is_empty() {
+        s.push_str("\nThese patches were tried and failed:\n");
+        for f in failures.iter().rev().take(3) {
+            s.push_str(f);
+        }
+    }
+    s.push_str(&format!(
+        "\nGive up to {n} distinct repair suggestions, each starting on its own line with `SUGGESTION <k>:` and \
+         saying in one short paragraph what to change and why."
+    ));
+    s
+}
+
+fn patch_prompt(run: &Run<'_>, cause: &str, suggestion: &str) -> String {
+    format!(
+        "Buggy {lang} code from `{file}`:\n```{lang}\n{code}```\nRoot cause: {cause}\nRepair suggestion: \
+         {suggestion}\n\nWrite the fix as a unified diff against `{file}` (or as SEARCH/REPLACE blocks). Quote \
+         the code exactly, without the line numbers, and change only what the fix needs.",
+        lang = run.lang,
+        file = run.bug.file.display(),
+        code = run.numbered,
+    )
+}
+
+/// Similar fixes for a prompt, scores with 2 decimals (replays stay stable under tiny
+/// floating-point differences between machines).
+fn render_fixes(r: &Retrieval, max_chars: usize) -> String {
+    let mut out = String::new();
+    for f in &r.fixes {
+        let cause = if f.root_cause.trim().is_empty() { "(none recorded)" } else { f.root_cause.trim() };
+        let block =
+            format!("### Fix {} (similarity {:.2})\nRoot cause: {cause}\n```diff\n{}```\n", f.rank, f.score, f.diff);
+        if out.len() + block.len() > max_chars {
+            break;
+        }
+        out.push_str(&block);
+    }
+    out
+}
+
+/// The root cause in an answer: the text after the last `ROOT CAUSE:` marker (case-insensitive,
+/// markdown emphasis ignored), up to the end of its paragraph; `None` for `NONE` or no marker.
+pub fn parse_root_cause(text: &str) -> Option<String> {
+    let clean = text.replace("**", "");
+    let upper = clean.to_uppercase();
+    let at = upper.rfind("ROOT CAUSE:")?;
+    let rest = clean[at + "ROOT CAUSE:".len()..].trim_start();
+    let para = rest.split("\n\n").next().unwrap_or(rest).trim();
+    let word = para.trim_end_matches('.').trim();
+    if para.is_empty() || word.eq_ignore_ascii_case("none") {
+        return None;
+    }
+    Some(para.to_string())
+}
+
+/// Suggestions in an answer: the paragraphs after `SUGGESTION <k>:` markers, in order.
+pub fn parse_suggestions(text: &str) -> Vec<String> {
+    let clean = text.replace("**", "");
+    let upper = clean.to_uppercase();
+    let mut starts = Vec::new();
+    let mut from = 0;
+    while let Some(i) = upper[from..].find("SUGGESTION ") {
+        let at = from + i;
+        let tail = &upper[at + "SUGGESTION ".len()..];
+        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && tail[digits..].starts_with(':') {
+            starts.push((at, at + "SUGGESTION ".len() + digits + 1));
+        }
+        from = at + 1;
+    }
+    let mut out = Vec::new();
+    for (i, &(_, body)) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).map_or(clean.len(), |&(s, _)| s);
+        let s = clean[body..end].trim();
+        if !s.is_empty() {
+            out.push(s.to_string());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn root_cause_parsing() {
+        assert_eq!(parse_root_cause("ROOT CAUSE: NONE"), None);
+        assert_eq!(parse_root_cause("root cause: none."), None);
+        assert_eq!(
+            parse_root_cause("I think...\n**ROOT CAUSE:** off by one in the loop bound.\n\nMore"),
+            Some("off by one in the loop bound.".into())
+        );
+        assert_eq!(parse_root_cause("no marker"), None);
+    }
+
+    #[test]
+    fn suggestion_parsing() {
+        let t = "Here:\nSUGGESTION 1: use <=.\nSUGGESTION 2: start at 0\nand add n.\n**Suggestion 3:** rewrite";
+        assert_eq!(parse_suggestions(t), ["use <=.", "start at 0\nand add n.", "rewrite"]);
+        assert!(parse_suggestions("nothing").is_empty());
+    }
+}

@@ -1,0 +1,276 @@
+//! The ReinFix workflow end to end on the minibugs fixture with scripted model answers: real
+//! internal tools, real retrieval over an index file, real patch application, real javac /
+//! JUnit / pytest runs. Covers malformed model output (no tool call, unknown tool, invalid
+//! JSON arguments, a patch whose context is not in the file, a `../` path, a build error) and
+//! every exit path (plausible, budget, timeout, pre-flight failure, search space exhausted).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use engine::hnsw::{self, HnswConfig};
+use engine::{IndexBuilder, Record, Space};
+use repair::agent::{AgentConfig, Bug, Location, Outcome, Workflow};
+use repair::llm::{Budget, ChatResponse, Choice, Message, Script, ScriptedClient};
+use repair::quixbugs::{self, Lang, Runner};
+use repair::retrieve::{Exclusion, Retriever};
+
+fn minibugs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/minibugs")
+}
+
+fn runner(lang: Lang) -> Runner {
+    let mut r = Runner::new(&minibugs(), lang, Duration::from_secs(60)).unwrap_or_else(|e| panic!("{e}"));
+    r.per_test_timeout_s = 3;
+    r
+}
+
+/// `n` answers as the choices of one response (the `n` candidates of a patch request).
+fn choices(answers: &[&str]) -> Script {
+    Script::Respond(ChatResponse {
+        id: None,
+        model: "scripted".into(),
+        choices: answers
+            .iter()
+            .enumerate()
+            .map(|(i, a)| Choice {
+                index: i as u32,
+                message: Message::assistant(*a),
+                finish_reason: Some("stop".into()),
+            })
+            .collect(),
+        usage: Some(repair::llm::Usage { prompt_tokens: 100, completion_tokens: 20 }),
+        transport: Default::default(),
+    })
+}
+
+fn bug(lang: Lang, name: &str) -> Bug {
+    let p = quixbugs::discover(&minibugs(), lang).unwrap().into_iter().find(|p| p.name == name).unwrap();
+    Bug {
+        id: Some(format!("minibugs:{lang}:{name}")),
+        root: minibugs(),
+        file: p.source.clone(),
+        location: Location::Method(if lang == Lang::Java { name.to_lowercase() } else { name.to_string() }),
+    }
+}
+
+fn workflow<'a>(client: &'a ScriptedClient, lang: Lang, name: &str, retriever: Option<Retriever>) -> Workflow<'a> {
+    let r = runner(lang);
+    let p = quixbugs::discover(&minibugs(), lang).unwrap().into_iter().find(|p| p.name == name).unwrap();
+    let config = AgentConfig { model: "test-model".into(), patches: 4, ..AgentConfig::default() };
+    Workflow::new(client, retriever, r.validator(&p), config).with_scratch_filter(quixbugs::scratch_filter(lang))
+}
+
+/// A small index (tiny seeded model) whose records include the bug under repair itself,
+/// which the retriever must never return.
+fn retriever(dir: &Path, exclude_id: &str) -> Retriever {
+    let model: Arc<dyn engine::embed::Embedder> = Arc::new(engine::testing::tiny_embedder());
+    let mut docs = engine::testing::sample_records(12);
+    docs.push(Record {
+        id: exclude_id.to_string(),
+        project: "minibugs".into(),
+        language: "java".into(),
+        buggy_code: "for (int i = 1; i < n; i++) total += i;".into(),
+        fixed_code: "for (int i = 1; i <= n; i++) total += i;".into(),
+        root_cause: "the loop stops before n".into(),
+        ..Record::default()
+    });
+    let path = dir.join("t.fdx");
+    let mut b = IndexBuilder::new(model.identity().to_meta(), engine::testing::text_meta());
+    let cfg = HnswConfig::default();
+    let v = engine::testing::embed_records(model.as_ref(), &docs, Space::CodeCause).unwrap();
+    let g = hnsw::build(&v, model.dim(), &cfg).unwrap();
+    b.add_space(Space::CodeCause, v, g, &cfg).unwrap();
+    b.write(&path, &docs, serde_json::Value::Null).unwrap();
+    Retriever::open(&path, model, Exclusion { ids: vec![exclude_id.into()], projects: vec![] }).unwrap()
+}
+
+const SUM_TO_FIX: &str = "```diff\n--- a/java_programs/SUM_TO.java\n+++ b/java_programs/SUM_TO.java\n@@ -6 +6 @@\n-        for (int i = 1; i < n; i++) {\n+        for (int i = 1; i <= n; i++) {\n```\n";
+
+/// The full path: inconclusive first answer, a ReAct loop with an unknown tool (re-asked),
+/// invalid JSON arguments (re-asked), a real tool call, a final answer without a cause
+/// (nudged), the cause; retrieval; suggestions; four candidates: context not in the file,
+/// a `../` path, a build error, a test failure; then the corrected one is plausible.
+#[test]
+fn java_full_path_with_malformed_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = bug(Lang::Java, "SUM_TO");
+    let ret = retriever(dir.path(), b.id.as_deref().unwrap());
+    let client = ScriptedClient::new(vec![
+        Script::text("Not sure yet.\nROOT CAUSE: NONE"),
+        Script::tool_call("read_whole_repo", &serde_json::json!({})),
+        Script::raw_tool_call("find_method_in_file", "{\"file\": \"java_programs/SUM_TO.java\", "),
+        Script::tool_call(
+            "find_method_in_file",
+            &serde_json::json!({"file": "java_programs/SUM_TO.java", "method": "sum_to"}),
+        ),
+        Script::text("The method sums a range."),
+        Script::text("ROOT CAUSE: the loop condition `i < n` stops before adding n itself."),
+        Script::text("SUGGESTION 1: change the bound to `i <= n`.\nSUGGESTION 2: add n after the loop."),
+        // Suggestion 1: no candidate applies, so the refusal goes back once; the corrected
+        // patch does not build.
+        choices(&[
+            "```diff\n@@ -6 +6 @@\n-        for (int j = 1; j < n; j++) {\n+        for (int j = 1; j <= n; j++) {\n```",
+            "```diff\n--- a/../SUM_TO.java\n+++ b/../SUM_TO.java\n@@\n-        return total;\n+        return total + n;\n```",
+        ]),
+        choices(&["<<<<<<< SEARCH\n        return total;\n=======\n        return total +\n>>>>>>> REPLACE"]),
+        // Suggestion 2: a wrong patch, then the fix.
+        choices(&[
+            "<<<<<<< SEARCH\n            total += i;\n=======\n            total += i + 1;\n>>>>>>> REPLACE",
+            SUM_TO_FIX,
+        ]),
+    ]);
+    let report = workflow(&client, Lang::Java, "SUM_TO", Some(ret)).run(&b);
+    assert_eq!(report.outcome, Outcome::Plausible, "{:#?}", report);
+    assert!(report.synthetic, "a scripted run must be marked synthetic");
+    assert_eq!(report.root_cause_source.as_deref(), Some("react"));
+    assert!(report.root_cause.as_deref().unwrap().contains("`i < n`"));
+    // One real tool call ran (the unknown tool and the broken JSON were re-asked inside the turn).
+    assert_eq!(report.tool_calls.len(), 1, "{:#?}", report.tool_calls);
+    assert!(report.tool_calls[0].output_excerpt.contains("6:         for (int i = 1; i < n; i++) {"));
+    // Retrieval: the bug's own record is excluded.
+    assert!(!report.retrieved.is_empty());
+    assert!(report.retrieved.iter().all(|f| f.id != "minibugs:java:SUM_TO"));
+    let verdicts: Vec<&str> = report.candidates.iter().map(|c| c.verdict.as_str()).collect();
+    assert_eq!(
+        verdicts,
+        ["patch_refused", "patch_refused", "compile_error", "test_failure", "plausible"],
+        "{report:#?}"
+    );
+    assert!(report.candidates[0].feedback.as_deref().unwrap().contains("not in the file"), "{:?}", report.candidates[0]);
+    assert!(report.candidates[1].feedback.as_deref().unwrap().contains(".."), "{:?}", report.candidates[1]);
+    assert_eq!(report.candidates[3].failing_tests.len(), 2, "{:?}", report.candidates[3]);
+    let patch = report.patch.as_deref().unwrap();
+    assert!(patch.contains("+        for (int i = 1; i <= n; i++) {"), "{patch}");
+    assert_eq!(report.llm.calls, 10, "one call per scripted answer, the 2 re-asked ones included");
+    assert_eq!(client.remaining(), 0);
+    // The requests: the suggestion prompt carries the root cause and the similar fixes; the
+    // re-asks told the model what was wrong.
+    let reqs = client.requests();
+    let suggest = reqs.iter().find(|r| r.messages[1].text().contains("repair suggestions")).unwrap();
+    assert!(suggest.messages[1].text().contains("Similar historical bug fixes"));
+    assert!(suggest.messages[1].text().contains("Root cause: the loop condition"));
+    let reask = reqs.iter().flat_map(|r| r.messages.iter()).any(|m| m.text().contains("read_whole_repo"));
+    assert!(reask, "the unknown tool was not reported back");
+    let corrected = &reqs[8];
+    assert!(corrected.messages.last().unwrap().text().contains("could not be applied"), "{corrected:#?}");
+    assert_eq!(report.candidates[2].suggestion, 1);
+    assert_eq!(report.candidates[4].suggestion, 2);
+    // The fixture is untouched.
+    let src = std::fs::read_to_string(minibugs().join("java_programs/SUM_TO.java")).unwrap();
+    assert!(src.contains("i < n;"));
+    // The report is JSON.
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["outcome"], "plausible");
+    assert_eq!(json["client"]["kind"], "scripted");
+}
+
+/// Python: root cause at once, no retrieval (ablation), endless-loop candidate killed by the
+/// timeout, then the fix.
+#[test]
+fn python_endless_candidate_then_fix() {
+    let b = bug(Lang::Python, "sum_to");
+    let client = ScriptedClient::new(vec![
+        Script::text("ROOT CAUSE: `range(1, n)` excludes n."),
+        Script::text("SUGGESTION 1: use range(1, n + 1)."),
+        choices(&[
+            "<<<<<<< SEARCH\n    for i in range(1, n):\n=======\n    while True:\n        i = 0\n>>>>>>> REPLACE",
+            "<<<<<<< SEARCH\n    for i in range(1, n):\n=======\n    for i in range(1, n + 1):\n>>>>>>> REPLACE",
+        ]),
+    ]);
+    let report = workflow(&client, Lang::Python, "sum_to", None).run(&b);
+    assert_eq!(report.outcome, Outcome::Plausible, "{report:#?}");
+    assert_eq!(report.root_cause_source.as_deref(), Some("without_donor"));
+    assert!(report.retrieved.is_empty() && report.retrieval.is_none());
+    let verdicts: Vec<&str> = report.candidates.iter().map(|c| c.verdict.as_str()).collect();
+    assert_eq!(verdicts[1], "plausible");
+    assert!(["timeout", "test_failure"].contains(&verdicts[0]), "{verdicts:?}");
+}
+
+/// Every candidate fails: the search space (attempts × suggestions × patches) is exhausted,
+/// later attempts are told what failed, and duplicates are not run twice.
+#[test]
+fn search_space_exhausted_and_duplicates() {
+    let b = bug(Lang::Python, "sum_to");
+    let wrong = "<<<<<<< SEARCH\n    return total\n=======\n    return total + 1\n>>>>>>> REPLACE";
+    let client = ScriptedClient::new(vec![
+        Script::text("ROOT CAUSE: off by one."),
+        Script::text("SUGGESTION 1: add one."),
+        choices(&[wrong, wrong]),
+        Script::text("SUGGESTION 1: add one again."),
+        choices(&[wrong]),
+    ]);
+    let r = runner(Lang::Python);
+    let p = quixbugs::discover(&minibugs(), Lang::Python).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();
+    let config = AgentConfig { model: "m".into(), attempts: 2, suggestions: 1, patches: 2, ..AgentConfig::default() };
+    let report = Workflow::new(&client, None, r.validator(&p), config)
+        .with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
+        .run(&b);
+    assert_eq!(report.outcome, Outcome::NoPlausiblePatch, "{report:#?}");
+    let verdicts: Vec<&str> = report.candidates.iter().map(|c| c.verdict.as_str()).collect();
+    assert_eq!(verdicts, ["test_failure", "duplicate", "duplicate"]);
+    let second_suggest = &client.requests()[3];
+    assert!(second_suggest.messages[1].text().contains("These patches were tried and failed"));
+    assert!(report.patch.is_none());
+}
+
+#[test]
+fn budget_and_preflight_exits_write_reports() {
+    // Budget: two calls allowed; the third (suggestions) is refused.
+    let b = bug(Lang::Python, "sum_to");
+    let client = ScriptedClient::new(vec![Script::text("ROOT CAUSE: NONE"), Script::text("thinking")]);
+    let r = runner(Lang::Python);
+    let p = quixbugs::discover(&minibugs(), Lang::Python).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();
+    let config = AgentConfig {
+        model: "m".into(),
+        budget: Budget { max_calls: Some(2), max_tokens: None },
+        ..AgentConfig::default()
+    };
+    let report = Workflow::new(&client, None, r.validator(&p), config.clone())
+        .with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
+        .run(&b);
+    assert_eq!(report.outcome, Outcome::BudgetExhausted, "{report:#?}");
+    assert_eq!(report.llm.calls, 2);
+    assert!(report.error.as_deref().unwrap().contains("calls"), "{:?}", report.error);
+
+    // Pre-flight: a project whose tests already pass is refused before any LLM call.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("fixed");
+    copy_dir(&minibugs(), &root);
+    let f = root.join("python_programs/sum_to.py");
+    std::fs::write(&f, std::fs::read_to_string(&f).unwrap().replace("range(1, n)", "range(1, n + 1)")).unwrap();
+    let client = ScriptedClient::new(vec![]);
+    let fixed_bug = Bug { root: root.clone(), ..b.clone() };
+    let r = Runner::new(&root, Lang::Python, Duration::from_secs(60)).unwrap();
+    let report = Workflow::new(&client, None, r.validator(&p), config).run(&fixed_bug);
+    assert_eq!(report.outcome, Outcome::PreflightFailed, "{report:#?}");
+    assert!(report.error.as_deref().unwrap().contains("pass on the buggy version"));
+    assert_eq!(report.llm.calls, 0);
+}
+
+#[test]
+fn wall_clock_limit_ends_the_run() {
+    let b = bug(Lang::Java, "SUM_TO");
+    let client = ScriptedClient::new(vec![Script::text("ROOT CAUSE: NONE")]);
+    let r = runner(Lang::Java);
+    let p = quixbugs::discover(&minibugs(), Lang::Java).unwrap().into_iter().find(|p| p.name == "SUM_TO").unwrap();
+    let config = AgentConfig { model: "m".into(), wall: Some(Duration::from_millis(1)), ..AgentConfig::default() };
+    let report = Workflow::new(&client, None, r.validator(&p), config)
+        .with_scratch_filter(quixbugs::scratch_filter(Lang::Java))
+        .run(&b);
+    assert_eq!(report.outcome, Outcome::Timeout, "{report:#?}");
+    assert!(report.preflight.is_some(), "the pre-flight ran before the limit was checked");
+}
+
+fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let to = dst.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to);
+        } else {
+            std::fs::copy(e.path(), to).unwrap();
+        }
+    }
+}

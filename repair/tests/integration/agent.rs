@@ -49,7 +49,7 @@ fn bug(lang: Lang, name: &str) -> Bug {
     Bug {
         id: Some(format!("minibugs:{lang}:{name}")),
         root: minibugs(),
-        file: p.source.clone(),
+        file: p.source,
         location: Location::Method(if lang == Lang::Java { name.to_lowercase() } else { name.to_string() }),
     }
 }
@@ -240,7 +240,7 @@ fn budget_and_preflight_exits_write_reports() {
     let f = root.join("python_programs/sum_to.py");
     std::fs::write(&f, std::fs::read_to_string(&f).unwrap().replace("range(1, n)", "range(1, n + 1)")).unwrap();
     let client = ScriptedClient::new(vec![]);
-    let fixed_bug = Bug { root: root.clone(), ..b.clone() };
+    let fixed_bug = Bug { root: root.clone(), ..b };
     let r = Runner::new(&root, Lang::Python, Duration::from_secs(60)).unwrap();
     let report = Workflow::new(&client, None, r.validator(&p), config).run(&fixed_bug);
     assert_eq!(report.outcome, Outcome::PreflightFailed, "{report:#?}");

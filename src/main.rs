@@ -34,6 +34,9 @@ enum Command {
     /// Benchmarks: ANN on raw vectors (`ann`), embedding (`embed`), open time (`open`), and the
     /// QuixBugs repair harness (`quixbugs`).
     Bench(cli::bench::Args),
+    /// Repair a bug with the ReinFix workflow: root cause, similar fixes, patches validated by
+    /// the project's tests.
+    Repair(cli::repair::Args),
     /// Combine segment files from sharded builds into one searchable manifest.
     Manifest(cli::manifest::Args),
     /// Retrieval sanity on an index: self-retrieval rank 1 and HNSW recall@10 vs exact.
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
         Command::Eval(a) => cli::eval::run(&a),
         Command::Manifest(a) => cli::manifest::run(&a),
         Command::Bench(a) => cli::bench::run(&a),
+        Command::Repair(a) => cli::repair::run(&a),
     };
     match result {
         Ok(code) => code,

@@ -6,6 +6,7 @@
 //! | 1 | error: bad input, I/O, model mismatch, invalid parameter |
 //! | 2 | usage error (unknown flag, missing argument), from clap |
 //! | 3 | the index is corrupt or not an index (open or `verify` failed) |
+//! | 4 | `repair`: no plausible patch (search space, budget or time exhausted); `bench quixbugs`: not used |
 
 use std::process::ExitCode;
 

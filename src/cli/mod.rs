@@ -19,5 +19,6 @@ pub mod manifest;
 pub mod model;
 pub mod progress;
 pub mod quixbugs;
+pub mod repair;
 pub mod search;
 pub mod verify;

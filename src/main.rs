@@ -38,6 +38,9 @@ enum Command {
     Manifest(cli::manifest::Args),
     /// Retrieval sanity on an index: self-retrieval rank 1 and HNSW recall@10 vs exact.
     Eval(cli::eval::Args),
+    /// Serve search_similar_fixes and the code-analysis tools to other agents, over MCP
+    /// (stdio) or a local JSON HTTP API.
+    Serve(cli::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
         Command::Eval(a) => cli::eval::run(&a),
         Command::Manifest(a) => cli::manifest::run(&a),
         Command::Bench(a) => cli::bench::run(&a),
+        Command::Serve(a) => cli::serve::run(&a),
     };
     match result {
         Ok(code) => code,

@@ -20,4 +20,5 @@ pub mod model;
 pub mod progress;
 pub mod quixbugs;
 pub mod search;
+pub mod serve;
 pub mod verify;

@@ -89,7 +89,7 @@ impl Mcp {
     }
 
     /// Sends a request and returns its response (every stdout line must be JSON-RPC).
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    fn request(&mut self, method: &str, params: &Value) -> Value {
         self.next_id += 1;
         let id = self.next_id;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
@@ -104,8 +104,8 @@ impl Mcp {
         }
     }
 
-    fn call(&mut self, tool: &str, args: Value) -> Value {
-        let msg = self.request("tools/call", json!({"name": tool, "arguments": args}));
+    fn call(&mut self, tool: &str, args: &Value) -> Value {
+        let msg = self.request("tools/call", &json!({"name": tool, "arguments": args}));
         assert!(msg.get("error").is_none(), "protocol error for {tool}: {msg}");
         msg["result"].clone()
     }
@@ -122,13 +122,13 @@ fn serve_mcp_session_lists_and_calls_tools() {
     let mut mcp = Mcp::start(&s, &idx);
     let init = mcp.request(
         "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}),
+        &json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}),
     );
     assert_eq!(init["result"]["serverInfo"]["name"], "fixdex", "{init}");
     assert!(init["result"]["capabilities"]["tools"].is_object(), "{init}");
     mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
 
-    let list = mcp.request("tools/list", json!({}));
+    let list = mcp.request("tools/list", &json!({}));
     let tools = list["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     let mut expected = vec!["search_similar_fixes"];
@@ -143,7 +143,7 @@ fn serve_mcp_session_lists_and_calls_tools() {
     // k above the corpus size: every document but the excluded one comes back.
     let query = json!({"code": "int g(int[] a, int n) { for (int i = 0; i <= n; i++) sum += a[i]; }",
                        "root_cause": "the loop bound is off by one", "k": 20});
-    let found = mcp.call("search_similar_fixes", query);
+    let found = mcp.call("search_similar_fixes", &query);
     assert_eq!(found["isError"], false, "{found}");
     let fixes = found["structuredContent"]["fixes"].as_array().unwrap();
     let ids: Vec<&str> = fixes.iter().map(|f| f["id"].as_str().unwrap()).collect();
@@ -152,20 +152,20 @@ fn serve_mcp_session_lists_and_calls_tools() {
     assert!(text(&found).contains("### Similar fix 1"), "{}", text(&found));
     assert!(!text(&found).contains(&format!("{EXCLUDED},")));
 
-    let method = mcp.call("find_method_in_file", json!({"file": "python/geometry/utils.py", "method": "clamp"}));
+    let method = mcp.call("find_method_in_file", &json!({"file": "python/geometry/utils.py", "method": "clamp"}));
     assert_eq!(method["isError"], false, "{method}");
     assert!(text(&method).starts_with("python/geometry/utils.py:4-9 clamp\n4: def clamp(x, lo, hi):"), "{method}");
 
-    let bad = mcp.call("find_method_in_file", json!({"file": "python/geometry/utils.py"}));
+    let bad = mcp.call("find_method_in_file", &json!({"file": "python/geometry/utils.py"}));
     assert_eq!(bad["isError"], true, "{bad}");
     assert_eq!(text(&bad), "tool `find_method_in_file` needs the string argument `method`");
-    let bad = mcp.call("search_similar_fixes", json!({"code": "x", "root_cause": "y", "k": 0}));
+    let bad = mcp.call("search_similar_fixes", &json!({"code": "x", "root_cause": "y", "k": 0}));
     assert_eq!(bad["isError"], true, "{bad}");
     assert_eq!(text(&bad), "`k` must be an integer in 1..=20, got 0");
-    let outside = mcp.call("get_imports", json!({"file": "../../Cargo.toml"}));
+    let outside = mcp.call("get_imports", &json!({"file": "../../Cargo.toml"}));
     assert_eq!(outside["isError"], true, "{outside}");
 
-    let unknown = mcp.request("tools/call", json!({"name": "rm_rf", "arguments": {}}));
+    let unknown = mcp.request("tools/call", &json!({"name": "rm_rf", "arguments": {}}));
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
 
     // Closing stdin ends the session and the process, cleanly.
@@ -254,7 +254,7 @@ fn serve_http_answers_list_call_and_errors() {
     let big = json!({"code": "x".repeat(8192), "root_cause": "y"}).to_string();
     let (status, e) = http.post("/tools/search_similar_fixes", &big);
     assert_eq!(status, 413, "{e}");
-    assert!(e["error"].is_string(), "{e}");
+    assert!(e["error"].as_str().unwrap().starts_with("request body too large"), "{e}");
     let (status, e) = http.get("/nowhere");
     assert_eq!(status, 404, "{e}");
 }

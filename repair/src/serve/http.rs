@@ -129,6 +129,9 @@ async fn call(
 ) -> Response {
     let body = match body {
         Ok(b) => b,
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return error(e.status(), &format!("request body too large: {}", e.body_text()));
+        }
         Err(e) => return error(e.status(), &e.body_text()),
     };
     if !host.has(&name) {

@@ -41,6 +41,9 @@ enum Command {
     Manifest(cli::manifest::Args),
     /// Retrieval sanity on an index: self-retrieval rank 1 and HNSW recall@10 vs exact.
     Eval(cli::eval::Args),
+    /// Serve search_similar_fixes and the code-analysis tools to other agents, over MCP
+    /// (stdio) or a local JSON HTTP API.
+    Serve(cli::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
         Command::Manifest(a) => cli::manifest::run(&a),
         Command::Bench(a) => cli::bench::run(&a),
         Command::Repair(a) => cli::repair::run(&a),
+        Command::Serve(a) => cli::serve::run(&a),
     };
     match result {
         Ok(code) => code,

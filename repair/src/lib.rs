@@ -10,5 +10,6 @@ pub mod patch;
 pub mod quixbugs;
 pub mod retrieve;
 pub mod scratch;
+pub mod serve;
 pub mod tools;
 pub mod validate;

@@ -39,6 +39,12 @@ fn code_for(err: &anyhow::Error) -> u8 {
             _ => None,
         })
     });
+    let engine_err = engine_err.or_else(|| {
+        err.chain().find_map(|e| match e.downcast_ref::<repair::retrieve::RetrieveError>() {
+            Some(repair::retrieve::RetrieveError::Engine(inner)) => Some(inner),
+            _ => None,
+        })
+    });
     match engine_err {
         Some(engine::Error::Corrupt(_) | engine::Error::NotAnIndex | engine::Error::Version { .. }) => CORRUPT,
         _ => ERROR,

@@ -21,4 +21,5 @@ pub mod progress;
 pub mod quixbugs;
 pub mod repair;
 pub mod search;
+pub mod serve;
 pub mod verify;

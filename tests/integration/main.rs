@@ -8,6 +8,8 @@ mod cli;
 mod common;
 /// The quickstart path with the real model on the bundled sample corpus.
 mod sample;
+/// `fixdex serve`: MCP over stdio and the HTTP API, as real sessions.
+mod serve;
 /// Sharded builds and manifests.
 mod shards;
 /// On ../shared data (FIXDEX_SHARED).

@@ -1,0 +1,80 @@
+//! `fixdex serve`: the repair tools for outside agents, over MCP on stdio or a local HTTP API.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use repair::retrieve::{Exclusion, Retriever};
+use repair::serve::http::{self, HttpConfig, HttpServer};
+use repair::serve::{ToolHost, mcp};
+use repair::tools::Toolbox;
+
+/// Arguments of `fixdex serve`.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("transport").required(true).args(["mcp", "http"])))]
+pub struct Args {
+    /// The index file, or a manifest of segments, that `search_similar_fixes` searches.
+    index: PathBuf,
+    /// Speak the Model Context Protocol on stdin/stdout (for Claude Code, OpenHands, ...).
+    #[arg(long)]
+    mcp: bool,
+    /// Serve a JSON HTTP API on ADDR (GET /tools, POST /tools/{name}, GET /health).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = http::DEFAULT_ADDR)]
+    http: Option<String>,
+    /// Allow --http on an address that is not loopback (no authentication: anyone who can
+    /// reach it can read the project's sources through the tools).
+    #[arg(long)]
+    allow_remote: bool,
+    /// Largest HTTP request body, in bytes (larger: 413).
+    #[arg(long, default_value_t = http::DEFAULT_MAX_BODY_BYTES)]
+    max_body_bytes: usize,
+    /// Project the internal-ingredient tools analyse [default: the current directory].
+    #[arg(long)]
+    project: Option<PathBuf>,
+    /// Never return this id, e.g. the bug under repair (repeatable).
+    #[arg(long)]
+    exclude_id: Vec<String>,
+    /// Never return fixes from this project (repeatable).
+    #[arg(long)]
+    exclude_project: Vec<String>,
+    /// Embedding model folder; must be the index's model [default: data/models/all-MiniLM-L6-v2].
+    #[arg(long, env = "FIXDEX_MODEL")]
+    model: Option<PathBuf>,
+}
+
+/// Runs `fixdex serve` until the client disconnects (MCP) or the process is stopped (HTTP).
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    // Bind before the slow model load, so a bad address fails fast.
+    let server = match &args.http {
+        Some(addr) => {
+            let config = HttpConfig { max_body_bytes: args.max_body_bytes, allow_remote: args.allow_remote };
+            Some(HttpServer::bind(addr, config)?)
+        }
+        None => None,
+    };
+    let host = Arc::new(host(args)?);
+    match server {
+        Some(server) => {
+            // The first line on stderr: scripts and tests read the port from it.
+            eprintln!("fixdex: listening on http://{}", server.local_addr()?);
+            server.run(host)?;
+        }
+        None => mcp::run_stdio(host)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn host(args: &Args) -> anyhow::Result<ToolHost> {
+    let model = super::model::load(&super::model::resolve(args.model.as_deref()))?;
+    let exclusion = Exclusion { ids: args.exclude_id.clone(), projects: args.exclude_project.clone() };
+    let retriever = Retriever::open(&args.index, Arc::new(model), exclusion)
+        .with_context(|| format!("opening index {}", args.index.display()))?;
+    let project = match &args.project {
+        Some(p) => p.clone(),
+        None => std::env::current_dir().context("reading the current directory")?,
+    };
+    anyhow::ensure!(project.is_dir(), "--project {} is not a directory", project.display());
+    tracing::info!(index = %args.index.display(), project = %project.display(), "serving repair tools");
+    Ok(ToolHost::new(Some(retriever), Some(Toolbox::new(project))))
+}

@@ -1,0 +1,275 @@
+//! `fixdex serve`: real MCP sessions over stdio (scripted newline-delimited JSON-RPC against
+//! the real binary) and real HTTP requests, with the tiny model over a small index.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::common::{Scratch, records, repo, stderr};
+
+/// The id excluded from every search in these tests.
+const EXCLUDED: &str = "test:3";
+const INTERNAL_TOOLS: [&str; 9] = [
+    "identify_variable",
+    "find_variable_assignments",
+    "track_variable_dataflow",
+    "trace_method_usage",
+    "analyze_method_details",
+    "find_method_in_file",
+    "find_class_loc",
+    "identify_class",
+    "get_imports",
+];
+const WAIT: Duration = Duration::from_secs(120);
+
+/// A scratch folder with the tiny model and an index of 12 synthetic records.
+fn indexed() -> (Scratch, PathBuf) {
+    let s = Scratch::new();
+    let corpus = s.corpus("c.jsonl", &records(12));
+    let idx = s.path("c.fdx");
+    s.index(&corpus, &idx, &[]);
+    (s, idx)
+}
+
+fn toolproject() -> PathBuf {
+    repo().join("repair/tests/fixtures/toolproject")
+}
+
+/// `fixdex serve INDEX --project toolproject --exclude-id test:3 EXTRA...`, all pipes.
+fn spawn(s: &Scratch, idx: &std::path::Path, extra: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_fixdex"))
+        .args(["serve", idx.to_str().unwrap(), "--project", toolproject().to_str().unwrap(), "--exclude-id", EXCLUDED])
+        .args(extra)
+        .env("FIXDEX_MODEL", s.model())
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Lines of `r`, read on a thread so a test can wait with a timeout.
+fn lines(r: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(r).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// A scripted MCP client: newline-delimited JSON-RPC on the child's stdin/stdout.
+struct Mcp {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: Receiver<String>,
+    next_id: u64,
+}
+
+impl Mcp {
+    fn start(s: &Scratch, idx: &std::path::Path) -> Mcp {
+        let mut child = spawn(s, idx, &["--mcp"]);
+        let stdin = child.stdin.take();
+        let stdout = lines(child.stdout.take().unwrap());
+        Mcp { child, stdin, stdout, next_id: 0 }
+    }
+
+    fn send(&mut self, msg: &Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns its response (every stdout line must be JSON-RPC).
+    fn request(&mut self, method: &str, params: &Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let line = self.stdout.recv_timeout(WAIT).expect("no answer from the MCP server");
+            let msg: Value =
+                serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout is not JSON-RPC: {line}: {e}"));
+            assert_eq!(msg["jsonrpc"], "2.0", "{msg}");
+            if msg["id"] == id {
+                return msg;
+            }
+        }
+    }
+
+    fn call(&mut self, tool: &str, args: &Value) -> Value {
+        let msg = self.request("tools/call", &json!({"name": tool, "arguments": args}));
+        assert!(msg.get("error").is_none(), "protocol error for {tool}: {msg}");
+        msg["result"].clone()
+    }
+}
+
+fn text(result: &Value) -> &str {
+    assert_eq!(result["content"][0]["type"], "text", "{result}");
+    result["content"][0]["text"].as_str().unwrap()
+}
+
+#[test]
+fn serve_mcp_session_lists_and_calls_tools() {
+    let (s, idx) = indexed();
+    let mut mcp = Mcp::start(&s, &idx);
+    let init = mcp.request(
+        "initialize",
+        &json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}),
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "fixdex", "{init}");
+    assert!(init["result"]["capabilities"]["tools"].is_object(), "{init}");
+    mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    let list = mcp.request("tools/list", &json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let mut expected = vec!["search_similar_fixes"];
+    expected.extend(INTERNAL_TOOLS);
+    assert_eq!(names, expected);
+    for t in tools {
+        assert_eq!(t["inputSchema"]["type"], "object", "{t}");
+        assert!(t["inputSchema"]["properties"].is_object(), "{t}");
+        assert!(!t["description"].as_str().unwrap().is_empty());
+    }
+
+    // k above the corpus size: every document but the excluded one comes back.
+    let query = json!({"code": "int g(int[] a, int n) { for (int i = 0; i <= n; i++) sum += a[i]; }",
+                       "root_cause": "the loop bound is off by one", "k": 20});
+    let found = mcp.call("search_similar_fixes", &query);
+    assert_eq!(found["isError"], false, "{found}");
+    let fixes = found["structuredContent"]["fixes"].as_array().unwrap();
+    let ids: Vec<&str> = fixes.iter().map(|f| f["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 11, "{ids:?}");
+    assert!(!ids.contains(&EXCLUDED), "{ids:?}");
+    assert!(text(&found).contains("### Similar fix 1"), "{}", text(&found));
+    assert!(!text(&found).contains(&format!("{EXCLUDED},")));
+
+    let method = mcp.call("find_method_in_file", &json!({"file": "python/geometry/utils.py", "method": "clamp"}));
+    assert_eq!(method["isError"], false, "{method}");
+    assert!(text(&method).starts_with("python/geometry/utils.py:4-9 clamp\n4: def clamp(x, lo, hi):"), "{method}");
+
+    let bad = mcp.call("find_method_in_file", &json!({"file": "python/geometry/utils.py"}));
+    assert_eq!(bad["isError"], true, "{bad}");
+    assert_eq!(text(&bad), "tool `find_method_in_file` needs the string argument `method`");
+    let bad = mcp.call("search_similar_fixes", &json!({"code": "x", "root_cause": "y", "k": 0}));
+    assert_eq!(bad["isError"], true, "{bad}");
+    assert_eq!(text(&bad), "`k` must be an integer in 1..=20, got 0");
+    let outside = mcp.call("get_imports", &json!({"file": "../../Cargo.toml"}));
+    assert_eq!(outside["isError"], true, "{outside}");
+
+    let unknown = mcp.request("tools/call", &json!({"name": "rm_rf", "arguments": {}}));
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+
+    // Closing stdin ends the session and the process, cleanly.
+    drop(mcp.stdin.take());
+    let out = mcp.child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// The HTTP server on a free loopback port, killed on drop.
+struct Http {
+    child: Child,
+    base: String,
+    agent: ureq::Agent,
+}
+
+impl Http {
+    fn start(s: &Scratch, idx: &std::path::Path) -> Http {
+        let mut child = spawn(s, idx, &["--http", "127.0.0.1:0", "--max-body-bytes", "4096"]);
+        let err = lines(child.stderr.take().unwrap());
+        let first = err.recv_timeout(WAIT).expect("the server printed nothing");
+        let addr = first.strip_prefix("fixdex: listening on ").unwrap_or_else(|| panic!("first line: {first}"));
+        // Keep draining stderr so the server never blocks on a full pipe.
+        std::thread::spawn(move || while err.recv().is_ok() {});
+        let agent = ureq::Agent::config_builder().http_status_as_error(false).build().new_agent();
+        Http { child, base: addr.to_string(), agent }
+    }
+
+    fn get(&self, path: &str) -> (u16, Value) {
+        let mut r = self.agent.get(format!("{}{path}", self.base)).call().unwrap();
+        (r.status().as_u16(), serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap())
+    }
+
+    fn post(&self, path: &str, body: &str) -> (u16, Value) {
+        let req = self.agent.post(format!("{}{path}", self.base)).header("Content-Type", "application/json");
+        let mut r = req.send(body).unwrap();
+        (r.status().as_u16(), serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap())
+    }
+}
+
+impl Drop for Http {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn serve_http_answers_list_call_and_errors() {
+    let (s, idx) = indexed();
+    let http = Http::start(&s, &idx);
+
+    let (status, health) = http.get("/health");
+    assert_eq!((status, &health), (200, &json!({"status": "ok", "tools": 10})));
+    let (status, list) = http.get("/tools");
+    assert_eq!(status, 200);
+    let tools = list["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 10);
+    assert!(tools.iter().all(|t| t["parameters"]["type"] == "object"), "{list}");
+
+    let query = json!({"code": "return b - a;", "root_cause": "swapped arguments", "k": 20}).to_string();
+    let (status, found) = http.post("/tools/search_similar_fixes", &query);
+    assert_eq!(status, 200, "{found}");
+    let ids: Vec<&str> =
+        found["structured"]["fixes"].as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 11, "{ids:?}");
+    assert!(!ids.contains(&EXCLUDED));
+    assert!(found["result"].as_str().unwrap().contains("### Similar fix 1"));
+
+    let args = json!({"file": "Circle.java", "method": "area"}).to_string();
+    let (status, method) = http.post("/tools/find_method_in_file", &args);
+    assert_eq!(status, 200, "{method}");
+    assert!(method["result"].as_str().unwrap().starts_with("java/src/com/example/shapes/Circle.java:11-14"));
+
+    let (status, e) = http.post("/tools/rm_rf", "{}");
+    assert_eq!(status, 404, "{e}");
+    assert!(e["error"].as_str().unwrap().starts_with("unknown tool `rm_rf`"), "{e}");
+    let (status, e) = http.post("/tools/find_method_in_file", r#"{"file": "Circle.java"}"#);
+    assert_eq!(
+        (status, e["error"].as_str().unwrap()),
+        (422, "tool `find_method_in_file` needs the string argument `method`")
+    );
+    let (status, e) = http.post("/tools/find_method_in_file", "[1, 2]");
+    assert_eq!(status, 400, "{e}");
+    let (status, e) = http.post("/tools/find_method_in_file", "{not json");
+    assert_eq!(status, 400, "{e}");
+    let big = json!({"code": "x".repeat(8192), "root_cause": "y"}).to_string();
+    let (status, e) = http.post("/tools/search_similar_fixes", &big);
+    assert_eq!(status, 413, "{e}");
+    assert!(e["error"].as_str().unwrap().starts_with("request body too large"), "{e}");
+    let (status, e) = http.get("/nowhere");
+    assert_eq!(status, 404, "{e}");
+}
+
+#[test]
+fn serve_http_refuses_non_loopback_addresses() {
+    let (s, idx) = indexed();
+    let o = s.run(&["serve", idx.to_str().unwrap(), "--http", "0.0.0.0:0"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a loopback address; bind 127.0.0.1 or pass --allow-remote"), "{}", stderr(&o));
+}
+
+#[test]
+fn serve_needs_a_transport() {
+    let (s, idx) = indexed();
+    let o = s.run(&["serve", idx.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

@@ -250,7 +250,6 @@ pub struct Workflow<'a> {
     skip: ScratchFilter,
 }
 
-
 impl std::fmt::Debug for Workflow<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Workflow")

@@ -364,7 +364,8 @@ impl Validator {
         let elapsed = |s: Instant| u64::try_from(s.elapsed().as_millis()).unwrap_or(u64::MAX);
         let mut build_run = None;
         if let Some(build) = &self.build {
-            let run = run_command(build, dir, &self.env, self.timeout)?;
+            let mut run = run_command(build, dir, &self.env, self.timeout)?;
+            stabilize_run(&mut run, dir);
             let verdict = match run.exit {
                 Exit::Code(0) => None,
                 Exit::TimedOut => Some(Verdict::Timeout),
@@ -382,6 +383,7 @@ impl Validator {
             build_run = Some(run);
         }
         let mut run = run_command(&self.test, dir, &self.env, self.timeout)?;
+        stabilize_run(&mut run, dir);
         let combined = run.combined();
         let verdict = match run.exit {
             Exit::Code(0) => Verdict::Plausible,
@@ -393,6 +395,56 @@ impl Validator {
             if verdict == Verdict::Plausible { Vec::new() } else { std::mem::take(&mut run.failing_tests) };
         Ok(Validation { verdict, build: build_run, test: Some(run), failing_tests, wall_ms: elapsed(start) })
     }
+}
+
+fn stabilize_run(run: &mut RunOutput, dir: &Path) {
+    run.stdout_tail = stabilize(&run.stdout_tail, dir);
+    run.stderr_tail = stabilize(&run.stderr_tail, dir);
+}
+
+/// Makes test output independent of where and how fast it ran, so that the same failure
+/// gives the same text (and the same LLM prompt, which record/replay keys on): the scratch
+/// directory's path (also canonicalized) becomes `.`, JUnit's `Time: 0.123` lines are dropped,
+/// and pytest's ` in 0.12s` durations are cut from its summary lines.
+pub fn stabilize(output: &str, dir: &Path) -> String {
+    let mut text = output.to_string();
+    let mut roots = vec![dir.to_path_buf()];
+    if let Ok(c) = dir.canonicalize() {
+        roots.push(c);
+    }
+    for root in roots {
+        let r = root.to_string_lossy().into_owned();
+        if !r.is_empty() && r != "/" {
+            text = text.replace(&r, ".");
+        }
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        if body
+            .strip_prefix("Time: ")
+            .is_some_and(|t| !t.is_empty() && t.chars().all(|c| c.is_ascii_digit() || c == '.' || c == ','))
+        {
+            continue;
+        }
+        if let Some(i) = body.rfind(" in ") {
+            let tail = &body[i + 4..];
+            let secs = tail.trim_end_matches(|c: char| c == '=' || c == ' ');
+            let num = secs.strip_suffix('s').unwrap_or("");
+            let num = num.split_once(" (").map_or(num, |(n, _)| n);
+            if !num.is_empty()
+                && num.chars().all(|c| c.is_ascii_digit() || c == '.')
+                && (body.contains("passed") || body.contains("failed") || body.contains("error"))
+            {
+                out.push_str(&body[..i]);
+                out.push_str(&tail[secs.len()..]);
+                out.push_str(&line[body.len()..]);
+                continue;
+            }
+        }
+        out.push_str(line);
+    }
+    out
 }
 
 /// True when test output shows a compile error: a javac diagnostic line
@@ -555,6 +607,21 @@ mod tests {
         assert_eq!(r.verdict, Verdict::TestFailure);
         assert!(!r.test.as_ref().unwrap().stdout_tail.contains("1) test5"));
         assert_eq!(r.failing_tests, ["pkg.DFS_TEST#test5"]);
+    }
+
+    #[test]
+    fn output_is_stabilized() {
+        let dir = Path::new("/tmp/fixdex-scratch-abc/project");
+        let junit = "JUnit version 4.13.2\n.E\nTime: 0.012\nThere was 1 failure:\n";
+        assert_eq!(stabilize(junit, dir), "JUnit version 4.13.2\n.E\nThere was 1 failure:\n");
+        let py = "/tmp/fixdex-scratch-abc/project/python_programs/gcd.py:5: RecursionError\n\
+                  ===== 1 failed, 2 passed in 0.35s =====\n2 failed in 1.20s\n";
+        assert_eq!(
+            stabilize(py, dir),
+            "./python_programs/gcd.py:5: RecursionError\n===== 1 failed, 2 passed =====\n2 failed\n"
+        );
+        // Other text with " in " is kept.
+        assert_eq!(stabilize("x in 3 places\n", dir), "x in 3 places\n");
     }
 
     #[test]

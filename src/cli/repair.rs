@@ -149,9 +149,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     };
 
     let replay = match &a.replay {
-        Some(path) => {
-            Some(ReplayClient::open(path).with_context(|| format!("reading recordings {}", path.display()))?)
-        }
+        Some(path) => Some(ReplayClient::open(path).with_context(|| format!("reading recordings {}", path.display()))?),
         None => None,
     };
     let http;

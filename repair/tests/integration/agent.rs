@@ -137,7 +137,11 @@ fn java_full_path_with_malformed_output() {
         ["patch_refused", "patch_refused", "compile_error", "test_failure", "plausible"],
         "{report:#?}"
     );
-    assert!(report.candidates[0].feedback.as_deref().unwrap().contains("not in the file"), "{:?}", report.candidates[0]);
+    assert!(
+        report.candidates[0].feedback.as_deref().unwrap().contains("not in the file"),
+        "{:?}",
+        report.candidates[0]
+    );
     assert!(report.candidates[1].feedback.as_deref().unwrap().contains(".."), "{:?}", report.candidates[1]);
     assert_eq!(report.candidates[3].failing_tests.len(), 2, "{:?}", report.candidates[3]);
     let patch = report.patch.as_deref().unwrap();

@@ -10,6 +10,8 @@ mod llm;
 mod patch;
 /// The QuixBugs harness on the minibugs fixture: real javac/JUnit and pytest runs.
 mod quixbugs;
+/// The workflow under the strict replay client, with real patches and real tests.
+mod replay;
 /// The external-ingredient tool (`search_similar_fixes`) over a real index file.
 mod retrieve;
 /// Tests on ../shared data (run by CI with FIXDEX_SHARED set; they fail when it is unset).

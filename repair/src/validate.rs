@@ -429,7 +429,7 @@ pub fn stabilize(output: &str, dir: &Path) -> String {
         }
         if let Some(i) = body.rfind(" in ") {
             let tail = &body[i + 4..];
-            let secs = tail.trim_end_matches(|c: char| c == '=' || c == ' ');
+            let secs = tail.trim_end_matches(['=', ' ']);
             let num = secs.strip_suffix('s').unwrap_or("");
             let num = num.split_once(" (").map_or(num, |(n, _)| n);
             if !num.is_empty()

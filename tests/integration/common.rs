@@ -47,6 +47,10 @@ impl Scratch {
 pub fn fixdex(args: &[&str], model: Option<&Path>) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_fixdex"));
     c.args(args).env_remove("RUST_LOG");
+    // Never reach a user's real LLM endpoint from the tests.
+    for var in ["FIXDEX_LLM_URL", "FIXDEX_LLM_MODEL", "OPENAI_API_KEY"] {
+        c.env_remove(var);
+    }
     match model {
         Some(m) => c.env("FIXDEX_MODEL", m),
         None => c.env_remove("FIXDEX_MODEL"),

@@ -6,6 +6,8 @@ mod bad_inputs;
 mod cli;
 /// Running the binary, writing corpora and the tiny model folder.
 mod common;
+/// `fixdex repair` (replayed) and `fixdex bench quixbugs` on the minibugs fixture.
+mod repair;
 /// The quickstart path with the real model on the bundled sample corpus.
 mod sample;
 /// `fixdex serve`: MCP over stdio and the HTTP API, as real sessions.

@@ -4,6 +4,7 @@
 //! client, the internal-ingredient tools and the QuixBugs harness, then the ReinFix
 //! workflow (../shared/papers/reinfix.txt, Algorithm 1) that ties them to the engine.
 
+pub mod fl;
 pub mod llm;
 pub mod patch;
 pub mod quixbugs;

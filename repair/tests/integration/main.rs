@@ -1,5 +1,7 @@
 //! Integration tests of the repair crate, one module per area.
 
+/// `repair::fl`: SBFL (Ochiai) with real JaCoCo/JUnit and coverage.py/pytest runs.
+mod fl;
 /// `repair::llm`: HTTP client against a local server, scripted faults, tool-call
 /// validation and text fallback, record/replay.
 mod llm;

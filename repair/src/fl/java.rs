@@ -49,27 +49,22 @@ struct Jars {
     analysis: Vec<PathBuf>,
 }
 
-/// Build, compile the helper, extract the agent, run the tests and read their coverage.
+/// Build, run the tests under the agent with the (cached) helper, and read their coverage.
 pub(super) fn coverage(dir: &Path, work: &Path, t: &JavaTarget, timeout: Duration) -> Result<Vec<TestCoverage>> {
     let jars = jars(&t.jacoco_dir)?;
     if let Some(build) = &t.build {
         super::run(build, dir, &[], timeout, &[])?;
     }
-    let helper = compile_helper(dir, work, t, &jars, timeout)?;
-    let agent = work.join(AGENT_JAR);
-    let cp = |extra: &[&Path]| {
-        let analysis = jars.analysis.iter().map(PathBuf::as_path);
-        let rest = extra.iter().copied().chain(t.class_path.iter().map(PathBuf::as_path));
-        super::class_path(std::iter::once(helper.as_path()).chain(analysis).chain(rest))
-    };
-    let agent_arg = agent.to_string_lossy().into_owned();
-    let extract = ["java", "-cp", &cp(&[&jars.agent]), HELPER_CLASS, "extract-agent", &agent_arg];
-    super::run(&super::argv(extract), dir, &[], timeout, &[])?;
+    let cache = helper(t, &jars, timeout)?;
+    let (helper, agent) = (cache.join(HELPER_DIR), cache.join(AGENT_JAR));
+    let analysis = jars.analysis.iter().map(PathBuf::as_path);
+    let rest = std::iter::once(t.classes_dir.as_path()).chain(t.class_path.iter().map(PathBuf::as_path));
+    let cp = super::class_path(std::iter::once(helper.as_path()).chain(analysis).chain(rest));
     let output = work.join(OUTPUT_FILE);
     let mut command = vec![
         format!("-javaagent:{}={}", agent.display(), agent_options(t)),
         "-cp".into(),
-        cp(&[&t.classes_dir]),
+        cp,
         HELPER_CLASS.into(),
         "run".into(),
         t.classes_dir.to_string_lossy().into_owned(),
@@ -100,26 +95,65 @@ fn jars(dir: &Path) -> Result<Jars> {
     Ok(Jars { agent: next()?, rt_api: next()?, analysis: found.collect::<Result<_>>()? })
 }
 
-/// Write and compile the helper; returns its class folder.
-fn compile_helper(dir: &Path, work: &Path, t: &JavaTarget, jars: &Jars, timeout: Duration) -> Result<PathBuf> {
-    let source = work.join(HELPER_FILE);
+/// The folder holding the compiled helper ([`HELPER_DIR`]) and the extracted agent
+/// ([`AGENT_JAR`]): `$TMPDIR/fixdex-fl-java-<key>`, built once per key and reused. The key
+/// hashes the helper's source and the path, size and mtime of every jar it is compiled
+/// against; the helper targets Java 11 (`--release 11`), so any later JDK runs it. A folder
+/// is published by rename only when complete, so concurrent runs never see half of one.
+fn helper(t: &JavaTarget, jars: &Jars, timeout: Duration) -> Result<PathBuf> {
+    let compile_cp: Vec<&Path> = [&jars.agent, &jars.rt_api]
+        .into_iter()
+        .chain(&jars.analysis)
+        .chain(&t.class_path)
+        .map(PathBuf::as_path)
+        .collect();
+    let cache = std::env::temp_dir().join(format!("fixdex-fl-java-{}", cache_key(&compile_cp)));
+    if cache.join(AGENT_JAR).is_file() {
+        return Ok(cache);
+    }
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| FlError::Io { path, source }
+    };
+    let tmp = tempfile::Builder::new().prefix("fixdex-fl-java-tmp-").tempdir().map_err(io(&std::env::temp_dir()))?;
+    build_helper(tmp.path(), &compile_cp, timeout)?;
+    // Losing a race to another run is fine: its folder is complete, and `tmp` is removed on drop.
+    if let Err(e) = std::fs::rename(tmp.path(), &cache)
+        && !cache.join(AGENT_JAR).is_file()
+    {
+        return Err(io(&cache)(e));
+    }
+    Ok(cache)
+}
+
+/// Hex SHA-256 of the helper's source and the path, size and mtime of each jar.
+fn cache_key(jars: &[&Path]) -> String {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    h.update(HELPER_SOURCE.as_bytes());
+    for jar in jars {
+        let meta = std::fs::metadata(jar).ok();
+        let mtime =
+            meta.as_ref().and_then(|m| m.modified().ok()).and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+        h.update(format!("\0{}\0{:?}\0{:?}", jar.display(), meta.map(|m| m.len()), mtime).as_bytes());
+    }
+    hex::encode(&h.finalize()[..8])
+}
+
+/// Compile the helper into `dir/`[`HELPER_DIR`] and extract the agent to `dir/`[`AGENT_JAR`].
+fn build_helper(dir: &Path, compile_cp: &[&Path], timeout: Duration) -> Result<()> {
+    let source = dir.join(HELPER_FILE);
     super::write_file(&source, HELPER_SOURCE)?;
-    let classes = work.join(HELPER_DIR);
-    let api = [&jars.agent, &jars.rt_api].into_iter().chain(&jars.analysis);
-    let cp = super::class_path(api.chain(&t.class_path).map(PathBuf::as_path));
-    let javac = super::argv([
-        "javac".into(),
-        "-nowarn".into(),
-        "-encoding".into(),
-        "UTF-8".into(),
-        "-d".into(),
-        classes.to_string_lossy().into_owned(),
-        "-cp".into(),
-        cp,
-        source.to_string_lossy().into_owned(),
-    ]);
-    super::run(&javac, dir, &[], timeout, &[])?;
-    Ok(classes)
+    let classes = dir.join(HELPER_DIR).to_string_lossy().into_owned();
+    let cp = super::class_path(compile_cp.iter().copied());
+    let javac = ["javac", "-nowarn", "--release", "11", "-encoding", "UTF-8", "-d", &classes, "-cp", &cp];
+    let source = source.to_string_lossy().into_owned();
+    super::run(&super::argv(javac.into_iter().chain([source.as_str()])), dir, &[], timeout, &[])?;
+    let run_cp = super::class_path(std::iter::once(Path::new(&classes)).chain(compile_cp.iter().copied()));
+    let agent = dir.join(AGENT_JAR).to_string_lossy().into_owned();
+    let extract = ["java", "-cp", &run_cp, HELPER_CLASS, "extract-agent", &agent];
+    super::run(&super::argv(extract), dir, &[], timeout, &[])?;
+    Ok(())
 }
 
 /// The agent's options: no output file, no JMX, and the classes under analysis.

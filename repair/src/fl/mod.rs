@@ -5,7 +5,8 @@
 //! 1. **Per-test coverage** in a scratch copy of the project ([`coverage_in`]):
 //!    - *Java*: the JUnit 4 test classes run once, in one JVM, under the JaCoCo agent
 //!      (`output=none`, `includes=` the project's classes). A small helper (`FixdexFl.java`,
-//!      embedded in this crate and compiled by `javac` in the scratch copy) runs `JUnitCore`
+//!      embedded in this crate, compiled by `javac` once into `$TMPDIR/fixdex-fl-java-<key>`
+//!      next to the agent jar it extracts from `org.jacoco.agent.jar`) runs `JUnitCore`
 //!      with a `RunListener` that resets the agent's execution data before each test and,
 //!      after it, analyzes the data against the compiled classes with `org.jacoco.core`'s
 //!      `Analyzer`: a line counts as covered when JaCoCo marks it partly or fully covered.

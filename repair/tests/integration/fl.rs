@@ -123,7 +123,7 @@ fn python_without_coverage_is_named() {
     std::fs::set_permissions(&python, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let mut spec = fl::quixbugs_spec(&r, &program(Lang::Python, "sum_to"));
     let Target::Python(t) = &mut spec.target else { panic!("python spec") };
-    t.python = python.clone();
+    t.python = python;
     let e = fl::sbfl(&minibugs(), &spec).unwrap_err();
     assert!(matches!(&e, FlError::MissingPythonModule { .. }), "{e}");
     let msg = e.to_string();

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::{FlError, JACOCO_JARS, JavaTarget, Outcome, Result, TestCoverage};
 
-/// The helper's source, compiled by `javac` in the work folder.
+/// The helper's source, compiled by `javac` into the helper cache (see [`helper`]).
 const HELPER_SOURCE: &str = include_str!("FixdexFl.java");
 /// File name of the helper's source.
 const HELPER_FILE: &str = "FixdexFl.java";
@@ -76,7 +76,8 @@ pub(super) fn coverage(dir: &Path, work: &Path, t: &JavaTarget, timeout: Duratio
     if !tests.is_empty() && tests.iter().all(|t| t.covered.is_empty()) {
         return Err(FlError::NoCoverage {
             hint: format!(
-                "check `includes` ({}) and that JaCoCo can read the class files; the run printed: {}",
+                "check `includes` ({}) and that JaCoCo can read the class files (tests that die in an \
+                 exception before any probe, such as a StackOverflowError, record nothing); the run printed: {}",
                 t.includes.join(":"),
                 super::tail(&run.combined())
             ),

@@ -24,6 +24,19 @@
 //! the interpreter (`FIXDEX_PYTHON`). Missing pieces are reported by [`FlError`] with the
 //! command that installs them.
 //!
+//! # Limits
+//! - SBFL ranks only what failing tests execute: a missing statement, or a fault in code no
+//!   failing test reaches, is found at best through its neighbours.
+//! - JaCoCo records a line only when a probe after it runs: a test that dies in an exception
+//!   (a `StackOverflowError` from endless recursion, as in QuixBugs GCD) may cover nothing
+//!   on the lines it ran; [`FlError::NoCoverage`] when no test covers anything.
+//! - A JUnit test that times out leaves its thread running (JUnit 4 cannot stop it); lines it
+//!   runs afterwards are attributed to the tests that follow. pytest-timeout's signal method
+//!   stops the test itself.
+//! - Lines run outside any test (imports, class initialization before the first test in
+//!   Python; static initializers count for the first test that triggers them in Java) are not
+//!   attributed, or are attributed to that first test.
+//!
 //! # Example
 //! ```no_run
 //! use std::time::Duration;
@@ -31,7 +44,7 @@
 //!
 //! let root = std::path::Path::new("../shared/benchmarks/quixbugs");
 //! let runner = Runner::new(root, Lang::Java, Duration::from_secs(120))?;
-//! let program = quixbugs::select(quixbugs::discover(root, Lang::Java)?, &["GCD".into()])?.remove(0);
+//! let program = quixbugs::select(quixbugs::discover(root, Lang::Java)?, &["GET_FACTORS".into()])?.remove(0);
 //! let report = repair::fl::quixbugs(&runner, &program)?;
 //! println!("most suspicious method: {}", report.methods[0].name);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -309,7 +322,8 @@ pub struct FlReport {
     pub lines: Vec<LineScore>,
     /// Methods holding a ranked line, ranked the same way (score, file, start line).
     pub methods: Vec<MethodScore>,
-    /// Wall time of coverage collection and ranking, milliseconds.
+    /// Wall time of coverage collection and ranking, milliseconds (0 from [`localize`]
+    /// alone).
     pub wall_ms: u64,
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the repair tests run for real (scripts/test.sh calls this; so does .ci/run):
 #   - a JDK and JUnit 4 + Hamcrest from Debian (packages default-jdk-headless, junit4,
-#     libhamcrest-java), when missing: with apt-get as root, or through sudo;
-#   - a Python venv with pytest and pytest-timeout from PyPI in scratch/pytest-venv.
+#     libhamcrest-java) and JaCoCo for fault localization (libjacoco-java, which brings
+#     libasm-java), when missing: with apt-get as root, or through sudo;
+#   - a Python venv with pytest, pytest-timeout and coverage.py from PyPI in scratch/pytest-venv.
 # Prints `FIXDEX_PYTHON=<venv python>` as its last line; scripts/test.sh exports it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,7 @@ need=()
 command -v javac >/dev/null 2>&1 && command -v java >/dev/null 2>&1 || need+=(default-jdk-headless)
 [ -f /usr/share/java/junit4.jar ] || need+=(junit4)
 [ -f /usr/share/java/hamcrest-core.jar ] || need+=(libhamcrest-java)
+[ -f /usr/share/java/org.jacoco.core.jar ] || [ -n "${FIXDEX_JACOCO_DIR:-}" ] || need+=(libjacoco-java)
 if [ ${#need[@]} -gt 0 ] && [ -z "${FIXDEX_JUNIT_CP:-}" ]; then
   if [ "$(id -u)" -eq 0 ]; then sudo=(); elif command -v sudo >/dev/null 2>&1; then sudo=(sudo); else
     echo "error: missing Debian packages ${need[*]}: install them (apt-get install ${need[*]}) or set FIXDEX_JUNIT_CP" >&2
@@ -22,10 +24,10 @@ if [ ${#need[@]} -gt 0 ] && [ -z "${FIXDEX_JUNIT_CP:-}" ]; then
 fi
 
 venv=scratch/pytest-venv
-if ! "$venv/bin/python" -c "import pytest, pytest_timeout" >/dev/null 2>&1; then
-  echo "creating $venv (pytest, pytest-timeout)" >&2
+if ! "$venv/bin/python" -c "import pytest, pytest_timeout, coverage" >/dev/null 2>&1; then
+  echo "creating $venv (pytest, pytest-timeout, coverage)" >&2
   rm -rf "$venv"
   "${PYTHON:-python3}" -m venv "$venv"
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check pytest==8.4.2 pytest-timeout==2.4.0 >&2
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check pytest==8.4.2 pytest-timeout==2.4.0 coverage==7.17.5 >&2
 fi
 echo "FIXDEX_PYTHON=$PWD/$venv/bin/python"

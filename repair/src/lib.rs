@@ -1,10 +1,13 @@
-//! fixdex repair: the repair front end (issue 4, in progress).
+//! fixdex repair: the repair front end.
 //!
-//! Modules land one capability at a time: patch application, test validation, the LLM
-//! client, the internal-ingredient tools and the QuixBugs harness, then the ReinFix
-//! workflow (../shared/papers/reinfix.txt, Algorithm 1) that ties them to the engine.
+//! [`agent`] runs the ReinFix workflow (../shared/papers/reinfix.txt, Algorithm 1) over
+//! [`llm`] (OpenAI-compatible client, scripted and record/replay doubles), [`tools`] (the nine
+//! internal-ingredient tools), [`retrieve`] (similar fixes from the engine), [`patch`]
+//! (applying model patches), [`validate`] and [`scratch`] (testing them); [`fl`] is SBFL
+//! fault localization, [`quixbugs`] the benchmark harness, [`serve`] the MCP/HTTP server.
 
 pub mod agent;
+pub mod fl;
 pub mod llm;
 pub mod patch;
 pub mod quixbugs;

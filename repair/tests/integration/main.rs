@@ -2,7 +2,8 @@
 
 /// The ReinFix workflow end to end on minibugs with scripted answers.
 mod agent;
-
+/// `repair::fl`: SBFL (Ochiai) with real JaCoCo/JUnit and coverage.py/pytest runs.
+mod fl;
 /// `repair::llm`: HTTP client against a local server, scripted faults, tool-call
 /// validation and text fallback, record/replay.
 mod llm;

@@ -4,6 +4,12 @@
 //! version must fail its tests and the developer fix from `quixbugs.jsonl`, applied through the
 //! patch path, must make it plausible. Exit 0 when every program passes that check (flaky
 //! ones excepted), 1 otherwise.
+//!
+//! `--oracle llm` runs the ReinFix workflow ([`repair::agent`]) on every program with the
+//! model options of `fixdex repair` (an endpoint, or `--replay`), the bug's own record and
+//! the QuixBugs project excluded from retrieval, and perfect function-level localization
+//! (ReinFix's setting) or `--localization sbfl` (the top Ochiai method). It reports plausible
+//! counts, LLM calls, tokens and time per bug; `--report-dir` keeps each bug's full report.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -44,6 +50,28 @@ pub struct QuixbugsArgs {
     /// One JSON object on stdout.
     #[arg(long)]
     json: bool,
+    /// `--oracle llm`: index or manifest of similar fixes (none: no external ingredients).
+    #[arg(long)]
+    index: Option<PathBuf>,
+    /// `--oracle llm`: embedding model folder of the index.
+    #[arg(long, env = "FIXDEX_MODEL")]
+    model: Option<PathBuf>,
+    /// `--oracle llm`: fault localization given to the workflow.
+    #[arg(long, value_enum, default_value = "perfect")]
+    localization: Localization,
+    /// `--oracle llm`: write each bug's repair report here as `<program>.json`.
+    #[arg(long)]
+    report_dir: Option<PathBuf>,
+    #[command(flatten)]
+    llm: super::repair::LlmArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Localization {
+    /// The buggy function from quixbugs.jsonl (`meta.function`).
+    Perfect,
+    /// The top method of SBFL (Ochiai over per-test coverage).
+    Sbfl,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -56,6 +84,8 @@ enum LangArg {
 enum Oracle {
     /// The developer fix from quixbugs.jsonl.
     GroundTruth,
+    /// The ReinFix workflow with a model (an endpoint or --replay).
+    Llm,
 }
 
 /// Runs `fixdex bench quixbugs`.
@@ -64,12 +94,14 @@ pub fn run(a: &QuixbugsArgs) -> anyhow::Result<ExitCode> {
         LangArg::Java => Lang::Java,
         LangArg::Python => Lang::Python,
     };
-    let Oracle::GroundTruth = a.oracle;
     let truth_path = a.ground_truth.clone().unwrap_or_else(|| a.root.join("../../data/quixbugs.jsonl"));
     let truth =
         GroundTruth::load(&truth_path).context("loading the ground truth (give its path with --ground-truth)")?;
     let programs = quixbugs::select(quixbugs::discover(&a.root, lang)?, &a.programs)?;
     let runner = Runner::new(&a.root, lang, Duration::from_secs(a.timeout_s))?;
+    if let Oracle::Llm = a.oracle {
+        return llm_oracle(a, &runner, &truth, &programs);
+    }
 
     let bar = ProgressBar::with_draw_target(Some(programs.len() as u64), ProgressDrawTarget::stderr());
     bar.set_style(
@@ -125,4 +157,145 @@ pub fn run(a: &QuixbugsArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(if summary.failed_checks.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(crate::cli::exit::ERROR) })
+}
+
+/// One bug of `--oracle llm`.
+#[derive(Debug, serde::Serialize)]
+struct LlmBug {
+    program: String,
+    outcome: Option<repair::agent::Outcome>,
+    localization: Option<String>,
+    localization_error: Option<String>,
+    root_cause: Option<String>,
+    candidates: usize,
+    calls: u64,
+    tokens: u64,
+    cost_usd: Option<f64>,
+    wall_s: f64,
+    patch: Option<String>,
+}
+
+fn llm_oracle(
+    a: &QuixbugsArgs,
+    runner: &Runner,
+    truth: &GroundTruth,
+    programs: &[quixbugs::Program],
+) -> anyhow::Result<ExitCode> {
+    use repair::agent::{Bug, Location, Outcome, Workflow};
+    use repair::retrieve::{Exclusion, Retriever};
+    let start = std::time::Instant::now();
+    let client = a.llm.client()?;
+    let config = a.llm.config(client.model.clone())?;
+    let retriever = match &a.index {
+        None => None,
+        Some(path) => {
+            let model = super::model::load(&super::model::resolve(a.model.as_deref()))?;
+            Some(
+                Retriever::open(path, std::sync::Arc::new(model), Exclusion::default())
+                    .with_context(|| format!("opening index {}", path.display()))?,
+            )
+        }
+    };
+    if let Some(dir) = &a.report_dir {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let mut bugs = Vec::new();
+    let mut complete = true;
+    for (i, p) in programs.iter().enumerate() {
+        eprintln!("[{}/{}] {}", i + 1, programs.len(), p.name);
+        let (method, loc_error) = match a.localization {
+            Localization::Perfect => (truth.method(p).map(str::to_string), None),
+            Localization::Sbfl => match repair::fl::quixbugs(runner, p) {
+                Ok(fl) => match fl.methods.first() {
+                    Some(m) => (Some(m.name.rsplit('.').next().unwrap_or(&m.name).to_string()), None),
+                    None => (None, Some("SBFL ranked no method".to_string())),
+                },
+                Err(e) => (None, Some(e.to_string())),
+            },
+        };
+        let Some(method) = method else {
+            bugs.push(LlmBug {
+                program: p.name.clone(),
+                outcome: None,
+                localization: None,
+                localization_error: loc_error.or(Some("no buggy method known".into())),
+                root_cause: None,
+                candidates: 0,
+                calls: 0,
+                tokens: 0,
+                cost_usd: None,
+                wall_s: 0.0,
+                patch: None,
+            });
+            continue;
+        };
+        let id = truth.id(p).map(str::to_string);
+        let exclusion = Exclusion { ids: id.iter().cloned().collect(), projects: vec!["QuixBugs".into()] };
+        let bug = Bug { id, root: a.root.clone(), file: p.source.clone(), location: Location::Method(method.clone()) };
+        let report = Workflow::new(
+            client.get(),
+            retriever.as_ref().map(|r| r.with_exclusion(exclusion)),
+            runner.validator(p),
+            config.clone(),
+        )
+        .with_prices(a.llm.prices(&client.model))
+        .with_scratch_filter(quixbugs::scratch_filter(lang_of(runner)))
+        .run(&bug);
+        complete &= matches!(report.outcome, Outcome::Plausible | Outcome::NoPlausiblePatch);
+        if let Some(dir) = &a.report_dir {
+            let path = dir.join(format!("{}.json", p.name));
+            std::fs::write(&path, serde_json::to_string_pretty(&report)?)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        bugs.push(LlmBug {
+            program: p.name.clone(),
+            outcome: Some(report.outcome),
+            localization: Some(method),
+            localization_error: loc_error,
+            root_cause: report.root_cause.clone(),
+            candidates: report.candidates.len(),
+            calls: report.llm.calls,
+            tokens: report.llm.tokens(),
+            cost_usd: report.llm.cost_usd,
+            wall_s: report.wall_s,
+            patch: report.patch.clone(),
+        });
+    }
+    client.finish(complete)?;
+    let plausible = bugs.iter().filter(|b| b.outcome == Some(Outcome::Plausible)).count();
+    let synthetic = client.get().is_synthetic();
+    let summary = serde_json::json!({
+        "lang": lang_of(runner), "oracle": "llm", "total": bugs.len(), "plausible": plausible,
+        "calls": bugs.iter().map(|b| b.calls).sum::<u64>(), "tokens": bugs.iter().map(|b| b.tokens).sum::<u64>(),
+        "wall_s": start.elapsed().as_secs_f64(), "synthetic": synthetic, "client": client.get().describe(),
+        "localization": format!("{:?}", a.localization).to_lowercase(), "programs": bugs,
+    });
+    if a.json {
+        out!("{summary}")?;
+    } else {
+        out!("{:<28} {:<20} {:>6} {:>6} {:>9} {:>8}", "program", "outcome", "cands", "calls", "tokens", "time s")?;
+        for b in &bugs {
+            let outcome = b.outcome.map_or_else(|| "localization-failed".to_string(), |o| format!("{o:?}"));
+            out!(
+                "{:<28} {:<20} {:>6} {:>6} {:>9} {:>8.1}",
+                b.program,
+                outcome,
+                b.candidates,
+                b.calls,
+                b.tokens,
+                b.wall_s
+            )?;
+        }
+        out!(
+            "{} {} programs: {plausible} plausible{}",
+            bugs.len(),
+            lang_of(runner),
+            if synthetic { " (SYNTHETIC answers: not repair results)" } else { "" }
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn lang_of(runner: &Runner) -> Lang {
+    runner.lang
 }

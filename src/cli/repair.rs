@@ -51,69 +51,183 @@ pub struct Args {
     /// Projects never retrieved (repeatable).
     #[arg(long)]
     exclude_project: Vec<String>,
-    /// Retrieval space: code+cause (ReinFix), code (RAP-Gen style), cause.
-    #[arg(long, default_value = "code+cause")]
-    space: String,
-    /// Similar fixes given to the model (top n).
-    #[arg(long, default_value_t = 3)]
-    top_n: usize,
-    /// Minimum cosine similarity of a similar fix, in [-1, 1].
-    #[arg(long)]
-    threshold: Option<f32>,
-    /// OpenAI-compatible base URL, e.g. http://localhost:8000/v1.
-    #[arg(long, env = "FIXDEX_LLM_URL")]
-    llm_url: Option<String>,
-    /// Model name at the endpoint.
-    #[arg(long, env = "FIXDEX_LLM_MODEL")]
-    llm_model: Option<String>,
-    /// Replay recorded answers from this JSONL file instead of calling an endpoint.
-    #[arg(long, conflicts_with = "record")]
-    replay: Option<PathBuf>,
-    /// Record every exchange with the endpoint into this JSONL file (for --replay).
-    #[arg(long)]
-    record: Option<PathBuf>,
-    /// Sampling temperature (ReinFix: 1).
-    #[arg(long, default_value_t = 1.0)]
-    temperature: f64,
-    /// Sampling seed, for endpoints that honour it.
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Repair attempts.
-    #[arg(long, default_value_t = 3)]
-    attempts: usize,
-    /// Repair suggestions per attempt.
-    #[arg(long, default_value_t = 3)]
-    suggestions: usize,
-    /// Candidate patches per suggestion.
-    #[arg(long, default_value_t = 5)]
-    patches: usize,
-    /// Collect every plausible patch instead of stopping at the first.
-    #[arg(long)]
-    all: bool,
-    /// Most LLM calls.
-    #[arg(long, default_value_t = 60)]
-    max_calls: u64,
-    /// Most LLM tokens (prompt + completion).
-    #[arg(long)]
-    max_tokens: Option<u64>,
-    /// Wall-clock limit of the whole run, seconds.
-    #[arg(long, default_value_t = 1800)]
-    max_wall_s: u64,
     /// Limit per build or test run, seconds.
     #[arg(long, default_value_t = 300)]
     test_timeout_s: u64,
-    /// Price of input tokens, USD per 1M (for the cost in the report).
-    #[arg(long)]
-    price_in: Option<f64>,
-    /// Price of output tokens, USD per 1M.
-    #[arg(long)]
-    price_out: Option<f64>,
+    #[command(flatten)]
+    llm: LlmArgs,
     /// Where to write the JSON report.
     #[arg(long, default_value = "fixdex-repair-report.json")]
     report: PathBuf,
     /// Print the report as JSON on stdout instead of the patch.
     #[arg(long)]
     json: bool,
+}
+
+/// Model, sampling, search-space, budget and retrieval options, shared by `fixdex repair`
+/// and `fixdex bench quixbugs --oracle llm`.
+#[derive(Debug, clap::Args)]
+pub struct LlmArgs {
+    /// Retrieval space: code+cause (ReinFix), code (RAP-Gen style), cause.
+    #[arg(long, default_value = "code+cause")]
+    pub(crate) space: String,
+    /// Similar fixes given to the model (top n).
+    #[arg(long, default_value_t = 3)]
+    pub(crate) top_n: usize,
+    /// Minimum cosine similarity of a similar fix, in [-1, 1].
+    #[arg(long)]
+    pub(crate) threshold: Option<f32>,
+    /// OpenAI-compatible base URL, e.g. http://localhost:8000/v1.
+    #[arg(long, env = "FIXDEX_LLM_URL")]
+    pub(crate) llm_url: Option<String>,
+    /// Model name at the endpoint.
+    #[arg(long, env = "FIXDEX_LLM_MODEL")]
+    pub(crate) llm_model: Option<String>,
+    /// Replay recorded answers from this JSONL file instead of calling an endpoint.
+    #[arg(long, conflicts_with = "record")]
+    pub(crate) replay: Option<PathBuf>,
+    /// Record every exchange with the endpoint into this JSONL file (for --replay).
+    #[arg(long)]
+    pub(crate) record: Option<PathBuf>,
+    /// Sampling temperature (ReinFix: 1).
+    #[arg(long, default_value_t = 1.0)]
+    pub(crate) temperature: f64,
+    /// Sampling seed, for endpoints that honour it.
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
+    /// Repair attempts.
+    #[arg(long, default_value_t = 3)]
+    pub(crate) attempts: usize,
+    /// Repair suggestions per attempt.
+    #[arg(long, default_value_t = 3)]
+    pub(crate) suggestions: usize,
+    /// Candidate patches per suggestion.
+    #[arg(long, default_value_t = 5)]
+    pub(crate) patches: usize,
+    /// Collect every plausible patch instead of stopping at the first.
+    #[arg(long)]
+    pub(crate) all: bool,
+    /// Most LLM calls.
+    #[arg(long, default_value_t = 60)]
+    pub(crate) max_calls: u64,
+    /// Most LLM tokens (prompt + completion).
+    #[arg(long)]
+    pub(crate) max_tokens: Option<u64>,
+    /// Wall-clock limit of the whole run, seconds.
+    #[arg(long, default_value_t = 1800)]
+    pub(crate) max_wall_s: u64,
+    /// Price of input tokens, USD per 1M (for the cost in the report).
+    #[arg(long)]
+    pub(crate) price_in: Option<f64>,
+    /// Price of output tokens, USD per 1M.
+    #[arg(long)]
+    pub(crate) price_out: Option<f64>,
+}
+
+/// The chat client chosen by [`LlmArgs`]: a replay file, an endpoint, or an endpoint whose
+/// exchanges are recorded.
+pub struct Client {
+    replay: Option<ReplayClient>,
+    http: Option<OpenAiClient>,
+    recording: Option<RecordingClient<OpenAiClient>>,
+    /// Model name sent in the requests.
+    pub model: String,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("info", &self.get().describe()).finish()
+    }
+}
+
+impl Client {
+    /// The client to use.
+    pub fn get(&self) -> &dyn ChatClient {
+        match (&self.replay, &self.recording, &self.http) {
+            (Some(r), _, _) => r,
+            (None, Some(r), _) => r,
+            (None, None, Some(h)) => h,
+            (None, None, None) => unreachable!("LlmArgs::client always sets one"),
+        }
+    }
+
+    /// Strict replay check: a complete run must have used every recording; a run cut short
+    /// (budget, time, error) leaves the rest unused by design and only gets a note.
+    pub fn finish(&self, complete: bool) -> anyhow::Result<()> {
+        if let Some(r) = &self.replay {
+            match r.finish() {
+                Err(e) if complete => {
+                    return Err(anyhow::Error::new(e)
+                        .context("replay: recordings left unused (the run took another path than recorded)"));
+                }
+                Err(e) => eprintln!("note: the run ended early; {e}"),
+                Ok(()) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+impl LlmArgs {
+    /// Opens the replay file, or configures the endpoint (recording when asked).
+    pub fn client(&self) -> anyhow::Result<Client> {
+        if let Some(path) = &self.replay {
+            let replay = ReplayClient::open(path).with_context(|| format!("reading recordings {}", path.display()))?;
+            return Ok(Client {
+                replay: Some(replay),
+                http: None,
+                recording: None,
+                model: self.llm_model.clone().unwrap_or_default(),
+            });
+        }
+        let cfg = OpenAiConfig::from_env(self.llm_url.clone(), self.llm_model.clone(), None).context(
+            "no LLM configured: pass --llm-url and --llm-model (or set FIXDEX_LLM_URL, FIXDEX_LLM_MODEL, \
+             OPENAI_API_KEY), or --replay FILE",
+        )?;
+        let model = cfg.model.clone();
+        Ok(match &self.record {
+            Some(rec) => Client {
+                replay: None,
+                http: None,
+                recording: Some(
+                    RecordingClient::create(OpenAiClient::new(cfg), rec)
+                        .with_context(|| format!("creating {}", rec.display()))?,
+                ),
+                model,
+            },
+            None => Client { replay: None, http: Some(OpenAiClient::new(cfg)), recording: None, model },
+        })
+    }
+
+    /// The workflow configuration for `model`.
+    pub fn config(&self, model: String) -> anyhow::Result<AgentConfig> {
+        let space = Space::ALL
+            .into_iter()
+            .find(|s| s.name() == self.space)
+            .with_context(|| format!("unknown --space {:?} (code+cause, code, cause)", self.space))?;
+        Ok(AgentConfig {
+            model,
+            temperature: Some(self.temperature),
+            seed: self.seed,
+            attempts: self.attempts,
+            suggestions: self.suggestions,
+            patches: self.patches,
+            collect_all: self.all,
+            retrieval: RetrieveParams { space, k: self.top_n, threshold: self.threshold },
+            budget: Budget { max_calls: Some(self.max_calls), max_tokens: self.max_tokens },
+            wall: Some(Duration::from_secs(self.max_wall_s)),
+            ..AgentConfig::default()
+        })
+    }
+
+    /// The price table (one entry for `model` when both prices are given).
+    pub fn prices(&self, model: &str) -> PriceTable {
+        let mut prices = PriceTable::default();
+        if let (Some(i), Some(o)) = (self.price_in, self.price_out) {
+            prices.0.insert(model.to_string(), Price { input_usd_per_mtok: i, output_usd_per_mtok: o });
+        }
+        prices
+    }
 }
 
 /// Exit code when no plausible patch was found.
@@ -132,10 +246,6 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     if !a.project.join(&a.file).is_file() {
         bail!("--file {} is not a file under --project {}", a.file.display(), a.project.display());
     }
-    let space = Space::ALL
-        .into_iter()
-        .find(|s| s.name() == a.space)
-        .with_context(|| format!("unknown --space {:?} (code+cause, code, cause)", a.space))?;
     let retriever = match &a.index {
         None => None,
         Some(path) => {
@@ -147,71 +257,20 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
             )
         }
     };
-
-    let replay = match &a.replay {
-        Some(path) => Some(ReplayClient::open(path).with_context(|| format!("reading recordings {}", path.display()))?),
-        None => None,
-    };
-    let http;
-    let recording;
-    let (client, model_name): (&dyn ChatClient, String) = if let Some(r) = &replay {
-        (r, a.llm_model.clone().unwrap_or_default())
-    } else {
-        let cfg = OpenAiConfig::from_env(a.llm_url.clone(), a.llm_model.clone(), None).context(
-            "no LLM configured: pass --llm-url and --llm-model (or set FIXDEX_LLM_URL, FIXDEX_LLM_MODEL, \
-             OPENAI_API_KEY), or --replay FILE",
-        )?;
-        let name = cfg.model.clone();
-        if let Some(rec) = &a.record {
-            recording = RecordingClient::create(OpenAiClient::new(cfg), rec)
-                .with_context(|| format!("creating {}", rec.display()))?;
-            (&recording, name)
-        } else {
-            http = OpenAiClient::new(cfg);
-            (&http, name)
-        }
-    };
-
-    let config = AgentConfig {
-        model: model_name.clone(),
-        temperature: Some(a.temperature),
-        seed: a.seed,
-        attempts: a.attempts,
-        suggestions: a.suggestions,
-        patches: a.patches,
-        collect_all: a.all,
-        retrieval: RetrieveParams { space, k: a.top_n, threshold: a.threshold },
-        budget: Budget { max_calls: Some(a.max_calls), max_tokens: a.max_tokens },
-        wall: Some(Duration::from_secs(a.max_wall_s)),
-        ..AgentConfig::default()
-    };
+    let client = a.llm.client()?;
+    let config = a.llm.config(client.model.clone())?;
     let validator = Validator {
         build: a.build_cmd.clone().map(CommandSpec::Shell),
         test: CommandSpec::Shell(a.test_cmd.clone()),
         timeout: Duration::from_secs(a.test_timeout_s),
         env: Vec::new(),
     };
-    let mut prices = PriceTable::default();
-    if let (Some(i), Some(o)) = (a.price_in, a.price_out) {
-        prices.0.insert(model_name, Price { input_usd_per_mtok: i, output_usd_per_mtok: o });
-    }
+    let prices = a.llm.prices(&client.model);
     let bug = Bug { id: a.bug_id.clone(), root: a.project.clone(), file: a.file.clone(), location };
-    let report = Workflow::new(client, retriever, validator, config).with_prices(prices).run(&bug);
+    let report = Workflow::new(client.get(), retriever, validator, config).with_prices(prices).run(&bug);
     let json = serde_json::to_string_pretty(&report)?;
     std::fs::write(&a.report, &json).with_context(|| format!("writing the report {}", a.report.display()))?;
-    // Strict replay: a complete run must use every recording. A run cut short by a budget,
-    // the wall clock or an error leaves the rest unused by design: say so, do not fail.
-    if let Some(r) = &replay {
-        let complete = matches!(report.outcome, Outcome::Plausible | Outcome::NoPlausiblePatch);
-        match r.finish() {
-            Err(e) if complete => {
-                return Err(anyhow::Error::new(e)
-                    .context("replay: recordings left unused (the run took another path than recorded)"));
-            }
-            Err(e) => eprintln!("note: the run ended early ({:?}); {e}", report.outcome),
-            Ok(()) => {}
-        }
-    }
+    client.finish(matches!(report.outcome, Outcome::Plausible | Outcome::NoPlausiblePatch))?;
 
     if a.json {
         out!("{json}")?;

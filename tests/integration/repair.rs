@@ -106,3 +106,49 @@ fn bench_quixbugs_ground_truth_on_minibugs() {
     );
     assert_eq!(s["flaky"], serde_json::json!([]));
 }
+
+/// `--oracle llm` with the replayed SUM_TO session: the workflow runs per program through the
+/// harness (perfect localization from quixbugs.jsonl) and the summary counts it.
+#[test]
+fn bench_quixbugs_llm_oracle_replayed() {
+    let dir = tempfile::tempdir().unwrap();
+    let all = std::fs::read_to_string(repo().join("repair/tests/fixtures/replay/minibugs.jsonl")).unwrap();
+    let rec = dir.path().join("sum_to.jsonl");
+    std::fs::write(&rec, all.lines().take(3).map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let root = minibugs();
+    let reports = dir.path().join("reports");
+    let out = fixdex(
+        &[
+            "bench",
+            "quixbugs",
+            "--root",
+            root.to_str().unwrap(),
+            "--lang",
+            "java",
+            "--ground-truth",
+            root.join("quixbugs.jsonl").to_str().unwrap(),
+            "--oracle",
+            "llm",
+            "--programs",
+            "SUM_TO",
+            "--replay",
+            rec.to_str().unwrap(),
+            "--llm-model",
+            "replayed-model",
+            "--patches",
+            "2",
+            "--suggestions",
+            "1",
+            "--report-dir",
+            reports.to_str().unwrap(),
+            "--json",
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = stdout_json(&out);
+    assert_eq!((s["total"].as_u64(), s["plausible"].as_u64(), s["calls"].as_u64()), (Some(1), Some(1), Some(3)), "{s}");
+    assert_eq!(s["synthetic"], true);
+    assert_eq!(s["programs"][0]["localization"], "sum_to");
+    assert!(reports.join("SUM_TO.json").is_file());
+}

@@ -238,6 +238,10 @@ pub struct RepairReport {
     pub calls: Vec<crate::llm::CallRecord>,
     /// Wall time of the run, seconds.
     pub wall_s: f64,
+    /// How the fault was localized, when not by the user (e.g. the SBFL ranking); set by
+    /// the caller.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault_localization: Option<Value>,
 }
 
 /// A workflow over a client, the internal tools, an optional retriever and a validator.
@@ -351,6 +355,7 @@ impl<'a> Workflow<'a> {
             llm: LedgerTotals::default(),
             calls: Vec::new(),
             wall_s: 0.0,
+            fault_localization: None,
         };
         let lang = match bug.file.extension().and_then(|e| e.to_str()) {
             Some("java") => "java",

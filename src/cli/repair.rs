@@ -29,15 +29,39 @@ pub struct Args {
     /// Build command run before the tests; a failure is a compile error (optional).
     #[arg(long)]
     build_cmd: Option<String>,
-    /// Buggy file, relative to the project root (perfect fault localization).
-    #[arg(long)]
-    file: PathBuf,
+    /// Buggy file, relative to the project root (perfect fault localization; with --sbfl,
+    /// restricts the SBFL ranking to this file).
+    #[arg(long, required_unless_present = "sbfl")]
+    file: Option<PathBuf>,
     /// Buggy method or function in --file.
-    #[arg(long, conflicts_with = "lines")]
+    #[arg(long, conflicts_with_all = ["lines", "sbfl"])]
     method: Option<String>,
     /// Buggy line range in --file, `START-END` (1-based, inclusive).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "sbfl")]
     lines: Option<String>,
+    /// Localize the fault with SBFL (Ochiai over per-test coverage, repair::fl): the top
+    /// method becomes the buggy code. Python: `coverage run -m pytest` (see --sbfl-pytest-args);
+    /// Java: the JaCoCo agent over --sbfl-tests after --build-cmd.
+    #[arg(long)]
+    sbfl: bool,
+    /// SBFL, Python: pytest arguments (one shell-quoted string), e.g. `tests/test_x.py`.
+    #[arg(long, default_value = "")]
+    sbfl_pytest_args: String,
+    /// SBFL: Python source folders measured, or Java source roots (repeatable) [default: .].
+    #[arg(long)]
+    sbfl_source: Vec<PathBuf>,
+    /// SBFL, Java: JUnit 4 test classes, comma-separated (selects Java).
+    #[arg(long, value_delimiter = ',')]
+    sbfl_tests: Vec<String>,
+    /// SBFL, Java: class-file folder the build command writes, relative to the project.
+    #[arg(long)]
+    sbfl_classes: Option<PathBuf>,
+    /// SBFL, Java: runtime class path besides the classes (`:`-separated jars: JUnit, libraries).
+    #[arg(long, default_value = "/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar")]
+    sbfl_classpath: String,
+    /// SBFL, Java: JaCoCo includes patterns of the classes under analysis (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    sbfl_includes: Vec<String>,
     /// Index or manifest of similar fixes (external ingredients); without it the workflow runs
     /// without retrieval.
     #[arg(long)]
@@ -235,17 +259,27 @@ pub const NO_PATCH: u8 = 4;
 
 /// Runs `fixdex repair`.
 pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
-    let location = match (&a.method, &a.lines) {
-        (Some(m), None) => Location::Method(m.clone()),
-        (None, Some(l)) => {
-            let (s, e) = l.split_once('-').context("--lines must be START-END, e.g. 12-30")?;
-            Location::Lines(s.trim().parse().context("--lines START")?, e.trim().parse().context("--lines END")?)
-        }
-        _ => bail!("give the fault location: --method NAME or --lines START-END (with --file)"),
-    };
-    if !a.project.join(&a.file).is_file() {
-        bail!("--file {} is not a file under --project {}", a.file.display(), a.project.display());
+    if let Some(file) = &a.file
+        && !a.project.join(file).is_file()
+    {
+        bail!("--file {} is not a file under --project {}", file.display(), a.project.display());
     }
+    let mut fault_localization = None;
+    let (file, location) = match (&a.method, &a.lines, a.sbfl) {
+        (Some(m), None, false) => (a.file.clone().expect("clap: --file required"), Location::Method(m.clone())),
+        (None, Some(l), false) => {
+            let (s, e) = l.split_once('-').context("--lines must be START-END, e.g. 12-30")?;
+            let loc =
+                Location::Lines(s.trim().parse().context("--lines START")?, e.trim().parse().context("--lines END")?);
+            (a.file.clone().expect("clap: --file required"), loc)
+        }
+        (None, None, true) => {
+            let (file, loc, summary) = sbfl(a)?;
+            fault_localization = Some(summary);
+            (file, loc)
+        }
+        _ => bail!("give the fault location: --method NAME or --lines START-END (with --file), or --sbfl"),
+    };
     let retriever = match &a.index {
         None => None,
         Some(path) => {
@@ -266,8 +300,9 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         env: Vec::new(),
     };
     let prices = a.llm.prices(&client.model);
-    let bug = Bug { id: a.bug_id.clone(), root: a.project.clone(), file: a.file.clone(), location };
-    let report = Workflow::new(client.get(), retriever, validator, config).with_prices(prices).run(&bug);
+    let bug = Bug { id: a.bug_id.clone(), root: a.project.clone(), file, location };
+    let mut report = Workflow::new(client.get(), retriever, validator, config).with_prices(prices).run(&bug);
+    report.fault_localization = fault_localization;
     let json = serde_json::to_string_pretty(&report)?;
     std::fs::write(&a.report, &json).with_context(|| format!("writing the report {}", a.report.display()))?;
     client.finish(matches!(report.outcome, Outcome::Plausible | Outcome::NoPlausiblePatch))?;
@@ -293,4 +328,50 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         Outcome::NoPlausiblePatch | Outcome::BudgetExhausted | Outcome::Timeout => ExitCode::from(NO_PATCH),
         Outcome::PreflightFailed | Outcome::Error => ExitCode::from(super::exit::ERROR),
     })
+}
+
+/// SBFL on the project (in a scratch copy): the top-ranked method (in `--file` when given)
+/// as `(file, line range, summary for the report)`.
+fn sbfl(a: &Args) -> anyhow::Result<(PathBuf, Location, serde_json::Value)> {
+    use repair::fl::{CoverageSpec, JavaTarget, PythonTarget, Target};
+    let sources = if a.sbfl_source.is_empty() { vec![PathBuf::from(".")] } else { a.sbfl_source.clone() };
+    let target = if a.sbfl_tests.is_empty() {
+        let python = std::env::var_os("FIXDEX_PYTHON").map_or_else(|| PathBuf::from("python3"), PathBuf::from);
+        let pytest_args = shlex::split(&a.sbfl_pytest_args)
+            .with_context(|| format!("--sbfl-pytest-args {:?}", a.sbfl_pytest_args))?;
+        let sources = if a.sbfl_source.is_empty() { Vec::new() } else { sources };
+        Target::Python(PythonTarget { python: std::path::absolute(python)?, pytest_args, sources })
+    } else {
+        let classes = a.sbfl_classes.clone().context("--sbfl with --sbfl-tests (Java) needs --sbfl-classes DIR")?;
+        Target::Java(JavaTarget {
+            build: a.build_cmd.clone().map(CommandSpec::Shell),
+            classes_dir: classes,
+            class_path: a.sbfl_classpath.split(':').filter(|s| !s.is_empty()).map(PathBuf::from).collect(),
+            test_classes: a.sbfl_tests.clone(),
+            includes: a.sbfl_includes.clone(),
+            source_roots: sources,
+            jacoco_dir: repair::fl::jacoco_dir_from_env(),
+        })
+    };
+    let spec = CoverageSpec { target, timeout: Duration::from_secs(a.test_timeout_s) };
+    let fl = repair::fl::sbfl(&a.project, &spec).context("SBFL fault localization")?;
+    let want = a.file.as_ref().map(|f| f.to_string_lossy().replace('\\', "/"));
+    let top =
+        fl.methods.iter().find(|m| want.as_deref().is_none_or(|w| m.file == w.trim_start_matches("./"))).with_context(
+            || {
+                format!(
+                    "SBFL ranked no method{} ({} failing, {} passing tests)",
+                    want.as_deref().map(|w| format!(" in {w}")).unwrap_or_default(),
+                    fl.failed,
+                    fl.passed
+                )
+            },
+        )?;
+    eprintln!(
+        "SBFL (Ochiai): {} {}-{} in {} (score {:.3}, rank {}, {} tied)",
+        top.name, top.start_line, top.end_line, top.file, top.score, top.rank, top.ties
+    );
+    let summary = serde_json::json!({"method": "sbfl-ochiai", "chosen": top,
+        "top_methods": fl.methods.iter().take(5).collect::<Vec<_>>(), "failed": fl.failed, "passed": fl.passed});
+    Ok((PathBuf::from(&top.file), Location::Lines(top.start_line as usize, top.end_line as usize), summary))
 }

@@ -152,3 +152,58 @@ fn bench_quixbugs_llm_oracle_replayed() {
     assert_eq!(s["programs"][0]["localization"], "sum_to");
     assert!(reports.join("SUM_TO.json").is_file());
 }
+
+/// `--sbfl` instead of `--file/--method`: Ochiai over coverage.py per-test coverage picks
+/// `sum_to` (lines 1-5 of python_programs/sum_to.py), and the replayed Python session (the
+/// library replay's last three recordings) repairs it.
+#[test]
+fn repair_sbfl_python_replay() {
+    let python = std::env::var("FIXDEX_PYTHON").expect("FIXDEX_PYTHON (scripts/test.sh sets it)");
+    let dir = tempfile::tempdir().unwrap();
+    let all = std::fs::read_to_string(repo().join("repair/tests/fixtures/replay/minibugs.jsonl")).unwrap();
+    let rec = dir.path().join("sum_to_py.jsonl");
+    std::fs::write(&rec, all.lines().skip(3).take(3).map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let report = dir.path().join("report.json");
+    let root = minibugs();
+    let build = format!("{python} -m py_compile python_programs/sum_to.py");
+    let test = format!("{python} -m pytest -q -p no:cacheprovider --timeout=3 python_testcases/test_sum_to.py");
+    let out = fixdex(
+        &[
+            "repair",
+            "--project",
+            root.to_str().unwrap(),
+            "--sbfl",
+            "--sbfl-pytest-args",
+            "python_testcases/test_sum_to.py",
+            "--sbfl-source",
+            "python_programs",
+            "--build-cmd",
+            &build,
+            "--test-cmd",
+            &test,
+            "--replay",
+            rec.to_str().unwrap(),
+            "--llm-model",
+            "replayed-model",
+            "--patches",
+            "2",
+            "--suggestions",
+            "1",
+            "--report",
+            report.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("SBFL (Ochiai): sum_to 1-5 in python_programs/sum_to.py"), "{}", stderr(&out));
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(r["outcome"], "plausible");
+    assert_eq!(r["fault_localization"]["chosen"]["name"], "sum_to");
+    assert_eq!(r["bug"]["file"], "python_programs/sum_to.py");
+    // --sbfl and --method exclude each other; no location at all is a usage error.
+    let out =
+        fixdex(&["repair", "--project", root.to_str().unwrap(), "--test-cmd", "true", "--sbfl", "--method", "x"], None);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = fixdex(&["repair", "--project", root.to_str().unwrap(), "--test-cmd", "true"], None);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}

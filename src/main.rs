@@ -36,7 +36,7 @@ enum Command {
     Bench(cli::bench::Args),
     /// Repair a bug with the ReinFix workflow: root cause, similar fixes, patches validated by
     /// the project's tests.
-    Repair(cli::repair::Args),
+    Repair(Box<cli::repair::Args>),
     /// Combine segment files from sharded builds into one searchable manifest.
     Manifest(cli::manifest::Args),
     /// Retrieval sanity on an index: self-retrieval rank 1 and HNSW recall@10 vs exact.

@@ -65,6 +65,11 @@ pub struct Bug {
     pub file: PathBuf,
     /// Fault location in that file.
     pub location: Location,
+    /// Tests the user says fail on the buggy version (substrings of the failing test names
+    /// parsed from the output, e.g. `GCD_TEST#test_1` or `test_gcd.py::test_gcd`); the
+    /// pre-flight refuses the run when one of them does not fail. Empty: any failure counts.
+    #[serde(default)]
+    pub failing_tests: Vec<String>,
 }
 
 /// Knobs of the workflow. Defaults follow ReinFix §4.5 (temperature 1; 3 × 3 × 5).
@@ -410,6 +415,19 @@ impl<'a> Workflow<'a> {
                 return Ok(Outcome::PreflightFailed);
             }
             Verdict::TestFailure | Verdict::Timeout => {}
+        }
+        let missing: Vec<&String> = run
+            .bug
+            .failing_tests
+            .iter()
+            .filter(|t| pre.verdict != Verdict::Timeout && !pre.failing_tests.iter().any(|f| f.contains(t.as_str())))
+            .collect();
+        if !missing.is_empty() {
+            run.report.error = Some(format!(
+                "the buggy version does not fail {missing:?} (its failing tests: {:?})",
+                pre.failing_tests
+            ));
+            return Ok(Outcome::PreflightFailed);
         }
         run.failure = pre.feedback(3000);
 

@@ -231,7 +231,13 @@ fn llm_oracle(
         };
         let id = truth.id(p).map(str::to_string);
         let exclusion = Exclusion { ids: id.iter().cloned().collect(), projects: vec!["QuixBugs".into()] };
-        let bug = Bug { id, root: a.root.clone(), file: p.source.clone(), location: Location::Method(method.clone()) };
+        let bug = Bug {
+            id,
+            root: a.root.clone(),
+            file: p.source.clone(),
+            location: Location::Method(method.clone()),
+            failing_tests: Vec::new(),
+        };
         let report = Workflow::new(
             client.get(),
             retriever.as_ref().map(|r| r.with_exclusion(exclusion)),

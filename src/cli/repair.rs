@@ -26,6 +26,10 @@ pub struct Args {
     /// Test command, run with `sh -c` in the project copy; exit 0 = all tests pass.
     #[arg(long)]
     test_cmd: String,
+    /// A test that fails on the buggy version (repeatable; a substring of the failing test
+    /// names, e.g. `GCD_TEST#test_1`): the pre-flight checks that it fails.
+    #[arg(long)]
+    failing_test: Vec<String>,
     /// Build command run before the tests; a failure is a compile error (optional).
     #[arg(long)]
     build_cmd: Option<String>,
@@ -300,7 +304,8 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         env: Vec::new(),
     };
     let prices = a.llm.prices(&client.model);
-    let bug = Bug { id: a.bug_id.clone(), root: a.project.clone(), file, location };
+    let bug =
+        Bug { id: a.bug_id.clone(), root: a.project.clone(), file, location, failing_tests: a.failing_test.clone() };
     let mut report = Workflow::new(client.get(), retriever, validator, config).with_prices(prices).run(&bug);
     report.fault_localization = fault_localization;
     let json = serde_json::to_string_pretty(&report)?;

@@ -43,6 +43,8 @@ fn repair_replay_prints_the_plausible_patch_and_writes_the_report() {
         "1",
         "--report",
         report.to_str().unwrap(),
+        "--failing-test",
+        "SUM_TO_TEST#test_1",
     ];
     let out = fixdex(&args, None);
     assert!(out.status.success(), "{}", stderr(&out));

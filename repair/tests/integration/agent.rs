@@ -51,6 +51,7 @@ fn bug(lang: Lang, name: &str) -> Bug {
         root: minibugs(),
         file: p.source,
         location: Location::Method(if lang == Lang::Java { name.to_lowercase() } else { name.to_string() }),
+        failing_tests: Vec::new(),
     }
 }
 
@@ -250,6 +251,17 @@ fn budget_and_preflight_exits_write_reports() {
     assert_eq!(report.outcome, Outcome::PreflightFailed, "{report:#?}");
     assert!(report.error.as_deref().unwrap().contains("pass on the buggy version"));
     assert_eq!(report.llm.calls, 0);
+
+    // Pre-flight: a test the user names as failing must fail.
+    let client = ScriptedClient::new(vec![]);
+    let named = Bug { failing_tests: vec!["test_sum_to[input_data0-0]".into()], ..bug(Lang::Python, "sum_to") };
+    let r = runner(Lang::Python);
+    let report =
+        Workflow::new(&client, None, r.validator(&p), AgentConfig { model: "m".into(), ..AgentConfig::default() })
+            .with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
+            .run(&named);
+    assert_eq!(report.outcome, Outcome::PreflightFailed, "{report:#?}");
+    assert!(report.error.as_deref().unwrap().contains("does not fail"), "{:?}", report.error);
 }
 
 #[test]

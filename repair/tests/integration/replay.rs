@@ -127,6 +127,7 @@ fn replay_minibugs_java_and_python() {
             root: root.clone(),
             file: p.source.clone(),
             location: Location::Method(method.into()),
+            failing_tests: Vec::new(),
         };
         let scripts = answers(cause, "fix the loop bound so that n is included.", stale, fix);
         cases.push((bug, runner.validator(&p), quixbugs::scratch_filter(lang), scripts));
@@ -195,6 +196,7 @@ fn shared_replay_quixbugs_six_programs() {
             root: root.clone(),
             file: p.source.clone(),
             location: Location::Method(truth.method(&p).unwrap().to_string()),
+            failing_tests: Vec::new(),
         };
         let scripts = answers(cause, suggestion, "    return null;", truth.diff(&p).unwrap());
         cases.push((bug, runner.validator(&p), quixbugs::scratch_filter(lang), scripts));

@@ -194,6 +194,20 @@ pub fn scratch_filter(lang: Lang) -> crate::scratch::ScratchFilter {
     })
 }
 
+/// The Python interpreter for tests: `FIXDEX_PYTHON`, else `python3` (looked up on `PATH`).
+/// A relative path with a directory part is made absolute, since commands run in scratch
+/// copies elsewhere; a bare name stays a bare name.
+///
+/// # Errors
+/// The path and the error when the current directory cannot be read.
+pub fn python_from_env() -> Result<PathBuf, (PathBuf, std::io::Error)> {
+    let python = std::env::var_os("FIXDEX_PYTHON").map_or_else(|| PathBuf::from("python3"), PathBuf::from);
+    if python.components().count() > 1 {
+        return std::path::absolute(&python).map_err(|e| (python, e));
+    }
+    Ok(python)
+}
+
 /// Builds and tests QuixBugs programs in scratch copies.
 #[derive(Debug, Clone)]
 pub struct Runner {
@@ -216,12 +230,7 @@ impl Runner {
     /// `FIXDEX_PYTHON`), checked: errors name what is missing and how to install it.
     pub fn new(root: &Path, lang: Lang, timeout: Duration) -> Result<Runner, QuixbugsError> {
         let junit_cp = std::env::var("FIXDEX_JUNIT_CP").unwrap_or_else(|_| DEFAULT_JUNIT_CP.to_string());
-        let mut python = std::env::var_os("FIXDEX_PYTHON").map_or_else(|| PathBuf::from("python3"), PathBuf::from);
-        // A relative path with a directory part is relative to our cwd, not to the scratch copy.
-        if python.components().count() > 1 {
-            python =
-                std::path::absolute(&python).map_err(|source| QuixbugsError::Io { path: python.clone(), source })?;
-        }
+        let python = python_from_env().map_err(|(path, source)| QuixbugsError::Io { path, source })?;
         Runner::with_toolchain(root, lang, timeout, junit_cp, python)
     }
 

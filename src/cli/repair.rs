@@ -341,11 +341,12 @@ fn sbfl(a: &Args) -> anyhow::Result<(PathBuf, Location, serde_json::Value)> {
     use repair::fl::{CoverageSpec, JavaTarget, PythonTarget, Target};
     let sources = if a.sbfl_source.is_empty() { vec![PathBuf::from(".")] } else { a.sbfl_source.clone() };
     let target = if a.sbfl_tests.is_empty() {
-        let python = std::env::var_os("FIXDEX_PYTHON").map_or_else(|| PathBuf::from("python3"), PathBuf::from);
+        let python = repair::quixbugs::python_from_env()
+            .map_err(|(p, e)| anyhow::Error::new(e).context(format!("FIXDEX_PYTHON {}", p.display())))?;
         let pytest_args = shlex::split(&a.sbfl_pytest_args)
             .with_context(|| format!("--sbfl-pytest-args {:?}", a.sbfl_pytest_args))?;
         let sources = if a.sbfl_source.is_empty() { Vec::new() } else { sources };
-        Target::Python(PythonTarget { python: std::path::absolute(python)?, pytest_args, sources })
+        Target::Python(PythonTarget { python, pytest_args, sources })
     } else {
         let classes = a.sbfl_classes.clone().context("--sbfl with --sbfl-tests (Java) needs --sbfl-classes DIR")?;
         Target::Java(JavaTarget {

@@ -21,6 +21,22 @@ pub fn resolve(arg: Option<&Path>) -> PathBuf {
     from_exe.filter(|p| p.is_dir()).unwrap_or(local)
 }
 
+/// Opens the index or manifest at `index` with the model from `--model` (see [`resolve`])
+/// and a fixed exclusion: the external-ingredient tool of `repair`, `bench quixbugs` and
+/// `serve`.
+///
+/// # Errors
+/// The model or index error, with the path named.
+pub fn open_retriever(
+    index: &Path,
+    model: Option<&Path>,
+    exclusion: repair::retrieve::Exclusion,
+) -> anyhow::Result<repair::retrieve::Retriever> {
+    let model = load(&resolve(model))?;
+    repair::retrieve::Retriever::open(index, std::sync::Arc::new(model), exclusion)
+        .with_context(|| format!("opening index {}", index.display()))
+}
+
 /// Loads the model at `dir`.
 ///
 /// # Errors

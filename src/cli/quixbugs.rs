@@ -182,20 +182,15 @@ fn llm_oracle(
     programs: &[quixbugs::Program],
 ) -> anyhow::Result<ExitCode> {
     use repair::agent::{Bug, Location, Outcome, Workflow};
-    use repair::retrieve::{Exclusion, Retriever};
+    use repair::retrieve::Exclusion;
     let start = std::time::Instant::now();
     let client = a.llm.client()?;
     let config = a.llm.config(client.model.clone())?;
-    let retriever = match &a.index {
-        None => None,
-        Some(path) => {
-            let model = super::model::load(&super::model::resolve(a.model.as_deref()))?;
-            Some(
-                Retriever::open(path, std::sync::Arc::new(model), Exclusion::default())
-                    .with_context(|| format!("opening index {}", path.display()))?,
-            )
-        }
-    };
+    let retriever = a
+        .index
+        .as_deref()
+        .map(|path| super::model::open_retriever(path, a.model.as_deref(), Exclusion::default()))
+        .transpose()?;
     if let Some(dir) = &a.report_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }

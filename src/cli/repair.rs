@@ -7,14 +7,13 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 use engine::Space;
 use repair::agent::{AgentConfig, Bug, Location, Outcome, Workflow};
 use repair::llm::{Budget, ChatClient, OpenAiClient, OpenAiConfig, Price, PriceTable, RecordingClient, ReplayClient};
-use repair::retrieve::{Exclusion, RetrieveParams, Retriever};
+use repair::retrieve::{Exclusion, RetrieveParams};
 use repair::validate::{CommandSpec, Validator};
 
 /// Arguments of `fixdex repair`.
@@ -284,17 +283,9 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         }
         _ => bail!("give the fault location: --method NAME or --lines START-END (with --file), or --sbfl"),
     };
-    let retriever = match &a.index {
-        None => None,
-        Some(path) => {
-            let model = super::model::load(&super::model::resolve(a.model.as_deref()))?;
-            let exclusion = Exclusion { ids: a.bug_id.iter().cloned().collect(), projects: a.exclude_project.clone() };
-            Some(
-                Retriever::open(path, Arc::new(model), exclusion)
-                    .with_context(|| format!("opening index {}", path.display()))?,
-            )
-        }
-    };
+    let exclusion = Exclusion { ids: a.bug_id.iter().cloned().collect(), projects: a.exclude_project.clone() };
+    let retriever =
+        a.index.as_deref().map(|path| super::model::open_retriever(path, a.model.as_deref(), exclusion)).transpose()?;
     let client = a.llm.client()?;
     let config = a.llm.config(client.model.clone())?;
     let validator = Validator {

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
-use repair::retrieve::{Exclusion, Retriever};
+use repair::retrieve::Exclusion;
 use repair::serve::http::{self, HttpConfig, HttpServer};
 use repair::serve::{ToolHost, mcp};
 use repair::tools::Toolbox;
@@ -66,10 +66,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 }
 
 fn host(args: &Args) -> anyhow::Result<ToolHost> {
-    let model = super::model::load(&super::model::resolve(args.model.as_deref()))?;
     let exclusion = Exclusion { ids: args.exclude_id.clone(), projects: args.exclude_project.clone() };
-    let retriever = Retriever::open(&args.index, Arc::new(model), exclusion)
-        .with_context(|| format!("opening index {}", args.index.display()))?;
+    let retriever = super::model::open_retriever(&args.index, args.model.as_deref(), exclusion)?;
     let project = match &args.project {
         Some(p) => p.clone(),
         None => std::env::current_dir().context("reading the current directory")?,

@@ -4,45 +4,17 @@
 //! JSON arguments, a patch whose context is not in the file, a `../` path, a build error) and
 //! every exit path (plausible, budget, timeout, pre-flight failure, search space exhausted).
 
-use std::path::{Path, PathBuf};
+use crate::common::{choices, minibugs, runner};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use engine::hnsw::{self, HnswConfig};
 use engine::{IndexBuilder, Record, Space};
 use repair::agent::{AgentConfig, Bug, Location, Outcome, Workflow};
-use repair::llm::{Budget, ChatResponse, Choice, Message, Script, ScriptedClient};
+use repair::llm::{Budget, Script, ScriptedClient};
 use repair::quixbugs::{self, Lang, Runner};
 use repair::retrieve::{Exclusion, Retriever};
-
-fn minibugs() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/minibugs")
-}
-
-fn runner(lang: Lang) -> Runner {
-    let mut r = Runner::new(&minibugs(), lang, Duration::from_secs(60)).unwrap_or_else(|e| panic!("{e}"));
-    r.per_test_timeout_s = 3;
-    r
-}
-
-/// `n` answers as the choices of one response (the `n` candidates of a patch request).
-fn choices(answers: &[&str]) -> Script {
-    Script::Respond(ChatResponse {
-        id: None,
-        model: "scripted".into(),
-        choices: answers
-            .iter()
-            .enumerate()
-            .map(|(i, a)| Choice {
-                index: i as u32,
-                message: Message::assistant(*a),
-                finish_reason: Some("stop".into()),
-            })
-            .collect(),
-        usage: Some(repair::llm::Usage { prompt_tokens: 100, completion_tokens: 20 }),
-        transport: Default::default(),
-    })
-}
 
 fn bug(lang: Lang, name: &str) -> Bug {
     let p = quixbugs::discover(&minibugs(), lang).unwrap().into_iter().find(|p| p.name == name).unwrap();
@@ -110,16 +82,25 @@ fn java_full_path_with_malformed_output() {
         Script::text("SUGGESTION 1: change the bound to `i <= n`.\nSUGGESTION 2: add n after the loop."),
         // Suggestion 1: no candidate applies, so the refusal goes back once; the corrected
         // patch does not build.
-        choices(&[
-            "```diff\n@@ -6 +6 @@\n-        for (int j = 1; j < n; j++) {\n+        for (int j = 1; j <= n; j++) {\n```",
-            "```diff\n--- a/../SUM_TO.java\n+++ b/../SUM_TO.java\n@@\n-        return total;\n+        return total + n;\n```",
-        ]),
-        choices(&["<<<<<<< SEARCH\n        return total;\n=======\n        return total +\n>>>>>>> REPLACE"]),
+        choices(
+            &[
+                "```diff\n@@ -6 +6 @@\n-        for (int j = 1; j < n; j++) {\n+        for (int j = 1; j <= n; j++) {\n```",
+                "```diff\n--- a/../SUM_TO.java\n+++ b/../SUM_TO.java\n@@\n-        return total;\n+        return total + n;\n```",
+            ],
+            (100, 20),
+        ),
+        choices(
+            &["<<<<<<< SEARCH\n        return total;\n=======\n        return total +\n>>>>>>> REPLACE"],
+            (100, 20),
+        ),
         // Suggestion 2: a wrong patch, then the fix.
-        choices(&[
-            "<<<<<<< SEARCH\n            total += i;\n=======\n            total += i + 1;\n>>>>>>> REPLACE",
-            SUM_TO_FIX,
-        ]),
+        choices(
+            &[
+                "<<<<<<< SEARCH\n            total += i;\n=======\n            total += i + 1;\n>>>>>>> REPLACE",
+                SUM_TO_FIX,
+            ],
+            (100, 20),
+        ),
     ]);
     let report = workflow(&client, Lang::Java, "SUM_TO", Some(ret)).run(&b);
     assert_eq!(report.outcome, Outcome::Plausible, "{:#?}", report);
@@ -178,10 +159,13 @@ fn python_endless_candidate_then_fix() {
     let client = ScriptedClient::new(vec![
         Script::text("ROOT CAUSE: `range(1, n)` excludes n."),
         Script::text("SUGGESTION 1: use range(1, n + 1)."),
-        choices(&[
-            "<<<<<<< SEARCH\n    for i in range(1, n):\n=======\n    while True:\n        i = 0\n>>>>>>> REPLACE",
-            "<<<<<<< SEARCH\n    for i in range(1, n):\n=======\n    for i in range(1, n + 1):\n>>>>>>> REPLACE",
-        ]),
+        choices(
+            &[
+                "<<<<<<< SEARCH\n    for i in range(1, n):\n=======\n    while True:\n        i = 0\n>>>>>>> REPLACE",
+                "<<<<<<< SEARCH\n    for i in range(1, n):\n=======\n    for i in range(1, n + 1):\n>>>>>>> REPLACE",
+            ],
+            (100, 20),
+        ),
     ]);
     let report = workflow(&client, Lang::Python, "sum_to", None).run(&b);
     assert_eq!(report.outcome, Outcome::Plausible, "{report:#?}");
@@ -201,9 +185,9 @@ fn search_space_exhausted_and_duplicates() {
     let client = ScriptedClient::new(vec![
         Script::text("ROOT CAUSE: off by one."),
         Script::text("SUGGESTION 1: add one."),
-        choices(&[wrong, wrong]),
+        choices(&[wrong, wrong], (100, 20)),
         Script::text("SUGGESTION 1: add one again."),
-        choices(&[wrong]),
+        choices(&[wrong], (100, 20)),
     ]);
     let r = runner(Lang::Python);
     let p = quixbugs::discover(&minibugs(), Lang::Python).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();

@@ -2,6 +2,8 @@
 
 /// The ReinFix workflow end to end on minibugs with scripted answers.
 mod agent;
+/// Helpers shared by the workflow, harness and replay tests.
+mod common;
 /// `repair::fl`: SBFL (Ochiai) with real JaCoCo/JUnit and coverage.py/pytest runs.
 mod fl;
 /// `repair::llm`: HTTP client against a local server, scripted faults, tool-call

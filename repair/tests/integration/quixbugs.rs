@@ -3,22 +3,13 @@
 //! Needs a JDK, Debian's junit4 + libhamcrest-java, and a Python with pytest and
 //! pytest-timeout (`FIXDEX_PYTHON`; scripts/test.sh sets one up).
 
-use std::path::{Path, PathBuf};
+use crate::common::{minibugs, runner};
+use std::path::Path;
 use std::time::Duration;
 
 use repair::patch::Patch;
 use repair::quixbugs::{self, GroundTruth, Lang, Runner};
 use repair::validate::Verdict;
-
-fn minibugs() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/minibugs")
-}
-
-fn runner(lang: Lang) -> Runner {
-    let mut r = Runner::new(&minibugs(), lang, Duration::from_secs(60)).unwrap_or_else(|e| panic!("{e}"));
-    r.per_test_timeout_s = 3;
-    r
-}
 
 #[test]
 fn discovers_programs_and_tests() {

@@ -10,35 +10,18 @@
 //! `FIXDEX_WRITE_RECORDINGS=1 FIXDEX_SHARED=../shared cargo nextest run -p fixdex-repair --profile ci replay`.
 //! A replay that asks anything not recorded, or leaves a recording unused, fails.
 
+use crate::common::choices;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use repair::agent::{AgentConfig, Bug, Location, Outcome, RepairReport, Workflow};
-use repair::llm::{ChatClient, ChatResponse, Choice, Message, RecordingClient, ReplayClient, Script, ScriptedClient};
+use repair::llm::{ChatClient, RecordingClient, ReplayClient, Script, ScriptedClient};
 use repair::quixbugs::{self, GroundTruth, Lang, Runner};
 use repair::retrieve::{Exclusion, Retriever};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
-
-fn choices(answers: &[&str]) -> Script {
-    Script::Respond(ChatResponse {
-        id: None,
-        model: "scripted".into(),
-        choices: answers
-            .iter()
-            .enumerate()
-            .map(|(i, a)| Choice {
-                index: i as u32,
-                message: Message::assistant(*a),
-                finish_reason: Some("stop".into()),
-            })
-            .collect(),
-        usage: Some(repair::llm::Usage { prompt_tokens: 1000, completion_tokens: 100 }),
-        transport: Default::default(),
-    })
 }
 
 /// The scripted answers for one bug: root cause, one suggestion, then two candidates: one
@@ -47,10 +30,10 @@ fn answers(cause: &str, suggestion: &str, stale_search: &str, fix_diff: &str) ->
     vec![
         Script::text(format!("ROOT CAUSE: {cause}")),
         Script::text(format!("SUGGESTION 1: {suggestion}")),
-        choices(&[
-            &format!("<<<<<<< SEARCH\n{stale_search}\n=======\n{stale_search} // fixed\n>>>>>>> REPLACE"),
-            fix_diff,
-        ]),
+        choices(
+            &[&format!("<<<<<<< SEARCH\n{stale_search}\n=======\n{stale_search} // fixed\n>>>>>>> REPLACE"), fix_diff],
+            (1000, 100),
+        ),
     ]
 }
 

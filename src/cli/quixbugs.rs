@@ -160,7 +160,7 @@ pub fn run(a: &QuixbugsArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// One bug of `--oracle llm`.
-#[derive(Debug, serde::Serialize)]
+#[derive(Debug, Default, serde::Serialize)]
 struct LlmBug {
     program: String,
     outcome: Option<repair::agent::Outcome>,
@@ -211,16 +211,8 @@ fn llm_oracle(
         let Some(method) = method else {
             bugs.push(LlmBug {
                 program: p.name.clone(),
-                outcome: None,
-                localization: None,
                 localization_error: loc_error.or(Some("no buggy method known".into())),
-                root_cause: None,
-                candidates: 0,
-                calls: 0,
-                tokens: 0,
-                cost_usd: None,
-                wall_s: 0.0,
-                patch: None,
+                ..LlmBug::default()
             });
             continue;
         };

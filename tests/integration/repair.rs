@@ -7,6 +7,16 @@ fn minibugs() -> std::path::PathBuf {
     repo().join("repair/tests/fixtures/minibugs")
 }
 
+/// The three recordings of one minibugs session (root cause, suggestion, two candidates)
+/// from the library's replay fixture, starting at line `skip` (0: Java SUM_TO, 3: Python
+/// sum_to), written to `dir/session.jsonl`.
+fn recordings(dir: &std::path::Path, skip: usize) -> std::path::PathBuf {
+    let all = std::fs::read_to_string(repo().join("repair/tests/fixtures/replay/minibugs.jsonl")).unwrap();
+    let rec = dir.join("session.jsonl");
+    std::fs::write(&rec, all.lines().skip(skip).take(3).map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    rec
+}
+
 const BUILD: &str = "javac -nowarn -encoding UTF-8 -d .fixdex-classes -cp /usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar -sourcepath . java_testcases/junit/SUM_TO_TEST.java";
 const TEST: &str = "java -cp .fixdex-classes:/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar org.junit.runner.JUnitCore java_testcases.junit.SUM_TO_TEST";
 
@@ -16,9 +26,7 @@ const TEST: &str = "java -cp .fixdex-classes:/usr/share/java/junit4.jar:/usr/sha
 #[test]
 fn repair_replay_prints_the_plausible_patch_and_writes_the_report() {
     let dir = tempfile::tempdir().unwrap();
-    let all = std::fs::read_to_string(repo().join("repair/tests/fixtures/replay/minibugs.jsonl")).unwrap();
-    let rec = dir.path().join("sum_to.jsonl");
-    std::fs::write(&rec, all.lines().take(3).map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let rec = recordings(dir.path(), 0);
     let report = dir.path().join("report.json");
     let root = minibugs();
     let args = [
@@ -114,9 +122,7 @@ fn bench_quixbugs_ground_truth_on_minibugs() {
 #[test]
 fn bench_quixbugs_llm_oracle_replayed() {
     let dir = tempfile::tempdir().unwrap();
-    let all = std::fs::read_to_string(repo().join("repair/tests/fixtures/replay/minibugs.jsonl")).unwrap();
-    let rec = dir.path().join("sum_to.jsonl");
-    std::fs::write(&rec, all.lines().take(3).map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let rec = recordings(dir.path(), 0);
     let root = minibugs();
     let reports = dir.path().join("reports");
     let out = fixdex(
@@ -162,9 +168,7 @@ fn bench_quixbugs_llm_oracle_replayed() {
 fn repair_sbfl_python_replay() {
     let python = std::env::var("FIXDEX_PYTHON").expect("FIXDEX_PYTHON (scripts/test.sh sets it)");
     let dir = tempfile::tempdir().unwrap();
-    let all = std::fs::read_to_string(repo().join("repair/tests/fixtures/replay/minibugs.jsonl")).unwrap();
-    let rec = dir.path().join("sum_to_py.jsonl");
-    std::fs::write(&rec, all.lines().skip(3).take(3).map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let rec = recordings(dir.path(), 3);
     let report = dir.path().join("report.json");
     let root = minibugs();
     let build = format!("{python} -m py_compile python_programs/sum_to.py");

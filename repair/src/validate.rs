@@ -22,6 +22,13 @@
 //! `mvn test`, `pytest`), a failing run is classified as a compile error when its output shows
 //! one of the signatures of [`looks_like_compile_error`] (javac, Maven, Gradle, Python syntax
 //! and import errors at collection), else as a test failure.
+//!
+//! # A fixed environment
+//! Test output goes into prompts, so it must not depend on where fixdex runs. pytest (≥ 8)
+//! stops truncating its short summary and assertion explanations when `CI` or `BUILD_NUMBER`
+//! is set, and truncates at the width in `COLUMNS`; so every command runs with `CI` and
+//! `BUILD_NUMBER` removed and `COLUMNS=80` (the width a pipe gets anyway), see
+//! [`STABLE_ENV`]. Environment given by the caller is applied afterwards and wins.
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -37,6 +44,22 @@ pub const TAIL_BYTES: usize = 64 * 1024;
 
 /// Most failing test names kept per command.
 pub const MAX_FAILING_TESTS: usize = 1000;
+
+/// Environment every command runs with, before the caller's own: `(name, None)` removes the
+/// variable, `(name, Some(value))` sets it. pytest's output depends on these (module docs,
+/// "A fixed environment"); without this a replayed session recorded on a laptop does not
+/// match the same run on a CI machine.
+pub const STABLE_ENV: &[(&str, Option<&str>)] = &[("CI", None), ("BUILD_NUMBER", None), ("COLUMNS", Some("80"))];
+
+/// Apply [`STABLE_ENV`] to `cmd`.
+fn stabilise_env(cmd: &mut Command) {
+    for &(name, value) in STABLE_ENV {
+        match value {
+            Some(v) => cmd.env(name, v),
+            None => cmd.env_remove(name),
+        };
+    }
+}
 
 /// Output fragments that mark a failed run of a test-only command as a compile error, besides
 /// javac's `File.java:12: error:` lines (see [`looks_like_compile_error`]): Maven
@@ -172,6 +195,7 @@ pub fn run_command(
 
     let display = spec.display();
     let mut cmd = spec.to_command()?;
+    stabilise_env(&mut cmd);
     cmd.current_dir(dir)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
@@ -496,6 +520,27 @@ mod tests {
 
     fn sh(line: &str) -> CommandSpec {
         CommandSpec::Shell(line.to_string())
+    }
+
+    #[test]
+    fn commands_get_the_stable_environment_and_the_caller_env_wins() {
+        let mut cmd = Command::new("true");
+        stabilise_env(&mut cmd);
+        let envs: Vec<(String, Option<String>)> = cmd
+            .get_envs()
+            .map(|(k, v)| (k.to_string_lossy().into_owned(), v.map(|v| v.to_string_lossy().into_owned())))
+            .collect();
+        assert!(envs.contains(&("CI".into(), None)), "{envs:?}");
+        assert!(envs.contains(&("BUILD_NUMBER".into(), None)), "{envs:?}");
+        assert!(envs.contains(&("COLUMNS".into(), Some("80".into()))), "{envs:?}");
+        // End to end: the child sees COLUMNS=80 and no CI unless the caller passes it.
+        let dir = tempfile::tempdir().unwrap();
+        let probe = sh("printf '%s|%s' \"${CI-unset}\" \"$COLUMNS\"");
+        let r = run_command(&probe, dir.path(), &[], Duration::from_secs(10)).unwrap();
+        assert_eq!(r.stdout_tail, "unset|80");
+        let env = [(OsString::from("CI"), OsString::from("1"))];
+        let r = run_command(&probe, dir.path(), &env, Duration::from_secs(10)).unwrap();
+        assert_eq!(r.stdout_tail, "1|80");
     }
 
     #[test]

@@ -191,7 +191,7 @@ impl Builder<'_> {
         let entry = self.entry.into_inner().expect("no panics while locked");
         let mut links: Vec<Vec<Vec<u32>>> =
             self.links.into_iter().map(|m| m.into_inner().expect("no panics while locked")).collect();
-        connect_level0(&mut links, entry.0, self.vectors, self.dim);
+        connect_level0(&mut links, entry.0, self.vectors, self.dim, 2 * self.m);
         let top = entry.1;
         let levels = (0..=top)
             .map(|l| {
@@ -215,9 +215,10 @@ impl Builder<'_> {
 /// Heuristic pruning can leave a few nodes with no incoming level-0 link (a known HNSW
 /// effect, worse in low dimensions), so no search could ever reach them. This links each
 /// such node from its most similar reachable out-neighbour (or, when it has none, from the
-/// most similar reachable node), letting that list exceed 2·M by one, until every node is
-/// reachable from the entry point. O(n + edges) plus a rare O(n · dim) fallback.
-fn connect_level0(links: &mut [Vec<Vec<u32>>], entry: u32, vectors: &[f32], dim: usize) {
+/// most similar reachable node) whose list still holds at most `cap` (= 2·M) ids, so a list
+/// exceeds 2·M by at most one, until every node is reachable from the entry point.
+/// O(n + edges) plus a rare O(n · dim) fallback.
+fn connect_level0(links: &mut [Vec<Vec<u32>>], entry: u32, vectors: &[f32], dim: usize, cap: usize) {
     let n = links.len();
     let vec = |x: u32| &vectors[x as usize * dim..][..dim];
     let mut seen = vec![false; n];
@@ -226,11 +227,10 @@ fn connect_level0(links: &mut [Vec<Vec<u32>>], entry: u32, vectors: &[f32], dim:
         if seen[u as usize] {
             continue;
         }
-        let from_out = links[u as usize][0].iter().copied().filter(|&v| seen[v as usize]);
+        let open = |v: u32| seen[v as usize] && links[v as usize][0].len() <= cap;
+        let from_out = links[u as usize][0].iter().copied().filter(|&v| open(v));
         let best = from_out.max_by(|&a, &b| dot(vec(u), vec(a)).total_cmp(&dot(vec(u), vec(b)))).or_else(|| {
-            (0..n as u32)
-                .filter(|&v| seen[v as usize])
-                .max_by(|&a, &b| dot(vec(u), vec(a)).total_cmp(&dot(vec(u), vec(b))))
+            (0..n as u32).filter(|&v| open(v)).max_by(|&a, &b| dot(vec(u), vec(a)).total_cmp(&dot(vec(u), vec(b))))
         });
         if let Some(v) = best {
             links[v as usize][0].push(u);
@@ -262,5 +262,18 @@ mod tests {
         let above0 = levels.iter().filter(|&&l| l > 0).count() as f64 / 1e5;
         assert!((above0 - 1.0 / 16.0).abs() < 0.005, "{above0}");
         assert_eq!(levels[123], random_level(1, 123, 16, 16));
+    }
+
+    /// Two unreachable nodes whose best reachable neighbour is the same node: the first
+    /// repair link fills that node's spare slot, the second goes to the next best.
+    #[test]
+    fn repair_links_keep_lists_within_cap_plus_one() {
+        // 1-d "vectors" on a line, so similarity order is easy to read: 0 is the entry.
+        let vectors = [1.0f32, 0.9, 0.8, 0.95, 0.94];
+        // 0 -> 1, 2; 1 -> 0; 2 -> 0. Nodes 3 and 4 point at 0 but nothing points at them.
+        let mut links = vec![vec![vec![1, 2]], vec![vec![0]], vec![vec![0]], vec![vec![0, 1]], vec![vec![0, 1]]];
+        connect_level0(&mut links, 0, &vectors, 1, 2);
+        assert_eq!(links[0][0], vec![1, 2, 3], "0 had room for one more");
+        assert_eq!(links[1][0], vec![0, 4], "0 is full (cap + 1), so 4 hangs off 1");
     }
 }

@@ -1,21 +1,10 @@
 //! Run by `.ci/run` with FIXDEX_SHARED=../shared. They fail (never skip) when it is unset.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use repair::patch::Patch;
 
-/// `$FIXDEX_SHARED/<rel>`; a relative `FIXDEX_SHARED` is taken from the workspace root
-/// (where `.ci/run` runs) when it is not found from the package directory.
-fn shared_path(rel: &str) -> PathBuf {
-    let dir = std::env::var_os("FIXDEX_SHARED")
-        .map(PathBuf::from)
-        .expect("set FIXDEX_SHARED=../shared to run the tests on shared data");
-    let from_root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(&dir);
-    let dir = if dir.is_dir() { dir } else { from_root };
-    let path = dir.join(rel);
-    assert!(path.exists(), "{} is missing: FIXDEX_SHARED must name the shared folder holding {rel}", path.display());
-    path
-}
+use crate::common::shared_path;
 
 /// The ground-truth diff of every QuixBugs program (function-relative line numbers, so
 /// only context matching can place it) turns the buggy file into one holding the correct

@@ -486,10 +486,7 @@ mod shared {
     use super::*;
 
     fn quixbugs() -> PathBuf {
-        let shared = std::env::var("FIXDEX_SHARED").unwrap_or_else(|_| {
-            panic!("FIXDEX_SHARED is unset: point it at the shared folder (../shared) to run shared_* tests")
-        });
-        let root = PathBuf::from(shared).join("benchmarks/quixbugs");
+        let root = crate::common::shared_path("benchmarks/quixbugs");
         assert!(
             root.join("java_programs/BITCOUNT.java").is_file(),
             "QuixBugs sources missing under {}",

@@ -203,6 +203,14 @@ def worker_pass(proc):
     return json.loads(proc.stdout.readline())
 
 
+def cpu_has_bf16():
+    """Whether /proc/cpuinfo lists avx512_bf16 (fixdex's `--backend bf16` needs it)."""
+    try:
+        return any("avx512_bf16" in line.split() for line in open("/proc/cpuinfo") if line.startswith("flags"))
+    except OSError:
+        return False
+
+
 def embed(rec, a):
     ref_dir = Path(a.shared) / "baselines" / "reference"
     snippets, reference = str(ref_dir / "snippets-2000.jsonl"), str(ref_dir / "emb-st-2000.npy")
@@ -210,12 +218,18 @@ def embed(rec, a):
     workers = {b: start_worker(a, b, snippets, reference) for b in ("ort", "st")}
     fixdex_cmd = [a.fixdex, "bench", "embed", "--snippets", snippets, "--n", str(a.embed_n), "--reference", reference,
                   "--repeats", "1", "--model", a.model_dir]
+    progs = ["fixdex", "ort", "st"]
+    if cpu_has_bf16():
+        progs.insert(1, "fixdex-bf16")
+    else:
+        log("embedding: this CPU has no avx512_bf16, fixdex runs in f32 only")
     try:
         for rnd in range(a.embed_rounds):
-            for prog in rotate(["fixdex", "ort", "st"], rnd):
+            for prog in rotate(progs, rnd):
                 log(f"embedding round {rnd + 1}/{a.embed_rounds}: {prog}")
-                if prog == "fixdex":
-                    record_call(rec, fixdex_cmd, env={"RAYON_NUM_THREADS": "2"}, call="embed", lib="fixdex",
+                if prog.startswith("fixdex"):
+                    cmd = fixdex_cmd + (["--backend", "bf16"] if prog == "fixdex-bf16" else [])
+                    record_call(rec, cmd, env={"RAYON_NUM_THREADS": "2"}, call="embed", lib=prog,
                                 set="embed", round=rnd)
                 else:
                     rec.add(worker_pass(workers[prog]), call="embed", lib=prog, set="embed", round=rnd)

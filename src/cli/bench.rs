@@ -68,8 +68,10 @@ struct EmbedArgs {
     /// Batch limit in sequences.
     #[arg(long, default_value_t = indexer::batch::BatchConfig::default().max_batch_items)]
     max_batch_items: usize,
-    /// candle backend: `fast` (default) or `candle` (the candle-transformers reference).
-    #[arg(long, default_value = "fast", value_parser = ["fast", "candle"])]
+    /// Forward pass: `fast` (default: fixdex's padding-free f32 encoder), `bf16` (the same
+    /// with bf16 projections, AVX512_BF16 CPUs only) or `candle` (the candle-transformers
+    /// reference).
+    #[arg(long, default_value = "fast", value_parser = ["fast", "bf16", "candle"])]
     backend: String,
     /// Embedding model folder.
     #[arg(long, env = "FIXDEX_MODEL")]
@@ -171,7 +173,11 @@ fn minilm_flops(l: usize) -> f64 {
 
 fn embed(a: &EmbedArgs) -> anyhow::Result<ExitCode> {
     use engine::embed::{Backend, BertEmbedder, Embedder, compose};
-    let backend = if a.backend == "candle" { Backend::Candle } else { Backend::Fast };
+    let backend = match a.backend.as_str() {
+        "candle" => Backend::Candle,
+        "bf16" => Backend::FastBf16,
+        _ => Backend::Fast,
+    };
     let model = BertEmbedder::load_with(&super::model::resolve(a.model.as_deref()), backend)?;
     let text = std::fs::read_to_string(&a.snippets).with_context(|| format!("reading {}", a.snippets.display()))?;
     let texts: Vec<String> = text

@@ -42,5 +42,15 @@ pub fn open_retriever(
 /// # Errors
 /// The engine's model error, with the folder named.
 pub fn load(dir: &Path) -> anyhow::Result<BertEmbedder> {
-    BertEmbedder::load(dir).with_context(|| format!("loading the embedding model from {}", dir.display()))
+    load_with(dir, false)
+}
+
+/// Loads the model at `dir`, with bf16 projections when `bf16` (see
+/// `engine::embed::Backend::FastBf16`).
+///
+/// # Errors
+/// The engine's model error (including a CPU without AVX512_BF16), with the folder named.
+pub fn load_with(dir: &Path, bf16: bool) -> anyhow::Result<BertEmbedder> {
+    let backend = if bf16 { engine::embed::Backend::FastBf16 } else { engine::embed::Backend::Fast };
+    BertEmbedder::load_with(dir, backend).with_context(|| format!("loading the embedding model from {}", dir.display()))
 }

@@ -21,13 +21,16 @@ pub const TOKENIZER_FILE: &str = "tokenizer.json";
 /// The weights.
 pub const WEIGHTS_FILE: &str = "model.safetensors";
 
-/// Which implementation runs the forward pass. Both use the same weights and agree to
-/// cosine > 0.99999.
+/// Which implementation runs the forward pass. All use the same weights; `Fast` and
+/// `Candle` agree to cosine > 0.99999, `FastBf16` stays above 0.999 (see [`super::bf16`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Backend {
     /// [`super::Encoder`]: padding-free, fused kernels, faer GEMMs (the default).
     #[default]
     Fast,
+    /// [`super::Encoder`] with the projections in bf16 ([`super::bf16`]): about 1.3× the
+    /// throughput of `Fast`; needs AVX512_BF16 (load fails without it).
+    FastBf16,
     /// candle-transformers' `BertModel` with padded batches: the reference.
     Candle,
 }
@@ -123,7 +126,8 @@ impl BertEmbedder {
         tokenizer.with_truncation(None).map_err(|e| Error::Tokenizer(e.to_string()))?;
         tokenizer.with_padding(None);
         let (model, encoder) = match backend {
-            Backend::Fast => (None, Some(Encoder::load(&vb, config, pooling)?)),
+            Backend::Fast => (None, Some(Encoder::load(&vb, config, pooling, false)?)),
+            Backend::FastBf16 => (None, Some(Encoder::load(&vb, config, pooling, true)?)),
             Backend::Candle => (Some(BertModel::load(vb, config)?), None),
         };
         let identity = ModelIdentity { name, sha256, dim: config.hidden_size, pooling, max_seq_length, cls_id, sep_id };

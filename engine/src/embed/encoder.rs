@@ -20,6 +20,7 @@ use faer::{Accum, MatMut, MatRef, Par};
 use rayon::prelude::*;
 
 use super::Pooling;
+use super::bf16::{self, PackedB};
 use crate::simd::simd;
 use crate::{Error, Result};
 
@@ -35,6 +36,9 @@ struct Layer {
     down_w: Vec<f32>, // [I, H]
     down_b: Vec<f32>,
     ln2: (Vec<f32>, Vec<f32>),
+    /// The four matrices rounded to bf16 and packed (qkv, out, up, down), when the encoder
+    /// runs its projections in bf16 ([`super::bf16`]).
+    packed: Option<Box<[PackedB; 4]>>,
 }
 
 /// Activations of one forward pass, reused by every layer.
@@ -89,11 +93,20 @@ fn layer_norm(vb: &VarBuilder<'_>, h: usize, name: &str) -> Result<(Vec<f32>, Ve
 
 impl Encoder {
     /// Loads the weights of a Hugging Face `BertModel` (with or without a `bert.` prefix).
+    /// With `bf16`, the four projection matrices of every layer are also rounded to bf16
+    /// and packed ([`super::bf16`]; +2 bytes per weight), and the projections run in bf16;
+    /// attention, norms and GELU stay f32.
     ///
     /// # Errors
-    /// [`Error::Model`] for an activation other than exact GELU; [`Error::Candle`] when a
-    /// tensor is missing or has the wrong shape.
-    pub fn load(vb: &VarBuilder<'_>, cfg: &Config, pooling: Pooling) -> Result<Encoder> {
+    /// [`Error::Model`] for an activation other than exact GELU, or for `bf16` on a CPU
+    /// without AVX512_BF16; [`Error::Candle`] when a tensor is missing or has the wrong shape.
+    pub fn load(vb: &VarBuilder<'_>, cfg: &Config, pooling: Pooling, bf16: bool) -> Result<Encoder> {
+        if bf16 && !bf16::available() {
+            return Err(Error::Model {
+                path: "config.json".into(),
+                reason: "bf16 precision needs a CPU with AVX512F and AVX512_BF16; use f32".into(),
+            });
+        }
         if cfg.hidden_act != HiddenAct::Gelu || !cfg.hidden_size.is_multiple_of(cfg.num_attention_heads) {
             return Err(Error::Model {
                 path: "config.json".into(),
@@ -104,7 +117,7 @@ impl Encoder {
         let (h, i) = (cfg.hidden_size, cfg.intermediate_size);
         let e = vb.pp("embeddings");
         let layers = (0..cfg.num_hidden_layers)
-            .map(|l| Encoder::load_layer(&vb.pp(format!("encoder.layer.{l}")), h, i))
+            .map(|l| Encoder::load_layer(&vb.pp(format!("encoder.layer.{l}")), h, i, bf16))
             .collect::<Result<Vec<_>>>()?;
         Ok(Encoder {
             hidden: h,
@@ -120,7 +133,7 @@ impl Encoder {
         })
     }
 
-    fn load_layer(vb: &VarBuilder<'_>, h: usize, i: usize) -> Result<Layer> {
+    fn load_layer(vb: &VarBuilder<'_>, h: usize, i: usize, bf16: bool) -> Result<Layer> {
         let (q, qb) = linear(vb, h, h, "attention.self.query")?;
         let (k, kb) = linear(vb, h, h, "attention.self.key")?;
         let (v, vbias) = linear(vb, h, h, "attention.self.value")?;
@@ -133,7 +146,16 @@ impl Encoder {
         let (out_w, out_b) = linear(vb, h, h, "attention.output.dense")?;
         let (up_w, up_b) = linear(vb, h, i, "intermediate.dense")?;
         let (down_w, down_b) = linear(vb, i, h, "output.dense")?;
+        let packed = bf16.then(|| {
+            Box::new([
+                PackedB::pack(&qkv_w, h, 3 * h),
+                PackedB::pack(&out_w, h, h),
+                PackedB::pack(&up_w, h, i),
+                PackedB::pack(&down_w, i, h),
+            ])
+        });
         Ok(Layer {
+            packed,
             qkv_w,
             qkv_b: [qb, kb, vbias].concat(),
             out_w,
@@ -193,14 +215,15 @@ impl Encoder {
 
     fn layer(&self, w: &Layer, x: &mut [f32], lens: &[usize], b: &mut Buffers, parallel: bool) {
         let (h, t) = (self.hidden, x.len() / self.hidden);
-        gemm(&mut b.qkv, x, &w.qkv_w, t, h, 3 * h, parallel);
+        let packed = |i: usize| w.packed.as_ref().map(|p| &p[i]);
+        project(&mut b.qkv, x, &w.qkv_w, packed(0), t, h, 3 * h, parallel);
         for_rows(&mut b.qkv, 3 * h, parallel, |row| add_bias(row, &w.qkv_b));
         self.attention(&b.qkv, &mut b.ctx, lens, parallel);
-        gemm(&mut b.tmp, &b.ctx, &w.out_w, t, h, h, parallel);
+        project(&mut b.tmp, &b.ctx, &w.out_w, packed(1), t, h, h, parallel);
         residual_norm(x, &b.tmp, &w.out_b, &w.ln1, self.eps, parallel);
-        gemm(&mut b.up, x, &w.up_w, t, h, self.inter, parallel);
+        project(&mut b.up, x, &w.up_w, packed(2), t, h, self.inter, parallel);
         for_rows(&mut b.up, self.inter, parallel, |row| bias_gelu(row, &w.up_b));
-        gemm(&mut b.tmp, &b.up, &w.down_w, t, self.inter, h, parallel);
+        project(&mut b.tmp, &b.up, &w.down_w, packed(3), t, self.inter, h, parallel);
         residual_norm(x, &b.tmp, &w.down_b, &w.ln2, self.eps, parallel);
     }
 
@@ -270,6 +293,25 @@ fn for_rows(x: &mut [f32], width: usize, parallel: bool, f: impl Fn(&mut [f32]) 
         x.par_chunks_mut(width).for_each(|row| simd(|| f(row)));
     } else {
         simd(|| x.chunks_mut(width).for_each(&f));
+    }
+}
+
+/// `dst[m, n] = a[m, k] · w[k, n]`: with the bf16-packed copy of `w` when there is one
+/// ([`bf16::gemm`]), else in f32 ([`gemm`]).
+#[allow(clippy::too_many_arguments)]
+fn project(
+    dst: &mut [f32],
+    a: &[f32],
+    w: &[f32],
+    packed: Option<&PackedB>,
+    m: usize,
+    k: usize,
+    n: usize,
+    parallel: bool,
+) {
+    match packed {
+        Some(p) => bf16::gemm(dst, a, m, p, parallel),
+        None => gemm(dst, a, w, m, k, n, parallel),
     }
 }
 

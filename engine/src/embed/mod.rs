@@ -10,6 +10,7 @@
 //! L2-normalised, so the inner product of two embeddings is their cosine similarity.
 
 mod bert;
+pub mod bf16;
 mod compose;
 mod encoder;
 mod st_config;

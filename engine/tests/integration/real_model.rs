@@ -86,4 +86,12 @@ fn fast_encoder_matches_candle_reference() {
     for (i, (x, y)) in a.iter().zip(&b).enumerate() {
         assert!(cos(x, y) > 0.99999, "text {i}: cosine {}", cos(x, y));
     }
+    // bf16 projections: same identity (same weights), cosine > 0.999 on every text.
+    if engine::embed::bf16::available() {
+        let half = BertEmbedder::load_with(&real_model_dir(), engine::embed::Backend::FastBf16).unwrap();
+        assert_eq!(half.identity(), reference.identity());
+        for (i, (x, y)) in half.embed_texts(&refs).unwrap().iter().zip(&b).enumerate() {
+            assert!(cos(x, y) > 0.999, "text {i}: bf16 cosine {}", cos(x, y));
+        }
+    }
 }

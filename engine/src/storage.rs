@@ -1,7 +1,8 @@
 //! Read-only byte storage for index files: a memory map or an owned, 64-byte-aligned copy.
 //!
-//! This module holds the `mmap` call in [`map_file`], one of the workspace's two `unsafe`
-//! sites (the other is the AVX512-BF16 kernel in `embed::bf16`).
+//! This module holds the `mmap` call in [`map_file`], one of the workspace's three `unsafe`
+//! sites (the others: the AVX512-BF16 kernel in `embed::bf16` and the prefetch hint in
+//! `simd`).
 
 use std::{fs::File, path::Path};
 

@@ -107,6 +107,49 @@ fn filters_and_exclusions_from_the_cli() {
     assert!(hits.iter().all(|h| h["language"] == "python" && h["id"] != "test:3" && h["project"] != "proj2"));
 }
 
+/// `index --precision bf16`: on a CPU with AVX512_BF16 the index answers like the f32 one
+/// (same top hits for a stored record's own code and cause); elsewhere it fails with a
+/// clear error and writes nothing.
+#[test]
+fn bf16_precision_index_answers_like_f32() {
+    let s = Scratch::new();
+    let corpus = s.corpus("c.jsonl", &records(60));
+    let (f32_idx, bf16_idx) = (s.path("f32.fdx"), s.path("bf16.fdx"));
+    s.index(&corpus, &f32_idx, &[]);
+    let args = ["index", corpus.to_str().unwrap(), "-o", bf16_idx.to_str().unwrap(), "--precision", "bf16", "--json"];
+    let o = s.run(&args);
+    if !engine::embed::bf16::available() {
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains("AVX512_BF16"), "{err}");
+        assert!(!bf16_idx.exists());
+        return;
+    }
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let docs = engine::testing::sample_records(60);
+    let code = s.path("q.java");
+    for row in [3usize, 17, 42] {
+        std::fs::write(&code, &docs[row].buggy_code).unwrap();
+        let ids = |idx: &std::path::Path| -> Vec<serde_json::Value> {
+            let o = s.run(&[
+                "search",
+                idx.to_str().unwrap(),
+                "--code",
+                code.to_str().unwrap(),
+                "--cause",
+                &docs[row].root_cause,
+                "-k",
+                "3",
+                "--exact",
+                "--json",
+            ]);
+            stdout_json(&o)["hits"].as_array().unwrap().iter().map(|h| h["id"].clone()).collect()
+        };
+        let (a, b) = (ids(&f32_idx), ids(&bf16_idx));
+        assert_eq!(a[0], format!("test:{row}"));
+        assert_eq!(a[0], b[0], "row {row}: f32 {a:?} vs bf16 {b:?}");
+    }
+}
+
 #[test]
 fn rebuilding_replaces_the_index_atomically() {
     let s = Scratch::new();

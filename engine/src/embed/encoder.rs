@@ -173,7 +173,7 @@ impl Encoder {
     /// `H` floats out. Sequences must be non-empty and fit the position table (checked by
     /// the caller). Cost: about `21 · H² · T` FLOPs plus `4 · H · ΣL²` for attention.
     pub fn embed(&self, batch: &[&[u32]]) -> Vec<Vec<f32>> {
-        let groups = group_by_tokens(batch, GROUP_TOKENS);
+        let groups = group_by_tokens(batch, GROUP_TOKENS, rayon::current_num_threads());
         if groups.len() <= 1 {
             return self.embed_group(batch, true);
         }
@@ -269,13 +269,22 @@ impl Encoder {
 /// Tokens per group of sequences that one thread runs through the whole network.
 const GROUP_TOKENS: usize = 768;
 
-/// Splits a batch into runs of consecutive sequences of about `tokens` tokens each.
-fn group_by_tokens<'a, 'b>(batch: &'a [&'b [u32]], tokens: usize) -> Vec<&'a [&'b [u32]]> {
-    let mut groups = Vec::new();
+/// Splits a batch into runs of consecutive sequences for the rayon pool: about `tokens`
+/// tokens each, but the number of runs is rounded up to a multiple of `threads` and the
+/// tokens are shared evenly between them, so no thread idles at the end of a batch (three
+/// runs on two threads left one thread idle for a third of the batch: 1.75 CPU utilisation
+/// instead of 2 on short snippets). A run never splits a sequence; one sequence longer than
+/// a run's share is a run of its own.
+fn group_by_tokens<'a, 'b>(batch: &'a [&'b [u32]], tokens: usize, threads: usize) -> Vec<&'a [&'b [u32]]> {
+    let total: usize = batch.iter().map(|s| s.len()).sum();
+    let threads = threads.max(1);
+    let runs = total.div_ceil(tokens.max(1)).div_ceil(threads) * threads;
+    let share = total.div_ceil(runs.max(1)).max(1);
+    let mut groups = Vec::with_capacity(runs);
     let (mut start, mut acc) = (0, 0);
     for (i, s) in batch.iter().enumerate() {
         acc += s.len();
-        if acc >= tokens {
+        if acc >= share {
             groups.push(&batch[start..=i]);
             (start, acc) = (i + 1, 0);
         }
@@ -461,6 +470,27 @@ mod tests {
         softmax(&mut r);
         assert!((r.iter().sum::<f32>() - 1.0).abs() < 1e-6);
         assert!(r[1] > r[0] && r[0] > r[2] && r[1] == r[3]);
+    }
+
+    #[test]
+    fn groups_cover_the_batch_in_order_and_balance_threads() {
+        let seqs: Vec<Vec<u32>> = (0..64).map(|i| vec![0; 20 + i % 7]).collect();
+        let batch: Vec<&[u32]> = seqs.iter().map(Vec::as_slice).collect();
+        let total: usize = seqs.iter().map(Vec::len).sum(); // 1,470 tokens: 2 runs of 768 → 2
+        for threads in [1, 2, 3, 4] {
+            let groups = group_by_tokens(&batch, 768, threads);
+            let flat: Vec<&[u32]> = groups.iter().flat_map(|g| g.iter().copied()).collect();
+            assert_eq!(flat.len(), batch.len());
+            assert!(flat.iter().zip(&batch).all(|(a, b)| std::ptr::eq(*a, *b)), "order kept");
+            assert!(groups.len().is_multiple_of(threads) || groups.len() < threads, "{threads}: {}", groups.len());
+            let sizes: Vec<usize> = groups.iter().map(|g| g.iter().map(|s| s.len()).sum()).collect();
+            let share = total.div_ceil(groups.len());
+            assert!(sizes.iter().all(|&t| t <= share + 27), "{threads}: {sizes:?}");
+        }
+        // One huge sequence is a run of its own.
+        let long = vec![0u32; 5000];
+        let batch: Vec<&[u32]> = vec![&seqs[0], &long, &seqs[1]];
+        assert_eq!(group_by_tokens(&batch, 768, 2).iter().map(|g| g.len()).sum::<usize>(), 3);
     }
 
     #[test]

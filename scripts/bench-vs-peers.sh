@@ -7,8 +7,10 @@
 #   $SHARED/baselines/ann/; build throughput; load/open time. Full run only: a seeded
 #   synthetic 1M x 384 set (numpy default_rng(1234)) for build, open time and RSS at scale,
 #   built with a smaller ef_construction (printed) so that the run fits in 45 minutes.
-# Embedding: fixdex `bench embed` vs onnxruntime fp32 (own ONNX export, batches of 32 sorted
-#   by token count, 2 threads) and sentence-transformers on $SHARED/baselines/reference/.
+# Embedding: fixdex `bench embed` (f32, and `--backend bf16` when the CPU has avx512_bf16; the
+#   bf16 figure is fixdex's headline when its cosine to the reference stays >= 0.999 on every
+#   row) vs onnxruntime fp32 (own ONNX export, batches of 32 sorted by token count, 2 threads)
+#   and sentence-transformers on $SHARED/baselines/reference/.
 # Products and peers run interleaved (A B A B ...), best of the rounds is reported, with CPU
 # utilisation (CPU-seconds / wall) per figure. Prints a table of absolute figures and
 # fixdex/peer ratios, then ONE JSON object as the very last line. Raw JSON lines:

@@ -6,7 +6,8 @@
 /// Written with 16 independent accumulators over `chunks_exact(16)` so the compiler emits
 /// packed SIMD multiply-adds; the remainder is summed in order. O(len).
 ///
-/// Call it inside [`crate::simd::simd`] (as search and build do) to get AVX2/FMA code.
+/// Call it inside a pulp dispatch ([`crate::simd::simd`], or `pulp::Arch` as search and
+/// build do) to get AVX2/FMA or AVX-512 code.
 ///
 /// # Panics
 /// In debug builds, when the lengths differ.

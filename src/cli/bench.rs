@@ -105,8 +105,9 @@ struct AnnArgs {
     /// Store int8 codes and traverse with them (`none` or `int8`).
     #[arg(long, default_value = "none", value_parser = ["none", "int8"])]
     quantize: String,
-    /// Graph builder: `native` (fixdex's own) or `hnsw_rs`.
-    #[arg(long, default_value = "native", value_parser = ["native", "hnsw_rs"])]
+    /// Graph builder: `native` (fixdex's own, int8 traversal while inserting), `native-f32`
+    /// or `hnsw_rs` (see `fixdex index --help`).
+    #[arg(long, default_value = "native", value_parser = ["native", "native-f32", "hnsw_rs"])]
     builder: String,
     /// ef_search values, comma-separated.
     #[arg(long, default_value = "16,32,64,128,256", value_delimiter = ',')]
@@ -247,7 +248,11 @@ fn ann(a: &AnnArgs) -> anyhow::Result<ExitCode> {
     }
     let gt = a.gt.as_deref().map(read_ivecs).transpose()?;
     if !a.reuse {
-        let builder = if a.builder == "hnsw_rs" { hnsw::Builder::HnswRs } else { hnsw::Builder::Native };
+        let builder = match a.builder.as_str() {
+            "hnsw_rs" => hnsw::Builder::HnswRs,
+            "native-f32" => hnsw::Builder::NativeF32,
+            _ => hnsw::Builder::Native,
+        };
         let cfg = HnswConfig { m: a.m, ef_construction: a.ef_construction, builder, ..HnswConfig::default() };
         build(&a.index, base, dim, &cfg, a.quantize == "int8")?;
     }

@@ -8,8 +8,10 @@ use crate::{Error, Result};
 
 /// Name of the hnsw_rs builder, recorded in the index metadata.
 pub const HNSW_RS_NAME: &str = "hnsw_rs 0.3.5";
-/// Name of fixdex's own builder, recorded in the index metadata.
-pub const NATIVE_NAME: &str = "fixdex-native 1";
+/// Name of fixdex's own builder (int8 traversal), recorded in the index metadata.
+pub const NATIVE_NAME: &str = "fixdex-native 2 (int8 traversal)";
+/// Name of fixdex's own builder with f32 traversal, recorded in the index metadata.
+pub const NATIVE_F32_NAME: &str = "fixdex-native 1";
 
 /// Cosine distance on unit vectors, `max(0, 1 - a·b)`. Clamped so rounding on
 /// self-similarity can never make it negative (hnsw_rs's `DistDot` asserts instead).
@@ -39,8 +41,9 @@ pub fn build(vectors: &[f32], dim: usize, cfg: &HnswConfig) -> Result<Graph> {
     if n == 0 {
         return Err(Error::Empty);
     }
-    if cfg.builder == super::Builder::Native {
-        return Ok(super::insert::build_native(vectors, dim, cfg, cfg.seed));
+    if matches!(cfg.builder, super::Builder::Native | super::Builder::NativeF32) {
+        let int8 = cfg.builder == super::Builder::Native;
+        return Ok(super::insert::build_native(vectors, dim, cfg, cfg.seed, int8));
     }
     let hnsw: Hnsw<f32, UnitCosine> = Hnsw::new(cfg.m, n, cfg.max_levels.min(16), cfg.ef_construction, UnitCosine);
     let data: Vec<(&[f32], usize)> = vectors.chunks_exact(dim).zip(0..).collect();

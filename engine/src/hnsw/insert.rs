@@ -4,6 +4,12 @@
 //! levels; a neighbour's list may hold M (upper levels) or 2·M (level 0) before it is pruned
 //! with the heuristic).
 //!
+//! By default ([`super::Builder::Native`]) the beam searches of insertion traverse int8 codes
+//! of the vectors ([`crate::quant`]: a quarter of the bytes per distance, and insertion is
+//! bound by loading neighbour vectors) and the `ef_construction` candidates they return are
+//! rescored with exact f32 similarity before the heuristic selects neighbours, which, like
+//! pruning, stays f32. The same idea as the query path's int8 traversal with f32 rerank.
+//!
 //! Node levels are drawn from a seeded generator per node id (`⌊-ln U · 1/ln M⌋`, capped at
 //! 15), so the level structure is reproducible; with one thread the whole build is.
 
@@ -14,7 +20,7 @@ use rayon::prelude::*;
 
 use pulp::{Simd, WithSimd};
 
-use super::search::{Candidate, Links, Score, Scorer, beam_with, greedy_with, put_visited, take_visited};
+use super::search::{Candidate, Links, QScorer, Score, Scorer, beam_with, greedy_with, put_visited, take_visited};
 use super::{Graph, HnswConfig, Level};
 use crate::distance::{dot, dot_with};
 
@@ -34,11 +40,15 @@ struct Builder<'a> {
     upper: Vec<Mutex<Vec<Vec<u32>>>>,
     /// (entry node, its level).
     entry: RwLock<(u32, usize)>,
+    /// int8 codes of the vectors and their per-dimension scales, when the beam searches of
+    /// insertion traverse with them ([`crate::quant`]); candidates are rescored in f32.
+    codes: Option<(Vec<i8>, Vec<f32>)>,
 }
 
 /// Builds the graph over `vectors` (`[n, dim]`, unit vectors, validated by the caller)
 /// with `threads`-way parallel insertion on the rayon pool.
-pub(super) fn build_native(vectors: &[f32], dim: usize, cfg: &HnswConfig, seed: u64) -> Graph {
+/// With `int8`, insertion traverses int8 codes of the vectors and rescores candidates in f32.
+pub(super) fn build_native(vectors: &[f32], dim: usize, cfg: &HnswConfig, seed: u64, int8: bool) -> Graph {
     let n = vectors.len() / dim;
     let levels: Vec<u8> = (0..n).map(|i| random_level(seed, i as u64, cfg.m, cfg.max_levels)).collect();
     let upper = levels.iter().map(|&l| Mutex::new(vec![Vec::new(); usize::from(l)])).collect();
@@ -51,6 +61,10 @@ pub(super) fn build_native(vectors: &[f32], dim: usize, cfg: &HnswConfig, seed: 
         levels,
         upper,
         entry: RwLock::new((0, 0)),
+        codes: int8.then(|| {
+            let q = crate::quant::Int8Quantizer::fit(vectors, dim);
+            (q.encode(vectors), q.scales)
+        }),
     };
     *b.entry.write().expect("fresh lock") = (0, usize::from(b.levels[0]));
     (1..n as u32)
@@ -178,21 +192,43 @@ impl Builder<'_> {
 
     #[inline(always)]
     fn insert<S: Simd>(&self, simd: S, node: u32) {
-        let q = self.vec(node);
+        match &self.codes {
+            Some((codes, scales)) => {
+                let weights = crate::quant::query_weights(scales, self.vec(node));
+                let scorer = QScorer { simd, weights: &weights, codes, dim: self.dim };
+                self.insert_with(simd, node, &scorer, true);
+            }
+            None => {
+                let scorer = Scorer { simd, query: self.vec(node), vectors: self.vectors, dim: self.dim };
+                self.insert_with(simd, node, &scorer, false);
+            }
+        }
+    }
+
+    /// Inserts `node`, traversing with `scorer`; with `rescore`, the candidates each beam
+    /// search returns are rescored with exact f32 similarity before neighbour selection.
+    #[inline(always)]
+    fn insert_with<S: Simd, Sc: Score>(&self, simd: S, node: u32, scorer: &Sc, rescore: bool) {
         let level = usize::from(self.levels[node as usize]);
         let (ep, top) = *self.entry.read().expect("no panics while locked");
-        let scorer = Scorer { simd, query: q, vectors: self.vectors, dim: self.dim };
         let n = self.levels.len();
         let mut buf = Vec::with_capacity(2 * self.m + 1);
         let mut cur = Candidate { score: scorer.score(ep), node: ep };
         for l in (level + 1..=top).rev() {
-            cur = greedy_with(cur, &scorer, &LevelLinks { b: self, level: l }, n, &mut buf);
+            cur = greedy_with(cur, scorer, &LevelLinks { b: self, level: l }, n, &mut buf);
         }
         for l in (0..=level.min(top)).rev() {
             let links = LevelLinks { b: self, level: l };
             let mut visited = take_visited(n);
-            let found = beam_with(cur, self.ef, &mut visited, &scorer, &|_| true, &links, n, &mut buf);
+            let mut found = beam_with(cur, self.ef, &mut visited, scorer, &|_| true, &links, n, &mut buf);
             put_visited(visited);
+            let next = found[0];
+            if rescore {
+                for c in found.iter_mut() {
+                    c.score = self.sim(simd, node, c.node);
+                }
+                found.sort_unstable_by(|a, b| b.cmp(a));
+            }
             let chosen: Vec<u32> = self.select(simd, &found, self.m).into_iter().filter(|&x| x != node).collect();
             if l == 0 {
                 let _guard = self.level0.locks[node as usize].lock().expect("no panics while locked");
@@ -203,7 +239,7 @@ impl Builder<'_> {
             for &e in &chosen {
                 self.link_back(simd, e, node, l);
             }
-            cur = found[0];
+            cur = next;
         }
         if level > top {
             let mut entry = self.entry.write().expect("no panics while locked");

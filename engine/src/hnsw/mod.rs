@@ -15,7 +15,7 @@ mod graph;
 mod insert;
 mod search;
 
-pub use build::{HNSW_RS_NAME, NATIVE_NAME, build};
+pub use build::{HNSW_RS_NAME, NATIVE_F32_NAME, NATIVE_NAME, build};
 pub use graph::{Graph, GraphView, Level, LevelView};
 pub use search::{Candidate, Stored, search, search_stored};
 
@@ -24,9 +24,16 @@ use serde::{Deserialize, Serialize};
 /// Which implementation builds the graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Builder {
-    /// fixdex's own builder (`insert.rs`): per-node locks, heuristic selection, SIMD.
+    /// fixdex's own builder (`insert.rs`): parallel insertion, heuristic selection, SIMD;
+    /// the beam searches of insertion traverse int8 codes of the vectors
+    /// ([`crate::quant`], 4× fewer bytes per distance) and their candidates are rescored in
+    /// f32 before neighbour selection, which stays f32. On the real 20k set: ~1.3× the
+    /// throughput of [`Builder::NativeF32`] at the same recall@10 (±0.001). Needs
+    /// `n · dim` extra bytes while building.
     #[default]
     Native,
+    /// [`Builder::Native`] with f32 traversal (fixdex-native 1).
+    NativeF32,
     /// hnsw_rs 0.3.5 (the customer's named library), exported to CSR.
     HnswRs,
 }
@@ -55,6 +62,7 @@ impl HnswConfig {
     pub fn builder_name(&self) -> &'static str {
         match self.builder {
             Builder::Native => NATIVE_NAME,
+            Builder::NativeF32 => NATIVE_F32_NAME,
             Builder::HnswRs => HNSW_RS_NAME,
         }
     }

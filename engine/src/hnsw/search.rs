@@ -132,17 +132,28 @@ impl<S: Simd> Score for Scorer<'_, S> {
 
 /// Estimated similarity from int8 codes: `Σ w_j · code_j` ([`crate::quant`]).
 #[derive(Debug, Clone, Copy)]
-struct QScorer<'a, S> {
-    simd: S,
-    weights: &'a [f32],
-    codes: &'a [i8],
-    dim: usize,
+pub(crate) struct QScorer<'a, S> {
+    /// The SIMD level to compute with.
+    pub simd: S,
+    /// The query's weights (`quant::query_weights`), `dim` floats.
+    pub weights: &'a [f32],
+    /// `[n, dim]` codes.
+    pub codes: &'a [i8],
+    /// Bytes per code row.
+    pub dim: usize,
 }
 
 impl<S: Simd> Score for QScorer<'_, S> {
     #[inline(always)]
     fn score(&self, node: u32) -> f32 {
         crate::quant::dot_i8(self.simd, self.weights, &self.codes[node as usize * self.dim..][..self.dim])
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, node: u32) {
+        if let Some(c) = self.codes.get(node as usize * self.dim..) {
+            crate::simd::prefetch(c, PREFETCH_LINES);
+        }
     }
 }
 

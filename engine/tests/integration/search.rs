@@ -4,10 +4,11 @@ use engine::{Error, Filter, SearchParams, Space};
 use crate::common::{tiny_index, vector_index};
 
 /// recall@10 of HNSW against exact search over 2,000 random unit vectors in 32 dimensions,
-/// for both builders (fixdex's own, and hnsw_rs as the cross-check).
+/// for every builder (fixdex's own with int8 and with f32 traversal, and hnsw_rs as the
+/// cross-check).
 #[test]
 fn hnsw_recall_at_10_against_exact_oracle() {
-    for builder in [Builder::Native, Builder::HnswRs] {
+    for builder in [Builder::Native, Builder::NativeF32, Builder::HnswRs] {
         let recall = recall_with(&HnswConfig { builder, ..HnswConfig::default() });
         assert!(recall >= 0.95, "{builder:?}: recall@10 = {recall:.3}");
     }
@@ -36,8 +37,14 @@ fn recall_with(cfg: &HnswConfig) -> f64 {
 fn native_graph_is_connected_and_bounded() {
     let (dim, n) = (16, 3000);
     let vectors = engine::testing::random_unit_vectors(n, dim, 11);
-    let cfg = HnswConfig::default();
-    let g = engine::hnsw::build(&vectors, dim, &cfg).unwrap();
+    for builder in [Builder::Native, Builder::NativeF32] {
+        let cfg = HnswConfig { builder, ..HnswConfig::default() };
+        check_connected_and_bounded(&vectors, dim, n, &cfg);
+    }
+}
+
+fn check_connected_and_bounded(vectors: &[f32], dim: usize, n: usize, cfg: &HnswConfig) {
+    let g = engine::hnsw::build(vectors, dim, cfg).unwrap();
     let view = g.view(n);
     view.check().unwrap();
     let l0 = &view.levels[0];
@@ -54,7 +61,7 @@ fn native_graph_is_connected_and_bounded() {
         }
     }
     let reached = seen.iter().filter(|s| **s).count();
-    assert_eq!(reached, n, "{reached} of {n} reachable");
+    assert_eq!(reached, n, "{:?}: {reached} of {n} reachable", cfg.builder);
 }
 
 #[test]

@@ -129,20 +129,8 @@ fn bf16_precision_index_answers_like_f32() {
     let code = s.path("q.java");
     for row in [3usize, 17, 42] {
         std::fs::write(&code, &docs[row].buggy_code).unwrap();
-        let ids = |idx: &std::path::Path| -> Vec<serde_json::Value> {
-            let o = s.run(&[
-                "search",
-                idx.to_str().unwrap(),
-                "--code",
-                code.to_str().unwrap(),
-                "--cause",
-                &docs[row].root_cause,
-                "-k",
-                "3",
-                "--exact",
-                "--json",
-            ]);
-            stdout_json(&o)["hits"].as_array().unwrap().iter().map(|h| h["id"].clone()).collect()
+        let ids = |idx: &std::path::Path| -> Vec<String> {
+            s.exact_hits(idx, &code, &docs[row].root_cause, 3).into_iter().map(|h| h.0).collect()
         };
         let (a, b) = (ids(&f32_idx), ids(&bf16_idx));
         assert_eq!(a[0], format!("test:{row}"));

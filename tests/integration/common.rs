@@ -33,6 +33,30 @@ impl Scratch {
         fixdex(args, Some(&self.model()))
     }
 
+    /// `fixdex search IDX --code CODE --cause CAUSE --exact -k K --json`: the hits as
+    /// (id, score), best first.
+    pub fn exact_hits(&self, idx: &Path, code: &Path, cause: &str, k: usize) -> Vec<(String, f64)> {
+        let k = k.to_string();
+        let args = [
+            "search",
+            idx.to_str().unwrap(),
+            "--code",
+            code.to_str().unwrap(),
+            "--cause",
+            cause,
+            "--exact",
+            "-k",
+            &k,
+            "--json",
+        ];
+        stdout_json(&self.run(&args))["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| (h["id"].as_str().unwrap().to_string(), h["score"].as_f64().unwrap()))
+            .collect()
+    }
+
     /// Runs `fixdex index` over `corpus` into `out` with the tiny model; asserts success.
     pub fn index(&self, corpus: &Path, out: &Path, extra: &[&str]) -> serde_json::Value {
         let mut args = vec!["index", corpus.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"];

@@ -40,26 +40,7 @@ fn shard_builds_plus_manifest_equal_single_index_exact_search() {
     for q in [0usize, 41, 133, 299] {
         let code = s.path("q.txt");
         std::fs::write(&code, &docs[q].buggy_code).unwrap();
-        let search = |idx: &std::path::Path| {
-            let o = s.run(&[
-                "search",
-                idx.to_str().unwrap(),
-                "--code",
-                code.to_str().unwrap(),
-                "--cause",
-                &docs[q].root_cause,
-                "--exact",
-                "-k",
-                "10",
-                "--json",
-            ]);
-            stdout_json(&o)["hits"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|h| (h["id"].as_str().unwrap().to_string(), h["score"].as_f64().unwrap()))
-                .collect::<Vec<_>>()
-        };
+        let search = |idx: &std::path::Path| s.exact_hits(idx, &code, &docs[q].root_cause, 10);
         let (a, b) = (search(&single), search(&manifest));
         assert_eq!(a.len(), 10);
         for ((ia, sa), (ib, sb)) in a.iter().zip(&b) {

@@ -70,12 +70,19 @@ fn self_query_finds_itself_first() {
     let (dim, n) = (32, 1500);
     let vectors = engine::testing::random_unit_vectors(n, dim, 3);
     let (index, _) = vector_index(&dir.path().join("s.fdx"), vectors.clone(), dim, &HnswConfig::default());
-    for row in (0..n).step_by(37) {
+    // HNSW does not promise every node is found from itself: over 30 parallel builds of this
+    // set, 35 of 45,000 self-queries (0.08 %) missed with the native builder (18 with
+    // native-f32), so one sampled row could fail now and then. Assert the rate instead.
+    let mut first = 0;
+    for row in 0..n {
         let hits = index.search(&vectors[row * dim..(row + 1) * dim], &SearchParams::default()).unwrap();
-        assert_eq!(hits[0].row as usize, row);
-        assert!((hits[0].score - 1.0).abs() < 1e-5);
+        if hits[0].row as usize == row {
+            first += 1;
+            assert!((hits[0].score - 1.0).abs() < 1e-5);
+        }
         assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
     }
+    assert!(first as f64 >= 0.995 * n as f64, "{first} of {n} self-queries rank themselves first");
 }
 
 #[test]

@@ -73,7 +73,7 @@ fn self_query_finds_itself_first() {
     // HNSW does not promise every node is found from itself: over 30 parallel builds of this
     // set, 35 of 45,000 self-queries (0.08 %) missed with the native builder (18 with
     // native-f32), so one sampled row could fail now and then. Assert the rate instead.
-    let mut first = 0;
+    let mut first = 0usize;
     for row in 0..n {
         let hits = index.search(&vectors[row * dim..(row + 1) * dim], &SearchParams::default()).unwrap();
         if hits[0].row as usize == row {

@@ -1,8 +1,7 @@
 //! Read-only byte storage for index files: a memory map or an owned, 64-byte-aligned copy.
 //!
-//! This module holds the `mmap` call in [`map_file`], one of the workspace's three `unsafe`
-//! sites (the others: the AVX512-BF16 kernel in `embed::bf16` and the prefetch hint in
-//! `simd`).
+//! This module holds the `mmap` call in [`map_file`], one of the workspace's two `unsafe`
+//! sites (the other: calling the AVX512-BF16 kernel in `embed::bf16`).
 
 use std::{fs::File, path::Path};
 

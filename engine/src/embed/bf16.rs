@@ -15,14 +15,13 @@
 //! on every one of the 2,000 reference snippets (measured by `fixdex bench embed
 //! --precision bf16 --reference …`; tested on the tiny model against the f32 path).
 //!
-//! Safety: the kernel uses raw-pointer loads and stores and `#[target_feature]`; it is
-//! reached only through [`gemm`], which checks the CPU features (once) and the slice shapes.
-#![allow(unsafe_code)]
+//! Safety: the kernel is safe code compiled with `#[target_feature]`; the one `unsafe` is
+//! its call, reached only through [`gemm`], after the CPU features are checked. pulp (our
+//! SIMD layer) has no safe wrapper for `vdpbf16ps`, so this is the workspace's one `unsafe`
+//! besides the mmap (DESIGN.md allows only the mmap: a recorded exception).
 
 #[cfg(target_arch = "x86_64")]
-use std::arch::x86_64::{
-    __m512, __m512bh, __m512i, _mm512_dpbf16_ps, _mm512_loadu_si512, _mm512_set1_epi32, _mm512_setzero_ps,
-};
+use std::arch::x86_64::{__m512, __m512bh, _mm512_dpbf16_ps, _mm512_setzero_ps};
 use std::sync::OnceLock;
 
 use rayon::prelude::*;
@@ -174,15 +173,15 @@ fn gemm_rows(dst: &mut [f32], a: &[f32], m: usize, b: &PackedB) {
 /// # Panics
 /// When the slices are not `kp · MR` and `kp · NR` words for the same `kp`.
 #[inline]
+#[allow(unsafe_code)]
 fn kernel(apack: &[u32], bpanel: &[u32], tile: &mut [[f32; NR]; MR]) {
     assert_eq!(apack.len() / MR, bpanel.len() / NR);
     assert!(apack.len().is_multiple_of(MR) && bpanel.len().is_multiple_of(NR));
     #[cfg(target_arch = "x86_64")]
     {
         assert!(available());
-        // SAFETY: the CPU has AVX512F and AVX512_BF16 (checked above); the slices hold
-        // whole `[MR]` and `[NR]` rows for the same number of row pairs (asserted above),
-        // which is all the kernel reads, and it writes only `tile`.
+        // SAFETY: calling a `#[target_feature]` function needs those features: the CPU has
+        // AVX512F and AVX512_BF16 (checked just above). The kernel itself is safe code.
         unsafe { kernel_avx512(apack, bpanel, tile) }
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -190,38 +189,26 @@ fn kernel(apack: &[u32], bpanel: &[u32], tile: &mut [[f32; NR]; MR]) {
 }
 
 /// The AVX512-BF16 micro-kernel: `MR × 2` f32 accumulators of 16 lanes, one `vdpbf16ps`
-/// per accumulator and row pair.
-///
-/// # Safety
-/// The CPU must have AVX512F and AVX512_BF16; `apack.len() / MR == bpanel.len() / NR`, and both
-/// lengths are multiples of `MR` and `NR`.
+/// per accumulator and row pair. A safe function: registers are built from and written back
+/// to arrays with `bytemuck` casts (no raw-pointer loads); only calling it needs the CPU
+/// features, which [`kernel`] checks.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bf16")]
-unsafe fn kernel_avx512(apack: &[u32], bpanel: &[u32], tile: &mut [[f32; NR]; MR]) {
+fn kernel_avx512(apack: &[u32], bpanel: &[u32], tile: &mut [[f32; NR]; MR]) {
     let mut acc = [[_mm512_setzero_ps(); 2]; MR];
     for (a, b) in apack.chunks_exact(MR).zip(bpanel.chunks_exact(NR)) {
-        // SAFETY: `b` holds NR = 32 words, the two 16-word loads read exactly them;
-        // __m512i and __m512bh are both 64 plain bytes.
-        let (b0, b1): (__m512bh, __m512bh) = unsafe {
-            (
-                std::mem::transmute::<__m512i, __m512bh>(_mm512_loadu_si512(b.as_ptr().cast())),
-                std::mem::transmute::<__m512i, __m512bh>(_mm512_loadu_si512(b.as_ptr().add(16).cast())),
-            )
-        };
+        let half = |h: &[u32]| -> __m512bh { bytemuck::cast(<[u32; 16]>::try_from(h).expect("16 words")) };
+        let (b0, b1) = (half(&b[..16]), half(&b[16..]));
         for (r, acc) in acc.iter_mut().enumerate() {
-            // SAFETY: a broadcast of one 32-bit word, reinterpreted as 32 bf16.
-            let ar = unsafe { std::mem::transmute::<__m512i, __m512bh>(_mm512_set1_epi32(a[r] as i32)) };
+            // One 32-bit word (a bf16 pair of A) in every lane.
+            let ar: __m512bh = bytemuck::cast([a[r]; 16]);
             acc[0] = _mm512_dpbf16_ps(acc[0], ar, b0);
             acc[1] = _mm512_dpbf16_ps(acc[1], ar, b1);
         }
     }
     for (t, acc) in tile.iter_mut().zip(&acc) {
-        // SAFETY: __m512 is 16 plain f32.
-        let (lo, hi) = unsafe {
-            (std::mem::transmute::<__m512, [f32; 16]>(acc[0]), std::mem::transmute::<__m512, [f32; 16]>(acc[1]))
-        };
-        t[..16].copy_from_slice(&lo);
-        t[16..].copy_from_slice(&hi);
+        t[..16].copy_from_slice(&bytemuck::cast::<__m512, [f32; 16]>(acc[0]));
+        t[16..].copy_from_slice(&bytemuck::cast::<__m512, [f32; 16]>(acc[1]));
     }
 }
 

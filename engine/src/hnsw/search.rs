@@ -53,12 +53,6 @@ impl Visited {
         }
     }
 
-    /// Whether `node` was visited in this epoch.
-    #[inline(always)]
-    pub(crate) fn contains(&self, node: u32) -> bool {
-        self.marks[node as usize] == self.epoch
-    }
-
     /// Marks `node`; returns true when it was not yet visited in this epoch.
     #[inline(always)]
     pub(crate) fn insert(&mut self, node: u32) -> bool {
@@ -105,28 +99,12 @@ pub(crate) struct Scorer<'a, S> {
 pub(crate) trait Score {
     /// Higher is closer.
     fn score(&self, node: u32) -> f32;
-
-    /// Starts loading what [`Score::score`] will read for `node` (a hint; see
-    /// [`crate::simd::prefetch`]).
-    #[inline(always)]
-    fn prefetch(&self, _node: u32) {}
 }
-
-/// Cache lines of a stored vector prefetched ahead of scoring it: the first few; the CPU's
-/// stream prefetcher follows on once the scan of the vector starts.
-const PREFETCH_LINES: usize = 4;
 
 impl<S: Simd> Score for Scorer<'_, S> {
     #[inline(always)]
     fn score(&self, node: u32) -> f32 {
         dot_with(self.simd, self.query, &self.vectors[node as usize * self.dim..][..self.dim])
-    }
-
-    #[inline(always)]
-    fn prefetch(&self, node: u32) {
-        if let Some(v) = self.vectors.get(node as usize * self.dim..) {
-            crate::simd::prefetch(v, PREFETCH_LINES);
-        }
     }
 }
 
@@ -147,13 +125,6 @@ impl<S: Simd> Score for QScorer<'_, S> {
     #[inline(always)]
     fn score(&self, node: u32) -> f32 {
         crate::quant::dot_i8(self.simd, self.weights, &self.codes[node as usize * self.dim..][..self.dim])
-    }
-
-    #[inline(always)]
-    fn prefetch(&self, node: u32) {
-        if let Some(c) = self.codes.get(node as usize * self.dim..) {
-            crate::simd::prefetch(c, PREFETCH_LINES);
-        }
     }
 }
 
@@ -323,13 +294,7 @@ pub(crate) fn beam_with<Sc: Score, L: Links + ?Sized>(
         if c.score < worst {
             break;
         }
-        let nbs = links.get(c.node, buf);
-        for &nb in nbs {
-            if (nb as usize) < n && !visited.contains(nb) {
-                scorer.prefetch(nb);
-            }
-        }
-        for &nb in nbs {
+        for &nb in links.get(c.node, buf) {
             if (nb as usize) >= n || !visited.insert(nb) {
                 continue;
             }

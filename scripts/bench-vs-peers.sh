@@ -34,7 +34,7 @@
 # Environment:
 #   FIXDEX_SHARED  shared data folder (default: ../shared relative to the repo root)
 #   FIXDEX_BIN     fixdex binary to use; when unset, `cargo build --release --locked` is run
-#                  and target/release/fixdex is used
+#                  and the binary is taken from where cargo put it (scripts/fixdex-path.sh)
 #   PYTHON         interpreter for the venv (default python3, >= 3.10)
 # Needs: g++ (hnswlib builds from its sdist), network access to PyPI the first time (~6 GB:
 # PyPI's torch is the CUDA build; it runs on the CPU). The venv scratch/peers-venv is reused
@@ -96,7 +96,7 @@ if [ -n "${FIXDEX_BIN:-}" ]; then
   fixdex=$FIXDEX_BIN
 else
   cargo build --release --locked
-  fixdex=$root/target/release/fixdex
+  fixdex=$(scripts/fixdex-path.sh release)
 fi
 "$fixdex" bench --help >/dev/null || { echo "error: $fixdex has no 'bench' command (stale build?)" >&2; exit 1; }
 

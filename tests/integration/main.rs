@@ -10,6 +10,8 @@ mod common;
 mod repair;
 /// The quickstart path with the real model on the bundled sample corpus.
 mod sample;
+/// The scripts find the binary wherever cargo put it.
+mod scripts;
 /// `fixdex serve`: MCP over stdio and the HTTP API, as real sessions.
 mod serve;
 /// Sharded builds and manifests.

@@ -15,6 +15,21 @@
 //!    all or nothing) to a fresh scratch copy and tested ([`crate::validate`]); the run stops
 //!    at the first plausible patch unless [`AgentConfig::collect_all`]. When no candidate of a
 //!    suggestion applies, the refusal reason goes back to the model once for a corrected patch.
+//!    Plausible means every test passes, or, when the bug's failing tests are named and the
+//!    pre-flight could read the buggy version's failing tests, that the named tests pass and
+//!    no test that passed before fails ([`crate::baseline`]); [`RepairReport::plausibility`]
+//!    records the rule and the failing tests it tolerates.
+//!
+//! # Unusable replies cost their request, not the run
+//! A reply that stays unusable (tool calls still malformed after the re-asks,
+//! [`LlmError::ReaskLimit`]; a response that is not a chat completion,
+//! [`LlmError::MalformedResponse`]; an empty list of suggestions) is recorded in
+//! [`RepairReport::degraded`] and the workflow goes on as if that request had given nothing:
+//! no direct root cause leads to the ReAct loop; a ReAct turn that fails ends the loop like
+//! running out of turns (the root cause is `undetermined`, [`RepairReport::root_cause_note`]
+//! says why); a failed suggestion request skips its attempt; a failed patch or correction
+//! request skips its suggestion. Only when no reply of the whole run was usable does it end
+//! as [`Outcome::Error`]. Transport errors, budgets and the wall clock still end the run.
 //!
 //! Budgets (LLM calls, tokens, wall time) are checked before every call and every
 //! validation. Every exit path (plausible patch, search space exhausted, budget, timeout,
@@ -30,6 +45,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::baseline::{Plausibility, Rule};
 use crate::llm::{
     Action, Budget, ChatClient, ChatRequest, ClientInfo, Ledger, LedgerTotals, LlmError, Message, PriceTable, Tool,
     TurnOptions, next_turn,
@@ -68,6 +84,8 @@ pub struct Bug {
     /// Tests the user says fail on the buggy version (substrings of the failing test names
     /// parsed from the output, e.g. `GCD_TEST#test_1` or `test_gcd.py::test_gcd`); the
     /// pre-flight refuses the run when one of them does not fail. Empty: any failure counts.
+    /// When given, other tests failing on the buggy version may keep failing in a plausible
+    /// patch ([`crate::baseline`]).
     #[serde(default)]
     pub failing_tests: Vec<String>,
 }
@@ -193,8 +211,35 @@ pub struct Preflight {
     pub verdict: Verdict,
     /// Failing tests of the buggy version.
     pub failing_tests: Vec<String>,
+    /// Whether `failing_tests` is the complete list (the runner's summary agrees with it;
+    /// see [`Validation::failing_tests_known`]).
+    #[serde(default)]
+    pub failing_tests_known: bool,
     /// Wall time, milliseconds.
     pub wall_ms: u64,
+}
+
+/// A model request whose reply was unusable; the run went on without it (module docs,
+/// "Unusable replies cost their request, not the run").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Degraded {
+    /// The request: `root_cause` (the direct question), `react`, `suggestions`, `patches`
+    /// or `correction`.
+    pub phase: &'static str,
+    /// ReAct turn (1-based), for `react`.
+    pub turn: Option<usize>,
+    /// Attempt (1-based), in the solution phase.
+    pub attempt: Option<usize>,
+    /// Suggestion within the attempt (1-based), for `patches` and `correction`.
+    pub suggestion: Option<usize>,
+    /// What was wrong with the reply.
+    pub reason: String,
+}
+
+impl Degraded {
+    fn at(phase: &'static str, attempt: Option<usize>, suggestion: Option<usize>) -> Degraded {
+        Degraded { phase, turn: None, attempt, suggestion, reason: String::new() }
+    }
 }
 
 /// The JSON report of one repair run (`fixdex repair --report`).
@@ -225,6 +270,9 @@ pub struct RepairReport {
     pub root_cause: Option<String>,
     /// `without_donor` (first call) or `react` (after tool use) or `undetermined`.
     pub root_cause_source: Option<String>,
+    /// Why the root cause is `undetermined`: the ReAct turns ran out, or a turn's reply
+    /// stayed unusable.
+    pub root_cause_note: Option<String>,
     /// Internal-ingredient tool calls of the reasoning phase.
     pub tool_calls: Vec<ToolCallRecord>,
     /// External ingredients: the similar fixes given to the model.
@@ -235,6 +283,15 @@ pub struct RepairReport {
     pub suggestions: Vec<Vec<String>>,
     /// Every candidate with its verdict, in order.
     pub candidates: Vec<CandidateRecord>,
+    /// How candidates were judged plausible (the rule, the bug's tests, the failing tests
+    /// of the buggy version that may keep failing); `null` when the pre-flight did not get
+    /// that far.
+    pub plausibility: Option<Plausibility>,
+    /// Requests whose reply was unusable and that the run went on without.
+    pub degraded: Vec<Degraded>,
+    /// Things the user should know (`fixdex repair` prints them to stderr): tolerated
+    /// failing tests nobody named, skipped requests, tests that failed in every candidate.
+    pub warnings: Vec<String>,
     /// The first plausible patch, as a unified diff.
     pub patch: Option<String>,
     /// LLM totals: calls, tokens, cost, retries.
@@ -275,12 +332,15 @@ enum Stop {
     Budget(String),
     Timeout(String),
     Error(String),
+    /// The model's reply to one request is unusable: the caller degrades (module docs).
+    Unusable(String),
 }
 
 impl From<LlmError> for Stop {
     fn from(e: LlmError) -> Self {
         match e {
             LlmError::BudgetExceeded { .. } => Stop::Budget(e.to_string()),
+            LlmError::ReaskLimit { .. } | LlmError::MalformedResponse { .. } => Stop::Unusable(e.to_string()),
             other => Stop::Error(other.to_string()),
         }
     }
@@ -297,6 +357,13 @@ struct Run<'b> {
     numbered: String,
     failure: String,
     lang: &'static str,
+    /// The rule candidates are judged by, once the pre-flight has run.
+    plausibility: Option<Plausibility>,
+    /// Model replies that were usable.
+    usable: usize,
+    /// The buggy version's failing tests that also failed in every candidate whose complete
+    /// failing list is known; `None` before the first such candidate.
+    persistent: Option<Vec<String>>,
 }
 
 impl<'a> Workflow<'a> {
@@ -351,11 +418,15 @@ impl<'a> Workflow<'a> {
             buggy_lines: None,
             root_cause: None,
             root_cause_source: None,
+            root_cause_note: None,
             tool_calls: Vec::new(),
             retrieved: Vec::new(),
             retrieved_dropped_exact: 0,
             suggestions: Vec::new(),
             candidates: Vec::new(),
+            plausibility: None,
+            degraded: Vec::new(),
+            warnings: Vec::new(),
             patch: None,
             llm: LedgerTotals::default(),
             calls: Vec::new(),
@@ -377,13 +448,16 @@ impl<'a> Workflow<'a> {
             numbered: String::new(),
             failure: String::new(),
             lang,
+            plausibility: None,
+            usable: 0,
+            persistent: None,
         };
         let outcome = self.drive(&mut run);
         let (outcome, error) = match outcome {
             Ok(o) => (o, None),
             Err(Stop::Budget(e)) => (Outcome::BudgetExhausted, Some(e)),
             Err(Stop::Timeout(e)) => (Outcome::Timeout, Some(e)),
-            Err(Stop::Error(e)) => (Outcome::Error, Some(e)),
+            Err(Stop::Error(e) | Stop::Unusable(e)) => (Outcome::Error, Some(e)),
         };
         let mut report = run.report;
         report.outcome = if report.patch.is_some() { Outcome::Plausible } else { outcome };
@@ -396,40 +470,9 @@ impl<'a> Workflow<'a> {
 
     fn drive(&self, run: &mut Run<'_>) -> Result<Outcome, Stop> {
         // 1. Pre-flight, before any LLM call.
-        let (start_line, end_line, code) = locate(run.bug).map_err(Stop::Error)?;
-        run.report.buggy_lines = Some((start_line, end_line));
-        run.numbered = code.lines().enumerate().map(|(i, l)| format!("{}: {l}\n", start_line + i)).collect::<String>();
-        run.code = code;
-        let Ok((_, pre)) = self.validate(run.bug, None).map_err(Stop::Error)? else {
-            return Err(Stop::Error("pre-flight: no patch was given, yet one was refused".into()));
-        };
-        run.report.preflight =
-            Some(Preflight { verdict: pre.verdict, failing_tests: pre.failing_tests.clone(), wall_ms: pre.wall_ms });
-        match pre.verdict {
-            Verdict::Plausible => {
-                run.report.error = Some("the tests pass on the buggy version: nothing to repair".into());
-                return Ok(Outcome::PreflightFailed);
-            }
-            Verdict::CompileError => {
-                run.report.error = Some(format!("the buggy version does not build:\n{}", pre.feedback(2000)));
-                return Ok(Outcome::PreflightFailed);
-            }
-            Verdict::TestFailure | Verdict::Timeout => {}
+        if let Some(refused) = self.preflight(run)? {
+            return Ok(refused);
         }
-        let missing: Vec<&String> = run
-            .bug
-            .failing_tests
-            .iter()
-            .filter(|t| pre.verdict != Verdict::Timeout && !pre.failing_tests.iter().any(|f| f.contains(t.as_str())))
-            .collect();
-        if !missing.is_empty() {
-            run.report.error = Some(format!(
-                "the buggy version does not fail {missing:?} (its failing tests: {:?})",
-                pre.failing_tests
-            ));
-            return Ok(Outcome::PreflightFailed);
-        }
-        run.failure = pre.feedback(3000);
 
         // 2. Reasoning phase.
         let cause = self.reason(run)?;
@@ -448,61 +491,208 @@ impl<'a> Workflow<'a> {
         let mut seen: HashSet<String> = HashSet::new();
         let mut failures: Vec<String> = Vec::new();
         for attempt in 1..=self.config.attempts.max(1) {
-            let suggestions = self.suggest(run, &cause, &similar, &failures)?;
+            let Some(suggestions) = self.suggest(run, attempt, &cause, &similar, &failures)? else {
+                run.report.suggestions.push(Vec::new());
+                continue;
+            };
             run.report.suggestions.push(suggestions.clone());
             for (si, suggestion) in suggestions.iter().enumerate() {
-                let req = self.request(vec![
-                    Message::system(SYSTEM_PROMPT),
-                    Message::user(patch_prompt(run, &cause, suggestion)),
-                ]);
-                let mut req = req;
-                req.n = Some(u32::try_from(self.config.patches.max(1)).unwrap_or(1));
-                let answers = self.sample(run, &req)?;
-                let mut applied_any = false;
-                let mut first_refusal = None;
-                for (ci, answer) in answers.iter().enumerate() {
-                    let rec = self.candidate(run, attempt, si + 1, ci, answer, &mut seen)?;
-                    applied_any |= rec.verdict != "patch_refused";
-                    if rec.verdict == "patch_refused" && first_refusal.is_none() {
-                        first_refusal = rec.feedback.clone();
-                    }
-                    if rec.verdict != "plausible" && rec.verdict != "duplicate" && rec.verdict != "patch_refused" {
-                        failures.push(format!(
-                            "Patch:\n{}\nResult: {}\n",
-                            rec.applied_diff.clone().unwrap_or_default(),
-                            rec.feedback.clone().unwrap_or_default()
-                        ));
-                    }
-                    let plausible = rec.verdict == "plausible";
-                    run.report.candidates.push(rec);
-                    if plausible && !self.config.collect_all {
-                        return Ok(Outcome::Plausible);
-                    }
-                }
-                // No candidate applied: tell the model why, once, and take one corrected patch.
-                if !applied_any && let Some(reason) = first_refusal {
-                    let mut req = req.clone();
-                    req.n = None;
-                    if let Some(first) = answers.first() {
-                        req.messages.push(Message::assistant(first.clone()));
-                    }
-                    req.messages.push(Message::user(format!(
-                        "Your patch could not be applied: {reason}\nSend a corrected patch that quotes the current \
-                         code exactly."
-                    )));
-                    let again = self.sample(run, &req)?;
-                    if let Some(answer) = again.first() {
-                        let rec = self.candidate(run, attempt, si + 1, answers.len(), answer, &mut seen)?;
-                        let plausible = rec.verdict == "plausible";
-                        run.report.candidates.push(rec);
-                        if plausible && !self.config.collect_all {
-                            return Ok(Outcome::Plausible);
-                        }
-                    }
+                let at = (attempt, si + 1);
+                if self.try_suggestion(run, at, &cause, suggestion, &mut seen, &mut failures)? {
+                    return Ok(Outcome::Plausible);
                 }
             }
         }
-        Ok(if run.report.patch.is_some() { Outcome::Plausible } else { Outcome::NoPlausiblePatch })
+        if run.report.patch.is_some() {
+            return Ok(Outcome::Plausible);
+        }
+        if run.usable == 0 && !run.report.degraded.is_empty() {
+            let last = run.report.degraded.last().map(|d| d.reason.clone()).unwrap_or_default();
+            return Err(Stop::Error(format!(
+                "no reply of the model was usable ({} requests); the last: {last}",
+                run.report.degraded.len()
+            )));
+        }
+        self.warn_persistent_failures(run);
+        Ok(Outcome::NoPlausiblePatch)
+    }
+
+    /// Locates the buggy code and validates the buggy version: `Some(outcome)` when there is
+    /// nothing to repair (it builds not, or its tests pass, or a named test does not fail).
+    fn preflight(&self, run: &mut Run<'_>) -> Result<Option<Outcome>, Stop> {
+        let (start_line, end_line, code) = locate(run.bug).map_err(Stop::Error)?;
+        run.report.buggy_lines = Some((start_line, end_line));
+        run.numbered = code.lines().enumerate().map(|(i, l)| format!("{}: {l}\n", start_line + i)).collect::<String>();
+        run.code = code;
+        let Ok((_, pre)) = self.validate(run.bug, None).map_err(Stop::Error)? else {
+            return Err(Stop::Error("pre-flight: no patch was given, yet one was refused".into()));
+        };
+        let known = pre.failing_tests_known();
+        run.report.preflight = Some(Preflight {
+            verdict: pre.verdict,
+            failing_tests: pre.failing_tests.clone(),
+            failing_tests_known: known,
+            wall_ms: pre.wall_ms,
+        });
+        match pre.verdict {
+            Verdict::Plausible => {
+                run.report.error = Some("the tests pass on the buggy version: nothing to repair".into());
+                return Ok(Some(Outcome::PreflightFailed));
+            }
+            Verdict::CompileError => {
+                run.report.error = Some(format!("the buggy version does not build:\n{}", pre.feedback(2000)));
+                return Ok(Some(Outcome::PreflightFailed));
+            }
+            Verdict::TestFailure | Verdict::Timeout => {}
+        }
+        let named = &run.bug.failing_tests;
+        // Named tests are checked against the names read from the output; when none could
+        // be read (an unknown runner), they cannot be checked, and the user is told.
+        let readable = pre.verdict != Verdict::Timeout && (known || !pre.failing_tests.is_empty());
+        let missing: Vec<&String> =
+            named.iter().filter(|t| readable && !pre.failing_tests.iter().any(|f| f.contains(t.as_str()))).collect();
+        if !missing.is_empty() {
+            run.report.error = Some(format!(
+                "the buggy version does not fail {missing:?} (its failing tests: {:?})",
+                pre.failing_tests
+            ));
+            return Ok(Some(Outcome::PreflightFailed));
+        }
+        if !named.is_empty() && !readable {
+            run.report.warnings.push(format!(
+                "the failing tests named ({}) could not be checked: no failing test name could be read from the \
+                 output of the buggy version's tests; a candidate must pass every test",
+                named.join(", ")
+            ));
+        }
+        let plausibility = Plausibility::from_preflight(named, &pre);
+        if !plausibility.preexisting_failures.is_empty() {
+            run.report.warnings.push(format!(
+                "{} test(s) fail on the buggy version but are not among the named failing tests: {}; they are \
+                 taken as failing before the bug and may keep failing in a plausible patch",
+                plausibility.preexisting_failures.len(),
+                plausibility.preexisting_failures.join(", ")
+            ));
+        }
+        run.report.plausibility = Some(plausibility.clone());
+        run.plausibility = Some(plausibility);
+        run.failure = pre.feedback(3000);
+        Ok(None)
+    }
+
+    /// Samples the candidates of one suggestion (and one corrected patch when none applied)
+    /// and validates them; `true` when the run should stop at a plausible patch.
+    fn try_suggestion(
+        &self,
+        run: &mut Run<'_>,
+        (attempt, suggestion_no): (usize, usize),
+        cause: &str,
+        suggestion: &str,
+        seen: &mut HashSet<String>,
+        failures: &mut Vec<String>,
+    ) -> Result<bool, Stop> {
+        let mut req =
+            self.request(vec![Message::system(SYSTEM_PROMPT), Message::user(patch_prompt(run, cause, suggestion))]);
+        req.n = Some(u32::try_from(self.config.patches.max(1)).unwrap_or(1));
+        let at = Degraded::at("patches", Some(attempt), Some(suggestion_no));
+        let Some(answers) = self.sample_or_degrade(run, &req, &at)? else { return Ok(false) };
+        let mut applied_any = false;
+        let mut first_refusal = None;
+        for (ci, answer) in answers.iter().enumerate() {
+            let rec = self.candidate(run, attempt, suggestion_no, ci, answer, seen)?;
+            applied_any |= rec.verdict != "patch_refused";
+            if rec.verdict == "patch_refused" && first_refusal.is_none() {
+                first_refusal = rec.feedback.clone();
+            }
+            if rec.verdict != "plausible" && rec.verdict != "duplicate" && rec.verdict != "patch_refused" {
+                failures.push(format!(
+                    "Patch:\n{}\nResult: {}\n",
+                    rec.applied_diff.clone().unwrap_or_default(),
+                    rec.feedback.clone().unwrap_or_default()
+                ));
+            }
+            if self.push_candidate(run, rec) {
+                return Ok(true);
+            }
+        }
+        // No candidate applied: tell the model why, once, and take one corrected patch.
+        if !applied_any && let Some(reason) = first_refusal {
+            let mut req = req.clone();
+            req.n = None;
+            if let Some(first) = answers.first() {
+                req.messages.push(Message::assistant(first.clone()));
+            }
+            req.messages.push(Message::user(format!(
+                "Your patch could not be applied: {reason}\nSend a corrected patch that quotes the current \
+                 code exactly."
+            )));
+            let at = Degraded::at("correction", Some(attempt), Some(suggestion_no));
+            let again = self.sample_or_degrade(run, &req, &at)?.unwrap_or_default();
+            if let Some(answer) = again.first() {
+                let rec = self.candidate(run, attempt, suggestion_no, answers.len(), answer, seen)?;
+                return Ok(self.push_candidate(run, rec));
+            }
+        }
+        Ok(false)
+    }
+
+    /// Records a candidate; `true` when it is plausible and the run stops at the first.
+    fn push_candidate(&self, run: &mut Run<'_>, rec: CandidateRecord) -> bool {
+        let plausible = rec.verdict == "plausible";
+        run.report.candidates.push(rec);
+        plausible && !self.config.collect_all
+    }
+
+    /// Warns when, with every test required to pass, some tests of the buggy version kept
+    /// failing in every tested candidate while the candidates fixed others: they may fail
+    /// for reasons of their own, and naming the bug's tests would tolerate them.
+    fn warn_persistent_failures(&self, run: &mut Run<'_>) {
+        let (Some(p), Some(kept)) = (&run.plausibility, &run.persistent) else { return };
+        let known = run.report.preflight.as_ref().is_some_and(|p| p.failing_tests_known);
+        if !known || p.rule != Rule::AllTestsPass || kept.is_empty() || kept.len() >= p.bug_tests.len() {
+            return;
+        }
+        run.report.warnings.push(format!(
+            "{} failed on the buggy version and in every candidate whose tests ran, while the candidates made other \
+             failing tests pass: if they fail for reasons unrelated to this bug, name the bug's failing tests \
+             (--failing-test) so that these may keep failing",
+            kept.join(", ")
+        ));
+    }
+
+    /// Records an unusable reply: the request is skipped, the run goes on.
+    fn degrade(&self, run: &mut Run<'_>, degraded: Degraded) {
+        let place = match (degraded.turn, degraded.attempt, degraded.suggestion) {
+            (Some(t), _, _) => format!(" (turn {t})"),
+            (None, Some(a), Some(s)) => format!(" (attempt {a}, suggestion {s})"),
+            (None, Some(a), None) => format!(" (attempt {a})"),
+            _ => String::new(),
+        };
+        run.report.warnings.push(format!(
+            "the model's reply to the {} request{place} was unusable, so the run went on without it: {}",
+            degraded.phase, degraded.reason
+        ));
+        run.report.degraded.push(degraded);
+    }
+
+    /// [`Self::sample`], except that an unusable reply is recorded as `at` and gives `None`.
+    fn sample_or_degrade(
+        &self,
+        run: &mut Run<'_>,
+        req: &ChatRequest,
+        at: &Degraded,
+    ) -> Result<Option<Vec<String>>, Stop> {
+        match self.sample(run, req) {
+            Ok(texts) => {
+                run.usable += 1;
+                Ok(Some(texts))
+            }
+            Err(Stop::Unusable(reason)) => {
+                self.degrade(run, Degraded { reason, ..at.clone() });
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     fn request(&self, messages: Vec<Message>) -> ChatRequest {
@@ -534,23 +724,37 @@ impl<'a> Workflow<'a> {
     /// Reasoning phase: a root cause, first without donors, then with the internal tools.
     fn reason(&self, run: &mut Run<'_>) -> Result<String, Stop> {
         let mut messages = vec![Message::system(SYSTEM_PROMPT), Message::user(cause_prompt(run))];
-        let first = self.sample(run, &self.request(messages.clone()))?;
-        let first = first.into_iter().next().unwrap_or_default();
-        if let Some(cause) = parse_root_cause(&first) {
-            run.report.root_cause_source = Some("without_donor".into());
-            return Ok(cause);
+        let first =
+            self.sample_or_degrade(run, &self.request(messages.clone()), &Degraded::at("root_cause", None, None))?;
+        if let Some(first) = first {
+            let first = first.into_iter().next().unwrap_or_default();
+            if let Some(cause) = parse_root_cause(&first) {
+                run.report.root_cause_source = Some("without_donor".into());
+                return Ok(cause);
+            }
+            messages.push(Message::assistant(first));
         }
-        messages.push(Message::assistant(first));
         messages.push(Message::user(REACT_PROMPT));
         let tools: Vec<Tool> =
             run.toolbox.specs().into_iter().map(|s| Tool::function(s.name, s.description, s.parameters)).collect();
         let opts = TurnOptions { max_reasks: self.config.max_reasks, allow_final: true };
         let mut last_text = String::new();
-        for step in 1..=self.config.react_steps.max(1) {
+        let steps = self.config.react_steps.max(1);
+        let mut note = format!("the {steps} ReAct turns ran out before the model stated a root cause");
+        for step in 1..=steps {
             self.check_time(run)?;
             let mut req = self.request(messages.clone());
             req.tools = tools.clone();
-            let turn = next_turn(self.client, &req, &opts, &mut run.ledger)?;
+            let turn = match next_turn(self.client, &req, &opts, &mut run.ledger).map_err(Stop::from) {
+                Ok(turn) => turn,
+                Err(Stop::Unusable(reason)) => {
+                    note = format!("the model's reply in ReAct turn {step} stayed unusable: {reason}");
+                    self.degrade(run, Degraded { turn: Some(step), reason, ..Degraded::at("react", None, None) });
+                    break;
+                }
+                Err(stop) => return Err(stop),
+            };
+            run.usable += 1;
             messages.push(turn.message.clone());
             match turn.action {
                 Action::ToolCalls(calls) => {
@@ -583,25 +787,40 @@ impl<'a> Workflow<'a> {
                 }
             }
         }
-        // Out of ReAct turns: go on with the best statement we have.
+        // Out of ReAct turns, or a turn failed: go on with the best statement we have.
         run.report.root_cause_source = Some("undetermined".into());
+        run.report.root_cause_note = Some(note);
         let text = last_text.trim();
         Ok(if text.is_empty() { "undetermined (the model did not state a root cause)".into() } else { text.into() })
     }
 
-    /// `giveRepairSuggestions`: up to `suggestions` suggestions for this attempt.
-    fn suggest(&self, run: &mut Run<'_>, cause: &str, similar: &str, failures: &[String]) -> Result<Vec<String>, Stop> {
+    /// `giveRepairSuggestions`: up to `suggestions` suggestions for this attempt; `None` when
+    /// the reply is unusable or empty (recorded as degraded: the attempt is skipped).
+    fn suggest(
+        &self,
+        run: &mut Run<'_>,
+        attempt: usize,
+        cause: &str,
+        similar: &str,
+        failures: &[String],
+    ) -> Result<Option<Vec<String>>, Stop> {
         let req = self.request(vec![
             Message::system(SYSTEM_PROMPT),
             Message::user(suggest_prompt(run, cause, similar, failures, self.config.suggestions)),
         ]);
-        let text = self.sample(run, &req)?.into_iter().next().unwrap_or_default();
+        let at = Degraded::at("suggestions", Some(attempt), None);
+        let Some(texts) = self.sample_or_degrade(run, &req, &at)? else { return Ok(None) };
+        let text = texts.into_iter().next().unwrap_or_default();
+        if text.trim().is_empty() {
+            self.degrade(run, Degraded { reason: "the reply was empty".into(), ..at });
+            return Ok(None);
+        }
         let mut out = parse_suggestions(&text);
         out.truncate(self.config.suggestions.max(1));
         if out.is_empty() {
             out.push(text.trim().to_string());
         }
-        Ok(out)
+        Ok(Some(out))
     }
 
     /// Parse, apply and validate one candidate answer.
@@ -644,10 +863,17 @@ impl<'a> Workflow<'a> {
                 rec.applied_diff = Some(diff);
             }
             Ok((diff, v)) => {
-                rec.verdict = verdict_name(v.verdict).into();
+                let plausible = run.plausibility.as_ref().map_or(v.plausible(), |p| p.judge(&v));
+                rec.verdict = if plausible { "plausible" } else { verdict_name(v.verdict) }.into();
                 rec.failing_tests = v.failing_tests.clone();
                 rec.wall_ms = v.wall_ms;
-                if v.plausible() {
+                if !plausible && v.verdict == Verdict::TestFailure && v.failing_tests_known() {
+                    let before =
+                        run.persistent.take().or_else(|| run.plausibility.as_ref().map(|p| p.bug_tests.clone()));
+                    run.persistent =
+                        Some(before.unwrap_or_default().into_iter().filter(|t| v.failing_tests.contains(t)).collect());
+                }
+                if plausible {
                     run.report.patch.get_or_insert_with(|| diff.clone());
                 } else {
                     rec.feedback = Some(v.feedback(1500));

@@ -3,10 +3,12 @@
 //! [`agent`] runs the ReinFix workflow (../shared/papers/reinfix.txt, Algorithm 1) over
 //! [`llm`] (OpenAI-compatible client, scripted and record/replay doubles), [`tools`] (the nine
 //! internal-ingredient tools), [`retrieve`] (similar fixes from the engine), [`patch`]
-//! (applying model patches), [`validate`] and [`scratch`] (testing them); [`fl`] is SBFL
+//! (applying model patches), [`validate`] and [`scratch`] (testing them), [`baseline`] (which
+//! failures were there before the patch); [`fl`] is SBFL
 //! fault localization, [`quixbugs`] the benchmark harness, [`serve`] the MCP/HTTP server.
 
 pub mod agent;
+pub mod baseline;
 pub mod fl;
 pub mod llm;
 pub mod patch;

@@ -23,6 +23,13 @@
 //! one of the signatures of [`looks_like_compile_error`] (javac, Maven, Gradle, Python syntax
 //! and import errors at collection), else as a test failure.
 //!
+//! # Failing tests
+//! Failing test names ([`failing_test_in_line`]) and the runner's summary counts
+//! ([`test_counts_in_line`]) are read from every output line (JUnit 4 and pytest). The names
+//! are the complete list only when the summary counts as many failures
+//! ([`Validation::failing_tests_known`]); [`crate::baseline`] relies on that to tolerate tests
+//! that already failed before the patch.
+//!
 //! # A fixed environment
 //! Test output goes into prompts, so it must not depend on where fixdex runs. pytest (≥ 8)
 //! stops truncating its short summary and assertion explanations when `CI` or `BUILD_NUMBER`
@@ -173,6 +180,11 @@ pub struct RunOutput {
     /// Failing test names seen anywhere in the output (not only in the tails), in order,
     /// without duplicates, at most [`MAX_FAILING_TESTS`]; see [`failing_test_in_line`].
     pub failing_tests: Vec<String>,
+    /// The test runner's own counts, summed over every summary line in the output (see
+    /// [`test_counts_in_line`]); `None` when no summary line was seen (an unknown runner, or
+    /// a run that crashed or was killed before its summary).
+    #[serde(default)]
+    pub test_counts: Option<TestCounts>,
 }
 
 impl RunOutput {
@@ -210,7 +222,7 @@ pub fn run_command(
     })?;
     let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
     let total = Arc::new(Mutex::new(0u64));
-    let names = Arc::new(Mutex::new(Vec::new()));
+    let names = Arc::new(Mutex::new(Scan::default()));
     let out = drain(child.stdout.take().expect("piped stdout"), Arc::clone(&total), Arc::clone(&names));
     let err = drain(child.stderr.take().expect("piped stderr"), Arc::clone(&total), Arc::clone(&names));
 
@@ -249,7 +261,7 @@ pub fn run_command(
     let stdout_tail = out.join().unwrap_or_default();
     let stderr_tail = err.join().unwrap_or_default();
     let output_bytes = *total.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let failing_tests = std::mem::take(&mut *names.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+    let scan = std::mem::take(&mut *names.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
     Ok(RunOutput {
         command: display,
         exit,
@@ -257,7 +269,8 @@ pub fn run_command(
         stdout_tail,
         stderr_tail,
         output_bytes,
-        failing_tests,
+        failing_tests: scan.names,
+        test_counts: scan.counts,
     })
 }
 
@@ -266,23 +279,41 @@ fn kill_group(pgid: nix::unistd::Pid) {
     let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
 }
 
+/// What the line scan of a command's output found: failing test names and summary counts.
+#[derive(Debug, Default)]
+struct Scan {
+    names: Vec<String>,
+    counts: Option<TestCounts>,
+}
+
+impl Scan {
+    fn line(&mut self, line: &str) {
+        if let Some(name) = failing_test_in_line(line)
+            && self.names.len() < MAX_FAILING_TESTS
+            && !self.names.contains(&name)
+        {
+            self.names.push(name);
+        }
+        if let Some(c) = test_counts_in_line(line) {
+            let sum = self.counts.unwrap_or_default();
+            self.counts = Some(TestCounts { failed: sum.failed + c.failed, passed: sum.passed + c.passed });
+        }
+    }
+}
+
 /// Read a pipe to its end on a thread, keeping the last [`TAIL_BYTES`] and collecting the
-/// failing test names of every complete line (lines are cut at 4 KiB for this scan).
+/// failing test names and summary counts of every complete line (lines are cut at 4 KiB for
+/// this scan).
 fn drain(
     mut pipe: impl Read + Send + 'static,
     total: Arc<Mutex<u64>>,
-    names: Arc<Mutex<Vec<String>>>,
+    found: Arc<Mutex<Scan>>,
 ) -> std::thread::JoinHandle<String> {
     std::thread::spawn(move || {
         let mut tail: Vec<u8> = Vec::new();
         let mut line: Vec<u8> = Vec::new();
         let scan = |line: &[u8]| {
-            if let Some(name) = failing_test_in_line(&String::from_utf8_lossy(line)) {
-                let mut names = names.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                if names.len() < MAX_FAILING_TESTS && !names.contains(&name) {
-                    names.push(name);
-                }
-            }
+            found.lock().unwrap_or_else(std::sync::PoisonError::into_inner).line(&String::from_utf8_lossy(line));
         };
         let mut buf = [0u8; 8192];
         loop {
@@ -347,6 +378,23 @@ impl Validation {
     /// True when the verdict is [`Verdict::Plausible`].
     pub fn plausible(&self) -> bool {
         self.verdict == Verdict::Plausible
+    }
+
+    /// Whether [`Validation::failing_tests`] is known to be the complete set of failing tests:
+    /// a plausible run (none fail), or a test failure whose runner printed a summary
+    /// ([`RunOutput::test_counts`]) counting exactly as many failures (and errors) as names
+    /// were read. A compile error, a timeout, an unknown runner or a run that died before its
+    /// summary (a crash, `os._exit`, a killed JVM) gives `false`.
+    pub fn failing_tests_known(&self) -> bool {
+        match self.verdict {
+            Verdict::Plausible => true,
+            Verdict::TestFailure => self
+                .test
+                .as_ref()
+                .and_then(|t| t.test_counts)
+                .is_some_and(|c| c.failed > 0 && c.failed == self.failing_tests.len()),
+            Verdict::CompileError | Verdict::Timeout => false,
+        }
     }
 
     /// A short model-facing summary: verdict, failing tests and the end of the output,
@@ -482,6 +530,75 @@ pub fn looks_like_compile_error(output: &str) -> bool {
         })
     });
     javac || COMPILE_ERROR_SIGNATURES.iter().any(|s| output.contains(s))
+}
+
+/// Test counts from a test runner's summary line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestCounts {
+    /// Tests that failed or errored (JUnit `Failures`; pytest `failed` + `error(s)`).
+    pub failed: usize,
+    /// Tests that passed.
+    pub passed: usize,
+}
+
+/// pytest's outcome words in its final summary line; `failed` and `error(s)` count as failed.
+const PYTEST_OUTCOMES: &[&str] = &[
+    "failed",
+    "passed",
+    "error",
+    "errors",
+    "skipped",
+    "xfailed",
+    "xpassed",
+    "deselected",
+    "warning",
+    "warnings",
+    "rerun",
+    "reruns",
+];
+
+/// The counts a test runner's summary line states, if `line` is one: JUnit 4 `JUnitCore`
+/// (`OK (3 tests)`, `Tests run: 3,  Failures: 2`) and pytest's last line, with or without
+/// `=` padding (`2 failed, 1 passed, 1 error in 0.12s`, `no tests ran in 0.01s`). pytest
+/// lines must end in their duration, so a program printing `1 passed` is not mistaken for one.
+pub fn test_counts_in_line(line: &str) -> Option<TestCounts> {
+    let line = line.trim();
+    junit_counts(line).or_else(|| pytest_counts(line))
+}
+
+fn junit_counts(line: &str) -> Option<TestCounts> {
+    if let Some(n) = line.strip_prefix("OK (").and_then(|r| r.strip_suffix(" tests)").or(r.strip_suffix(" test)"))) {
+        return Some(TestCounts { failed: 0, passed: n.parse().ok()? });
+    }
+    let rest = line.strip_prefix("Tests run: ")?;
+    let (run, rest) = rest.split_once(',')?;
+    let failed = rest.trim_start().strip_prefix("Failures: ")?;
+    let (run, failed): (usize, usize) = (run.trim().parse().ok()?, failed.trim().parse().ok()?);
+    Some(TestCounts { failed, passed: run.checked_sub(failed)? })
+}
+
+fn pytest_counts(line: &str) -> Option<TestCounts> {
+    let line = line.trim_matches(|c: char| c == '=' || c.is_whitespace());
+    let (items, duration) = line.rsplit_once(" in ")?;
+    let secs = duration.split(" (").next().unwrap_or(duration).strip_suffix('s')?;
+    if secs.is_empty() || !secs.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return None;
+    }
+    if items == "no tests ran" {
+        return Some(TestCounts::default());
+    }
+    let mut counts = TestCounts::default();
+    for item in items.split(", ") {
+        let (n, word) = item.split_once(' ')?;
+        let n: usize = n.parse().ok()?;
+        match word {
+            "failed" | "error" | "errors" => counts.failed += n,
+            "passed" => counts.passed += n,
+            w if PYTEST_OUTCOMES.contains(&w) => {}
+            _ => return None,
+        }
+    }
+    Some(counts)
 }
 
 /// Failing test names in `output`: [`failing_test_in_line`] over every line, in order,
@@ -667,6 +784,46 @@ mod tests {
         );
         // Other text with " in " is kept.
         assert_eq!(stabilize("x in 3 places\n", dir), "x in 3 places\n");
+    }
+
+    #[test]
+    fn summary_counts_from_junit_and_pytest() {
+        let c = |failed, passed| Some(TestCounts { failed, passed });
+        assert_eq!(test_counts_in_line("OK (3 tests)"), c(0, 3));
+        assert_eq!(test_counts_in_line("OK (1 test)"), c(0, 1));
+        assert_eq!(test_counts_in_line("Tests run: 5,  Failures: 2"), c(2, 3));
+        assert_eq!(test_counts_in_line("2 failed, 4 passed in 0.05s"), c(2, 4));
+        assert_eq!(
+            test_counts_in_line("==== 1 failed, 2 passed, 1 error, 1 warning in 62.10s (0:01:02) ===="),
+            c(2, 2)
+        );
+        assert_eq!(test_counts_in_line("no tests ran in 0.01s"), c(0, 0));
+        assert_eq!(test_counts_in_line("3 errors in 0.2s"), c(3, 0));
+        for other in ["1 passed", "found 2 failed in 3 places", "Tests run: x, Failures: 1", "OK (many tests)", ""] {
+            assert_eq!(test_counts_in_line(other), None, "{other:?}");
+        }
+    }
+
+    /// The failing set is known only when the runner's summary counts as many failures as
+    /// names were read: not for an unknown runner, nor for a run that died before its summary.
+    #[test]
+    fn failing_tests_known_needs_a_matching_summary() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = |test: &str| {
+            let validator =
+                Validator { build: None, test: sh(test), timeout: Duration::from_secs(10), env: Vec::new() };
+            validator.validate(dir.path()).unwrap()
+        };
+        let pytest = v("echo 'FAILED t.py::test_a - assert 0'; echo '1 failed, 2 passed in 0.01s'; exit 1");
+        assert!(pytest.failing_tests_known(), "{pytest:?}");
+        assert_eq!(pytest.failing_tests, ["t.py::test_a"]);
+        let crashed = v("echo 'FAILED t.py::test_a - assert 0'; exit 1");
+        assert!(!crashed.failing_tests_known());
+        let unknown = v("echo 'something broke'; exit 1");
+        assert!(!unknown.failing_tests_known());
+        let short = v("echo 'FAILED t.py::test_a'; echo '2 failed in 0.01s'; exit 1");
+        assert!(!short.failing_tests_known());
+        assert!(v("true").failing_tests_known());
     }
 
     #[test]

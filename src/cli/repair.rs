@@ -1,9 +1,11 @@
 //! `fixdex repair`: the ReinFix workflow on one bug of a project (repair::agent).
 //!
 //! Prints the first plausible patch as a unified diff (or the whole report with `--json`)
-//! and always writes the JSON report (`--report`). Exit codes: 0 a plausible patch was
-//! found; 4 no plausible patch (search space, budget or time exhausted); 1 an error,
-//! including a failed pre-flight (the buggy version does not build, or its tests pass).
+//! and always writes the JSON report (`--report`); the report's warnings (tolerated failing
+//! tests, model replies that were unusable and skipped) go to stderr. Exit codes: 0 a
+//! plausible patch was found; 4 no plausible patch (search space, budget or time exhausted,
+//! also after unusable model replies); 1 an error, including a failed pre-flight (the buggy
+//! version does not build, or its tests pass) and a run in which no model reply was usable.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,7 +28,9 @@ pub struct Args {
     #[arg(long)]
     test_cmd: String,
     /// A test that fails on the buggy version (repeatable; a substring of the failing test
-    /// names, e.g. `GCD_TEST#test_1`): the pre-flight checks that it fails.
+    /// names, e.g. `GCD_TEST#test_1`): the pre-flight checks that it fails. With named tests,
+    /// a patch is plausible when they pass and no test that passed before fails; other tests
+    /// failing on the buggy version may keep failing (listed in the report, warned about).
     #[arg(long)]
     failing_test: Vec<String>,
     /// Build command run before the tests; a failure is a compile error (optional).
@@ -307,6 +311,9 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         out!("{json}")?;
     } else if let Some(p) = &report.patch {
         out!("{p}")?;
+    }
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}");
     }
     let tried = report.candidates.len();
     eprintln!(

@@ -13,11 +13,14 @@ use super::{Hunk, HunkLine};
 /// Each hunk is located by its old text (context and removed lines), never by its line
 /// numbers, at the first tolerance level that finds it: exact, trailing whitespace
 /// ignored, leading indentation ignored. A hunk matching several places is settled by its
-/// `old_start` hint or refused; a hunk that is not found is retried with `N:` / `N |`
-/// line-number prefixes stripped when every one of its lines has one. Context lines keep
-/// the file's text, added lines go in verbatim with the file's dominant line ending, and
-/// the final newline (or its absence) is kept. Pure: touches no file. Cost: O(lines of
-/// `original` × old lines of the hunk) per hunk and level.
+/// `old_start` hint or refused. A hunk that is not found is retried as the model most likely
+/// meant it (step 4 of the [`crate::patch`] docs): with the `N:` / `N |` line-number prefixes
+/// of a numbered listing stripped from its old lines, and with blank lines the file lacks
+/// trimmed from the edges of its old text. Added lines lose such prefixes only when every one
+/// has one, numbered where the hunk matched. Context lines keep the file's text, added lines
+/// go in verbatim with the file's dominant line ending, and the final newline (or its
+/// absence) is kept. Pure: touches no file. Cost: O(lines of `original` × old lines of the
+/// hunk) per hunk, level and try (the hunk as written and at most 7 variants).
 ///
 /// # Errors
 ///
@@ -35,16 +38,34 @@ pub fn apply_to_text(original: &str, hunks: &[Hunk]) -> Result<String, HunkError
     Ok(doc.render())
 }
 
-/// Locates a hunk as written, then (if not found) with its line-number prefixes stripped.
+/// Locates a hunk as written, then (if not found) each of its [`lenient_variants`] in turn;
+/// a variant counts only when it matches exactly one place. A hunk that nothing locates is
+/// refused with the failure of the hunk as written.
 fn locate_hunk<'h>(doc: &Doc, hunk: &'h Hunk, edits: &Edits) -> Result<(Cow<'h, Hunk>, usize), HunkFailure> {
-    match locate(doc, hunk, edits) {
-        Ok(at) => Ok((Cow::Borrowed(hunk), at)),
-        Err(HunkFailure::NotFound { near }) => match strip_line_numbers(hunk) {
-            Some(stripped) => locate(doc, &stripped, edits).map(|at| (Cow::Owned(stripped), at)),
-            None => Err(HunkFailure::NotFound { near }),
-        },
-        Err(failure) => Err(failure),
+    let not_found = match locate(doc, hunk, edits) {
+        Ok(at) => return Ok((strip_added_numbers(doc, Cow::Borrowed(hunk), at, edits), at)),
+        Err(failure @ HunkFailure::NotFound { .. }) => failure,
+        Err(failure) => return Err(failure),
+    };
+    for variant in lenient_variants(hunk) {
+        if let Ok(at) = locate(doc, &variant, edits) {
+            return Ok((strip_added_numbers(doc, Cow::Owned(variant), at, edits), at));
+        }
     }
+    Err(not_found)
+}
+
+/// What a model most likely meant by a hunk that is not in the file, most faithful first:
+/// its old lines without line-number prefixes ([`strip_old_numbers`]); its old text without
+/// blank lines at the start, at the end, or both ([`trim_blank_edges`]); and the stripped
+/// hunk trimmed the same ways. Variants that change nothing are left out.
+fn lenient_variants(hunk: &Hunk) -> Vec<Hunk> {
+    let stripped = strip_old_numbers(hunk);
+    let bases = std::iter::once(hunk).chain(stripped.as_ref());
+    let trims = [(true, false), (false, true), (true, true)];
+    let trimmed: Vec<Hunk> =
+        bases.flat_map(|h| trims.iter().filter_map(move |&(lead, trail)| trim_blank_edges(h, lead, trail))).collect();
+    stripped.into_iter().chain(trimmed).collect()
 }
 
 /// The index of the first file line the hunk replaces.
@@ -138,31 +159,90 @@ fn near_match(file: &[&str], old: &[&str]) -> Option<Box<NearMatch>> {
     }))
 }
 
-/// The hunk with `12: ` / `12 | ` prefixes removed from every line, when every line has
-/// one.
-fn strip_line_numbers(hunk: &Hunk) -> Option<Hunk> {
-    let lines = hunk.lines.iter().map(|line| {
-        let text = strip_line_number(line.text())?.to_owned();
-        Some(match line {
-            HunkLine::Context(_) => HunkLine::Context(text),
-            HunkLine::Remove(_) => HunkLine::Remove(text),
-            HunkLine::Add(_) => HunkLine::Add(text),
-        })
-    });
-    Some(Hunk { lines: lines.collect::<Option<_>>()?, ..hunk.clone() })
-}
-
-/// `"  12: x"` → `"x"`, `"12 | x"` → `"x"`; `None` without such a prefix. One space after
-/// the separator belongs to the prefix.
-fn strip_line_number(line: &str) -> Option<&str> {
-    let rest = line.trim_start();
-    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    if digits == 0 {
+/// The hunk with the `12: ` / `12 | ` prefixes removed from its old lines (context and
+/// removed), when every old line has one and the numbers strictly increase, as they do in
+/// the numbered listing the prompt shows. Added lines are left to [`strip_added_numbers`].
+fn strip_old_numbers(hunk: &Hunk) -> Option<Hunk> {
+    let old: Vec<(usize, &str)> = hunk.old_lines().map(strip_line_number).collect::<Option<_>>()?;
+    if old.is_empty() || !old.windows(2).all(|w| w[0].0 < w[1].0) {
         return None;
     }
+    let mut texts = old.into_iter().map(|(_, text)| text.to_owned());
+    let lines = hunk.lines.iter().map(|line| match line {
+        HunkLine::Context(_) => HunkLine::Context(texts.next().unwrap_or_default()),
+        HunkLine::Remove(_) => HunkLine::Remove(texts.next().unwrap_or_default()),
+        HunkLine::Add(text) => HunkLine::Add(text.clone()),
+    });
+    Some(Hunk { lines: lines.collect(), ..hunk.clone() })
+}
+
+/// The hunk located at `at` with the line-number prefixes removed from its added lines, when
+/// (1) every added line has one, (2) the numbers never decrease, (3) they lie where the hunk
+/// is: between the original line before the match and the match's end plus the number of
+/// added lines, and (4) none of the file lines the hunk matched has such a prefix (text like
+/// `2: mid` in a YAML file is content, and a replacement for it keeps its numbers).
+/// Otherwise the hunk as it is: added lines go in verbatim.
+fn strip_added_numbers<'h>(doc: &Doc, hunk: Cow<'h, Hunk>, at: usize, edits: &Edits) -> Cow<'h, Hunk> {
+    let added: Option<Vec<(usize, &str)>> =
+        hunk.lines.iter().filter(|l| matches!(l, HunkLine::Add(_))).map(|l| strip_line_number(l.text())).collect();
+    let Some(added) = added.filter(|a| !a.is_empty() && a.windows(2).all(|w| w[0].0 <= w[1].0)) else {
+        return hunk;
+    };
+    let old_len = hunk.old_lines().count();
+    let first = edits.to_original(at) + 1;
+    let span = first.saturating_sub(1)..=first + old_len + added.len();
+    let numbered_file = doc.lines[at..at + old_len].iter().any(|l| strip_line_number(&l.text).is_some());
+    if numbered_file || !added.iter().all(|(n, _)| span.contains(n)) {
+        return hunk;
+    }
+    let mut texts = added.into_iter().map(|(_, text)| text.to_owned());
+    let lines = hunk.lines.iter().map(|line| match line {
+        HunkLine::Add(_) => HunkLine::Add(texts.next().unwrap_or_default()),
+        other => other.clone(),
+    });
+    Cow::Owned(Hunk { lines: lines.collect(), ..hunk.as_ref().clone() })
+}
+
+/// `"  12: x"` → `(12, "x")`, `"12 | x"` → `(12, "x")`; `None` without such a prefix (or
+/// with a number too large for `usize`). One space after the separator belongs to the
+/// prefix.
+fn strip_line_number(line: &str) -> Option<(usize, &str)> {
+    let rest = line.trim_start();
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let number = rest[..digits].parse().ok()?;
     let rest = &rest[digits..];
     let rest = rest.strip_prefix(':').or_else(|| rest.trim_start().strip_prefix('|'))?;
-    Some(rest.strip_prefix(' ').unwrap_or(rest))
+    Some((number, rest.strip_prefix(' ').unwrap_or(rest)))
+}
+
+/// The hunk without the blank lines (empty or whitespace only) at the start (`lead`) and/or
+/// the end (`trail`) of its old text, for a SEARCH or diff context that begins or ends with
+/// a blank line the file does not have there. `None` when an asked-for edge has no blank
+/// line, or nothing non-blank would be left to anchor the hunk.
+///
+/// The replacement is never re-indented or changed inside. At each trimmed edge, a blank
+/// *removed* line (a SEARCH line) pairs with a blank line at the same edge of the added lines
+/// (REPLACE): the model wrote an unchanged blank line on both sides, which is context the file
+/// lacks, so up to as many leading (trailing) blank added lines as blank removed lines were
+/// trimmed there are dropped too. A blank line only the REPLACE has at its edge stays.
+fn trim_blank_edges(hunk: &Hunk, lead: bool, trail: bool) -> Option<Hunk> {
+    let blank = |l: &HunkLine| l.text().trim().is_empty();
+    let old: Vec<usize> = (0..hunk.lines.len()).filter(|&i| !matches!(hunk.lines[i], HunkLine::Add(_))).collect();
+    let head = if lead { old.iter().take_while(|&&i| blank(&hunk.lines[i])).count() } else { 0 };
+    let tail = if trail { old.iter().rev().take_while(|&&i| blank(&hunk.lines[i])).count() } else { 0 };
+    if (lead && head == 0) || (trail && tail == 0) || head + tail >= old.len() {
+        return None;
+    }
+    let mut drop: Vec<usize> = old[..head].iter().chain(&old[old.len() - tail..]).copied().collect();
+    let removed = |ids: &[usize]| ids.iter().filter(|&&i| matches!(hunk.lines[i], HunkLine::Remove(_))).count();
+    let added: Vec<usize> = (0..hunk.lines.len()).filter(|&i| matches!(hunk.lines[i], HunkLine::Add(_))).collect();
+    let added_head = added.iter().take_while(|&&i| blank(&hunk.lines[i])).count().min(removed(&old[..head]));
+    let rest = &added[added_head..];
+    let added_tail = rest.iter().rev().take_while(|&&i| blank(&hunk.lines[i])).count();
+    drop.extend(&added[..added_head]);
+    drop.extend(&rest[rest.len() - added_tail.min(removed(&old[old.len() - tail..]))..]);
+    let lines = hunk.lines.iter().enumerate().filter(|(i, _)| !drop.contains(i)).map(|(_, l)| l.clone());
+    Some(Hunk { lines: lines.collect(), ..hunk.clone() })
 }
 
 /// Replaces the lines the hunk matched at `at` with its new lines.
@@ -303,12 +383,32 @@ mod tests {
     }
 
     #[test]
-    fn line_number_prefixes_are_stripped_only_when_every_line_has_one() {
+    fn line_number_prefixes_are_stripped_per_side_when_every_line_of_the_side_has_one() {
         let h = hunk(" 6:     int g(int n) {\n-7:         return n + 1;\n+7:         return 0;", None);
         let out = apply_to_text(JAVA, &[h]).unwrap();
         assert!(out.contains("int g(int n) {\n        return 0;"), "{out}");
         let h = hunk(" 6 |     int g(int n) {\n-7 |         return n + 1;\n+        return 0;", None);
+        let out = apply_to_text(JAVA, &[h]).unwrap();
+        assert!(out.contains("int g(int n) {\n        return 0;"), "{out}");
+        // One old line without its number: the old side is not stripped.
+        let h = hunk(" 6 |     int g(int n) {\n-        return n + 1;\n+        return 0;", None);
         assert!(matches!(apply_to_text(JAVA, &[h]).unwrap_err().failure, HunkFailure::NotFound { .. }));
+        // Added numbers far from where the hunk is are content, inserted verbatim.
+        let h = hunk("     int g(int n) {\n-        return n + 1;\n+40: return 0;", None);
+        assert!(apply_to_text(JAVA, &[h]).unwrap().contains("int g(int n) {\n40: return 0;"));
+    }
+
+    #[test]
+    fn blank_edges_pair_removed_with_added_lines() {
+        let h = hunk("-\n-a\n-\n+\n+b\n+\n+", None);
+        let t = trim_blank_edges(&h, true, true).unwrap();
+        assert_eq!(t, hunk("-a\n+b\n+", None));
+        let t = trim_blank_edges(&h, true, false).unwrap();
+        assert_eq!(t, hunk("-a\n-\n+b\n+\n+", None));
+        assert_eq!(trim_blank_edges(&hunk(" a\n-b\n+c", None), true, false), None);
+        assert_eq!(trim_blank_edges(&hunk("-\n- \n+c", None), true, true), None);
+        // Context blank lines are dropped alone.
+        assert_eq!(trim_blank_edges(&hunk(" \n-a\n+\n+b", None), true, false).unwrap(), hunk("-a\n+\n+b", None));
     }
 
     #[test]
@@ -343,10 +443,11 @@ mod tests {
 
     #[test]
     fn strip_line_number_forms() {
-        assert_eq!(strip_line_number("12:     x"), Some("    x"));
-        assert_eq!(strip_line_number("  12 | x"), Some("x"));
-        assert_eq!(strip_line_number("7:"), Some(""));
+        assert_eq!(strip_line_number("12:     x"), Some((12, "    x")));
+        assert_eq!(strip_line_number("  12 | x"), Some((12, "x")));
+        assert_eq!(strip_line_number("7:"), Some((7, "")));
         assert_eq!(strip_line_number("x: 1"), None);
         assert_eq!(strip_line_number("12 x"), None);
+        assert_eq!(strip_line_number("99999999999999999999999: x"), None);
     }
 }

@@ -27,9 +27,21 @@
 //! 3. Several matches at one level are ambiguous. The header's old line number breaks the
 //!    tie when exactly one match sits there (after the shift caused by earlier hunks);
 //!    otherwise the hunk is refused with the candidate line numbers.
-//! 4. When no level matches and every old and new line of the hunk starts with a line-number
-//!    prefix a model copied from a numbered listing (`12: text` or `12 | text`), the
-//!    prefixes are stripped from both sides and steps 1-3 run again.
+//! 4. When no level matches, the hunk is retried as the model most likely meant it, and the
+//!    first variant that matches exactly one place is taken (else the hunk is refused as
+//!    written):
+//!    - **Line numbers copied from the numbered listing** of the prompt (`12: text`,
+//!      `12 | text`) are stripped from the old side (context and removed lines; a SEARCH
+//!      section) when every old line carries one and the numbers strictly increase. Each
+//!      side is judged on its own: the added lines (REPLACE) lose their prefixes when every
+//!      added line carries one, the numbers never decrease and lie where the hunk matched,
+//!      and the matched file lines carry no such prefix themselves. Text that matches as
+//!      written is never stripped, so `2: mid` in a YAML file stays content.
+//!    - **Blank lines at the edges of the old text** that the file lacks there (a SEARCH
+//!      that starts or ends with an empty line) are trimmed: at the start, at the end, then
+//!      both. A blank line that SEARCH and REPLACE both start (or end) with is an unchanged
+//!      line the model wrote on both sides, so it is dropped from both; a blank edge line
+//!      only REPLACE has stays, and nothing inside the replacement changes.
 //! 5. A hunk with no old text inserts at its header's line number, or fills an empty file;
 //!    without either it is refused.
 //!

@@ -319,3 +319,122 @@ fn unified_diff_of_random_edits_round_trips() {
     }
     assert!(ambiguous > 0, "the alphabet should make some numberless hunks ambiguous");
 }
+
+/// Issue 8, item 10: the prompt shows the buggy code as a numbered listing
+/// (`3:     for n in ...`), and models copy the numbers into one side of the edit only.
+/// SEARCH/REPLACE with numbers on SEARCH only, and on REPLACE only.
+#[test]
+fn issue_8_line_numbers_on_one_side_of_a_search_replace_block() {
+    let dir = project(&[("sieve.py", SIEVE_PY)]);
+    let search_only = "sieve.py\n<<<<<<< SEARCH\n3:     for n in range(2, max + 1):\n4:         if any(n % p > 0 for p in primes):\n\
+        =======\n    for n in range(2, max + 1):\n        if all(n % p > 0 for p in primes):\n>>>>>>> REPLACE\n";
+    apply(search_only, None, &dir).unwrap();
+    assert_eq!(read(&dir, "sieve.py"), SIEVE_PY.replace("if any(", "if all("));
+
+    let dir = project(&[("sieve.py", SIEVE_PY)]);
+    let replace_only = "sieve.py\n<<<<<<< SEARCH\n        if any(n % p > 0 for p in primes):\n=======\n\
+        4:         if all(n % p > 0 for p in primes):\n>>>>>>> REPLACE\n";
+    apply(replace_only, None, &dir).unwrap();
+    assert_eq!(read(&dir, "sieve.py"), SIEVE_PY.replace("if any(", "if all("));
+}
+
+/// Issue 8, item 10: a unified diff whose context and removed lines keep the listing's
+/// numbers while the added lines do not, and the other way round.
+#[test]
+fn issue_8_line_numbers_on_one_kind_of_diff_line() {
+    let dir = project(&[("GCD.java", GCD_JAVA)]);
+    let old_only = "--- a/GCD.java\n+++ b/GCD.java\n@@ -7,3 +7,3 @@\n 7:         } else {\n-8:             return gcd(a % b, b);\n\
+        +            return gcd(b, a % b);\n 9:         }\n";
+    apply(old_only, None, &dir).unwrap();
+    assert_eq!(read(&dir, "GCD.java"), GCD_JAVA.replace("gcd(a % b, b)", "gcd(b, a % b)"));
+
+    let dir = project(&[("GCD.java", GCD_JAVA)]);
+    let added_only = "--- a/GCD.java\n+++ b/GCD.java\n@@ -7,3 +7,4 @@\n         } else {\n-            return gcd(a % b, b);\n\
+        +8:             int r = a % b;\n+9:             return gcd(b, r);\n         }\n";
+    apply(added_only, None, &dir).unwrap();
+    assert_eq!(
+        read(&dir, "GCD.java"),
+        GCD_JAVA.replace("return gcd(a % b, b);", "int r = a % b;\n            return gcd(b, r);")
+    );
+}
+
+/// The limits of issue 8, item 10: text that legitimately starts with digits and a colon is
+/// never stripped when it matches as written; a side where only some lines carry numbers,
+/// or whose numbers are not increasing, is not stripped (and so refused).
+#[test]
+fn line_numbers_are_stripped_only_when_consistent() {
+    let yaml = "levels:\n1: low\n2: mid\n3: high\n";
+    let dir = project(&[("levels.yaml", yaml)]);
+    let answer = "levels.yaml\n<<<<<<< SEARCH\n2: mid\n3: high\n=======\n2: medium\n3: high\n>>>>>>> REPLACE\n";
+    apply(answer, None, &dir).unwrap();
+    assert_eq!(read(&dir, "levels.yaml"), "levels:\n1: low\n2: medium\n3: high\n");
+
+    let dir = project(&[("sieve.py", SIEVE_PY)]);
+    let partial = "sieve.py\n<<<<<<< SEARCH\n3:     for n in range(2, max + 1):\n        if any(n % p > 0 for p in primes):\n\
+        =======\n    for n in range(2, max + 1):\n        if all(n % p > 0 for p in primes):\n>>>>>>> REPLACE\n";
+    let err = apply(partial, None, &dir).unwrap_err();
+    assert!(
+        matches!(&err, PatchError::Hunk { error, .. } if matches!(error.failure, HunkFailure::NotFound { .. })),
+        "{err}"
+    );
+    let decreasing = "sieve.py\n<<<<<<< SEARCH\n4:     for n in range(2, max + 1):\n3:         if any(n % p > 0 for p in primes):\n\
+        =======\n    for n in range(2, max + 1):\n        if all(n % p > 0 for p in primes):\n>>>>>>> REPLACE\n";
+    assert!(apply(decreasing, None, &dir).is_err());
+    assert_eq!(read(&dir, "sieve.py"), SIEVE_PY);
+}
+
+/// Issue 8, item 11: a SEARCH that starts or ends with a blank line the file does not have
+/// there still matches, with the blank edge lines trimmed; a blank line REPLACE starts (ends)
+/// with as well is read as a context line and dropped with it; blank lines inside the
+/// replacement, and a REPLACE edge without a SEARCH counterpart, stay as written.
+#[test]
+fn issue_8_a_stray_blank_line_at_the_edge_of_a_search_block() {
+    let dir = project(&[("sieve.py", SIEVE_PY)]);
+    let leading = "sieve.py\n<<<<<<< SEARCH\n\n        if any(n % p > 0 for p in primes):\n=======\n\
+        \n        if all(n % p > 0 for p in primes):\n>>>>>>> REPLACE\n";
+    apply(leading, None, &dir).unwrap();
+    assert_eq!(read(&dir, "sieve.py"), SIEVE_PY.replace("if any(", "if all("));
+
+    let dir = project(&[("sieve.py", SIEVE_PY)]);
+    let trailing = "sieve.py\n<<<<<<< SEARCH\n        if any(n % p > 0 for p in primes):\n            primes.append(n)\n\n=======\n\
+        \x20       if all(n % p > 0 for p in primes):\n\n            primes.append(n)\n>>>>>>> REPLACE\n";
+    apply(trailing, None, &dir).unwrap();
+    // The blank line inside the replacement is kept; REPLACE does not end with a blank line.
+    assert_eq!(
+        read(&dir, "sieve.py"),
+        SIEVE_PY
+            .replace("        if any(n % p > 0 for p in primes):\n", "        if all(n % p > 0 for p in primes):\n\n")
+    );
+
+    // A blank line both sides start with is one context line: dropped from both, it leaves
+    // nothing to change. A blank line only REPLACE starts with is inserted as written.
+    let dir = project(&[("sieve.py", SIEVE_PY)]);
+    let paired = "sieve.py\n<<<<<<< SEARCH\n\n    return primes\n=======\n\n    return primes\n>>>>>>> REPLACE\n";
+    let err = apply(paired, None, &dir).unwrap_err();
+    assert!(matches!(err, PatchError::NoChange), "{err}");
+    let added =
+        "sieve.py\n<<<<<<< SEARCH\n    return primes\n\n=======\n\n    return sorted(primes)\n>>>>>>> REPLACE\n";
+    apply(added, None, &dir).unwrap();
+    assert!(
+        read(&dir, "sieve.py").ends_with("primes.append(n)\n\n    return sorted(primes)\n"),
+        "{}",
+        read(&dir, "sieve.py")
+    );
+}
+
+/// Issue 8, item 11: the same in a unified diff (a blank context line the file lacks at the
+/// start of a hunk), and the limit: a trimmed SEARCH that matches twice is refused.
+#[test]
+fn issue_8_a_stray_blank_context_line_in_a_diff_and_ambiguity() {
+    let dir = project(&[("GCD.java", GCD_JAVA)]);
+    let diff = "--- a/GCD.java\n+++ b/GCD.java\n@@ -7,3 +7,3 @@\n \n         } else {\n-            return gcd(a % b, b);\n+            return gcd(b, a % b);\n";
+    apply(diff, None, &dir).unwrap();
+    assert_eq!(read(&dir, "GCD.java"), GCD_JAVA.replace("gcd(a % b, b)", "gcd(b, a % b)"));
+
+    let text = "def f(x):\n    return x\ndef g(x):\n    return x\n";
+    let dir = project(&[("m.py", text)]);
+    let answer = "m.py\n<<<<<<< SEARCH\n\n    return x\n=======\n    return x + 1\n>>>>>>> REPLACE\n";
+    let err = apply(answer, None, &dir).unwrap_err();
+    assert!(matches!(&err, PatchError::Hunk { .. }), "{err}");
+    assert_eq!(read(&dir, "m.py"), text);
+}

@@ -14,6 +14,9 @@ use std::path::{Path, PathBuf};
 
 use crate::{Error, Result};
 
+/// Write buffer size, in bytes.
+const BUFFER_BYTES: usize = 1 << 20;
+
 /// A report being written.
 #[derive(Debug)]
 pub(crate) struct Report {
@@ -38,7 +41,7 @@ impl Report {
     pub(crate) fn line(&mut self, value: &serde_json::Value) -> Result<()> {
         let io = |e| Error::io(&self.path, e);
         if self.out.is_none() {
-            self.out = Some(BufWriter::new(File::create(&self.tmp).map_err(io)?));
+            self.out = Some(BufWriter::with_capacity(BUFFER_BYTES, File::create(&self.tmp).map_err(io)?));
         }
         let out = self.out.as_mut().expect("created above");
         writeln!(out, "{value}").map_err(|e| Error::io(&self.path, e))?;
@@ -57,7 +60,7 @@ impl Report {
             return Ok(None);
         };
         let io = |e| Error::io(&self.path, e);
-        out.into_inner().map_err(|e| io(e.into_error()))?.sync_all().map_err(io)?;
+        out.into_inner().map_err(|e| io(e.into_error()))?;
         std::fs::rename(&self.tmp, &self.path).map_err(io)?;
         Ok(Some(self.path.clone()))
     }

@@ -44,18 +44,28 @@ pub struct IndexBuilder {
     text: TextMeta,
     spaces: Vec<(SpaceData, SpaceMeta)>,
     int8: bool,
+    allow_empty: bool,
 }
 
 impl IndexBuilder {
     /// Starts an index for embeddings from `model`, composed as `text` describes.
     pub fn new(model: ModelMeta, text: TextMeta) -> IndexBuilder {
-        IndexBuilder { model, text, spaces: Vec::new(), int8: false }
+        IndexBuilder { model, text, spaces: Vec::new(), int8: false, allow_empty: false }
     }
 
     /// Also stores int8 codes of every space for graph traversal ([`crate::quant`]);
     /// the f32 vectors stay for exact rescoring. Adds `n · dim` bytes per space.
     pub fn with_int8(mut self, on: bool) -> IndexBuilder {
         self.int8 = on;
+        self
+    }
+
+    /// Lets [`IndexBuilder::write`] write an index with no documents (a shard that
+    /// received no rows): every space then has zero vectors and a graph with one empty level
+    /// ([`crate::hnsw::build`] of no vectors). Such an index opens, verifies and answers
+    /// every search with no hits. Off by default, so an empty build stays an error.
+    pub fn allow_empty(mut self, on: bool) -> IndexBuilder {
+        self.allow_empty = on;
         self
     }
 
@@ -94,11 +104,13 @@ impl IndexBuilder {
     /// document of vector row *i* in every space; `stats` goes into the metadata as is.
     ///
     /// # Errors
-    /// [`Error::Empty`] with no documents, [`Error::DimensionMismatch`] when a space's row
-    /// count differs from `docs.len()`, [`Error::Io`] / [`Error::Arrow`] on write failures.
-    /// On any error the file at `path`, if one exists, is left untouched.
+    /// [`Error::Empty`] with no documents (unless [`IndexBuilder::allow_empty`]),
+    /// [`Error::DimensionMismatch`] when a space's row count differs from `docs.len()`,
+    /// [`Error::Output`] when the file cannot be created at `path`, [`Error::Io`] /
+    /// [`Error::Arrow`] on write failures. On any error the file at `path`, if one exists,
+    /// is left untouched.
     pub fn write(&self, path: &Path, docs: &[Record], stats: serde_json::Value) -> Result<()> {
-        if docs.is_empty() {
+        if docs.is_empty() && !self.allow_empty {
             return Err(Error::Empty);
         }
         if self.spaces.is_empty() {

@@ -108,12 +108,26 @@ pub enum Error {
     /// The index has no documents to build from.
     #[error("nothing to index: the corpus has no valid records")]
     Empty,
+    /// An output file cannot be created at the path given (found by
+    /// [`crate::format::check_output`] before any work, or when writing).
+    #[error("cannot write {}: {reason}", path.display())]
+    Output {
+        /// The output path as given.
+        path: PathBuf,
+        /// What is wrong: a missing folder, a path that is a folder, no permission.
+        reason: String,
+    },
 }
 
 impl Error {
     /// Wraps an I/O error with the path it happened on.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
         Error::Io { path: path.into(), source }
+    }
+
+    /// Builds an [`Error::Output`] for `path` from anything printable.
+    pub fn output(path: impl Into<PathBuf>, reason: impl Into<String>) -> Error {
+        Error::Output { path: path.into(), reason: reason.into() }
     }
 
     /// Builds an [`Error::Corrupt`] from anything printable.

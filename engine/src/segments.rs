@@ -97,12 +97,18 @@ impl Segments {
     /// opening each and checking they agree. Paths are stored relative to the manifest's
     /// folder when they lie under it.
     ///
+    /// Segments with no documents (a shard that received no rows) are accepted; the
+    /// manifest's `documents` counts only the others' rows.
+    ///
     /// # Errors
-    /// As [`Segments::open`]; [`Error::Io`] when writing fails.
+    /// [`Error::Output`] naming `path` when it cannot be created, checked before any
+    /// segment is opened; as [`Segments::open`]; [`Error::Io`] naming `path` when writing
+    /// fails.
     pub fn write_manifest(path: &Path, segments: &[PathBuf]) -> Result<Manifest> {
         if segments.is_empty() {
             return Err(Error::InvalidParameter { name: "segments", reason: "a manifest needs at least one".into() });
         }
+        crate::format::check_output(path)?;
         let indexes = segments.iter().map(|p| Index::open(p)).collect::<Result<Vec<_>>>()?;
         check_consistent(&indexes)?;
         let base = path.parent().map(std::path::absolute).transpose().map_err(|e| Error::io(path, e))?;
@@ -117,10 +123,15 @@ impl Segments {
             documents: indexes.iter().map(|i| i.len() as u64).sum(),
             segments: entries,
         };
-        let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+        let mut name = path.file_name().unwrap_or_default().to_os_string();
+        name.push(format!(".tmp-{}", std::process::id()));
+        let tmp = path.with_file_name(name);
         let json = serde_json::to_vec_pretty(&manifest).expect("manifest serializes");
-        std::fs::write(&tmp, json).map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))?;
+        let written = std::fs::write(&tmp, json).and_then(|()| std::fs::rename(&tmp, path));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(Error::io(path, e));
+        }
         Ok(manifest)
     }
 

@@ -1,7 +1,6 @@
 //! The build pipeline: read → validate → dedup/exclude → tokenize → compose → embed in
 //! token-budget batches → HNSW per space → write (temporary file + rename).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -15,6 +14,7 @@ use crate::batch::{self, BatchConfig};
 use crate::corpus::{self, Format, ReadOptions};
 use crate::dedup::{Dedup, Duplicate, Origin};
 use crate::exclude::Exclusions;
+use crate::report::Report;
 use crate::shard::Shard;
 use crate::{Error, Result};
 
@@ -156,6 +156,9 @@ pub struct BuildStats {
     pub other_shards: u64,
     /// Documents in the index.
     pub indexed: u64,
+    /// The index has no documents: a shard that received no record of a corpus whose
+    /// other shards did (only a sharded build can be empty; see [`build_index`]).
+    pub empty: bool,
     /// Documents with an empty root cause (embedded as code only).
     pub without_cause: u64,
     /// Composed sequences whose code was cut to fit the window, over all spaces.
@@ -186,19 +189,40 @@ pub struct BuildStats {
     pub report: Option<PathBuf>,
 }
 
-/// Runs the whole build and writes the index to `opts.output`.
+/// Checks that the index and the report can be created at their paths
+/// ([`engine::format::check_output`]), before any reading or embedding. [`build_index`]
+/// calls it first; callers that load a model before building call it earlier still.
 ///
 /// # Errors
-/// [`Error::Row`] for the first bad record under [`OnError::Abort`]; [`Error::Empty`]
-/// when no record survives; file-level reader errors; [`Error::Engine`] for model, graph
-/// or write failures. On error no index is written and an existing one is untouched.
+/// [`Error::Engine`] wrapping [`engine::Error::Output`], naming the output or report path.
+pub fn check_outputs(opts: &BuildOptions) -> Result<()> {
+    engine::format::check_output(&opts.output)?;
+    engine::format::check_output(&opts.report_path())?;
+    Ok(())
+}
+
+/// Runs the whole build and writes the index to `opts.output`.
+///
+/// With [`BuildOptions::shard`], a shard that receives no record while other shards do
+/// (the corpus has valid records, none of which hashes here) is written as a valid empty
+/// index and [`BuildStats::empty`] is set: a manifest accepts it and a search over it
+/// finds nothing. Any other build with no surviving record is [`Error::Empty`].
+///
+/// # Errors
+/// [`Error::Engine`] wrapping [`engine::Error::Output`] when the index or report cannot be
+/// created (checked before any work); [`Error::Row`] for the first bad record under
+/// [`OnError::Abort`]; [`Error::Empty`] when no record survives (but for an empty shard);
+/// file-level reader errors; [`Error::Engine`] for model, graph or write failures. On
+/// error no index is written and an existing one is untouched.
 pub fn build_index(opts: &BuildOptions, model: &dyn Embedder, progress: &dyn Progress) -> Result<BuildStats> {
     let wall = Instant::now();
     if opts.spaces.is_empty() {
         return Err(engine::Error::InvalidParameter { name: "--spaces", reason: "no space given".into() }.into());
     }
+    check_outputs(opts)?;
     let mut stats = BuildStats::default();
     let docs = read_all(opts, &mut stats, progress)?;
+    stats.empty = docs.is_empty();
     let t = Instant::now();
     let tokens = tokenize(model, &docs, progress)?;
     stats.tokenize_seconds = t.elapsed().as_secs_f64();
@@ -208,7 +232,7 @@ pub fn build_index(opts: &BuildOptions, model: &dyn Embedder, progress: &dyn Pro
         cause_max_tokens: opts.cause_max_tokens,
         cause_field: opts.read.cause_field.clone().unwrap_or_else(|| "auto".into()),
     };
-    let mut builder = IndexBuilder::new(model.identity().to_meta(), text).with_int8(opts.int8);
+    let mut builder = IndexBuilder::new(model.identity().to_meta(), text).with_int8(opts.int8).allow_empty(stats.empty);
     for &space in &opts.spaces {
         let vectors = embed_space(model, space, &tokens, opts, &mut stats, progress)?;
         let t = Instant::now();
@@ -258,25 +282,28 @@ fn read_all(opts: &BuildOptions, stats: &mut BuildStats, progress: &dyn Progress
     }
     progress.finish();
     stats.read_seconds = t.elapsed().as_secs_f64();
-    stats.report = acc.finish_report(&opts.report_path())?;
-    if acc.docs.is_empty() {
+    stats.report = acc.report.finish()?;
+    let empty_shard = opts.shard.is_some() && stats.other_shards > 0;
+    if acc.docs.is_empty() && !empty_shard {
         return Err(Error::Empty { inputs: opts.inputs.clone(), rows: stats.records_read, skipped: stats.skipped });
     }
     Ok(acc.docs)
 }
 
-/// Collects kept records and report lines while reading.
+/// Collects kept records while reading, and writes report lines as rows are dropped.
+/// Memory follows the kept (distinct) records, never the rows read.
 struct Accumulator<'a> {
     opts: &'a BuildOptions,
     docs: Vec<Record>,
     origins: Vec<Origin>,
     dedup: Dedup,
-    report: Vec<serde_json::Value>,
+    report: Report,
 }
 
 impl<'a> Accumulator<'a> {
     fn new(opts: &'a BuildOptions) -> Accumulator<'a> {
-        Accumulator { opts, docs: Vec::new(), origins: Vec::new(), dedup: Dedup::new(), report: Vec::new() }
+        let report = Report::new(&opts.report_path());
+        Accumulator { opts, docs: Vec::new(), origins: Vec::new(), dedup: Dedup::new(), report }
     }
 
     /// Handles one row from a reader.
@@ -288,8 +315,7 @@ impl<'a> Accumulator<'a> {
             Err(e @ Error::Row { .. }) if self.opts.on_error == OnError::Skip => {
                 stats.skipped += 1;
                 stats.files[file].skipped += 1;
-                self.note_invalid(&e);
-                return Ok(());
+                return self.note_invalid(&e);
             }
             Err(e) => return Err(e),
         };
@@ -300,20 +326,19 @@ impl<'a> Accumulator<'a> {
         }
         if self.opts.exclusions.excludes(&rec) {
             stats.excluded += 1;
-            self.note(path, row, &rec.id, "excluded", "listed in --exclude (by id or project)");
-            return Ok(());
+            return self.note(path, row, &rec.id, "excluded", "listed in --exclude (by id or project)");
         }
         match self.dedup.check(&rec, origin, &self.docs, &self.origins) {
             None => {
                 self.docs.push(rec);
                 self.origins.push(origin);
+                Ok(())
             }
             Some(d) => self.note_duplicate(path, row, &rec.id, d, stats),
         }
-        Ok(())
     }
 
-    fn note_duplicate(&mut self, path: &Path, row: u64, id: &str, d: Duplicate, stats: &mut BuildStats) {
+    fn note_duplicate(&mut self, path: &Path, row: u64, id: &str, d: Duplicate, stats: &mut BuildStats) -> Result<()> {
         let (kind, first, what) = match d {
             Duplicate::Id(o) => (("duplicate-id"), o, "the same id"),
             Duplicate::Pair(o) => (("duplicate-pair"), o, "the same buggy_code and fixed_code"),
@@ -323,37 +348,23 @@ impl<'a> Accumulator<'a> {
             Duplicate::Pair(_) => stats.duplicate_pairs += 1,
         }
         let first_path = self.opts.inputs[first.file].display();
-        self.note(path, row, id, kind, &format!("{what} as {first_path}:{}, which was kept", first.row));
+        self.note(path, row, id, kind, &format!("{what} as {first_path}:{}, which was kept", first.row))
     }
 
-    fn note_invalid(&mut self, e: &Error) {
-        if let Error::Row { path, row, field, reason } = e {
-            self.report.push(serde_json::json!({
-                "file": path.display().to_string(), "row": row, "kind": "invalid",
-                "field": field, "reason": reason,
-            }));
-        }
+    fn note_invalid(&mut self, e: &Error) -> Result<()> {
+        let Error::Row { path, row, field, reason } = e else {
+            return Ok(());
+        };
+        self.report.line(&serde_json::json!({
+            "file": path.display().to_string(), "row": row, "kind": "invalid",
+            "field": field, "reason": reason,
+        }))
     }
 
-    fn note(&mut self, path: &Path, row: u64, id: &str, kind: &str, reason: &str) {
-        self.report.push(serde_json::json!({
+    fn note(&mut self, path: &Path, row: u64, id: &str, kind: &str, reason: &str) -> Result<()> {
+        self.report.line(&serde_json::json!({
             "file": path.display().to_string(), "row": row, "kind": kind, "id": id, "reason": reason,
-        }));
-    }
-
-    /// Writes the report when there is anything to report; removes a stale one otherwise.
-    fn finish_report(&self, path: &Path) -> Result<Option<PathBuf>> {
-        if self.report.is_empty() {
-            let _ = std::fs::remove_file(path);
-            return Ok(None);
-        }
-        let io = |e| Error::Io { path: path.to_path_buf(), source: e };
-        let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
-        for line in &self.report {
-            writeln!(w, "{line}").map_err(io)?;
-        }
-        w.flush().map_err(io)?;
-        Ok(Some(path.to_path_buf()))
+        }))
     }
 }
 

@@ -27,6 +27,7 @@ pub mod corpus;
 pub mod dedup;
 mod error;
 pub mod exclude;
+mod report;
 pub mod shard;
 
 pub use error::{Error, Result};

@@ -1,6 +1,6 @@
 //! `fixdex index`: build an index from corpus files.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use engine::Space;
@@ -9,7 +9,7 @@ use indexer::batch::BatchConfig;
 use indexer::build::{BuildOptions, BuildStats, OnError, build_index};
 use indexer::corpus::{Format, ReadOptions};
 use indexer::exclude::Exclusions;
-use indexer::shard::Shard;
+use indexer::shard::{SHARD_PLACEHOLDER, Shard};
 
 use super::progress::Bars;
 
@@ -21,7 +21,8 @@ pub struct Args {
     #[arg(required = true)]
     corpus: Vec<PathBuf>,
     /// The index file to write (replaced atomically; an existing index survives a failed build).
-    /// With --shard, `{shard}` in the path becomes the zero-padded shard index.
+    /// With --shard, `{shard}` in the path becomes the zero-padded shard index. The folder
+    /// must exist and be writable; this is checked before any work.
     #[arg(short, long)]
     output: PathBuf,
     /// Index one shard of the corpus: `i/n`, or `auto/n` to take i from JOB_COMPLETION_INDEX
@@ -39,6 +40,7 @@ pub struct Args {
     #[arg(long, default_value = "abort", value_parser = ["abort", "skip"])]
     on_error: String,
     /// Where skipped, duplicate and excluded rows are listed [default: OUTPUT.report.jsonl].
+    /// With --shard, `{shard}` in the path becomes the zero-padded shard index.
     #[arg(long)]
     report: Option<PathBuf>,
     /// Ids (one per line) or `project:NAME` lines to leave out, e.g. the benchmark's own bugs.
@@ -91,11 +93,21 @@ pub struct Args {
 /// Runs `fixdex index`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let opts = options(args)?;
+    indexer::build::check_outputs(&opts).map_err(|e| with_hint(e, &opts))?;
     let model_dir = super::model::resolve(args.model.as_deref());
     let model = super::model::load_with(&model_dir, args.precision == "bf16")?;
     let bars = Bars::new(args.quiet || args.json);
     let stats = build_index(&opts, &model, &bars).map_err(|e| with_hint(e, &opts))?;
     bars.clear();
+    if stats.empty {
+        let shard = opts.shard.map(|s| format!("{}/{}", s.index, s.count)).unwrap_or_default();
+        eprintln!(
+            "note: shard {shard} received no records ({} belong to other shards); wrote an empty segment to {} \
+             (0 documents), which `fixdex manifest` and `fixdex search` accept",
+            stats.other_shards,
+            opts.output.display()
+        );
+    }
     if args.json {
         out!("{}", serde_json::to_string(&stats)?)?;
     } else {
@@ -106,13 +118,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 
 fn options(args: &Args) -> anyhow::Result<BuildOptions> {
     let shard = args.shard.as_deref().map(str::parse::<Shard>).transpose()?;
-    let output = shard.map_or_else(|| args.output.clone(), |s| s.apply_to_path(&args.output));
-    let mut opts = BuildOptions::new(args.corpus.clone(), output);
+    let templated = |p: &Path| shard.map_or_else(|| p.to_path_buf(), |s| s.apply_to_path(p));
+    if shard.is_none() {
+        refuse_placeholder(args)?;
+    }
+    let mut opts = BuildOptions::new(args.corpus.clone(), templated(&args.output));
     opts.shard = shard;
     opts.format = args.format.as_deref().map(str::parse::<Format>).transpose()?;
     opts.read = ReadOptions { cause_field: args.cause_field.clone() };
     opts.on_error = if args.on_error == "skip" { OnError::Skip } else { OnError::Abort };
-    opts.report = args.report.clone();
+    opts.report = args.report.as_deref().map(templated);
     for f in &args.exclude {
         opts.exclusions.extend(Exclusions::read(f)?);
     }
@@ -132,6 +147,21 @@ fn options(args: &Args) -> anyhow::Result<BuildOptions> {
     Ok(opts)
 }
 
+/// Refuses `{shard}` in `-o` or `--report` of a build without `--shard`, where it would be
+/// written literally.
+fn refuse_placeholder(args: &Args) -> anyhow::Result<()> {
+    for (flag, path) in [("-o", Some(&args.output)), ("--report", args.report.as_ref())] {
+        if let Some(p) = path.filter(|p| p.to_string_lossy().contains(SHARD_PLACEHOLDER)) {
+            anyhow::bail!(
+                "{flag} {}: `{SHARD_PLACEHOLDER}` is replaced only in sharded builds; pass --shard I/N (or \
+                 auto/N), or choose a path without it",
+                p.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 fn with_hint(e: indexer::Error, opts: &BuildOptions) -> anyhow::Error {
     let hint = match (&e, opts.on_error) {
         (indexer::Error::Row { .. }, OnError::Abort) => {
@@ -144,10 +174,11 @@ fn with_hint(e: indexer::Error, opts: &BuildOptions) -> anyhow::Error {
 
 fn print_summary(opts: &BuildOptions, s: &BuildStats) -> std::io::Result<()> {
     out!(
-        "indexed {} bug-fix pairs into {} ({:.1} MiB)",
+        "indexed {} bug-fix pairs into {} ({:.1} MiB){}",
         s.indexed,
         opts.output.display(),
-        s.index_bytes as f64 / 1048576.0
+        s.index_bytes as f64 / 1048576.0,
+        if s.empty { ", an empty segment" } else { "" }
     )?;
     out!(
         "  records: {} read, {} skipped (invalid), {} duplicate ids, {} duplicate pairs, {} excluded, {} in other shards",

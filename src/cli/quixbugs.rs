@@ -59,7 +59,8 @@ pub struct QuixbugsArgs {
     /// `--oracle llm`: fault localization given to the workflow.
     #[arg(long, value_enum, default_value = "perfect")]
     localization: Localization,
-    /// `--oracle llm`: write each bug's repair report here as `<program>.json`.
+    /// `--oracle llm`: write each bug's repair report here as `<program>.json` (created
+    /// when missing; checked before any program runs).
     #[arg(long)]
     report_dir: Option<PathBuf>,
     #[command(flatten)]
@@ -90,6 +91,10 @@ enum Oracle {
 
 /// Runs `fixdex bench quixbugs`.
 pub fn run(a: &QuixbugsArgs) -> anyhow::Result<ExitCode> {
+    if let Some(dir) = &a.report_dir {
+        super::check_output_dir("--report-dir", dir)?;
+    }
+    a.llm.check_outputs()?;
     let lang = match a.lang {
         LangArg::Java => Lang::Java,
         LangArg::Python => Lang::Python,
@@ -191,9 +196,6 @@ fn llm_oracle(
         .as_deref()
         .map(|path| super::model::open_retriever(path, a.model.as_deref(), Exclusion::default()))
         .transpose()?;
-    if let Some(dir) = &a.report_dir {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
     let mut bugs = Vec::new();
     let mut complete = true;
     for (i, p) in programs.iter().enumerate() {

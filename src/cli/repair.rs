@@ -87,7 +87,8 @@ pub struct Args {
     test_timeout_s: u64,
     #[command(flatten)]
     llm: LlmArgs,
-    /// Where to write the JSON report.
+    /// Where to write the JSON report (its folder must exist and be writable; checked
+    /// before the run).
     #[arg(long, default_value = "fixdex-repair-report.json")]
     report: PathBuf,
     /// Print the report as JSON on stdout instead of the patch.
@@ -200,6 +201,11 @@ impl Client {
 }
 
 impl LlmArgs {
+    /// Checks, before any work, that the `--record` file can be created.
+    pub fn check_outputs(&self) -> anyhow::Result<()> {
+        self.record.as_deref().map_or(Ok(()), |p| super::check_output("--record", p))
+    }
+
     /// Opens the replay file, or configures the endpoint (recording when asked).
     pub fn client(&self) -> anyhow::Result<Client> {
         if let Some(path) = &self.replay {
@@ -266,6 +272,8 @@ pub const NO_PATCH: u8 = 4;
 
 /// Runs `fixdex repair`.
 pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
+    super::check_output("--report", &a.report)?;
+    a.llm.check_outputs()?;
     if let Some(file) = &a.file
         && !a.project.join(file).is_file()
     {

@@ -41,11 +41,14 @@ impl IndexWriter {
     /// Starts writing an index that will be published at `path`.
     ///
     /// # Errors
-    /// [`Error::Io`] when the temporary file cannot be created (for example, the parent
-    /// directory does not exist or is read-only).
+    /// [`Error::Output`] naming `path` when `path` is a folder or the temporary file cannot
+    /// be created next to it (the folder does not exist, is not a folder, or is read-only).
     pub fn create(path: &Path) -> Result<IndexWriter> {
+        if path.is_dir() {
+            return Err(Error::output(path, IS_A_FOLDER));
+        }
         let tmp = temp_path(path);
-        let file = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        let file = File::create(&tmp).map_err(|e| cannot_create(path, &e))?;
         let mut w = IndexWriter {
             path: path.to_path_buf(),
             tmp,
@@ -69,7 +72,7 @@ impl IndexWriter {
     /// [`Error::Io`] on a write failure.
     pub fn write_section(&mut self, kind: SectionKind, space: Option<u32>, level: u32, bytes: &[u8]) -> Result<()> {
         let mut sink = self.section(kind, space, level)?;
-        sink.write_all(bytes).map_err(|e| Error::io(&sink.writer.tmp, e))?;
+        sink.write_all(bytes).map_err(|e| Error::io(&sink.writer.path, e))?;
         sink.finish()
     }
 
@@ -115,7 +118,7 @@ impl IndexWriter {
         header.dim = U32::new(dim);
         header.n_spaces = U32::new(n_spaces);
         header.header_crc = U32::new(header.compute_crc());
-        let io = |e| Error::io(&self.tmp, e);
+        let io = |e| Error::io(&self.path, e);
         self.out.seek(SeekFrom::Start(0)).map_err(io)?;
         self.out.write_all(header.as_bytes()).map_err(io)?;
         self.out.flush().map_err(io)?;
@@ -127,7 +130,7 @@ impl IndexWriter {
     }
 
     fn put(&mut self, bytes: &[u8]) -> Result<()> {
-        self.out.write_all(bytes).map_err(|e| Error::io(&self.tmp, e))?;
+        self.out.write_all(bytes).map_err(|e| Error::io(&self.path, e))?;
         self.pos += bytes.len() as u64;
         Ok(())
     }
@@ -181,6 +184,48 @@ impl SectionSink<'_> {
         self.writer.entries.push(self.entry);
         Ok(())
     }
+}
+
+/// The reason given when an output path is an existing folder.
+const IS_A_FOLDER: &str = "it is a folder; give a file name";
+
+/// Checks, before any work, that a file can be published at `path` the way
+/// [`IndexWriter`] publishes one (a temporary file in the same folder, then `rename`): the
+/// folder exists, is a folder and accepts a new file, and `path` itself is not a folder.
+/// Creates and removes an empty probe file next to `path`; an existing file at `path` is
+/// not touched. O(1).
+///
+/// Use it for every output of a command before reading inputs, loading a model or
+/// embedding, so that a bad output path costs nothing.
+///
+/// # Errors
+/// [`Error::Output`] naming `path` (as given) and what is wrong with it.
+pub fn check_output(path: &Path) -> Result<()> {
+    if path.is_dir() {
+        return Err(Error::output(path, IS_A_FOLDER));
+    }
+    let probe = temp_path(path);
+    let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&probe);
+    file.map_err(|e| cannot_create(path, &e))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// The folder a file at `path` goes into (`.` for a bare file name).
+fn folder_of(path: &Path) -> &Path {
+    path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."))
+}
+
+/// The [`Error::Output`] for a file that could not be created next to `path`, saying why
+/// in terms of `path`'s folder.
+fn cannot_create(path: &Path, e: &std::io::Error) -> Error {
+    let dir = folder_of(path);
+    let reason = match std::fs::metadata(dir) {
+        Err(m) if m.kind() == std::io::ErrorKind::NotFound => format!("the folder {} does not exist", dir.display()),
+        Ok(m) if !m.is_dir() => format!("{} is not a folder", dir.display()),
+        _ => format!("cannot create a file in the folder {}: {e}", dir.display()),
+    };
+    Error::output(path, reason)
 }
 
 fn temp_path(path: &Path) -> PathBuf {

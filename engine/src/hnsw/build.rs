@@ -31,6 +31,9 @@ impl Distance<f32> for UnitCosine {
 /// Node ids are row numbers. Cost: O(n log n · ef_construction · dim) time, about
 /// `n · (2m + 1) · 4` bytes of graph (hnsw_rs also copies the vectors).
 ///
+/// No vectors give [`Graph::empty`] (one level with no nodes), the graph of an index with
+/// no documents.
+///
 /// # Errors
 /// [`Error::DimensionMismatch`] when `vectors.len()` is not a multiple of `dim`;
 /// [`Error::BadVector`] for a non-finite or zero vector (hnsw_rs would panic on NaN);
@@ -39,7 +42,7 @@ pub fn build(vectors: &[f32], dim: usize, cfg: &HnswConfig) -> Result<Graph> {
     validate(vectors, dim, cfg)?;
     let n = vectors.len() / dim;
     if n == 0 {
-        return Err(Error::Empty);
+        return Ok(Graph::empty());
     }
     if matches!(cfg.builder, super::Builder::Native | super::Builder::NativeF32) {
         let int8 = cfg.builder == super::Builder::Native;

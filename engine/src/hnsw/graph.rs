@@ -22,6 +22,12 @@ pub struct Graph {
 }
 
 impl Graph {
+    /// The graph over no nodes: level 0 only, with offsets `[0]` and no neighbours; the
+    /// entry point (0) is never visited because searches stop at `n = 0`.
+    pub fn empty() -> Graph {
+        Graph { levels: vec![Level { nodes: Vec::new(), offsets: vec![0], neighbors: Vec::new() }], entry_point: 0 }
+    }
+
     /// A borrowed view of this graph.
     pub fn view(&self, n_nodes: usize) -> GraphView<'_> {
         let levels = self

@@ -81,3 +81,68 @@ fn docs_section_is_a_plain_arrow_ipc_file() {
     let rows: usize = reader.map(|b| b.unwrap().num_rows()).sum();
     assert_eq!(rows, 10);
 }
+
+/// Issue 8 item 8: an index with no documents (a shard that received no rows) is written
+/// when allowed, opens, verifies, searches (no hits, HNSW, int8 and exact) and joins a
+/// manifest, where the other segments answer.
+#[test]
+fn issue_8_empty_index_writes_opens_verifies_and_searches() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = engine::testing::tiny_embedder();
+    let cfg = engine::hnsw::HnswConfig::default();
+    let graph = engine::hnsw::build(&[], 32, &cfg).unwrap();
+    let mut b =
+        engine::IndexBuilder::new(engine::embed::Embedder::identity(&model).to_meta(), engine::testing::text_meta())
+            .with_int8(true)
+            .allow_empty(true);
+    b.add_space(Space::CodeCause, Vec::new(), graph, &cfg).unwrap();
+    let empty = dir.path().join("empty.fdx");
+    b.write(&empty, &[], serde_json::json!({})).unwrap();
+    let index = Index::open(&empty).unwrap();
+    assert_eq!((index.len(), index.is_empty(), index.dim()), (0, true, 32));
+    let report = index.verify().unwrap();
+    assert_eq!((report.documents, report.vectors, report.edges), (0, 0, 0));
+    assert_eq!(index.find_id("test:1").unwrap(), None);
+    let docs = engine::testing::sample_records(20);
+    let q = engine::testing::embed_records(&model, &docs[..1], Space::CodeCause).unwrap();
+    for exact in [false, true] {
+        for int8 in [false, true] {
+            let p = engine::SearchParams { exact, int8, ..Default::default() };
+            assert!(index.search(&q, &p).unwrap().is_empty());
+        }
+    }
+    let filtered = engine::SearchParams {
+        filter: engine::Filter { exclude_ids: vec!["test:0".into()], ..Default::default() },
+        ..Default::default()
+    };
+    assert!(index.search(&q, &filtered).unwrap().is_empty());
+
+    let full = dir.path().join("full.fdx");
+    tiny_index(&full, &docs, &[Space::CodeCause]);
+    let manifest = dir.path().join("m.fdxm");
+    let m = engine::Segments::write_manifest(&manifest, &[empty.clone(), full]).unwrap();
+    assert_eq!(m.documents, 20);
+    let segs = engine::Segments::open(&manifest).unwrap();
+    let hits = segs.search(&q, &engine::SearchParams { exact: true, ..Default::default() }).unwrap();
+    assert_eq!((hits[0].segment, segs.doc(hits[0]).unwrap().id.as_str()), (1, "test:0"));
+    let only_empty = engine::Segments::open(&empty).unwrap();
+    assert!(only_empty.search(&q, &engine::SearchParams::default()).unwrap().is_empty());
+}
+
+/// Issue 8 item 3: an output that cannot be created is found before any work, and the
+/// error names the path given, never the temporary file.
+#[test]
+fn issue_8_output_check_names_the_path_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    for path in [dir.path().join("missing/x.fdx"), file.join("x.fdx"), dir.path().to_path_buf()] {
+        let err = engine::format::check_output(&path).unwrap_err().to_string();
+        assert!(err.contains(&path.display().to_string()) && !err.contains(".tmp-"), "{err}");
+        let err = engine::format::IndexWriter::create(&path).unwrap_err().to_string();
+        assert!(err.contains(&path.display().to_string()) && !err.contains(".tmp-"), "{err}");
+    }
+    engine::format::check_output(&dir.path().join("ok.fdx")).unwrap();
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left.len(), 1, "the probe is removed: {left:?}");
+}

@@ -178,7 +178,7 @@ impl Rules {
     /// Validates `row` and builds the record, or names the first field that breaks a rule.
     pub(crate) fn record(&self, mut row: RawRow) -> Result<Record, Bad> {
         let root_cause = self.root_cause(&row)?;
-        Ok(Record {
+        let record = Record {
             id: non_blank(Field::Id, required(&mut row, Field::Id)?)?,
             source: optional(&mut row, Field::Source)?.unwrap_or_default(),
             project: project(optional(&mut row, Field::Project)?),
@@ -189,7 +189,9 @@ impl Rules {
             description: optional(&mut row, Field::Description)?.unwrap_or_default(),
             license: optional(&mut row, Field::License)?.unwrap_or_default(),
             meta: meta(row.take(Field::Meta))?,
-        })
+        };
+        changes_something(&record.buggy_code, &record.fixed_code)?;
+        Ok(record)
     }
 
     /// The root cause of `row` under the configured [`CauseSource`].
@@ -211,7 +213,7 @@ fn known(name: &str) -> Option<Field> {
 fn auto_cause(row: &RawRow) -> Result<String, Bad> {
     let root_cause = peek(row, Field::RootCause, Field::RootCause.name())?;
     match root_cause {
-        Some(cause) if !cause.trim().is_empty() => Ok(cause),
+        Some(cause) if !is_blank(&cause) => Ok(cause),
         _ => Ok(peek(row, Field::Description, Field::Description.name())?.unwrap_or_default()),
     }
 }
@@ -245,12 +247,58 @@ fn required(row: &mut RawRow, field: Field) -> Result<String, Bad> {
     }
 }
 
-/// `s` unchanged, unless it is empty or only whitespace.
+/// `s` unchanged, unless it is [blank](is_blank).
 fn non_blank(field: Field, s: String) -> Result<String, Bad> {
     if s.trim().is_empty() {
         return Err(Bad::new(field.name(), "must not be empty or only whitespace"));
     }
+    if is_blank(&s) {
+        let c = s.chars().find(|&c| is_invisible(c)).unwrap_or(' ');
+        let reason = format!(
+            "holds only whitespace and invisible characters (such as U+{:04X}: zero-width, control or \
+             combining characters), which embed like an empty string",
+            u32::from(c)
+        );
+        return Err(Bad::new(field.name(), reason));
+    }
     Ok(s)
+}
+
+/// Whether `s` is blank: empty once whitespace and [invisible](is_invisible) characters
+/// are removed.
+///
+/// The same rule as the query side's check for empty queries (issue 8 item 5); a private
+/// copy until the two are unified.
+fn is_blank(s: &str) -> bool {
+    s.chars().all(|c| c.is_whitespace() || is_invisible(c))
+}
+
+/// Whether `c` is invisible: Unicode general category Cc (control), Cf (format: zero-width
+/// space U+200B, joiners, the byte-order mark U+FEFF, bidi marks), Mn (non-spacing mark)
+/// or Me (enclosing mark). These render as nothing on their own, and the tokenizer drops
+/// controls and marks, so text made only of them embeds exactly like an empty string.
+fn is_invisible(c: char) -> bool {
+    use unicode_general_category::{GeneralCategory as G, get_general_category};
+    matches!(get_general_category(c), G::Control | G::Format | G::NonspacingMark | G::EnclosingMark)
+}
+
+/// Refuses a no-op fix: `fixed` equal to `buggy` once line endings (`\r\n`, `\n`) and
+/// trailing whitespace (at the end of each line and of the text) are ignored. Such a fix
+/// changes no token a compiler sees, and would come back as a perfect match with an empty
+/// diff. Leading whitespace counts (Python indentation is code). O(length).
+fn changes_something(buggy: &str, fixed: &str) -> Result<(), Bad> {
+    if buggy == fixed || code_lines(buggy).eq(code_lines(fixed)) {
+        let how = if buggy == fixed { "byte for byte" } else { "but for line endings and trailing whitespace" };
+        let reason = format!("equals buggy_code {how}: a no-op fix, with nothing to retrieve");
+        return Err(Bad::new(Field::FixedCode.name(), reason));
+    }
+    Ok(())
+}
+
+/// The lines of `s` without line endings and trailing whitespace, trailing blank lines
+/// dropped.
+fn code_lines(s: &str) -> impl Iterator<Item = &str> {
+    s.trim_end().lines().map(str::trim_end)
 }
 
 /// The language, trimmed and lower-cased.
@@ -261,7 +309,7 @@ fn language(s: String) -> Result<String, Bad> {
 /// The project, or [`UNKNOWN_PROJECT`] when missing or blank.
 fn project(s: Option<String>) -> String {
     match s {
-        Some(s) if !s.trim().is_empty() => s,
+        Some(s) if !is_blank(&s) => s,
         _ => UNKNOWN_PROJECT.to_string(),
     }
 }
@@ -342,6 +390,51 @@ mod tests {
         ];
         for (field, value, want) in cases {
             assert_eq!(auto().record(row(&[(field, value)])).unwrap_err(), want);
+        }
+    }
+
+    /// Issue 8 item 5: only zero-width, control or combining characters is blank.
+    #[test]
+    fn issue_8_invisible_only_values_are_blank() {
+        for (field, value) in [
+            (Field::BuggyCode, "\u{200B}"),
+            (Field::BuggyCode, " \u{200B}\u{200C}\u{200D}\u{2060}\n"),
+            (Field::BuggyCode, "\t\u{200B}\u{7}\u{301}\u{20DD}\u{FEFF}"),
+            (Field::Id, "\u{200B}"),
+            (Field::Language, "\u{200B} "),
+        ] {
+            let err = auto().record(row(&[(field, str(value))])).unwrap_err();
+            assert_eq!(err.field, field.name(), "{value:?}");
+            assert!(err.reason.starts_with("holds only whitespace and invisible"), "{value:?}: {err:?}");
+        }
+        let err = auto().record(row(&[(Field::BuggyCode, str("\u{301}"))])).unwrap_err();
+        assert!(err.reason.contains("U+0301"), "{err:?}");
+        for visible in ["\u{200B}x", "e\u{301}", "\u{00A0}é", "変数"] {
+            assert!(auto().record(row(&[(Field::BuggyCode, str(visible))])).is_ok(), "{visible:?}");
+        }
+        let r = auto().record(row(&[
+            (Field::Project, str("\u{200B}")),
+            (Field::RootCause, str("\u{200B}")),
+            (Field::Description, str("d")),
+        ]));
+        let r = r.unwrap();
+        assert_eq!((r.project.as_str(), r.root_cause.as_str()), (UNKNOWN_PROJECT, "d"));
+    }
+
+    /// Issue 8 item 7: a fix equal to the buggy code (but for line endings and trailing
+    /// whitespace) is refused on `fixed_code`; other whitespace changes are fixes.
+    #[test]
+    fn issue_8_noop_fix_is_refused() {
+        let same = |b: &str, f: &str| auto().record(row(&[(Field::BuggyCode, str(b)), (Field::FixedCode, str(f))]));
+        let err = same("a();\nb();", "a();\nb();").unwrap_err();
+        assert_eq!(err.field, "fixed_code");
+        assert!(err.reason.contains("byte for byte") && err.reason.contains("no-op"), "{err:?}");
+        for fixed in ["a();\r\nb();\r\n", "a();   \nb();\t\n\n\n", "a();\nb(); "] {
+            let err = same("a();\nb();", fixed).unwrap_err();
+            assert!(err.reason.contains("line endings and trailing whitespace"), "{fixed:?}: {err:?}");
+        }
+        for fixed in ["  a();\nb();", "a();\n\nb();", "a(); b();", "a();\nb();\nc();", ""] {
+            assert!(same("a();\nb();", fixed).is_ok(), "{fixed:?}");
         }
     }
 

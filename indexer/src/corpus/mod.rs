@@ -15,7 +15,7 @@
 //! | `id` | yes | string, not blank | as is |
 //! | `language` | yes | string, not blank | trimmed, lower case |
 //! | `buggy_code` | yes | string, not blank | as is |
-//! | `fixed_code` | yes | string (may be empty: a deletion fix) | as is |
+//! | `fixed_code` | yes | string (may be empty: a deletion fix); not equal to `buggy_code` | as is |
 //! | `source` | no | string | as is; `""` when missing |
 //! | `project` | no | string | as is; `unknown` when missing or blank |
 //! | `description` | no | string | as is; `""` when missing |
@@ -23,7 +23,12 @@
 //! | `meta` | no | JSONL: object; Parquet/Arrow: string (other types ignored) | compact JSON text; `""` when missing |
 //! | `root_cause` | no | string | see below |
 //!
-//! "Blank" means empty or only whitespace. A JSON `null` or an Arrow null counts as missing
+//! "Blank" means empty once whitespace and invisible characters are removed: Unicode
+//! categories Cc (control), Cf (format, e.g. the zero-width space U+200B or U+FEFF), Mn and
+//! Me (combining marks), which embed exactly like an empty string. A row whose
+//! `fixed_code` equals its `buggy_code`, byte for byte or but for line endings and trailing
+//! whitespace, is a no-op fix and a row error on `fixed_code` (it would come back as a
+//! perfect match with an empty diff). A JSON `null` or an Arrow null counts as missing
 //! for optional fields and is an error for required ones. A value of the wrong type (a
 //! number where a string belongs) is a row error saying what was expected and what was
 //! found. Strings are never trimmed or truncated: code passes through byte for byte, however

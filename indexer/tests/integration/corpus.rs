@@ -211,8 +211,10 @@ fn a_200000_character_function_passes_unchanged() {
     let dir = tempfile::tempdir().unwrap();
     let unit = "  x = \"ä\\\"\"; // ∑\n\t";
     let code: String = unit.chars().cycle().take(200_000).collect();
-    let got = read(&write_jsonl(dir.path(), &[row("a", &json!({"buggy_code": code, "fixed_code": code}))]));
+    let fixed: String = code.chars().rev().collect(); // not equal: a no-op fix is refused
+    let got = read(&write_jsonl(dir.path(), &[row("a", &json!({"buggy_code": code, "fixed_code": fixed}))]));
     assert_eq!(got.rows[0].1.buggy_code, code);
+    assert_eq!(got.rows[0].1.fixed_code, fixed);
     assert_eq!(got.rows[0].1.fixed_code.chars().count(), 200_000);
 }
 

@@ -17,7 +17,7 @@ pub struct Args {
     #[arg(long)]
     code: Option<String>,
     /// Root cause of the bug, in words (ReinFix: the inferred root cause).
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     cause: String,
     /// Number of hits.
     #[arg(short, default_value_t = 5)]
@@ -38,16 +38,16 @@ pub struct Args {
     #[arg(long)]
     no_int8: bool,
     /// Only hits in this language (repeatable).
-    #[arg(long = "lang")]
+    #[arg(long = "lang", allow_hyphen_values = true)]
     languages: Vec<String>,
     /// Only hits from this project (repeatable).
-    #[arg(long = "project")]
+    #[arg(long = "project", allow_hyphen_values = true)]
     projects: Vec<String>,
     /// Never return this id, e.g. the bug under repair (repeatable).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     exclude_id: Vec<String>,
     /// Never return hits from this project (repeatable).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     exclude_project: Vec<String>,
     /// Embedding model folder; must be the index's model [default: data/models/all-MiniLM-L6-v2].
     #[arg(long, env = "FIXDEX_MODEL")]

@@ -33,10 +33,10 @@ pub struct Args {
     #[arg(long)]
     project: Option<PathBuf>,
     /// Never return this id, e.g. the bug under repair (repeatable).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     exclude_id: Vec<String>,
     /// Never return fixes from this project (repeatable).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     exclude_project: Vec<String>,
     /// Embedding model folder; must be the index's model [default: data/models/all-MiniLM-L6-v2].
     #[arg(long, env = "FIXDEX_MODEL")]

@@ -6,6 +6,9 @@ mod bad_inputs;
 mod cli;
 /// Running the binary, writing corpora and the tiny model folder.
 mod common;
+/// Issue 8, search side: hyphen values, empty queries, damaged indexes, input caps, the
+/// index's embedding rule, filters and project identity.
+mod hardening;
 /// `fixdex repair` (replayed) and `fixdex bench quixbugs` on the minibugs fixture.
 mod repair;
 /// The quickstart path with the real model on the bundled sample corpus.

@@ -75,7 +75,8 @@ pub struct Args {
     /// Corpus id of this bug: never retrieved (leakage control).
     #[arg(long, allow_hyphen_values = true)]
     bug_id: Option<String>,
-    /// Projects never retrieved (repeatable).
+    /// Projects never retrieved (repeatable), by identity: `Closure` also excludes
+    /// `google/closure-compiler` (the report's `retrieval.excluded_projects` lists the matches).
     #[arg(long, allow_hyphen_values = true)]
     exclude_project: Vec<String>,
     /// Limit per build or test run, seconds.
@@ -286,6 +287,9 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     let exclusion = Exclusion { ids: a.bug_id.iter().cloned().collect(), projects: a.exclude_project.clone() };
     let retriever =
         a.index.as_deref().map(|path| super::model::open_retriever(path, a.model.as_deref(), exclusion)).transpose()?;
+    if let Some(r) = &retriever {
+        super::search::warn_unmatched(r.excluded_projects());
+    }
     let client = a.llm.client()?;
     let config = a.llm.config(client.model.clone())?;
     let validator = Validator {

@@ -220,3 +220,35 @@ fn issue_8_inclusion_filters_that_match_nothing_suggest_names() {
     let ok = Filter { projects: vec!["Lang".into()], languages: vec!["Python".into()], ..Filter::default() };
     assert!(segs.resolve_filter(&ok).unwrap().is_empty());
 }
+
+/// The distinct `project` values of a shared corpus file.
+fn corpus_projects(name: &str) -> std::collections::BTreeSet<String> {
+    let text = std::fs::read_to_string(crate::common::shared_dir().join("data").join(name)).unwrap();
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["project"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Issue 8 item 18 on the shared corpora: every Defects4J, BugsInPy and QuixBugs project is
+/// in the identity table, and every mined repository of a benchmark project is one with it
+/// (only netty and commons-io, which no benchmark holds, stay themselves).
+#[test]
+fn shared_issue_8_benchmark_projects_are_one_with_their_mined_history() {
+    use engine::projects::{lookup, same_project};
+    for (file, n) in [("defects4j.jsonl", 17), ("bugsinpy.jsonl", 17), ("quixbugs.jsonl", 1)] {
+        let names = corpus_projects(file);
+        assert_eq!(names.len(), n, "{file}");
+        for p in &names {
+            assert!(lookup(p).is_some_and(|k| k.name == p), "{file}: {p} is not in the table");
+        }
+    }
+    let mined = corpus_projects("mined_git_history.jsonl");
+    let unknown: Vec<&String> = mined.iter().filter(|p| lookup(p).is_none()).collect();
+    assert_eq!(unknown, ["apache/commons-io", "netty/netty"]);
+    for (bench, repo) in
+        [("Closure", "google/closure-compiler"), ("Lang", "apache/commons-lang"), ("youtube-dl", "ytdl-org/youtube-dl")]
+    {
+        assert!(mined.contains(repo) && same_project(bench, repo));
+    }
+}

@@ -102,7 +102,7 @@ pub enum Error {
     SegmentMismatch {
         /// Position of the offending segment.
         segment: usize,
-        /// `model`, `dimension` or `spaces`.
+        /// `model`, `dimension`, `spaces` or `embedding rule (cause_max_tokens)`.
         what: &'static str,
     },
     /// The index has no documents to build from.
@@ -117,6 +117,68 @@ pub enum Error {
         /// What is wrong: a missing folder, a path that is a folder, no permission.
         reason: String,
     },
+    /// A query field the space needs is empty once whitespace and invisible characters
+    /// are removed (see [`crate::text::is_blank`]).
+    #[error(
+        "empty query: the {space} space needs {what}, but the {what} given is empty or only whitespace, \
+         control, zero-width or combining characters"
+    )]
+    EmptyQuery {
+        /// The space searched.
+        space: crate::Space,
+        /// `code` or `root cause`.
+        what: &'static str,
+    },
+    /// A stored vector gave a similarity that no unit vector can give (not finite, or
+    /// outside [-1, 1] beyond rounding): the file was damaged after it was written.
+    #[error(
+        "damaged index{file}: {space} vector {row} gives similarity {score}, which no unit vector can; \
+         run `fixdex verify` on it and rebuild it with `fixdex index`",
+        file = .path.as_ref().map(|p| format!(" {}", p.display())).unwrap_or_default()
+    )]
+    DamagedVector {
+        /// The index file, when the index was opened from one.
+        path: Option<PathBuf>,
+        /// The space searched.
+        space: crate::Space,
+        /// Document row of the vector.
+        row: u32,
+        /// The similarity it gave.
+        score: f32,
+    },
+    /// The index composed its text with a rule this build does not know, so a query
+    /// cannot be embedded the way its documents were.
+    #[error(
+        "the index embeds text with rule `{rule}`, which this build does not know (it knows {known}); \
+         rebuild the index with `fixdex index`"
+    )]
+    UnknownRule {
+        /// The rule recorded in the index.
+        rule: String,
+        /// The rule this build implements.
+        known: &'static str,
+    },
+    /// A filter that keeps only some documents (`--project`, `--lang`) names a value that
+    /// no document has, so it would silently return nothing.
+    #[error("{flag} `{value}` matches no {what} in the index{}", suggest(.suggestions))]
+    NoMatch {
+        /// The flag, as the CLI spells it.
+        flag: &'static str,
+        /// The value given.
+        value: String,
+        /// `project` or `language`.
+        what: &'static str,
+        /// The closest names the index has, best first (may be empty).
+        suggestions: Vec<String>,
+    },
+}
+
+fn suggest(names: &[String]) -> String {
+    if names.is_empty() {
+        return String::new();
+    }
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    format!("; did you mean {}?", quoted.join(", "))
 }
 
 impl Error {

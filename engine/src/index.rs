@@ -1,6 +1,6 @@
 //! [`Index`]: a read-only, memory-mapped fixdex index.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use bytes::Bytes;
@@ -40,6 +40,10 @@ pub struct Index {
     meta: IndexMeta,
     spaces: Vec<SpaceSections>,
     docs: OnceLock<DocStore>,
+    /// The file it was opened from (`None` for [`Index::from_bytes`]), for error messages.
+    path: Option<PathBuf>,
+    /// [`crate::projects::identity`] of each project name, computed on first use.
+    project_ids: OnceLock<Vec<String>>,
 }
 
 /// What [`Index::verify`] checked.
@@ -65,7 +69,9 @@ impl Index {
     /// [`Error::Version`] or [`Error::Corrupt`] when it is not a valid index.
     pub fn open(path: &Path) -> Result<Index> {
         let bytes = storage::map_file(path)?;
-        Index::from_storage(bytes)
+        let mut index = Index::from_storage(bytes)?;
+        index.path = Some(path.to_path_buf());
+        Ok(index)
     }
 
     /// Opens an index held in memory (copied once to a 64-byte-aligned buffer): the RAM
@@ -87,7 +93,16 @@ impl Index {
         }
         let meta: IndexMeta = serde_json::from_slice(meta_bytes)
             .map_err(|e| Error::corrupt(format!("metadata is not valid JSON: {e}")))?;
-        let mut index = Index { bytes, header, table, meta, spaces: Vec::new(), docs: OnceLock::new() };
+        let mut index = Index {
+            bytes,
+            header,
+            table,
+            meta,
+            spaces: Vec::new(),
+            docs: OnceLock::new(),
+            path: None,
+            project_ids: OnceLock::new(),
+        };
         index.check_shapes()?;
         Ok(index)
     }
@@ -169,6 +184,11 @@ impl Index {
     /// Floats per vector.
     pub fn dim(&self) -> usize {
         self.header.dim.get() as usize
+    }
+
+    /// The file the index was opened from; `None` for [`Index::from_bytes`].
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
     }
 
     /// Format version of the file.
@@ -282,6 +302,20 @@ impl Index {
     /// Index of project `name`. O(projects).
     pub fn project_index(&self, name: &str) -> Option<u32> {
         (0..self.meta.n_projects as u32).find(|&i| self.project_name(i) == Some(name))
+    }
+
+    /// The names of all projects, in table order (a damaged name reads as ""). O(projects).
+    pub fn project_names(&self) -> impl Iterator<Item = &str> {
+        (0..self.meta.n_projects as u32).map(|i| self.project_name(i).unwrap_or_default())
+    }
+
+    /// Indexes of the projects that are the same project as `name` (see
+    /// [`crate::projects::same_project`]: `Closure` and `google/closure-compiler` are one).
+    /// O(projects) after the first call, which computes every project's identity.
+    pub fn same_projects(&self, name: &str) -> Vec<u32> {
+        let ids = self.project_ids.get_or_init(|| self.project_names().map(crate::projects::identity).collect());
+        let want = crate::projects::identity(name);
+        (0..ids.len() as u32).filter(|&i| ids[i as usize] == want).collect()
     }
 
     /// Row of the document with id `id`, by binary search in the id hashes, confirmed

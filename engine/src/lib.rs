@@ -39,6 +39,7 @@ pub mod exact;
 pub mod format;
 pub mod hnsw;
 mod index;
+pub mod projects;
 pub mod quant;
 pub mod query;
 mod record;
@@ -48,11 +49,12 @@ mod space;
 pub mod storage;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod text;
 
 pub use builder::{IndexBuilder, SpaceData};
 pub use error::{Error, Result};
 pub use index::{Index, VerifyReport};
 pub use query::{Filter, Hit, SearchParams};
 pub use record::{Record, id_hash};
-pub use segments::{MANIFEST_VERSION, Manifest, SegmentEntry, SegmentHit, Segments};
+pub use segments::{MANIFEST_VERSION, Manifest, ProjectMatch, SegmentEntry, SegmentHit, Segments};
 pub use space::Space;

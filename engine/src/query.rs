@@ -1,21 +1,34 @@
 //! Queries: top-k similar bug-fix pairs with a similarity threshold and filters.
+//!
+//! Every answer holds: scores are cosines in [-1, 1] (float rounding past ±1 is clamped,
+//! and a stored vector that gives a non-finite score or one beyond ±1 by more than
+//! [`SCORE_SLACK`] is refused as [`Error::DamagedVector`] instead of being ranked), and a
+//! query is embedded by the rule its index recorded ([`Index::embed_query`]), after
+//! [`check_query_text`] refused empty or invisible input.
 
 use std::collections::HashSet;
 
-use crate::embed::Embedder;
+use crate::embed::{Embedder, RULE};
 use crate::hnsw::{Candidate, DEFAULT_EF_SEARCH, Stored};
 use crate::{Error, Index, Result, Space, exact, hnsw};
+
+/// How far past ±1 a score may fall before it counts as damage rather than rounding:
+/// `verify` accepts vectors whose squared norm is within 1e-3 of 1, so an intact index
+/// gives |score| ≤ ‖query‖ · (1 + 5e-4).
+pub const SCORE_SLACK: f32 = 1e-3;
 
 /// Which documents a query may return.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Filter {
     /// Keep only these languages (any of them); empty = all.
     pub languages: Vec<String>,
-    /// Keep only these projects (any of them); empty = all.
+    /// Keep only these projects (any of them, exact names); empty = all.
     pub projects: Vec<String>,
     /// Never return documents with these ids (leakage control: the bug under repair).
     pub exclude_ids: Vec<String>,
-    /// Never return documents from these projects.
+    /// Never return documents from these projects, matched by identity
+    /// ([`crate::projects`]): `Closure` also excludes `google/closure-compiler`, and
+    /// names compare case-insensitively, with or without `https://github.com/` or `.git`.
     pub exclude_projects: Vec<String>,
 }
 
@@ -93,18 +106,53 @@ pub struct Hit {
     pub score: f32,
 }
 
+/// Refuses a query whose text `space` needs is blank ([`crate::text::is_blank`]): the
+/// `code` and `code+cause` spaces need code, the `cause` space needs a root cause. Blank
+/// text embeds like the empty string, so it would rank arbitrary documents. O(len).
+///
+/// # Errors
+/// [`Error::EmptyQuery`] naming the space and the missing field.
+pub fn check_query_text(space: Space, code: &str, cause: &str) -> Result<()> {
+    let blank = match space {
+        Space::Code | Space::CodeCause => crate::text::is_blank(code).then_some("code"),
+        Space::Cause => crate::text::is_blank(cause).then_some("root cause"),
+    };
+    match blank {
+        Some(what) => Err(Error::EmptyQuery { space, what }),
+        None => Ok(()),
+    }
+}
+
 impl Index {
     /// Embeds `code` and `cause` with `model` for `params.space` and searches. The model
     /// must be the one the index was built with.
     ///
     /// # Errors
-    /// [`Error::ModelMismatch`] for another model; otherwise as [`Index::search`].
+    /// As [`Index::embed_query`] and [`Index::search`].
     pub fn query(&self, model: &dyn Embedder, code: &str, cause: &str, params: &SearchParams) -> Result<Vec<Hit>> {
-        self.check_model(model)?;
         params.validate()?;
-        self.vectors(params.space)?;
-        let v = model.embed_query(params.space, code, cause)?;
+        let v = self.embed_query(model, params.space, code, cause)?;
         self.search(&v, params)
+    }
+
+    /// The query vector for `code` and `cause` in `space`, composed the way this index
+    /// composed its documents: its recorded rule and root-cause budget
+    /// ([`crate::format::TextMeta`]), not the build's defaults. `dim` floats, unit norm.
+    ///
+    /// # Errors
+    /// [`Error::ModelMismatch`] for another model, [`Error::NoSuchSpace`] for a space the
+    /// index lacks, [`Error::EmptyQuery`] for blank text ([`check_query_text`]),
+    /// [`Error::UnknownRule`] for an index composed by a rule this build does not know;
+    /// otherwise as [`Embedder::embed_query_with`].
+    pub fn embed_query(&self, model: &dyn Embedder, space: Space, code: &str, cause: &str) -> Result<Vec<f32>> {
+        self.check_model(model)?;
+        self.vectors(space)?;
+        check_query_text(space, code, cause)?;
+        let text = &self.meta().text;
+        if text.rule != RULE {
+            return Err(Error::UnknownRule { rule: text.rule.clone(), known: RULE });
+        }
+        model.embed_query_with(space, code, cause, text.cause_max_tokens)
     }
 
     /// Refuses `model` unless it is the model the index was built with (same SHA-256).
@@ -129,13 +177,21 @@ impl Index {
     /// `k` hits reachable, it falls back to an exact scan of the allowed documents, so a
     /// filter never hides a match. `exact` scans all `n` vectors (O(n · dim)).
     ///
+    /// Scores are clamped to [-1, 1]; a returned candidate whose score is not finite or
+    /// lies beyond ±‖query‖ by more than [`SCORE_SLACK`] fails the search (checked before
+    /// the threshold, so damage is never hidden by it).
+    ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for bad parameters, [`Error::DimensionMismatch`] for a
-    /// query of the wrong length, [`Error::NoSuchSpace`] when the space is absent.
+    /// [`Error::InvalidParameter`] for bad parameters or a query that is not finite,
+    /// [`Error::DimensionMismatch`] for a query of the wrong length, [`Error::NoSuchSpace`]
+    /// when the space is absent, [`Error::DamagedVector`] when a stored vector is damaged.
     pub fn search(&self, query: &[f32], params: &SearchParams) -> Result<Vec<Hit>> {
         params.validate()?;
         if query.len() != self.dim() {
             return Err(Error::DimensionMismatch { expected: self.dim(), got: query.len() });
+        }
+        if !query.iter().all(|x| x.is_finite()) {
+            return Err(Error::InvalidParameter { name: "query", reason: "the query vector is not finite".into() });
         }
         let vectors = self.vectors(params.space)?;
         let allowed = self.allowed_set(&params.filter)?;
@@ -160,7 +216,21 @@ impl Index {
             c
         };
         cands.truncate(params.k);
+        self.check_scores(&mut cands, params.space, query)?;
         Ok(to_hits(cands, params.threshold))
+    }
+
+    /// Refuses scores no stored unit vector can give and clamps rounding into [-1, 1].
+    fn check_scores(&self, cands: &mut [Candidate], space: Space, query: &[f32]) -> Result<()> {
+        let bound = crate::distance::dot(query, query).sqrt() * (1.0 + SCORE_SLACK);
+        for c in cands {
+            if !c.score.is_finite() || c.score.abs() > bound {
+                let path = self.path().map(std::path::Path::to_path_buf);
+                return Err(Error::DamagedVector { path, space, row: c.node, score: c.score });
+            }
+            c.score = c.score.clamp(-1.0, 1.0);
+        }
+        Ok(())
     }
 
     /// Resolves a filter into one flag per document, or `None` when it allows everything.
@@ -177,8 +247,8 @@ impl Index {
             .filter(|(_, l)| f.languages.iter().any(|w| w.eq_ignore_ascii_case(l)))
             .map(|(i, _)| i as u8)
             .collect();
-        let ids = |names: &[String]| -> HashSet<u32> { names.iter().filter_map(|p| self.project_index(p)).collect() };
-        let (keep_p, drop_p) = (ids(&f.projects), ids(&f.exclude_projects));
+        let keep_p: HashSet<u32> = f.projects.iter().filter_map(|p| self.project_index(p)).collect();
+        let drop_p: HashSet<u32> = f.exclude_projects.iter().flat_map(|p| self.same_projects(p)).collect();
         let (dl, dp) = (self.doc_languages(), self.doc_projects());
         let mut allowed: Vec<bool> = (0..self.len())
             .map(|r| {

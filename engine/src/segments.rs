@@ -10,14 +10,14 @@
 //! Segment paths are relative to the manifest's folder (or absolute). Every segment must
 //! have the same model, dimension and spaces; [`Segments::open`] checks this.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::embed::Embedder;
 use crate::format::{MAGIC, ModelMeta};
-use crate::{Error, Index, Record, Result, SearchParams};
+use crate::{Error, Filter, Index, Record, Result, SearchParams};
 
 /// The manifest format version this build writes and reads.
 pub const MANIFEST_VERSION: u32 = 1;
@@ -48,6 +48,16 @@ pub struct Manifest {
     pub documents: u64,
     /// The segments.
     pub segments: Vec<SegmentEntry>,
+}
+
+/// What one excluded project resolved to in an index or manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProjectMatch {
+    /// The name given (`--exclude-project`).
+    pub given: String,
+    /// The project names in the index that are the same project, sorted; empty when it
+    /// matches nothing there.
+    pub matched: Vec<String>,
 }
 
 /// A search hit in a set of segments.
@@ -166,11 +176,50 @@ impl Segments {
         cause: &str,
         params: &SearchParams,
     ) -> Result<Vec<SegmentHit>> {
-        self.indexes[0].check_model(model)?;
         params.validate()?;
-        self.indexes[0].vectors(params.space)?;
-        let v = model.embed_query(params.space, code, cause)?;
+        let v = self.indexes[0].embed_query(model, params.space, code, cause)?;
         self.search(&v, params)
+    }
+
+    /// Checks that the filter's inclusion lists match something and says what each
+    /// excluded project matched. A `languages` entry must be a language (any case), and a
+    /// `projects` entry a project name (exact), of some segment: otherwise the search
+    /// would silently return nothing. O(segments · projects).
+    ///
+    /// Returns, for each `exclude_projects` entry in order, the project names in the
+    /// segments it excludes (by identity, see [`crate::projects`]); an empty list means
+    /// it excludes nothing here.
+    ///
+    /// # Errors
+    /// [`Error::NoMatch`] for the first inclusion value that matches nothing, with the
+    /// closest names the segments have.
+    pub fn resolve_filter(&self, filter: &Filter) -> Result<Vec<ProjectMatch>> {
+        let languages: BTreeSet<&str> =
+            self.indexes.iter().flat_map(|i| i.meta().languages.iter().map(String::as_str)).collect();
+        for l in &filter.languages {
+            if !languages.iter().any(|x| x.eq_ignore_ascii_case(l)) {
+                let suggestions = crate::projects::closest(l, languages.iter().copied(), 3);
+                return Err(Error::NoMatch { flag: "--lang", value: l.clone(), what: "language", suggestions });
+            }
+        }
+        let projects: BTreeSet<&str> = self.indexes.iter().flat_map(Index::project_names).collect();
+        for p in &filter.projects {
+            if !projects.contains(p.as_str()) {
+                let suggestions = crate::projects::closest(p, projects.iter().copied(), 3);
+                return Err(Error::NoMatch { flag: "--project", value: p.clone(), what: "project", suggestions });
+            }
+        }
+        Ok(filter.exclude_projects.iter().map(|given| self.excluded_by(given)).collect())
+    }
+
+    /// The project names in the segments that `--exclude-project given` removes.
+    fn excluded_by(&self, given: &str) -> ProjectMatch {
+        let names: BTreeSet<String> = self
+            .indexes
+            .iter()
+            .flat_map(|ix| ix.same_projects(given).into_iter().filter_map(|i| ix.project_name(i).map(String::from)))
+            .collect();
+        ProjectMatch { given: given.to_string(), matched: names.into_iter().collect() }
     }
 
     /// Top-k over all segments: each segment's top-k, merged by score, with one hit per
@@ -229,6 +278,10 @@ fn check_consistent(indexes: &[Index]) -> Result<()> {
             "dimension"
         } else if ix.spaces() != first.spaces() {
             "spaces"
+        } else if ix.meta().text.rule != first.meta().text.rule
+            || ix.meta().text.cause_max_tokens != first.meta().text.cause_max_tokens
+        {
+            "embedding rule (cause_max_tokens)"
         } else {
             continue;
         };

@@ -2,7 +2,9 @@
 //!
 //! The file lists one entry per line: a record id (`defects4j:Lang-1`) or `project:NAME`
 //! (every record of that project). Blank lines and lines starting with `#` are ignored;
-//! surrounding whitespace is trimmed.
+//! surrounding whitespace is trimmed. Projects match by identity
+//! ([`engine::projects::identity`]): `project:Closure` also leaves out the records of
+//! `google/closure-compiler`, case-insensitively, with or without `https://github.com/`.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -15,6 +17,7 @@ use crate::{Error, Result};
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Exclusions {
     ids: HashSet<String>,
+    /// Project identities ([`engine::projects::identity`]).
     projects: HashSet<String>,
 }
 
@@ -50,7 +53,7 @@ impl Exclusions {
         match line.strip_prefix("project:") {
             Some(p) if p.trim().is_empty() => Err("`project:` needs a project name".into()),
             Some(p) => {
-                self.projects.insert(p.trim().to_string());
+                self.projects.insert(engine::projects::identity(p));
                 Ok(())
             }
             None => {
@@ -66,9 +69,10 @@ impl Exclusions {
         self.projects.extend(other.projects);
     }
 
-    /// Whether `r` is excluded (by id or by project).
+    /// Whether `r` is excluded (by id, or by project identity).
     pub fn excludes(&self, r: &Record) -> bool {
-        self.ids.contains(&r.id) || self.projects.contains(&r.project)
+        self.ids.contains(&r.id)
+            || (!self.projects.is_empty() && self.projects.contains(&engine::projects::identity(&r.project)))
     }
 
     /// Number of listed ids and projects.
@@ -100,6 +104,20 @@ mod tests {
         assert!(ex.excludes(&rec("defects4j:Lang-1", "Lang")));
         assert!(ex.excludes(&rec("x", "Math")));
         assert!(!ex.excludes(&rec("defects4j:Lang-2", "Lang")));
+    }
+
+    /// Issue 8 item 18: `project:Closure` also leaves out the mined history of
+    /// `google/closure-compiler`.
+    #[test]
+    fn issue_8_projects_are_excluded_by_identity() {
+        let mut ex = Exclusions::default();
+        ex.add_line("project:Closure").unwrap();
+        ex.add_line("project:https://github.com/apache/commons-lang.git").unwrap();
+        for p in ["Closure", "google/closure-compiler", "Google/Closure-Compiler", "Lang", "apache/commons-lang"] {
+            assert!(ex.excludes(&rec("x", p)), "{p}");
+        }
+        assert!(!ex.excludes(&rec("x", "apache/commons-io")));
+        assert!(!ex.excludes(&rec("x", "netty/netty")));
     }
 
     #[test]

@@ -410,7 +410,8 @@ impl<'a> Workflow<'a> {
             config: self.config.clone(),
             retrieval: self.retriever.as_ref().map(|r| {
                 serde_json::json!({"space": self.config.retrieval.space.name(), "k": self.config.retrieval.k,
-                    "threshold": self.config.retrieval.threshold, "exclusion": r.exclusion()})
+                    "threshold": self.config.retrieval.threshold, "exclusion": r.exclusion(),
+                    "excluded_projects": r.excluded_projects()})
             }),
             outcome: Outcome::Error,
             error: None,

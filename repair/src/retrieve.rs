@@ -4,7 +4,10 @@
 //!
 //! # Leakage control
 //! A [`Retriever`] carries an [`Exclusion`] fixed when it is made for a bug: the bug's own id,
-//! optionally its project, never overridable by the model's tool arguments. On top of that,
+//! optionally its project, never overridable by the model's tool arguments. Projects are
+//! excluded by identity ([`engine::projects`]): excluding `Closure` also drops the mined
+//! history of `google/closure-compiler`; [`Retriever::excluded_projects`] says what each
+//! excluded name matched in the index. On top of that,
 //! a hit whose buggy code equals the query code after whitespace normalisation is dropped
 //! and counted ([`Retrieval::dropped_exact`]), following ReinFix §4.4 ("we use the exact
 //! match strategy to filter out overlapping samples with those in benchmarks"): the same
@@ -17,7 +20,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use engine::embed::Embedder;
-use engine::{Filter, SearchParams, Segments, Space};
+use engine::{Filter, ProjectMatch, SearchParams, Segments, Space};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -46,7 +49,8 @@ pub enum RetrieveError {
 pub struct Exclusion {
     /// Document ids never returned (e.g. `quixbugs:java:BITCOUNT`).
     pub ids: Vec<String>,
-    /// Projects never returned (e.g. `QuixBugs`).
+    /// Projects never returned (e.g. `QuixBugs`), by identity: a benchmark project name and
+    /// its upstream repositories are one project (see [`engine::projects`]).
     pub projects: Vec<String>,
 }
 
@@ -107,6 +111,7 @@ pub struct Retriever {
     index: Arc<Segments>,
     model: Arc<dyn Embedder>,
     exclusion: Exclusion,
+    excluded_projects: Vec<ProjectMatch>,
 }
 
 impl std::fmt::Debug for Retriever {
@@ -115,6 +120,7 @@ impl std::fmt::Debug for Retriever {
             .field("documents", &self.index.len())
             .field("model", &self.model.identity().short())
             .field("exclusion", &self.exclusion)
+            .field("excluded_projects", &self.excluded_projects)
             .finish()
     }
 }
@@ -128,7 +134,8 @@ impl Retriever {
         if let Some(first) = index.indexes().first() {
             first.check_model(model.as_ref())?;
         }
-        Ok(Retriever { index, model, exclusion })
+        let excluded_projects = resolve(&index, &exclusion);
+        Ok(Retriever { index, model, exclusion, excluded_projects })
     }
 
     /// Opens the index or manifest at `path` (O(1) per segment) with `model`.
@@ -141,12 +148,19 @@ impl Retriever {
 
     /// The same index and model with another exclusion (one retriever per bug).
     pub fn with_exclusion(&self, exclusion: Exclusion) -> Retriever {
-        Retriever { index: Arc::clone(&self.index), model: Arc::clone(&self.model), exclusion }
+        let excluded_projects = resolve(&self.index, &exclusion);
+        Retriever { index: Arc::clone(&self.index), model: Arc::clone(&self.model), exclusion, excluded_projects }
     }
 
     /// The exclusion in force.
     pub fn exclusion(&self) -> &Exclusion {
         &self.exclusion
+    }
+
+    /// What each of [`Exclusion::projects`] matched in the index, in order: the project
+    /// names it drops (an empty list: it drops nothing there). O(1).
+    pub fn excluded_projects(&self) -> &[ProjectMatch] {
+        &self.excluded_projects
     }
 
     /// Top fixes for `code` and `cause` (ReinFix eqs. 2–4), after the exclusion and the
@@ -235,7 +249,8 @@ impl Retriever {
     ///
     /// # Errors
     /// [`RetrieveError::Arguments`] with a model-facing message for missing or invalid
-    /// arguments; otherwise as [`Retriever::search`].
+    /// arguments, including code (or, for the `cause` space, a root cause) that is empty or
+    /// only invisible characters; otherwise as [`Retriever::search`].
     pub fn call(&self, args: &Value) -> Result<Retrieval, RetrieveError> {
         let arg = |name: &str| args.get(name).filter(|v| !v.is_null());
         let text = |name: &str| -> Result<String, RetrieveError> {
@@ -267,8 +282,17 @@ impl Retriever {
                 RetrieveError::Arguments(format!("`space` must be one of code+cause, code, cause; got {s}"))
             })?;
         }
-        self.search(&code, &cause, &p)
+        self.search(&code, &cause, &p).map_err(|e| match e {
+            RetrieveError::Engine(e @ engine::Error::EmptyQuery { .. }) => RetrieveError::Arguments(e.to_string()),
+            e => e,
+        })
     }
+}
+
+/// The project names each excluded project matches in `index`.
+fn resolve(index: &Segments, exclusion: &Exclusion) -> Vec<ProjectMatch> {
+    let filter = Filter { exclude_projects: exclusion.projects.clone(), ..Filter::default() };
+    index.resolve_filter(&filter).unwrap_or_default()
 }
 
 /// Whitespace-insensitive form of code for the exact-match leakage filter.

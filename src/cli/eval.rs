@@ -4,13 +4,16 @@
 //! and root cause with the index's model and searches (self-retrieval: the record should come
 //! back at rank 1), and compares HNSW top-10 with exact top-10 for the same query vectors
 //! (recall@10 = |HNSW ∩ exact| / 10, averaged), reporting queries per second for both.
+//! Queries are embedded by the index's own rule ([`Index::embed_query`]); records whose
+//! text the space needs is blank are skipped and counted. Prints a short table (or one
+//! JSON object with `--json`); a progress bar on stderr while embedding and searching.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
-use engine::embed::Embedder;
 use engine::{Index, SearchParams};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::seq::index::sample;
 use rand::{SeedableRng, rngs::StdRng};
 
@@ -37,9 +40,12 @@ pub struct Args {
     /// Embedding model folder (must be the index's).
     #[arg(long, env = "FIXDEX_MODEL")]
     model: Option<std::path::PathBuf>,
-    /// Print one JSON object.
+    /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 /// Runs `fixdex eval`.
@@ -48,20 +54,31 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let model = super::model::load(&super::model::resolve(args.model.as_deref()))?;
     index.check_model(&model)?;
     let space = args.space.parse()?;
-    let rows = sample(&mut StdRng::seed_from_u64(args.seed), index.len(), args.n.min(index.len())).into_vec();
+    let sampled = sample(&mut StdRng::seed_from_u64(args.seed), index.len(), args.n.min(index.len())).into_vec();
+    let bar = bar(args.quiet, sampled.len() as u64, "embedding");
     let t = Instant::now();
-    let mut queries = Vec::with_capacity(rows.len());
-    for &r in &rows {
+    let (mut rows, mut queries) = (Vec::with_capacity(sampled.len()), Vec::with_capacity(sampled.len()));
+    for &r in &sampled {
         let d = index.doc(r as u32)?;
-        queries.push(model.embed_query(space, &d.buggy_code, &d.root_cause)?);
+        bar.inc(1);
+        if engine::query::check_query_text(space, &d.buggy_code, &d.root_cause).is_err() {
+            continue;
+        }
+        queries.push(index.embed_query(&model, space, &d.buggy_code, &d.root_cause)?);
+        rows.push(r);
     }
     let embed_s = t.elapsed().as_secs_f64();
     let hnsw = SearchParams { space, k: 10, ef_search: args.ef, int8: !args.no_int8, ..SearchParams::default() };
     let exact = SearchParams { exact: true, ..hnsw.clone() };
-    let (approx_hits, hnsw_s) =
-        timed(|| queries.iter().map(|q| index.search(q, &hnsw)).collect::<Result<Vec<_>, _>>())?;
-    let (exact_hits, exact_s) =
-        timed(|| queries.iter().map(|q| index.search(q, &exact)).collect::<Result<Vec<_>, _>>())?;
+    let search = |p: &SearchParams, what: &str| {
+        bar.reset();
+        bar.set_length(queries.len() as u64);
+        bar.set_message(what.to_string());
+        timed(|| queries.iter().map(|q| index.search(q, p).inspect(|_| bar.inc(1))).collect::<Result<Vec<_>, _>>())
+    };
+    let (approx_hits, hnsw_s) = search(&hnsw, "HNSW search")?;
+    let (exact_hits, exact_s) = search(&exact, "exact search")?;
+    bar.finish_and_clear();
     let n = rows.len().max(1) as f64;
     let rank1 = rows.iter().zip(&approx_hits).filter(|(r, h)| h.first().is_some_and(|h| h.row as usize == **r)).count();
     // A tie: another document scores the same as the record itself (identical text).
@@ -78,6 +95,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .sum();
     let report = serde_json::json!({
         "index": args.index.display().to_string(), "space": space.name(), "n": rows.len(), "seed": args.seed,
+        "skipped_blank": sampled.len() - rows.len(),
         "ef_search": args.ef, "self_rank1": rank1 as f64 / n, "self_rank1_or_tie": (rank1 + tied) as f64 / n,
         "recall10": overlap as f64 / (10.0 * n).min(exact_hits.iter().map(Vec::len).sum::<usize>().max(1) as f64),
         "hnsw_qps": n / hnsw_s, "exact_qps": n / exact_s, "embed_queries_per_s": n / embed_s,
@@ -85,9 +103,42 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if args.json {
         out!("{report}")?;
     } else {
-        out!("{}", serde_json::to_string_pretty(&report)?)?;
+        print_table(&report)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A progress bar on stderr (hidden with `--quiet`, and by indicatif when stderr is not a
+/// terminal).
+fn bar(quiet: bool, len: u64, what: &str) -> ProgressBar {
+    let target = if quiet { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
+    let bar = ProgressBar::with_draw_target(Some(len), target);
+    let style = ProgressStyle::with_template("{msg:>14} [{bar:30}] {pos}/{len} {per_sec} ETA {eta}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style.progress_chars("=> "));
+    bar.set_message(what.to_string());
+    bar
+}
+
+/// The report as aligned `name  value` lines.
+fn print_table(r: &serde_json::Value) -> std::io::Result<()> {
+    let f = |k: &str| r[k].as_f64().unwrap_or(f64::NAN);
+    out!("index              {}", r["index"].as_str().unwrap_or_default())?;
+    out!(
+        "space              {}   ef_search {}   seed {}",
+        r["space"].as_str().unwrap_or_default(),
+        r["ef_search"],
+        r["seed"]
+    )?;
+    out!("queries            {} ({} skipped: blank text)", r["n"], r["skipped_blank"])?;
+    out!("self rank 1        {:.4} (with ties {:.4})", f("self_rank1"), f("self_rank1_or_tie"))?;
+    out!("recall@10          {:.4} (HNSW vs exact)", f("recall10"))?;
+    out!(
+        "queries/s          HNSW {:.0}   exact {:.0}   embedding {:.1}",
+        f("hnsw_qps"),
+        f("exact_qps"),
+        f("embed_queries_per_s")
+    )
 }
 
 fn timed<T>(f: impl FnOnce() -> engine::Result<T>) -> engine::Result<(T, f64)> {

@@ -4,14 +4,16 @@
 //! | --- | --- |
 //! | 0 | success (a search with no hit above the threshold is a success) |
 //! | 1 | error: bad input, I/O, model mismatch, invalid parameter |
-//! | 2 | usage error (unknown flag, missing argument), from clap |
-//! | 3 | the index is corrupt or not an index (open or `verify` failed) |
+//! | 2 | usage error (unknown flag, missing argument) from clap; a `--project` or `--lang` filter that matches nothing in the index |
+//! | 3 | the index is corrupt or not an index (open or `verify` failed, or a search met a damaged vector) |
 //! | 4 | `repair`: no plausible patch (search space, budget or time exhausted); `bench quixbugs`: not used |
 
 use std::process::ExitCode;
 
 /// Any error other than usage and corruption.
 pub const ERROR: u8 = 1;
+/// A usage error: clap's own, or a filter value that matches nothing.
+pub const USAGE: u8 = 2;
 /// The index file is damaged, of another version, or not an index.
 pub const CORRUPT: u8 = 3;
 
@@ -46,7 +48,14 @@ fn code_for(err: &anyhow::Error) -> u8 {
         })
     });
     match engine_err {
-        Some(engine::Error::Corrupt(_) | engine::Error::NotAnIndex | engine::Error::Version { .. }) => CORRUPT,
+        Some(
+            engine::Error::Corrupt(_)
+            | engine::Error::NotAnIndex
+            | engine::Error::Version { .. }
+            | engine::Error::DamagedVector { .. }
+            | engine::Error::UnknownRule { .. },
+        ) => CORRUPT,
+        Some(engine::Error::NoMatch { .. }) => USAGE,
         _ => ERROR,
     }
 }

@@ -25,16 +25,16 @@ pub struct Args {
     #[arg(long)]
     project: PathBuf,
     /// Test command, run with `sh -c` in the project copy; exit 0 = all tests pass.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     test_cmd: String,
     /// A test that fails on the buggy version (repeatable; a substring of the failing test
     /// names, e.g. `GCD_TEST#test_1`): the pre-flight checks that it fails. With named tests,
     /// a patch is plausible when they pass and no test that passed before fails; other tests
     /// failing on the buggy version may keep failing (listed in the report, warned about).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     failing_test: Vec<String>,
     /// Build command run before the tests; a failure is a compile error (optional).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     build_cmd: Option<String>,
     /// Buggy file, relative to the project root (perfect fault localization; with --sbfl,
     /// restricts the SBFL ranking to this file).
@@ -52,7 +52,7 @@ pub struct Args {
     #[arg(long)]
     sbfl: bool,
     /// SBFL, Python: pytest arguments (one shell-quoted string), e.g. `tests/test_x.py`.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     sbfl_pytest_args: String,
     /// SBFL: Python source folders measured, or Java source roots (repeatable) [default: .].
     #[arg(long)]
@@ -77,10 +77,11 @@ pub struct Args {
     #[arg(long, env = "FIXDEX_MODEL")]
     model: Option<PathBuf>,
     /// Corpus id of this bug: never retrieved (leakage control).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     bug_id: Option<String>,
-    /// Projects never retrieved (repeatable).
-    #[arg(long)]
+    /// Projects never retrieved (repeatable), by identity: `Closure` also excludes
+    /// `google/closure-compiler` (the report's `retrieval.excluded_projects` lists the matches).
+    #[arg(long, allow_hyphen_values = true)]
     exclude_project: Vec<String>,
     /// Limit per build or test run, seconds.
     #[arg(long, default_value_t = 300)]
@@ -298,6 +299,9 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     let exclusion = Exclusion { ids: a.bug_id.iter().cloned().collect(), projects: a.exclude_project.clone() };
     let retriever =
         a.index.as_deref().map(|path| super::model::open_retriever(path, a.model.as_deref(), exclusion)).transpose()?;
+    if let Some(r) = &retriever {
+        super::search::warn_unmatched(r.excluded_projects());
+    }
     let client = a.llm.client()?;
     let config = a.llm.config(client.model.clone())?;
     let validator = Validator {

@@ -6,18 +6,19 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
-use engine::{Filter, Record, SearchParams, SegmentHit, Segments, Space};
+use engine::{Filter, ProjectMatch, Record, SearchParams, SegmentHit, Segments, Space};
 
 /// Arguments of `fixdex search`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The index file, or a manifest of segments (`fixdex manifest`).
     index: PathBuf,
-    /// Buggy code: a file, or `-` for standard input. Required unless --space cause.
+    /// Buggy code: a file, or `-` for standard input (at most 1 MiB). Required unless
+    /// --space cause.
     #[arg(long)]
     code: Option<String>,
     /// Root cause of the bug, in words (ReinFix: the inferred root cause).
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     cause: String,
     /// Number of hits.
     #[arg(short, default_value_t = 5)]
@@ -38,16 +39,18 @@ pub struct Args {
     #[arg(long)]
     no_int8: bool,
     /// Only hits in this language (repeatable).
-    #[arg(long = "lang")]
+    #[arg(long = "lang", allow_hyphen_values = true)]
     languages: Vec<String>,
     /// Only hits from this project (repeatable).
-    #[arg(long = "project")]
+    #[arg(long = "project", allow_hyphen_values = true)]
     projects: Vec<String>,
     /// Never return this id, e.g. the bug under repair (repeatable).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     exclude_id: Vec<String>,
-    /// Never return hits from this project (repeatable).
-    #[arg(long)]
+    /// Never return hits from this project (repeatable). Matched by identity: a benchmark
+    /// project and its upstream repository are one (`Closure` = `google/closure-compiler`),
+    /// case-insensitively, with or without `https://github.com/` or `.git`.
+    #[arg(long, allow_hyphen_values = true)]
     exclude_project: Vec<String>,
     /// Embedding model folder; must be the index's model [default: data/models/all-MiniLM-L6-v2].
     #[arg(long, env = "FIXDEX_MODEL")]
@@ -61,18 +64,23 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let params = params(args)?;
     let code = read_code(args.code.as_deref(), params.space)?;
-    if params.space == Space::Cause && args.cause.trim().is_empty() {
-        anyhow::bail!("--space cause needs --cause TEXT");
-    }
+    engine::query::check_query_text(params.space, &code, &args.cause).with_context(|| match &args.code {
+        Some(path) if params.space != Space::Cause => format!("the query from --code {path}"),
+        _ => "the query from --cause".to_string(),
+    })?;
     let index = Segments::open(&args.index).with_context(|| format!("opening index {}", args.index.display()))?;
     index.indexes()[0].vectors(params.space)?;
+    let excluded = index.resolve_filter(&params.filter)?;
+    warn_unmatched(&excluded);
     let model = super::model::load(&super::model::resolve(args.model.as_deref()))?;
     let t = Instant::now();
     let hits = index.query(&model, &code, &args.cause, &params)?;
     let seconds = t.elapsed().as_secs_f64();
     let docs = hits.iter().map(|h| index.doc(*h)).collect::<engine::Result<Vec<_>>>()?;
     if args.json {
-        out!("{}", serde_json::to_string(&json_report(&params, &hits, &docs, seconds))?)?;
+        let mut report = json_report(&params, &hits, &docs, seconds);
+        report["exclude_projects"] = serde_json::to_value(&excluded)?;
+        out!("{}", serde_json::to_string(&report)?)?;
     } else {
         print_hits(&params, &hits, &docs)?;
     }
@@ -98,17 +106,46 @@ fn params(args: &Args) -> anyhow::Result<SearchParams> {
     Ok(p)
 }
 
+/// Warns, on stderr, about each `--exclude-project` that excludes nothing in the index.
+pub fn warn_unmatched(excluded: &[ProjectMatch]) {
+    for m in excluded.iter().filter(|m| m.matched.is_empty()) {
+        eprintln!("warning: --exclude-project {} matches no project in the index; it excludes nothing", m.given);
+    }
+}
+
 fn read_code(arg: Option<&str>, space: Space) -> anyhow::Result<String> {
     match arg {
         None if space == Space::Cause => Ok(String::new()),
         None => anyhow::bail!("--code FILE (or - for stdin) is required for the {space} space"),
-        Some("-") => {
-            let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).context("reading code from standard input")?;
-            Ok(s)
-        }
-        Some(path) => std::fs::read_to_string(Path::new(path)).with_context(|| format!("reading code from {path}")),
+        Some(path) => read_query_text(path, "--code"),
     }
+}
+
+/// Reads query text from the file `path` given with `flag` (`-`: standard input), at most
+/// [`engine::text::MAX_QUERY_BYTES`]: a longer input is refused, never read to the end.
+///
+/// # Errors
+/// The file cannot be read, is longer than the limit, or is not UTF-8; the message names
+/// the flag and the path.
+pub fn read_query_text(path: &str, flag: &str) -> anyhow::Result<String> {
+    let limit = engine::text::MAX_QUERY_BYTES;
+    let name = if path == "-" { "- (standard input)" } else { path };
+    let reader: Box<dyn Read> = if path == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(Path::new(path)).with_context(|| format!("reading {flag} {name}"))?)
+    };
+    let mut bytes = Vec::new();
+    reader.take(limit as u64 + 1).read_to_end(&mut bytes).with_context(|| format!("reading {flag} {name}"))?;
+    if bytes.len() > limit {
+        anyhow::bail!(
+            "{flag} {name} is longer than {limit} bytes (1 MiB), the most fixdex reads for one query; \
+             pass the buggy function or hunk, not a whole file or a device"
+        );
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!("{flag} {name} is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to())
+    })
 }
 
 fn json_report(p: &SearchParams, hits: &[SegmentHit], docs: &[Record], seconds: f64) -> serde_json::Value {

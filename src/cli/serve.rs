@@ -33,10 +33,11 @@ pub struct Args {
     #[arg(long)]
     project: Option<PathBuf>,
     /// Never return this id, e.g. the bug under repair (repeatable).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     exclude_id: Vec<String>,
-    /// Never return fixes from this project (repeatable).
-    #[arg(long)]
+    /// Never return fixes from this project (repeatable), by identity: `Closure` also
+    /// excludes `google/closure-compiler`.
+    #[arg(long, allow_hyphen_values = true)]
     exclude_project: Vec<String>,
     /// Embedding model folder; must be the index's model [default: data/models/all-MiniLM-L6-v2].
     #[arg(long, env = "FIXDEX_MODEL")]
@@ -53,26 +54,34 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
-    let host = Arc::new(host(args)?);
+    let (host, excluded) = host(args)?;
+    let host = Arc::new(host);
     match server {
         Some(server) => {
             // The first line on stderr: scripts and tests read the port from it.
             eprintln!("fixdex: listening on http://{}", server.local_addr()?);
+            super::search::warn_unmatched(&excluded);
             server.run(host)?;
         }
-        None => mcp::run_stdio(host)?,
+        None => {
+            super::search::warn_unmatched(&excluded);
+            mcp::run_stdio(host)?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn host(args: &Args) -> anyhow::Result<ToolHost> {
+/// The tool host, and what each `--exclude-project` matched (warned about after the HTTP
+/// address line, which scripts read first).
+fn host(args: &Args) -> anyhow::Result<(ToolHost, Vec<engine::ProjectMatch>)> {
     let exclusion = Exclusion { ids: args.exclude_id.clone(), projects: args.exclude_project.clone() };
     let retriever = super::model::open_retriever(&args.index, args.model.as_deref(), exclusion)?;
+    let excluded = retriever.excluded_projects().to_vec();
     let project = match &args.project {
         Some(p) => p.clone(),
         None => std::env::current_dir().context("reading the current directory")?,
     };
     anyhow::ensure!(project.is_dir(), "--project {} is not a directory", project.display());
     tracing::info!(index = %args.index.display(), project = %project.display(), "serving repair tools");
-    Ok(ToolHost::new(Some(retriever), Some(Toolbox::new(project))))
+    Ok((ToolHost::new(Some(retriever), Some(Toolbox::new(project))), excluded))
 }

@@ -6,6 +6,9 @@ mod bad_inputs;
 mod cli;
 /// Running the binary, writing corpora and the tiny model folder.
 mod common;
+/// Issue 8, search side: hyphen values, empty queries, damaged indexes, input caps, the
+/// index's embedding rule, filters and project identity.
+mod search_hardening;
 /// Issue 8, indexer side: outputs checked first, invisible and no-op rows, empty shards,
 /// dedup memory.
 mod indexer_hardening;

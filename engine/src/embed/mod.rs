@@ -104,22 +104,42 @@ pub trait Embedder: Send + Sync {
         self.identity().dim
     }
 
-    /// Embeds one query for `space` from buggy code and root cause, following [`compose()`].
+    /// Embeds one query for `space` from buggy code and root cause, following [`compose()`]
+    /// with the default cause budget [`CAUSE_MAX_TOKENS`]. To query an index, use
+    /// [`crate::Index::embed_query`], which follows the budget the index recorded.
     ///
     /// # Errors
     /// As [`Embedder::tokenize`] and [`Embedder::embed_tokens`].
     fn embed_query(&self, space: Space, code: &str, cause: &str) -> Result<Vec<f32>> {
-        let ids = self.compose_text(space, code, cause)?;
+        self.embed_query_with(space, code, cause, CAUSE_MAX_TOKENS)
+    }
+
+    /// [`Embedder::embed_query`] with a cause budget of `cause_max_tokens` tokens (the
+    /// `cause_max_tokens` an index records in its [`crate::format::TextMeta`]).
+    ///
+    /// # Errors
+    /// As [`Embedder::tokenize`] and [`Embedder::embed_tokens`].
+    fn embed_query_with(&self, space: Space, code: &str, cause: &str, cause_max_tokens: usize) -> Result<Vec<f32>> {
+        let ids = self.compose_text_with(space, code, cause, cause_max_tokens)?;
         Ok(self.embed_tokens(&[&ids])?.remove(0))
     }
 
-    /// The token sequence [`compose()`] makes for `space` from `code` and `cause`.
+    /// The token sequence [`compose()`] makes for `space` from `code` and `cause` with the
+    /// default cause budget.
     ///
     /// # Errors
     /// As [`Embedder::tokenize`].
     fn compose_text(&self, space: Space, code: &str, cause: &str) -> Result<Vec<u32>> {
+        self.compose_text_with(space, code, cause, CAUSE_MAX_TOKENS)
+    }
+
+    /// [`Embedder::compose_text`] with a cause budget of `cause_max_tokens` tokens.
+    ///
+    /// # Errors
+    /// As [`Embedder::tokenize`].
+    fn compose_text_with(&self, space: Space, code: &str, cause: &str, cause_max_tokens: usize) -> Result<Vec<u32>> {
         let (code, cause) = (self.tokenize(code)?, self.tokenize(cause)?);
-        Ok(compose(space, &code, &cause, self.identity(), CAUSE_MAX_TOKENS))
+        Ok(compose(space, &code, &cause, self.identity(), cause_max_tokens))
     }
 
     /// Embeds plain texts as sentence-transformers does (`[CLS] text [SEP]`, truncated to

@@ -8,6 +8,9 @@ mod corruption;
 mod format;
 /// The committed format-v1 fixture.
 mod golden;
+/// Issue 8, search side: blank queries, scores past ±1, damaged vectors, the index's cause
+/// budget, filters that match nothing, project identity.
+mod hardening;
 /// The real all-MiniLM-L6-v2 model (fetched by scripts/fetch-model.sh).
 mod real_model;
 /// HNSW recall against the exact oracle, filters, thresholds, parameters.

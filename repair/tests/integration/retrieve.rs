@@ -103,3 +103,50 @@ fn another_model_is_refused() {
     let e = Retriever::open(&path, other, Exclusion::default()).unwrap_err().to_string();
     assert!(e.to_lowercase().contains("model"), "{e}");
 }
+
+/// Issue 8 item 18: a retriever excluding `Closure` never returns `google/closure-compiler`
+/// either, and says what the exclusion matched (the repair report's
+/// `retrieval.excluded_projects`).
+#[test]
+fn issue_8_excluded_projects_match_by_identity() {
+    let dir = tempfile::tempdir().unwrap();
+    let model: Arc<dyn engine::embed::Embedder> = Arc::new(engine::testing::tiny_embedder());
+    let mut docs = engine::testing::sample_records(24);
+    let projects = ["Closure", "google/closure-compiler", "netty/netty"];
+    for (i, d) in docs.iter_mut().enumerate() {
+        d.project = projects[i % 3].to_string();
+    }
+    let path = dir.path().join("p.fdx");
+    let mut b = IndexBuilder::new(model.identity().to_meta(), engine::testing::text_meta());
+    let cfg = HnswConfig::default();
+    let v = engine::testing::embed_records(model.as_ref(), &docs, Space::CodeCause).unwrap();
+    b.add_space(Space::CodeCause, v.clone(), hnsw::build(&v, model.dim(), &cfg).unwrap(), &cfg).unwrap();
+    b.write(&path, &docs, serde_json::Value::Null).unwrap();
+    let ex = Exclusion { ids: vec![], projects: vec!["closure".into(), "Lang".into()] };
+    let r = Retriever::open(&path, model, ex).unwrap();
+    let m = r.excluded_projects();
+    assert_eq!(
+        (m[0].given.as_str(), m[0].matched.clone()),
+        ("closure", vec!["Closure".into(), "google/closure-compiler".into()])
+    );
+    assert!(m[1].matched.is_empty());
+    let p = RetrieveParams { k: 8, ..RetrieveParams::default() };
+    let found = r.search(&docs[0].buggy_code, &docs[0].root_cause, &p).unwrap();
+    assert!(!found.fixes.is_empty() && found.fixes.iter().all(|f| f.project == "netty/netty"), "{:?}", found.fixes);
+    let with_lang = r.with_exclusion(Exclusion { ids: vec![], projects: vec!["netty/netty".into()] });
+    assert_eq!(with_lang.excluded_projects()[0].matched, vec!["netty/netty".to_string()]);
+}
+
+/// Issue 8 item 5: empty or invisible code in a tool call is a model-facing argument error
+/// (HTTP 422), not hits.
+#[test]
+fn issue_8_blank_code_is_an_argument_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, model, _) = build(dir.path());
+    let r = Retriever::open(&path, model, Exclusion::default()).unwrap();
+    for code in ["", "   \n", "\u{200B}\u{200B}"] {
+        let e = r.call(&serde_json::json!({"code": code, "root_cause": ""})).unwrap_err();
+        assert!(matches!(e, repair::retrieve::RetrieveError::Arguments(_)), "{code:?}: {e}");
+        assert!(e.to_string().contains("empty query"), "{e}");
+    }
+}

@@ -1,0 +1,190 @@
+//! Project identity: which project names denote the same code base?
+//!
+//! Benchmarks name their projects briefly (Defects4J `Closure`, BugsInPy `pandas`), while
+//! corpora mined from GitHub use `owner/name` (`google/closure-compiler`,
+//! `pandas-dev/pandas`). Leakage control must treat them as one project: excluding
+//! `Closure` must also drop the mined history of `google/closure-compiler`, which holds
+//! later versions of the very functions the benchmark asks to repair.
+//!
+//! [`KNOWN_PROJECTS`] lists the 17 Defects4J projects, the 17 BugsInPy projects and
+//! QuixBugs with their GitHub repositories (current location first, then former ones).
+//! Names are compared after [`normalize`]: case-insensitively, without a
+//! `https://github.com/` prefix, a `.git` suffix or a trailing `/`. A name that is not in
+//! the table is its own identity.
+//!
+//! ```
+//! use engine::projects::{identity, same_project};
+//!
+//! assert!(same_project("Closure", "google/closure-compiler"));
+//! assert!(same_project("https://github.com/Google/Closure-Compiler.git", "closure"));
+//! assert!(same_project("httpie", "jakubroztocil/httpie"));
+//! assert!(!same_project("Lang", "apache/commons-io"));
+//! assert_eq!(identity("netty/netty"), identity("Netty/Netty"));
+//! ```
+
+/// A benchmark project and the GitHub repositories its code lives in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KnownProject {
+    /// The benchmark: `Defects4J`, `BugsInPy` or `QuixBugs`.
+    pub benchmark: &'static str,
+    /// The benchmark's name for the project, e.g. `Closure`, `pandas`.
+    pub name: &'static str,
+    /// GitHub `owner/name` of the repository: the current location first, then former ones.
+    pub repositories: &'static [&'static str],
+}
+
+const fn p(benchmark: &'static str, name: &'static str, repositories: &'static [&'static str]) -> KnownProject {
+    KnownProject { benchmark, name, repositories }
+}
+
+/// The benchmark projects fixdex knows, with their upstream repositories.
+pub const KNOWN_PROJECTS: &[KnownProject] = &[
+    p("Defects4J", "Chart", &["jfree/jfreechart"]),
+    p("Defects4J", "Cli", &["apache/commons-cli"]),
+    p("Defects4J", "Closure", &["google/closure-compiler"]),
+    p("Defects4J", "Codec", &["apache/commons-codec"]),
+    p("Defects4J", "Collections", &["apache/commons-collections"]),
+    p("Defects4J", "Compress", &["apache/commons-compress"]),
+    p("Defects4J", "Csv", &["apache/commons-csv"]),
+    p("Defects4J", "Gson", &["google/gson"]),
+    p("Defects4J", "JacksonCore", &["FasterXML/jackson-core"]),
+    p("Defects4J", "JacksonDatabind", &["FasterXML/jackson-databind"]),
+    p("Defects4J", "JacksonXml", &["FasterXML/jackson-dataformat-xml"]),
+    p("Defects4J", "Jsoup", &["jhy/jsoup"]),
+    p("Defects4J", "JxPath", &["apache/commons-jxpath"]),
+    p("Defects4J", "Lang", &["apache/commons-lang"]),
+    p("Defects4J", "Math", &["apache/commons-math"]),
+    p("Defects4J", "Mockito", &["mockito/mockito"]),
+    p("Defects4J", "Time", &["JodaOrg/joda-time"]),
+    p("BugsInPy", "ansible", &["ansible/ansible"]),
+    p("BugsInPy", "black", &["psf/black", "python/black", "ambv/black"]),
+    p("BugsInPy", "cookiecutter", &["cookiecutter/cookiecutter", "audreyr/cookiecutter", "audreyfeldroy/cookiecutter"]),
+    p("BugsInPy", "fastapi", &["fastapi/fastapi", "tiangolo/fastapi"]),
+    p("BugsInPy", "httpie", &["httpie/cli", "httpie/httpie", "jakubroztocil/httpie"]),
+    p("BugsInPy", "keras", &["keras-team/keras", "fchollet/keras"]),
+    p("BugsInPy", "luigi", &["spotify/luigi"]),
+    p("BugsInPy", "matplotlib", &["matplotlib/matplotlib"]),
+    p("BugsInPy", "pandas", &["pandas-dev/pandas", "pydata/pandas"]),
+    p("BugsInPy", "PySnooper", &["cool-RR/PySnooper"]),
+    p("BugsInPy", "sanic", &["sanic-org/sanic", "huge-success/sanic", "channelcat/sanic"]),
+    p("BugsInPy", "scrapy", &["scrapy/scrapy"]),
+    p("BugsInPy", "spacy", &["explosion/spaCy"]),
+    p("BugsInPy", "thefuck", &["nvbn/thefuck"]),
+    p("BugsInPy", "tornado", &["tornadoweb/tornado", "facebook/tornado"]),
+    p("BugsInPy", "tqdm", &["tqdm/tqdm", "noamraph/tqdm"]),
+    p("BugsInPy", "youtube-dl", &["ytdl-org/youtube-dl", "rg3/youtube-dl"]),
+    p("QuixBugs", "QuixBugs", &["jkoppel/QuixBugs"]),
+];
+
+/// `name` as compared: trimmed, lower case, without a GitHub URL prefix (`https://`,
+/// `http://`, `git@github.com:`, `www.`, `github.com/`), a trailing `/` or a `.git` suffix.
+pub fn normalize(name: &str) -> String {
+    let mut s = name.trim().to_lowercase();
+    for prefix in ["https://", "http://", "git@github.com:", "www.", "github.com/"] {
+        if let Some(rest) = s.strip_prefix(prefix) {
+            s = rest.to_string();
+        }
+    }
+    let s = s.trim_end_matches('/');
+    s.strip_suffix(".git").unwrap_or(s).to_string()
+}
+
+/// The known project `name` denotes (by benchmark name or any of its repositories, after
+/// [`normalize`]), if any. O(table size).
+pub fn lookup(name: &str) -> Option<&'static KnownProject> {
+    let n = normalize(name);
+    KNOWN_PROJECTS
+        .iter()
+        .find(|k| k.name.eq_ignore_ascii_case(&n) || k.repositories.iter().any(|r| r.eq_ignore_ascii_case(&n)))
+}
+
+/// The identity of project `name`: `benchmark:name` (lower case) for a known project,
+/// else the [normalized](normalize) name. Two names denote the same project exactly when
+/// their identities are equal.
+pub fn identity(name: &str) -> String {
+    match lookup(name) {
+        Some(k) => format!("{}:{}", k.benchmark, k.name).to_lowercase(),
+        None => normalize(name),
+    }
+}
+
+/// Whether `a` and `b` denote the same project (see [`identity`]).
+pub fn same_project(a: &str, b: &str) -> bool {
+    identity(a) == identity(b)
+}
+
+/// Up to `n` names from `candidates` closest to `value`, best first, for "did you mean"
+/// messages: same project identity or same spelling ignoring case first, then by edit
+/// distance (of the whole name, or of its part after `owner/`) within a third of the
+/// length (at least 2). Never returns `value` itself.
+pub fn closest<'a>(value: &str, candidates: impl IntoIterator<Item = &'a str>, n: usize) -> Vec<String> {
+    let (want, id) = (value.to_lowercase(), identity(value));
+    let limit = (want.chars().count() / 3).max(2);
+    let mut scored: Vec<(usize, &str)> = candidates
+        .into_iter()
+        .filter(|c| *c != value)
+        .filter_map(|c| {
+            let lower = c.to_lowercase();
+            let tail = lower.rsplit('/').next().unwrap_or(&lower);
+            let d = if identity(c) == id { 0 } else { levenshtein(&want, &lower).min(levenshtein(&want, tail)) };
+            (d <= limit).then_some((d, c))
+        })
+        .collect();
+    scored.sort_unstable();
+    scored.dedup_by(|a, b| a.1 == b.1);
+    scored.into_iter().take(n).map(|(_, c)| c.to_string()).collect()
+}
+
+/// Edit distance (insertions, deletions, substitutions) between `a` and `b`, in
+/// characters. O(|a| · |b|).
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diag + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            diag = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_benchmark_name_and_repository_maps_to_its_project() {
+        assert_eq!(KNOWN_PROJECTS.iter().filter(|k| k.benchmark == "Defects4J").count(), 17);
+        assert_eq!(KNOWN_PROJECTS.iter().filter(|k| k.benchmark == "BugsInPy").count(), 17);
+        for k in KNOWN_PROJECTS {
+            for r in k.repositories {
+                assert!(same_project(k.name, r), "{} / {r}", k.name);
+                assert!(same_project(&format!("https://github.com/{r}.git"), &k.name.to_uppercase()));
+            }
+        }
+        let ids: std::collections::HashSet<String> = KNOWN_PROJECTS.iter().map(|k| identity(k.name)).collect();
+        assert_eq!(ids.len(), KNOWN_PROJECTS.len(), "two table entries share a name or repository");
+    }
+
+    #[test]
+    fn unknown_names_are_their_own_identity() {
+        assert!(same_project("netty/netty", "https://github.com/Netty/Netty/"));
+        assert!(!same_project("netty/netty", "netty"));
+        assert!(!same_project("Lang", "apache/commons-io"));
+        assert_eq!(normalize("  git@github.com:Foo/Bar.git "), "foo/bar");
+    }
+
+    #[test]
+    fn closest_names() {
+        let names = ["Lang", "Math", "google/closure-compiler", "Closure", "apache/commons-lang", "proj1"];
+        assert_eq!(closest("lang", names, 3), vec!["Lang", "apache/commons-lang"]);
+        assert_eq!(closest("closure", names, 3), vec!["Closure", "google/closure-compiler"]);
+        assert_eq!(closest("proj", names, 3), vec!["proj1"]);
+        assert!(closest("zzzzzzzz", names, 3).is_empty());
+        assert_eq!(levenshtein("kitten", "sitting"), 3);
+    }
+}

@@ -11,6 +11,7 @@ use crate::format::{
     FORMAT_VERSION, FileHeader, HEADER_LEN, IndexMeta, MAGIC, OLDEST_SUPPORTED_VERSION, SectionKind, SectionTable,
 };
 use crate::hnsw::{GraphView, LevelView};
+use crate::storage::{FileId, Load};
 use crate::{Error, Record, Result, Space, storage};
 
 /// Byte ranges of one graph level: nodes (levels ≥ 1 only), CSR offsets, neighbours.
@@ -40,6 +41,7 @@ pub struct Index {
     meta: IndexMeta,
     spaces: Vec<SpaceSections>,
     docs: OnceLock<DocStore>,
+    source: Option<FileId>,
 }
 
 /// What [`Index::verify`] checked.
@@ -64,8 +66,21 @@ impl Index {
     /// [`Error::Io`] when the file cannot be read; [`Error::NotAnIndex`],
     /// [`Error::Version`] or [`Error::Corrupt`] when it is not a valid index.
     pub fn open(path: &Path) -> Result<Index> {
-        let bytes = storage::map_file(path)?;
-        Index::from_storage(bytes)
+        Index::open_with(path, Load::Mmap)
+    }
+
+    /// Opens the index file at `path`, memory-mapped ([`Load::Mmap`], as [`Index::open`]) or
+    /// read whole into memory ([`Load::Memory`]: O(file) time and RAM, and immune to the file
+    /// being rewritten or truncated afterwards). [`Index::source`] then names the file read.
+    ///
+    /// # Errors
+    /// As [`Index::open`]; with [`Load::Memory`], also [`Error::Io`] when the file changed
+    /// while it was being read.
+    pub fn open_with(path: &Path, load: Load) -> Result<Index> {
+        let (bytes, id) = storage::load_file(path, load)?;
+        let mut index = Index::from_storage(bytes)?;
+        index.source = Some(id);
+        Ok(index)
     }
 
     /// Opens an index held in memory (copied once to a 64-byte-aligned buffer): the RAM
@@ -87,7 +102,7 @@ impl Index {
         }
         let meta: IndexMeta = serde_json::from_slice(meta_bytes)
             .map_err(|e| Error::corrupt(format!("metadata is not valid JSON: {e}")))?;
-        let mut index = Index { bytes, header, table, meta, spaces: Vec::new(), docs: OnceLock::new() };
+        let mut index = Index { bytes, header, table, meta, spaces: Vec::new(), docs: OnceLock::new(), source: None };
         index.check_shapes()?;
         Ok(index)
     }
@@ -179,6 +194,13 @@ impl Index {
     /// File size in bytes.
     pub fn file_len(&self) -> usize {
         self.bytes.len()
+    }
+
+    /// The file this index was opened from, as it was when opened (taken from the open
+    /// file, before any byte was read); `None` for [`Index::from_bytes`]. Compare it with
+    /// [`FileId::of`] the path to learn whether the path has been replaced or rewritten since.
+    pub fn source(&self) -> Option<&FileId> {
+        self.source.as_ref()
     }
 
     /// The metadata: model, embedding rule, spaces, build statistics.

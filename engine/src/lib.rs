@@ -56,3 +56,4 @@ pub use query::{Filter, Hit, SearchParams};
 pub use record::{Record, id_hash};
 pub use segments::{MANIFEST_VERSION, Manifest, SegmentEntry, SegmentHit, Segments};
 pub use space::Space;
+pub use storage::{FileId, Load};

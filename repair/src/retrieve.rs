@@ -12,15 +12,22 @@
 //!
 //! Indexes of at most [`EXACT_BELOW`] documents are searched exactly (the scan costs well
 //! under a millisecond there, and the answer is then independent of the graph).
+//!
+//! # An index replaced on disk
+//! A retriever opened from a path ([`Retriever::open`], [`Retriever::open_with`]) follows
+//! it ([`LiveIndex`]): before each query it checks that the files it read are still the ones
+//! at the path, and opens the path anew when they are not, so a long `fixdex repair` run or
+//! a `fixdex serve` session picks up a rebuilt index and never touches a replaced one.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use engine::embed::Embedder;
-use engine::{Filter, SearchParams, Segments, Space};
+use engine::{Filter, Load, SearchParams, Segments, Space};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::reload::{IndexStatus, LiveIndex};
 use crate::tools::ToolSpec;
 
 /// Default number of similar fixes returned (top `n` of ReinFix eq. 4).
@@ -38,6 +45,18 @@ pub enum RetrieveError {
     /// Bad tool arguments (model-facing).
     #[error("{0}")]
     Arguments(String),
+    /// The index at the path changed on disk and the files now there cannot be served
+    /// (truncated, half written, of another model); a later query looks again.
+    #[error(
+        "the index {path} changed on disk and cannot be served: {reason}; publish a complete index there by \
+         writing it elsewhere and renaming it onto the path"
+    )]
+    Unavailable {
+        /// The index file or manifest path.
+        path: PathBuf,
+        /// Why the files there cannot be opened.
+        reason: String,
+    },
 }
 
 /// Documents a retriever never returns: the bug under repair (by id) and, optionally,
@@ -102,9 +121,10 @@ impl Default for RetrieveParams {
 }
 
 /// An index (or manifest of segments) with its embedding model and a fixed exclusion.
+/// Clones (and [`Retriever::with_exclusion`]) share the index and its reloads.
 #[derive(Clone)]
 pub struct Retriever {
-    index: Arc<Segments>,
+    index: Arc<LiveIndex>,
     model: Arc<dyn Embedder>,
     exclusion: Exclusion,
 }
@@ -112,7 +132,7 @@ pub struct Retriever {
 impl std::fmt::Debug for Retriever {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Retriever")
-            .field("documents", &self.index.len())
+            .field("documents", &self.index.served().documents)
             .field("model", &self.model.identity().short())
             .field("exclusion", &self.exclusion)
             .finish()
@@ -120,7 +140,8 @@ impl std::fmt::Debug for Retriever {
 }
 
 impl Retriever {
-    /// A retriever over `index` with `model`, which must be the index's model.
+    /// A retriever over `index` as it is (never reloaded) with `model`, which must be the
+    /// index's model.
     ///
     /// # Errors
     /// [`engine::Error::ModelMismatch`] when `model` is not the index's model.
@@ -128,15 +149,38 @@ impl Retriever {
         if let Some(first) = index.indexes().first() {
             first.check_model(model.as_ref())?;
         }
-        Ok(Retriever { index, model, exclusion })
+        Ok(Retriever { index: Arc::new(LiveIndex::fixed(index)), model, exclusion })
     }
 
-    /// Opens the index or manifest at `path` (O(1) per segment) with `model`.
+    /// Opens the index or manifest at `path` memory-mapped (O(1) per segment) with `model`;
+    /// the retriever follows the path (see the module docs).
     ///
     /// # Errors
     /// As [`Segments::open`] and [`Retriever::new`].
     pub fn open(path: &Path, model: Arc<dyn Embedder>, exclusion: Exclusion) -> Result<Self, RetrieveError> {
-        Retriever::new(Arc::new(Segments::open(path)?), model, exclusion)
+        Retriever::open_with(path, model, exclusion, Load::Mmap)
+    }
+
+    /// Opens the index or manifest at `path` with its files held as `load` says
+    /// ([`Load::Memory`]: O(total bytes) time and RAM, and no rewrite of the files in place
+    /// can crash the process); the retriever follows the path (see the module docs).
+    ///
+    /// # Errors
+    /// As [`Segments::open_with`] and [`Retriever::new`].
+    pub fn open_with(
+        path: &Path,
+        model: Arc<dyn Embedder>,
+        exclusion: Exclusion,
+        load: Load,
+    ) -> Result<Self, RetrieveError> {
+        let index = LiveIndex::open(path, load, model.as_ref())?;
+        Ok(Retriever { index: Arc::new(index), model, exclusion })
+    }
+
+    /// Which index is served (path, load, generation, files) and whether the files now at
+    /// its path can be served; reloads them when they changed (see [`LiveIndex::status`]).
+    pub fn status(&self) -> IndexStatus {
+        self.index.status(self.model.as_ref())
     }
 
     /// The same index and model with another exclusion (one retriever per bug).
@@ -154,15 +198,18 @@ impl Retriever {
     ///
     /// # Errors
     /// [`RetrieveError::Engine`] for invalid parameters (`k` = 0, threshold outside
-    /// [-1, 1]), a space the index lacks, or a corrupt document.
+    /// [-1, 1]), a space the index lacks, or a corrupt document;
+    /// [`RetrieveError::Unavailable`] when the index changed on disk and the new files
+    /// cannot be opened.
     pub fn search(&self, code: &str, cause: &str, p: &RetrieveParams) -> Result<Retrieval, RetrieveError> {
+        let index = self.index.current(self.model.as_ref())?;
         // Ask for more than k: exact matches of the query code are dropped afterwards.
         let params = SearchParams {
             space: p.space,
             k: p.k.saturating_mul(2).saturating_add(4).max(p.k),
             threshold: p.threshold,
             // Small indexes are scanned exactly: as fast as HNSW there, and deterministic.
-            exact: self.index.len() <= EXACT_BELOW,
+            exact: index.len() <= EXACT_BELOW,
             filter: Filter {
                 exclude_ids: self.exclusion.ids.clone(),
                 exclude_projects: self.exclusion.projects.clone(),
@@ -173,12 +220,12 @@ impl Retriever {
         if p.k == 0 {
             return Err(engine::Error::InvalidParameter { name: "k", reason: "must be at least 1".into() }.into());
         }
-        let hits = self.index.query(self.model.as_ref(), code, cause, &params)?;
+        let hits = index.query(self.model.as_ref(), code, cause, &params)?;
         let query_code = normalize(code);
         let mut fixes = Vec::with_capacity(p.k);
         let mut dropped_exact = 0;
         for h in hits {
-            let d = self.index.doc(h)?;
+            let d = index.doc(h)?;
             if !query_code.is_empty() && normalize(&d.buggy_code) == query_code {
                 dropped_exact += 1;
                 continue;
@@ -250,6 +297,7 @@ impl Retriever {
         if let Some(k) = arg("k") {
             p.k = k
                 .as_u64()
+                .or_else(|| k.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0).map(|f| f as u64))
                 .filter(|&k| (1..=20).contains(&k))
                 .ok_or_else(|| RetrieveError::Arguments(format!("`k` must be an integer in 1..=20, got {k}")))?
                 as usize;
@@ -267,8 +315,49 @@ impl Retriever {
                 RetrieveError::Arguments(format!("`space` must be one of code+cause, code, cause; got {s}"))
             })?;
         }
+        check_not_empty(&code, &cause, p.space)?;
         self.search(&code, &cause, &p)
     }
+}
+
+/// Refuses a query with nothing to match in `space`: the text it embeds (code, cause or
+/// both) has no visible character.
+fn check_not_empty(code: &str, cause: &str, space: Space) -> Result<(), RetrieveError> {
+    let (code_blank, cause_blank) = (is_invisible(code), is_invisible(cause));
+    let why = match space {
+        Space::CodeCause if code_blank && cause_blank => "`code` and `root_cause` are",
+        Space::Code if code_blank => "`code` is",
+        Space::Cause if cause_blank => "`root_cause` is",
+        _ => return Ok(()),
+    };
+    Err(RetrieveError::Arguments(format!(
+        "empty query: {why} empty or invisible (only whitespace, control or format characters), and space `{}` \
+         matches on {}; give the buggy code and its root cause",
+        space.name(),
+        match space {
+            Space::CodeCause => "the code and the root cause",
+            Space::Code => "the code alone",
+            Space::Cause => "the root cause alone",
+        }
+    )))
+}
+
+/// Whether `text` shows nothing: every character is whitespace, a control character (Cc),
+/// a format character (Cf: zero-width spaces and joiners, bidi controls, the BOM, the soft
+/// hyphen, ...) or a combining mark or variation selector with nothing to attach to. Such
+/// text embeds like the empty string.
+pub fn is_invisible(text: &str) -> bool {
+    text.chars().all(|c| c.is_whitespace() || c.is_control() || is_format_or_mark(c))
+}
+
+/// Unicode format characters (Cf) and the common combining marks and variation selectors.
+fn is_format_or_mark(c: char) -> bool {
+    matches!(c,
+        '\u{AD}' | '\u{300}'..='\u{36F}' | '\u{483}'..='\u{489}' | '\u{600}'..='\u{605}' | '\u{61C}' | '\u{6DD}'
+        | '\u{70F}' | '\u{180B}'..='\u{180F}' | '\u{1AB0}'..='\u{1AFF}' | '\u{1DC0}'..='\u{1DFF}'
+        | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{20D0}'..='\u{20FF}'
+        | '\u{FE00}'..='\u{FE0F}' | '\u{FE20}'..='\u{FE2F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}'
+        | '\u{110BD}' | '\u{1D173}'..='\u{1D17A}' | '\u{E0001}' | '\u{E0020}'..='\u{E007F}' | '\u{E0100}'..='\u{E01EF}')
 }
 
 /// Whitespace-insensitive form of code for the exact-match leakage filter.

@@ -441,3 +441,34 @@ fn issue_8_serve_http_argument_errors_are_422() {
     let (status, e) = call("search_similar_fixes", json!({"code": "", "root_cause": "off by one"}));
     assert_eq!(status, 200, "{e}");
 }
+
+/// Issue 8 item 4, the race: files copied over the index in place *while* requests run.
+/// With the default `--load memory` no request can touch a vanished page: every answer is
+/// either from one complete index (11 or 19 fixes) or a 503, and the server stays up.
+#[test]
+fn issue_8_serve_survives_an_index_rewritten_in_place_during_requests() {
+    let (s, idx) = indexed();
+    let small = s.path("small.fdx");
+    std::fs::copy(&idx, &small).unwrap();
+    let big = other_index(&s, "big.fdx", 20);
+    let mut http = Http::start(&s, &idx);
+    let writer = {
+        let (big, idx) = (big.clone(), idx.clone());
+        std::thread::spawn(move || {
+            for i in 0..40 {
+                std::fs::copy(if i % 2 == 0 { &big } else { &small }, &idx).unwrap();
+                std::thread::sleep(Duration::from_millis(3));
+            }
+        })
+    };
+    let mut seen = std::collections::BTreeMap::new();
+    while !writer.is_finished() {
+        let (status, n, body) = fixes(&http);
+        assert!(matches!((status, n), (200, 11 | 19) | (503, 0)), "{status} {n}: {body}");
+        *seen.entry(status).or_insert(0) += 1;
+    }
+    writer.join().unwrap();
+    alive(&mut http);
+    std::fs::copy(&big, &idx).unwrap();
+    assert_eq!(fixes(&http).1, 19, "answers during the copies: {seen:?}");
+}

@@ -203,8 +203,8 @@ impl ToolHost {
 
     fn check_sizes(&self, tool: &str, args: &Value) -> Result<(), CallError> {
         let max = self.config.max_argument_bytes;
-        let strings = args.as_object().into_iter().flatten().filter_map(|(k, v)| Some((k, v.as_str()?)));
-        match strings.into_iter().find(|(_, v)| v.len() > max) {
+        let mut strings = args.as_object().into_iter().flatten().filter_map(|(k, v)| Some((k, v.as_str()?)));
+        match strings.find(|(_, v)| v.len() > max) {
             Some((name, v)) => Err(CallError::Invalid(format!(
                 "argument `{name}` of tool `{tool}` is {} bytes; the most accepted is {max}",
                 v.len()

@@ -11,6 +11,7 @@ use crate::format::{
     FORMAT_VERSION, FileHeader, HEADER_LEN, IndexMeta, MAGIC, OLDEST_SUPPORTED_VERSION, SectionKind, SectionTable,
 };
 use crate::hnsw::{GraphView, LevelView};
+use crate::storage::{FileId, Load};
 use crate::{Error, Record, Result, Space, storage};
 
 /// Byte ranges of one graph level: nodes (levels ≥ 1 only), CSR offsets, neighbours.
@@ -44,6 +45,8 @@ pub struct Index {
     path: Option<PathBuf>,
     /// [`crate::projects::identity`] of each project name, computed on first use.
     project_ids: OnceLock<Vec<String>>,
+    /// Identity of the file read (`None` for [`Index::from_bytes`]).
+    source: Option<FileId>,
 }
 
 /// What [`Index::verify`] checked.
@@ -68,8 +71,20 @@ impl Index {
     /// [`Error::Io`] when the file cannot be read; [`Error::NotAnIndex`],
     /// [`Error::Version`] or [`Error::Corrupt`] when it is not a valid index.
     pub fn open(path: &Path) -> Result<Index> {
-        let bytes = storage::map_file(path)?;
+        Index::open_with(path, Load::Mmap)
+    }
+
+    /// Opens the index file at `path`, memory-mapped ([`Load::Mmap`], as [`Index::open`]) or
+    /// read whole into memory ([`Load::Memory`]: O(file) time and RAM, and immune to the file
+    /// being rewritten or truncated afterwards). [`Index::source`] then names the file read.
+    ///
+    /// # Errors
+    /// As [`Index::open`]; with [`Load::Memory`], also [`Error::Io`] when the file changed
+    /// while it was being read.
+    pub fn open_with(path: &Path, load: Load) -> Result<Index> {
+        let (bytes, id) = storage::load_file(path, load)?;
         let mut index = Index::from_storage(bytes)?;
+        index.source = Some(id);
         index.path = Some(path.to_path_buf());
         Ok(index)
     }
@@ -101,6 +116,7 @@ impl Index {
             spaces: Vec::new(),
             docs: OnceLock::new(),
             path: None,
+            source: None,
             project_ids: OnceLock::new(),
         };
         index.check_shapes()?;
@@ -199,6 +215,13 @@ impl Index {
     /// File size in bytes.
     pub fn file_len(&self) -> usize {
         self.bytes.len()
+    }
+
+    /// The file this index was opened from, as it was when opened (taken from the open
+    /// file, before any byte was read); `None` for [`Index::from_bytes`]. Compare it with
+    /// [`FileId::of`] the path to learn whether the path has been replaced or rewritten since.
+    pub fn source(&self) -> Option<&FileId> {
+        self.source.as_ref()
     }
 
     /// The metadata: model, embedding rule, spaces, build statistics.

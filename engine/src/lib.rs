@@ -58,3 +58,4 @@ pub use query::{Filter, Hit, SearchParams};
 pub use record::{Record, id_hash};
 pub use segments::{MANIFEST_VERSION, Manifest, ProjectMatch, SegmentEntry, SegmentHit, Segments};
 pub use space::Space;
+pub use storage::{FileId, Load};

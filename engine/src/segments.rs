@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::embed::Embedder;
 use crate::format::{MAGIC, ModelMeta};
+use crate::storage::Load;
 use crate::{Error, Filter, Index, Record, Result, SearchParams};
 
 /// The manifest format version this build writes and reads.
@@ -85,11 +86,21 @@ impl Segments {
     /// As [`Index::open`] for each segment; [`Error::Corrupt`] for a malformed manifest or
     /// segments that disagree on model, dimension or spaces.
     pub fn open(path: &Path) -> Result<Segments> {
+        Segments::open_with(path, Load::Mmap)
+    }
+
+    /// Opens `path` as [`Segments::open`] does, holding every index file as `load` says
+    /// (see [`Index::open_with`]). O(segments) for [`Load::Mmap`], O(total bytes) for
+    /// [`Load::Memory`].
+    ///
+    /// # Errors
+    /// As [`Segments::open`] and [`Index::open_with`].
+    pub fn open_with(path: &Path, load: Load) -> Result<Segments> {
         let mut head = [0u8; 8];
         let n = std::io::Read::read(&mut std::fs::File::open(path).map_err(|e| Error::io(path, e))?, &mut head)
             .map_err(|e| Error::io(path, e))?;
         if n == 8 && head == MAGIC {
-            return Ok(Segments { indexes: vec![Index::open(path)?], paths: vec![path.to_path_buf()] });
+            return Ok(Segments { indexes: vec![Index::open_with(path, load)?], paths: vec![path.to_path_buf()] });
         }
         let text = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         let manifest: Manifest = serde_json::from_slice(&text).map_err(|_| Error::NotAnIndex)?;
@@ -98,7 +109,7 @@ impl Segments {
         }
         let base = path.parent().unwrap_or(Path::new("."));
         let paths: Vec<PathBuf> = manifest.segments.iter().map(|s| base.join(&s.path)).collect();
-        let indexes = paths.iter().map(|p| Index::open(p)).collect::<Result<Vec<_>>>()?;
+        let indexes = paths.iter().map(|p| Index::open_with(p, load)).collect::<Result<Vec<_>>>()?;
         check_consistent(&indexes)?;
         Ok(Segments { indexes, paths })
     }
@@ -150,7 +161,8 @@ impl Segments {
         &self.indexes
     }
 
-    /// Their paths.
+    /// Their paths (for a single index file: that file's path, as given to
+    /// [`Segments::open`]).
     pub fn paths(&self) -> &[PathBuf] {
         &self.paths
     }

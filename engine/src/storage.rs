@@ -2,7 +2,12 @@
 //!
 //! This module holds the `mmap` call in [`map_file`], one of the workspace's two `unsafe`
 //! sites (the other: calling the AVX512-BF16 kernel in `embed::bf16`).
+//!
+//! [`Load`] chooses between the two for a file on disk, and [`FileId`] records which file
+//! (device, inode, size, times) the bytes came from, so that a long-running reader can
+//! notice that the path now names another file, or that the file was rewritten.
 
+use std::io::Read;
 use std::{fs::File, path::Path};
 
 use bytes::Bytes;
@@ -18,20 +23,142 @@ pub const ALIGN: usize = 64;
 ///
 /// # Errors
 /// [`Error::Io`] when the file cannot be opened or mapped.
-#[allow(unsafe_code)]
 pub fn map_file(path: &Path) -> Result<Bytes> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    load_file(path, Load::Mmap).map(|(bytes, _)| bytes)
+}
+
+#[allow(unsafe_code)]
+fn map_open(path: &Path, file: &File, len: u64) -> Result<Bytes> {
     if len == 0 {
         // mmap of an empty file fails on Linux; an empty index is rejected later anyway.
         return Ok(Bytes::new());
     }
     // SAFETY: index files are write-once. `IndexWriter` writes a temporary file and publishes
     // it by `rename`, so no process modifies or truncates a published file in place; a new
-    // build replaces the directory entry, not the mapped inode. A user who truncates the file
-    // by hand while it is mapped gets SIGBUS, as with every mmap-based reader.
-    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+    // build replaces the directory entry, not the mapped inode. A user who truncates or
+    // rewrites the file by hand (`cp other.fdx IDX`) while it is mapped gets SIGBUS on the next
+    // touch of a vanished page, as with every mmap-based reader: readers that must survive
+    // that read the file into memory instead ([`Load::Memory`], `fixdex serve`'s default).
+    let map = unsafe { memmap2::Mmap::map(file) }.map_err(|e| Error::io(path, e))?;
     Ok(Bytes::from_owner(map))
+}
+
+/// How the bytes of an index file are held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Load {
+    /// Memory-map the file ([`map_file`]): O(1) to open, pages are read on first touch and
+    /// shared with the page cache. A file truncated or rewritten in place under the map can
+    /// kill the process with SIGBUS when a vanished page is touched.
+    #[default]
+    Mmap,
+    /// Read the whole file into memory ([`read_file`]): O(file) time and RAM at open; later
+    /// changes to the file cannot affect the bytes read.
+    Memory,
+}
+
+impl Load {
+    /// `mmap` or `memory`, as the CLI spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Load::Mmap => "mmap",
+            Load::Memory => "memory",
+        }
+    }
+}
+
+/// Which file a path named when it was looked at: device, inode, size and times. Two looks
+/// at a path give equal ids unless the path now names another file (a rename onto it, a
+/// delete and re-create) or the file was written, truncated or touched in between (up to
+/// the file system's timestamp granularity, nanoseconds on ext4, xfs, btrfs and tmpfs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct FileId {
+    /// Device number of the file system holding the file.
+    pub device: u64,
+    /// Inode number.
+    pub inode: u64,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// Last modification, nanoseconds since the Unix epoch.
+    pub modified_ns: i64,
+    /// Last status change (write, truncation, rename, permissions), nanoseconds since the
+    /// Unix epoch.
+    pub changed_ns: i64,
+}
+
+impl FileId {
+    /// Looks at `path` (one `stat`, following symbolic links).
+    ///
+    /// # Errors
+    /// [`Error::Io`] when `path` cannot be looked at (for example, it no longer exists).
+    pub fn of(path: &Path) -> Result<FileId> {
+        std::fs::metadata(path).map(|m| FileId::from_metadata(&m)).map_err(|e| Error::io(path, e))
+    }
+
+    /// The id in metadata already read (for example from an open file, which names the file
+    /// actually read even if the path has moved on since).
+    #[cfg(unix)]
+    pub fn from_metadata(m: &std::fs::Metadata) -> FileId {
+        use std::os::unix::fs::MetadataExt;
+        let ns = |secs: i64, nanos: i64| secs.saturating_mul(1_000_000_000).saturating_add(nanos);
+        FileId {
+            device: m.dev(),
+            inode: m.ino(),
+            bytes: m.len(),
+            modified_ns: ns(m.mtime(), m.mtime_nsec()),
+            changed_ns: ns(m.ctime(), m.ctime_nsec()),
+        }
+    }
+
+    /// The id in metadata already read (size and modification time only on this platform).
+    #[cfg(not(unix))]
+    pub fn from_metadata(m: &std::fs::Metadata) -> FileId {
+        let modified_ns = m
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+        FileId { device: 0, inode: 0, bytes: m.len(), modified_ns, changed_ns: modified_ns }
+    }
+}
+
+/// The bytes of the file at `path`, held as `load` says, with the id of the file they came
+/// from (taken from the open file, before any byte is read). O(1) for [`Load::Mmap`],
+/// O(file) for [`Load::Memory`].
+///
+/// # Errors
+/// As [`map_file`] and [`read_file`].
+pub fn load_file(path: &Path, load: Load) -> Result<(Bytes, FileId)> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let id = FileId::from_metadata(&file.metadata().map_err(|e| Error::io(path, e))?);
+    let bytes = match load {
+        Load::Mmap => map_open(path, &file, id.bytes)?,
+        Load::Memory => read_open(path, file, id)?,
+    };
+    Ok((bytes, id))
+}
+
+/// Reads the whole file at `path` into a 64-byte-aligned buffer (one copy, no mmap). O(file).
+///
+/// # Errors
+/// [`Error::Io`] when the file cannot be read, or when it changed (size, times or identity)
+/// while it was being read: a file rewritten in place is not returned half old, half new.
+pub fn read_file(path: &Path) -> Result<Bytes> {
+    load_file(path, Load::Memory).map(|(bytes, _)| bytes)
+}
+
+fn read_open(path: &Path, mut file: File, before: FileId) -> Result<Bytes> {
+    let len = usize::try_from(before.bytes).map_err(|_| Error::io(path, std::io::Error::other("file too large")))?;
+    let mut blocks = vec![Block([0; ALIGN]); len.div_ceil(ALIGN)];
+    let buf = &mut zerocopy::IntoBytes::as_mut_bytes(blocks.as_mut_slice())[..len];
+    file.read_exact(buf).map_err(|e| Error::io(path, e))?;
+    let grown = file.read(&mut [0u8; 1]).map_err(|e| Error::io(path, e))? != 0;
+    let after = FileId::from_metadata(&file.metadata().map_err(|e| Error::io(path, e))?);
+    if grown || after != before {
+        let msg = "the file changed while it was being read; publish index files by writing them elsewhere and \
+                   renaming them onto the path";
+        return Err(Error::io(path, std::io::Error::other(msg)));
+    }
+    Ok(Bytes::from_owner(AlignedBuf { blocks, len }))
 }
 
 /// One 64-byte block, used to give owned buffers the alignment of a memory map.

@@ -4,8 +4,8 @@
 //! [`llm`] (OpenAI-compatible client, scripted and record/replay doubles), [`tools`] (the nine
 //! internal-ingredient tools), [`retrieve`] (similar fixes from the engine), [`patch`]
 //! (applying model patches), [`validate`] and [`scratch`] (testing them), [`baseline`] (which
-//! failures were there before the patch); [`fl`] is SBFL
-//! fault localization, [`quixbugs`] the benchmark harness, [`serve`] the MCP/HTTP server.
+//! failures were there before the patch); [`fl`] is SBFL fault localization, [`quixbugs`] the
+//! benchmark harness, [`serve`] the MCP/HTTP server, [`reload`] follows an index replaced on disk.
 
 pub mod agent;
 pub mod baseline;
@@ -13,6 +13,7 @@ pub mod fl;
 pub mod llm;
 pub mod patch;
 pub mod quixbugs;
+pub mod reload;
 pub mod retrieve;
 pub mod scratch;
 pub mod serve;

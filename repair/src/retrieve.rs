@@ -15,15 +15,22 @@
 //!
 //! Indexes of at most [`EXACT_BELOW`] documents are searched exactly (the scan costs well
 //! under a millisecond there, and the answer is then independent of the graph).
+//!
+//! # An index replaced on disk
+//! A retriever opened from a path ([`Retriever::open`], [`Retriever::open_with`]) follows
+//! it ([`LiveIndex`]): before each query it checks that the files it read are still the ones
+//! at the path, and opens the path anew when they are not, so a long `fixdex repair` run or
+//! a `fixdex serve` session picks up a rebuilt index and never touches a replaced one.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use engine::embed::Embedder;
-use engine::{Filter, ProjectMatch, SearchParams, Segments, Space};
+use engine::{Filter, Load, ProjectMatch, SearchParams, Segments, Space};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::reload::{IndexStatus, LiveIndex};
 use crate::tools::ToolSpec;
 
 /// Default number of similar fixes returned (top `n` of ReinFix eq. 4).
@@ -41,6 +48,18 @@ pub enum RetrieveError {
     /// Bad tool arguments (model-facing).
     #[error("{0}")]
     Arguments(String),
+    /// The index at the path changed on disk and the files now there cannot be served
+    /// (truncated, half written, of another model); a later query looks again.
+    #[error(
+        "the index {path} changed on disk and cannot be served: {reason}; publish a complete index there by \
+         writing it elsewhere and renaming it onto the path"
+    )]
+    Unavailable {
+        /// The index file or manifest path.
+        path: PathBuf,
+        /// Why the files there cannot be opened.
+        reason: String,
+    },
 }
 
 /// Documents a retriever never returns: the bug under repair (by id) and, optionally,
@@ -106,27 +125,27 @@ impl Default for RetrieveParams {
 }
 
 /// An index (or manifest of segments) with its embedding model and a fixed exclusion.
+/// Clones (and [`Retriever::with_exclusion`]) share the index and its reloads.
 #[derive(Clone)]
 pub struct Retriever {
-    index: Arc<Segments>,
+    index: Arc<LiveIndex>,
     model: Arc<dyn Embedder>,
     exclusion: Exclusion,
-    excluded_projects: Vec<ProjectMatch>,
 }
 
 impl std::fmt::Debug for Retriever {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Retriever")
-            .field("documents", &self.index.len())
+            .field("documents", &self.index.served().documents)
             .field("model", &self.model.identity().short())
             .field("exclusion", &self.exclusion)
-            .field("excluded_projects", &self.excluded_projects)
             .finish()
     }
 }
 
 impl Retriever {
-    /// A retriever over `index` with `model`, which must be the index's model.
+    /// A retriever over `index` as it is (never reloaded) with `model`, which must be the
+    /// index's model.
     ///
     /// # Errors
     /// [`engine::Error::ModelMismatch`] when `model` is not the index's model.
@@ -134,22 +153,43 @@ impl Retriever {
         if let Some(first) = index.indexes().first() {
             first.check_model(model.as_ref())?;
         }
-        let excluded_projects = resolve(&index, &exclusion);
-        Ok(Retriever { index, model, exclusion, excluded_projects })
+        Ok(Retriever { index: Arc::new(LiveIndex::fixed(index)), model, exclusion })
     }
 
-    /// Opens the index or manifest at `path` (O(1) per segment) with `model`.
+    /// Opens the index or manifest at `path` memory-mapped (O(1) per segment) with `model`;
+    /// the retriever follows the path (see the module docs).
     ///
     /// # Errors
     /// As [`Segments::open`] and [`Retriever::new`].
     pub fn open(path: &Path, model: Arc<dyn Embedder>, exclusion: Exclusion) -> Result<Self, RetrieveError> {
-        Retriever::new(Arc::new(Segments::open(path)?), model, exclusion)
+        Retriever::open_with(path, model, exclusion, Load::Mmap)
+    }
+
+    /// Opens the index or manifest at `path` with its files held as `load` says
+    /// ([`Load::Memory`]: O(total bytes) time and RAM, and no rewrite of the files in place
+    /// can crash the process); the retriever follows the path (see the module docs).
+    ///
+    /// # Errors
+    /// As [`Segments::open_with`] and [`Retriever::new`].
+    pub fn open_with(
+        path: &Path,
+        model: Arc<dyn Embedder>,
+        exclusion: Exclusion,
+        load: Load,
+    ) -> Result<Self, RetrieveError> {
+        let index = LiveIndex::open(path, load, model.as_ref())?;
+        Ok(Retriever { index: Arc::new(index), model, exclusion })
+    }
+
+    /// Which index is served (path, load, generation, files) and whether the files now at
+    /// its path can be served; reloads them when they changed (see [`LiveIndex::status`]).
+    pub fn status(&self) -> IndexStatus {
+        self.index.status(self.model.as_ref())
     }
 
     /// The same index and model with another exclusion (one retriever per bug).
     pub fn with_exclusion(&self, exclusion: Exclusion) -> Retriever {
-        let excluded_projects = resolve(&self.index, &exclusion);
-        Retriever { index: Arc::clone(&self.index), model: Arc::clone(&self.model), exclusion, excluded_projects }
+        Retriever { index: Arc::clone(&self.index), model: Arc::clone(&self.model), exclusion }
     }
 
     /// The exclusion in force.
@@ -157,10 +197,11 @@ impl Retriever {
         &self.exclusion
     }
 
-    /// What each of [`Exclusion::projects`] matched in the index, in order: the project
-    /// names it drops (an empty list: it drops nothing there). O(1).
-    pub fn excluded_projects(&self) -> &[ProjectMatch] {
-        &self.excluded_projects
+    /// What each of [`Exclusion::projects`] matched in the index now served, in order: the
+    /// project names it drops (an empty list: it drops nothing there; all empty while the index
+    /// cannot be served). O(projects in the index).
+    pub fn excluded_projects(&self) -> Vec<ProjectMatch> {
+        self.index.current(self.model.as_ref()).map(|index| resolve(&index, &self.exclusion)).unwrap_or_default()
     }
 
     /// Top fixes for `code` and `cause` (ReinFix eqs. 2–4), after the exclusion and the
@@ -168,15 +209,18 @@ impl Retriever {
     ///
     /// # Errors
     /// [`RetrieveError::Engine`] for invalid parameters (`k` = 0, threshold outside
-    /// [-1, 1]), a space the index lacks, or a corrupt document.
+    /// [-1, 1]), a space the index lacks, or a corrupt document;
+    /// [`RetrieveError::Unavailable`] when the index changed on disk and the new files
+    /// cannot be opened.
     pub fn search(&self, code: &str, cause: &str, p: &RetrieveParams) -> Result<Retrieval, RetrieveError> {
+        let index = self.index.current(self.model.as_ref())?;
         // Ask for more than k: exact matches of the query code are dropped afterwards.
         let params = SearchParams {
             space: p.space,
             k: p.k.saturating_mul(2).saturating_add(4).max(p.k),
             threshold: p.threshold,
             // Small indexes are scanned exactly: as fast as HNSW there, and deterministic.
-            exact: self.index.len() <= EXACT_BELOW,
+            exact: index.len() <= EXACT_BELOW,
             filter: Filter {
                 exclude_ids: self.exclusion.ids.clone(),
                 exclude_projects: self.exclusion.projects.clone(),
@@ -187,12 +231,12 @@ impl Retriever {
         if p.k == 0 {
             return Err(engine::Error::InvalidParameter { name: "k", reason: "must be at least 1".into() }.into());
         }
-        let hits = self.index.query(self.model.as_ref(), code, cause, &params)?;
+        let hits = index.query(self.model.as_ref(), code, cause, &params)?;
         let query_code = normalize(code);
         let mut fixes = Vec::with_capacity(p.k);
         let mut dropped_exact = 0;
         for h in hits {
-            let d = self.index.doc(h)?;
+            let d = index.doc(h)?;
             if !query_code.is_empty() && normalize(&d.buggy_code) == query_code {
                 dropped_exact += 1;
                 continue;
@@ -265,6 +309,7 @@ impl Retriever {
         if let Some(k) = arg("k") {
             p.k = k
                 .as_u64()
+                .or_else(|| k.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0).map(|f| f as u64))
                 .filter(|&k| (1..=20).contains(&k))
                 .ok_or_else(|| RetrieveError::Arguments(format!("`k` must be an integer in 1..=20, got {k}")))?
                 as usize;

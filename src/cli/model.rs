@@ -32,8 +32,21 @@ pub fn open_retriever(
     model: Option<&Path>,
     exclusion: repair::retrieve::Exclusion,
 ) -> anyhow::Result<repair::retrieve::Retriever> {
-    let model = load(&resolve(model))?;
-    repair::retrieve::Retriever::open(index, std::sync::Arc::new(model), exclusion)
+    open_retriever_with(index, model, exclusion, engine::Load::Mmap)
+}
+
+/// [`open_retriever`] with the index files held as `load` says (`serve --load`).
+///
+/// # Errors
+/// The model or index error, with the path named.
+pub fn open_retriever_with(
+    index: &Path,
+    model: Option<&Path>,
+    exclusion: repair::retrieve::Exclusion,
+    load: engine::Load,
+) -> anyhow::Result<repair::retrieve::Retriever> {
+    let model = load_with(&resolve(model), false)?;
+    repair::retrieve::Retriever::open_with(index, std::sync::Arc::new(model), exclusion, load)
         .with_context(|| format!("opening index {}", index.display()))
 }
 

@@ -300,7 +300,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     let retriever =
         a.index.as_deref().map(|path| super::model::open_retriever(path, a.model.as_deref(), exclusion)).transpose()?;
     if let Some(r) = &retriever {
-        super::search::warn_unmatched(r.excluded_projects());
+        super::search::warn_unmatched(&r.excluded_projects());
     }
     let client = a.llm.client()?;
     let config = a.llm.config(client.model.clone())?;

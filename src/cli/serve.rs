@@ -5,14 +5,27 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
+use engine::Load;
 use repair::retrieve::Exclusion;
 use repair::serve::http::{self, HttpConfig, HttpServer};
 use repair::serve::{ToolHost, mcp};
 use repair::tools::Toolbox;
 
+/// How the served index follows its path, and how to publish a new one (`serve --help`).
+const REPLACING_HELP: &str = "\
+Replacing the index while serving:
+  Before each call the server checks that the files it read (device, inode, size, times; a
+  manifest and each segment) are still the ones at INDEX, and opens INDEX anew when they are
+  not (a warning is logged; GET /health shows the generation served). Publish a new index by
+  writing it elsewhere on the same file system and renaming it onto INDEX: `fixdex index -o
+  INDEX` does this (temporary file, then rename), or `cp new.fdx DIR/.tmp && mv DIR/.tmp INDEX`.
+  Calls that come while the file there cannot be opened (truncated, half copied) fail (HTTP
+  503, MCP isError) and name the path, until a complete index is there.";
+
 /// Arguments of `fixdex serve`.
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("transport").required(true).args(["mcp", "http"])))]
+#[command(after_help = REPLACING_HELP)]
 pub struct Args {
     /// The index file, or a manifest of segments, that `search_similar_fixes` searches.
     index: PathBuf,
@@ -42,6 +55,30 @@ pub struct Args {
     /// Embedding model folder; must be the index's model [default: data/models/all-MiniLM-L6-v2].
     #[arg(long, env = "FIXDEX_MODEL")]
     model: Option<PathBuf>,
+    /// How the index files are held. `memory`: read whole into RAM (RAM = the index files'
+    /// size; nothing done to the files can crash the server). `mmap`: mapped (O(1) start, RAM
+    /// shared with the page cache), but a file rewritten or truncated in place during a call
+    /// (`cp other.fdx INDEX`) kills the server with SIGBUS; publish only by rename.
+    #[arg(long, value_enum, default_value_t = LoadArg::Memory)]
+    load: LoadArg,
+}
+
+/// `--load`: see [`Args`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LoadArg {
+    /// Read the index files into memory.
+    Memory,
+    /// Memory-map the index files.
+    Mmap,
+}
+
+impl From<LoadArg> for Load {
+    fn from(l: LoadArg) -> Load {
+        match l {
+            LoadArg::Memory => Load::Memory,
+            LoadArg::Mmap => Load::Mmap,
+        }
+    }
 }
 
 /// Runs `fixdex serve` until the client disconnects (MCP) or the process is stopped (HTTP).
@@ -75,13 +112,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 /// address line, which scripts read first).
 fn host(args: &Args) -> anyhow::Result<(ToolHost, Vec<engine::ProjectMatch>)> {
     let exclusion = Exclusion { ids: args.exclude_id.clone(), projects: args.exclude_project.clone() };
-    let retriever = super::model::open_retriever(&args.index, args.model.as_deref(), exclusion)?;
-    let excluded = retriever.excluded_projects().to_vec();
+    let retriever = super::model::open_retriever_with(&args.index, args.model.as_deref(), exclusion, args.load.into())?;
+    let excluded = retriever.excluded_projects();
     let project = match &args.project {
         Some(p) => p.clone(),
         None => std::env::current_dir().context("reading the current directory")?,
     };
     anyhow::ensure!(project.is_dir(), "--project {} is not a directory", project.display());
-    tracing::info!(index = %args.index.display(), project = %project.display(), "serving repair tools");
+    tracing::info!(index = %args.index.display(), project = %project.display(), load = ?args.load, "serving repair tools");
     Ok((ToolHost::new(Some(retriever), Some(Toolbox::new(project))), excluded))
 }

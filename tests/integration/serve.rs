@@ -183,7 +183,13 @@ struct Http {
 
 impl Http {
     fn start(s: &Scratch, idx: &std::path::Path) -> Http {
-        let mut child = spawn(s, idx, &["--http", "127.0.0.1:0", "--max-body-bytes", "4096"]);
+        Http::start_with(s, idx, &[])
+    }
+
+    fn start_with(s: &Scratch, idx: &std::path::Path, extra: &[&str]) -> Http {
+        let mut args = vec!["--http", "127.0.0.1:0", "--max-body-bytes", "4096"];
+        args.extend_from_slice(extra);
+        let mut child = spawn(s, idx, &args);
         let err = lines(child.stderr.take().unwrap());
         let first = err.recv_timeout(WAIT).expect("the server printed nothing");
         let addr = first.strip_prefix("fixdex: listening on ").unwrap_or_else(|| panic!("first line: {first}"));
@@ -218,7 +224,10 @@ fn serve_http_answers_list_call_and_errors() {
     let http = Http::start(&s, &idx);
 
     let (status, health) = http.get("/health");
-    assert_eq!((status, &health), (200, &json!({"status": "ok", "tools": 10})));
+    assert_eq!((status, &health["status"], &health["tools"]), (200, &json!("ok"), &json!(10)), "{health}");
+    assert_eq!(health["index"]["generation"], 1, "{health}");
+    assert_eq!(health["index"]["load"], "memory", "{health}");
+    assert_eq!(health["index"]["documents"], 12, "{health}");
     let (status, list) = http.get("/tools");
     assert_eq!(status, 200);
     let tools = list["tools"].as_array().unwrap();
@@ -272,4 +281,194 @@ fn serve_needs_a_transport() {
     let (s, idx) = indexed();
     let o = s.run(&["serve", idx.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// Another index of `n` records (12 in the index served first), written at `name`.
+fn other_index(s: &Scratch, name: &str, n: usize) -> PathBuf {
+    let corpus = s.corpus(&format!("{name}.jsonl"), &records(n));
+    let out = s.path(name);
+    s.index(&corpus, &out, &[]);
+    out
+}
+
+/// `search_similar_fixes` for every document: the status and the number of fixes.
+fn fixes(http: &Http) -> (u16, usize, Value) {
+    let query = json!({"code": "return b - a;", "root_cause": "swapped arguments", "k": 20}).to_string();
+    let (status, body) = http.post("/tools/search_similar_fixes", &query);
+    let n = body["structured"]["fixes"].as_array().map_or(0, Vec::len);
+    (status, n, body)
+}
+
+fn alive(http: &mut Http) {
+    assert!(http.child.try_wait().unwrap().is_none(), "the server died");
+}
+
+/// Issue 8 item 4: `cp other.fdx IDX` under a running server (the same inode rewritten in
+/// place) killed it with SIGBUS; now the next request answers from the new index.
+#[test]
+fn issue_8_serve_follows_an_index_copied_over_in_place() {
+    for load in ["memory", "mmap"] {
+        let (s, idx) = indexed();
+        let other = other_index(&s, "other.fdx", 20);
+        let mut http = Http::start_with(&s, &idx, &["--load", load]);
+        assert_eq!(fixes(&http).1, 11, "{load}");
+        let (_, before) = http.get("/health");
+        std::fs::copy(&other, &idx).unwrap(); // what cp does: truncate, then write the same inode
+        let (status, n, body) = fixes(&http);
+        assert_eq!((status, n), (200, 19), "{load}: {body}");
+        alive(&mut http);
+        let (status, health) = http.get("/health");
+        assert_eq!((status, &health["index"]["generation"]), (200, &json!(2)), "{load}: {health}");
+        assert_eq!(health["index"]["documents"], 20);
+        assert_eq!(health["index"]["load"], load);
+        let inode = |h: &Value| h["index"]["files"][0]["inode"].clone();
+        assert_eq!(inode(&health), inode(&before), "cp keeps the inode: {health}");
+        assert_ne!(health["index"]["files"][0]["bytes"], before["index"]["files"][0]["bytes"]);
+    }
+}
+
+/// Issue 8 item 4: a rebuild renamed onto the path left the server on the old index until
+/// restart; now the next request answers from the new one.
+#[test]
+fn issue_8_serve_follows_an_index_renamed_onto_its_path() {
+    let (s, idx) = indexed();
+    let mut http = Http::start(&s, &idx);
+    assert_eq!(fixes(&http).1, 11);
+    // `fixdex index -o IDX` writes a temporary file and renames it onto IDX.
+    let corpus = s.corpus("more.jsonl", &records(20));
+    s.index(&corpus, &idx, &[]);
+    let (status, n, body) = fixes(&http);
+    assert_eq!((status, n), (200, 19), "{body}");
+    alive(&mut http);
+    let (_, health) = http.get("/health");
+    assert_eq!(health["index"]["generation"], 2, "{health}");
+}
+
+/// Issue 8 item 4: a file truncated in place gives an error for the requests that come while
+/// it is there (not a crash), and the server answers again once a good file is published.
+#[test]
+fn issue_8_serve_survives_a_truncated_index() {
+    for load in ["memory", "mmap"] {
+        let (s, idx) = indexed();
+        let good = other_index(&s, "good.fdx", 20);
+        let mut http = Http::start_with(&s, &idx, &["--load", load]);
+        assert_eq!(fixes(&http).1, 11);
+        let len = std::fs::metadata(&idx).unwrap().len();
+        std::fs::OpenOptions::new().write(true).open(&idx).unwrap().set_len(len / 2).unwrap();
+        for _ in 0..2 {
+            let (status, _, body) = fixes(&http);
+            assert_eq!(status, 503, "{load}: {body}");
+            let msg = body["error"].as_str().unwrap();
+            assert!(msg.contains(idx.to_str().unwrap()) && msg.contains("changed on disk"), "{msg}");
+            assert!(msg.contains("truncated"), "{msg}");
+            alive(&mut http);
+        }
+        let (status, health) = http.get("/health");
+        assert_eq!((status, &health["status"]), (503, &json!("unavailable")), "{health}");
+        assert!(health["index"]["error"].as_str().unwrap().contains("truncated"), "{health}");
+        // The internal tools do not need the index.
+        let args = json!({"file": "Circle.java", "method": "area"}).to_string();
+        assert_eq!(http.post("/tools/find_method_in_file", &args).0, 200);
+
+        std::fs::rename(&good, &idx).unwrap();
+        let (status, n, body) = fixes(&http);
+        assert_eq!((status, n), (200, 19), "{load}: {body}");
+        let (status, health) = http.get("/health");
+        assert_eq!((status, &health["index"]["generation"]), (200, &json!(2)), "{health}");
+    }
+}
+
+/// Issue 8 item 4 over MCP: the same truncation is a tool error (`isError`), and the session
+/// goes on.
+#[test]
+fn issue_8_serve_mcp_reports_a_truncated_index_as_a_tool_error() {
+    let (s, idx) = indexed();
+    let good = other_index(&s, "good.fdx", 20);
+    let mut mcp = Mcp::start(&s, &idx);
+    let init =
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}});
+    mcp.request("initialize", &init);
+    mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let query = json!({"code": "return b - a;", "root_cause": "swapped arguments", "k": 20});
+    let len = std::fs::metadata(&idx).unwrap().len();
+    std::fs::OpenOptions::new().write(true).open(&idx).unwrap().set_len(len / 3).unwrap();
+    let bad = mcp.call("search_similar_fixes", &query);
+    assert_eq!(bad["isError"], true, "{bad}");
+    assert!(text(&bad).contains("changed on disk"), "{bad}");
+    std::fs::rename(&good, &idx).unwrap();
+    let found = mcp.call("search_similar_fixes", &query);
+    assert_eq!(found["isError"], false, "{found}");
+    assert_eq!(found["structuredContent"]["fixes"].as_array().unwrap().len(), 19);
+    drop(mcp.stdin.take());
+    assert!(mcp.child.wait_with_output().unwrap().status.success());
+}
+
+/// Issue 8 items 13 and 5 (HTTP side): a space the index lacks was a 500, unknown argument
+/// names were ignored, an empty query returned hits; all are 422 with the reason now.
+#[test]
+fn issue_8_serve_http_argument_errors_are_422() {
+    let (s, idx) = indexed();
+    let http = Http::start(&s, &idx);
+    let call = |tool: &str, args: Value| {
+        let (status, body) = http.post(&format!("/tools/{tool}"), &args.to_string());
+        (status, body["error"].as_str().unwrap_or_default().to_string())
+    };
+    let (status, e) = call("search_similar_fixes", json!({"code": "x", "root_cause": "y", "space": "code"}));
+    assert_eq!(status, 422, "{e}");
+    assert!(e.contains("no vector space `code`"), "{e}");
+    let (status, e) = call("search_similar_fixes", json!({"code": "x", "root_cause": "y", "kk": 3}));
+    assert_eq!(status, 422, "{e}");
+    assert!(e.starts_with("unknown argument `kk` for tool `search_similar_fixes`"), "{e}");
+    for known in ["code", "root_cause", "k", "threshold", "space"] {
+        assert!(e.contains(known), "{e}");
+    }
+    let (status, e) = call("search_similar_fixes", json!({"code": "x", "root_cause": "y", "k": "3"}));
+    assert_eq!(
+        (status, e.as_str()),
+        (422, r#"argument `k` of tool `search_similar_fixes` must be an integer, got a string "3""#)
+    );
+    let (status, e) = call("search_similar_fixes", json!({"code": 42, "root_cause": "y"}));
+    assert_eq!(status, 422, "{e}");
+    let (status, e) = call("find_method_in_file", json!({"file": "Circle.java", "method": "area", "line": 3}));
+    assert_eq!(status, 422, "{e}");
+    assert!(e.contains("unknown argument `line`") && e.contains("file, method"), "{e}");
+    for (code, cause) in [("", ""), ("  \n\t", "\u{200b}\u{feff}"), ("\u{0301}", " ")] {
+        let (status, e) = call("search_similar_fixes", json!({"code": code, "root_cause": cause}));
+        assert_eq!(status, 422, "{code:?} {cause:?}: {e}");
+        assert!(e.starts_with("empty query"), "{e}");
+    }
+    // A cause alone is a query in the default space.
+    let (status, e) = call("search_similar_fixes", json!({"code": "", "root_cause": "off by one"}));
+    assert_eq!(status, 200, "{e}");
+}
+
+/// Issue 8 item 4, the race: files copied over the index in place *while* requests run.
+/// With the default `--load memory` no request can touch a vanished page: every answer is
+/// either from one complete index (11 or 19 fixes) or a 503, and the server stays up.
+#[test]
+fn issue_8_serve_survives_an_index_rewritten_in_place_during_requests() {
+    let (s, idx) = indexed();
+    let small = s.path("small.fdx");
+    std::fs::copy(&idx, &small).unwrap();
+    let big = other_index(&s, "big.fdx", 20);
+    let mut http = Http::start(&s, &idx);
+    let writer = {
+        let (big, idx) = (big.clone(), idx.clone());
+        std::thread::spawn(move || {
+            for i in 0..40 {
+                std::fs::copy(if i % 2 == 0 { &big } else { &small }, &idx).unwrap();
+                std::thread::sleep(Duration::from_millis(3));
+            }
+        })
+    };
+    let mut seen = std::collections::BTreeMap::new();
+    while !writer.is_finished() {
+        let (status, n, body) = fixes(&http);
+        assert!(matches!((status, n), (200, 11 | 19) | (503, 0)), "{status} {n}: {body}");
+        *seen.entry(status).or_insert(0) += 1;
+    }
+    writer.join().unwrap();
+    alive(&mut http);
+    std::fs::copy(&big, &idx).unwrap();
+    assert_eq!(fixes(&http).1, 19, "answers during the copies: {seen:?}");
 }

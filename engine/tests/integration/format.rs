@@ -146,3 +146,39 @@ fn issue_8_output_check_names_the_path_given() {
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(left.len(), 1, "the probe is removed: {left:?}");
 }
+
+/// Issue 8 item 4 (library level): an index read into memory keeps answering after its file
+/// is truncated or rewritten in place (a memory map would die with SIGBUS), and its source
+/// id tells the old file from the new one.
+#[test]
+fn issue_8_index_in_memory_survives_its_file_rewritten_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("idx.fdx");
+    let docs = engine::testing::sample_records(80);
+    let mapped = tiny_index(&path, &docs, &[Space::CodeCause]);
+    let ram = Index::open_with(&path, engine::Load::Memory).unwrap();
+    let id = *ram.source().unwrap();
+    assert_eq!(mapped.source(), Some(&id));
+    assert_eq!(engine::FileId::of(&path).unwrap(), id);
+
+    let bytes = std::fs::read(&path).unwrap();
+    let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    f.set_len(bytes.len() as u64 / 2).unwrap();
+    drop(f);
+    let now = engine::FileId::of(&path).unwrap();
+    assert_ne!(now, id, "a truncation changes the id");
+    assert_eq!(now.inode, id.inode);
+    // Every byte of the in-memory copy is still there, the far end included.
+    ram.verify().unwrap();
+    assert_eq!(ram.doc(79).unwrap(), docs[79]);
+    let err = Index::open_with(&path, engine::Load::Memory).unwrap_err();
+    assert!(err.to_string().contains("truncated"), "{err}");
+
+    // Published by rename: another inode.
+    let tmp = dir.path().join("new.fdx");
+    std::fs::write(&tmp, &bytes).unwrap();
+    std::fs::rename(&tmp, &path).unwrap();
+    let renamed = engine::FileId::of(&path).unwrap();
+    assert_ne!(renamed.inode, id.inode);
+    assert_eq!(Index::open_with(&path, engine::Load::Memory).unwrap().source(), Some(&renamed));
+}

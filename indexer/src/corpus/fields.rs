@@ -9,6 +9,7 @@
 use std::path::Path;
 
 use engine::Record;
+use engine::text::is_blank;
 
 use super::ReadOptions;
 use crate::Error;
@@ -253,7 +254,7 @@ fn non_blank(field: Field, s: String) -> Result<String, Bad> {
         return Err(Bad::new(field.name(), "must not be empty or only whitespace"));
     }
     if is_blank(&s) {
-        let c = s.chars().find(|&c| is_invisible(c)).unwrap_or(' ');
+        let c = s.chars().find(|c| !c.is_whitespace()).unwrap_or(' ');
         let reason = format!(
             "holds only whitespace and invisible characters (such as U+{:04X}: zero-width, control or \
              combining characters), which embed like an empty string",
@@ -262,24 +263,6 @@ fn non_blank(field: Field, s: String) -> Result<String, Bad> {
         return Err(Bad::new(field.name(), reason));
     }
     Ok(s)
-}
-
-/// Whether `s` is blank: empty once whitespace and [invisible](is_invisible) characters
-/// are removed.
-///
-/// The same rule as the query side's check for empty queries (issue 8 item 5); a private
-/// copy until the two are unified.
-fn is_blank(s: &str) -> bool {
-    s.chars().all(|c| c.is_whitespace() || is_invisible(c))
-}
-
-/// Whether `c` is invisible: Unicode general category Cc (control), Cf (format: zero-width
-/// space U+200B, joiners, the byte-order mark U+FEFF, bidi marks), Mn (non-spacing mark)
-/// or Me (enclosing mark). These render as nothing on their own, and the tokenizer drops
-/// controls and marks, so text made only of them embeds exactly like an empty string.
-fn is_invisible(c: char) -> bool {
-    use unicode_general_category::{GeneralCategory as G, get_general_category};
-    matches!(get_general_category(c), G::Control | G::Format | G::NonspacingMark | G::EnclosingMark)
 }
 
 /// Refuses a no-op fix: `fixed` equal to `buggy` once line endings (`\r\n`, `\n`) and

@@ -2,14 +2,21 @@
 //!
 //! | route | answer |
 //! |---|---|
-//! | `GET /health` | 200 `{"status": "ok", "tools": N}` |
+//! | `GET /health` | 200 `{"status": "ok", "tools": N, "index": {...}}`; 503 with `"status": "unavailable"` and `index.error` when the index's files changed on disk and cannot be served |
 //! | `GET /tools` | 200 `{"tools": [{"name", "description", "parameters"}]}` (`parameters`: the JSON schema of the arguments) |
 //! | `POST /tools/{name}` | body: the arguments as a JSON object (an empty body is `{}`); 200 `{"result": text}` plus `"structured"` for `search_similar_fixes` |
 //!
+//! `index` (when `search_similar_fixes` is served) is a [`crate::reload::IndexStatus`]: the
+//! path, `load` (`mmap` or `memory`), `generation` (1, plus one per reload), `documents`,
+//! `bytes`, and `files` (each with `path`, `device`, `inode`, `bytes`, `modified_ns`,
+//! `changed_ns`) of the index served (last served, when `error` is set).
+//!
 //! Errors are `{"error": message}` with 400 (body not a JSON object), 404 (no such tool or
-//! route), 413 (body over [`HttpConfig::max_body_bytes`]), 422 (bad arguments, or a file,
-//! method, class or variable that does not exist: the same message a model would get) or
-//! 500 (internal failure).
+//! route), 413 (body over [`HttpConfig::max_body_bytes`]), 422 (bad arguments: an unknown
+//! argument name, a wrong type, a value out of range, an empty query, a space the index
+//! lacks; or a file, method, class or variable that does not exist: the same message a
+//! model would get), 500 (internal failure) or 503 (the index changed on disk and the files
+//! now there cannot be served; the next request looks again).
 //!
 //! The server binds loopback addresses only unless [`HttpConfig::allow_remote`] is set:
 //! there is no authentication, and the tools read the project's files.
@@ -114,8 +121,20 @@ pub fn router(host: Arc<ToolHost>, config: HttpConfig) -> axum::Router {
         .with_state(host)
 }
 
-async fn health(State(host): State<Arc<ToolHost>>) -> Json<Value> {
-    Json(json!({"status": "ok", "tools": host.specs().len()}))
+async fn health(State(host): State<Arc<ToolHost>>) -> Response {
+    let tools = host.specs().len();
+    let index = match tokio::task::spawn_blocking(move || host.index_status()).await {
+        Ok(index) => index,
+        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, &format!("health check panicked: {e}")),
+    };
+    let Some(index) = index else {
+        return (StatusCode::OK, Json(json!({"status": "ok", "tools": tools}))).into_response();
+    };
+    let (code, status) = match index.error {
+        None => (StatusCode::OK, "ok"),
+        Some(_) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+    };
+    (code, Json(json!({"status": status, "tools": tools, "index": index}))).into_response()
 }
 
 async fn list(State(host): State<Arc<ToolHost>>) -> Json<Value> {
@@ -171,6 +190,7 @@ fn status(e: &CallError) -> StatusCode {
     match e {
         CallError::UnknownTool { .. } => StatusCode::NOT_FOUND,
         CallError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        CallError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         CallError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }

@@ -7,10 +7,18 @@
 //! both transports share it. Calls are synchronous and CPU-bound (an embedding, a
 //! tree-sitter parse), so the transports run each one on tokio's blocking pool.
 //!
-//! | transport | tool error | unknown tool | bad request |
-//! |---|---|---|---|
-//! | MCP | `isError: true` result with the model-facing message | JSON-RPC error -32602 (as the MCP spec asks) | JSON-RPC error |
-//! | HTTP | 422 `{"error": msg}` (500 for an internal failure) | 404 `{"error": msg}` | 400 (not a JSON object), 413 (body too large) |
+//! Before a tool runs, its arguments are checked against its JSON schema
+//! ([`crate::tools::check_arguments`]: unknown names and wrong types are refused with the
+//! reason) and every string argument against [`HostConfig::max_argument_bytes`].
+//!
+//! | transport | tool error | unknown tool | bad request | index unavailable |
+//! |---|---|---|---|---|
+//! | MCP | `isError: true` result with the model-facing message | JSON-RPC error -32602 (as the MCP spec asks) | JSON-RPC error | `isError: true` result |
+//! | HTTP | 422 `{"error": msg}` (500 for an internal failure) | 404 `{"error": msg}` | 400 (not a JSON object), 413 (body too large) | 503 `{"error": msg}` |
+//!
+//! The index behind `search_similar_fixes` follows its path ([`crate::reload`]): a new file
+//! published there is served from the next call on; files that cannot be opened make the
+//! calls fail with [`CallError::Unavailable`] until a good one is published.
 //!
 //! ```
 //! use repair::serve::ToolHost;
@@ -32,8 +40,9 @@ pub mod mcp;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::reload::IndexStatus;
 use crate::retrieve::{self, RetrieveError, Retriever};
-use crate::tools::{ToolError, ToolSpec, Toolbox};
+use crate::tools::{ToolError, ToolSpec, Toolbox, check_arguments};
 
 /// The name of the external-ingredient tool.
 pub const SEARCH_TOOL: &str = "search_similar_fixes";
@@ -45,12 +54,19 @@ pub struct HostConfig {
     /// whole fixes are dropped from the end first (see [`retrieve::render`]). The internal
     /// tools have their own cap ([`crate::tools::ToolConfig::max_output_chars`]).
     pub max_search_chars: usize,
+    /// Most bytes of any one string argument (the buggy code, a root cause, a path); longer
+    /// ones are refused as invalid. The embedding reads only the first
+    /// [`engine::embed::MAX_FIELD_CHARS`] characters of a field anyway.
+    pub max_argument_bytes: usize,
 }
 
+/// Default of [`HostConfig::max_argument_bytes`]: 1 MiB, the HTTP body limit's default.
+pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 1 << 20;
+
 impl Default for HostConfig {
-    /// 12,000 characters, about 3,000 tokens.
+    /// 12,000 characters (about 3,000 tokens) of search answer; 1 MiB per argument.
     fn default() -> Self {
-        HostConfig { max_search_chars: 12_000 }
+        HostConfig { max_search_chars: 12_000, max_argument_bytes: DEFAULT_MAX_ARGUMENT_BYTES }
     }
 }
 
@@ -77,10 +93,15 @@ pub enum CallError {
         /// The names served, comma-separated.
         available: String,
     },
-    /// The arguments are missing or invalid, or name something that does not exist
-    /// (a file, method, class or variable). The message says what to fix.
+    /// The arguments are missing or invalid (an unknown name, a wrong type, a value out of
+    /// range, an empty query, a space the index lacks), or name something that does not
+    /// exist (a file, method, class or variable). The message says what to fix.
     #[error("{0}")]
     Invalid(String),
+    /// The index changed on disk and the files now at its path cannot be served; a later
+    /// call may succeed (see [`crate::reload`]).
+    #[error("{0}")]
+    Unavailable(String),
     /// The tool failed for a reason the caller cannot fix (e.g. a corrupt index document).
     #[error("{0}")]
     Internal(String),
@@ -156,16 +177,39 @@ impl ToolHost {
     ///
     /// # Errors
     /// [`CallError::UnknownTool`] for a name not served, [`CallError::Invalid`] for bad
-    /// arguments or unknown names in them, [`CallError::Internal`] otherwise.
+    /// arguments (unknown names, wrong types, strings over
+    /// [`HostConfig::max_argument_bytes`], values the tool refuses),
+    /// [`CallError::Unavailable`] when the index cannot be served now,
+    /// [`CallError::Internal`] otherwise.
     pub fn call(&self, name: &str, args: &Value) -> Result<ToolOutput, CallError> {
-        if !self.has(name) {
+        let Some(spec) = self.specs().into_iter().find(|s| s.name == name) else {
             return Err(self.unknown(name));
-        }
+        };
+        check_arguments(&spec, args).map_err(CallError::Invalid)?;
+        self.check_sizes(name, args)?;
         tracing::debug!(tool = name, "tool call");
         match (name, &self.retriever, &self.toolbox) {
             (SEARCH_TOOL, Some(r), _) => self.search(r, args),
             (_, _, Some(t)) => t.call(name, args).map(|text| ToolOutput { text, structured: None }).map_err(tool_error),
             _ => Err(self.unknown(name)),
+        }
+    }
+
+    /// The index behind `search_similar_fixes` (reloaded first if its files changed), or
+    /// `None` when that tool is not served. Cost: a `stat` per index file, or a reload.
+    pub fn index_status(&self) -> Option<IndexStatus> {
+        self.retriever.as_ref().map(Retriever::status)
+    }
+
+    fn check_sizes(&self, tool: &str, args: &Value) -> Result<(), CallError> {
+        let max = self.config.max_argument_bytes;
+        let mut strings = args.as_object().into_iter().flatten().filter_map(|(k, v)| Some((k, v.as_str()?)));
+        match strings.find(|(_, v)| v.len() > max) {
+            Some((name, v)) => Err(CallError::Invalid(format!(
+                "argument `{name}` of tool `{tool}` is {} bytes; the most accepted is {max}",
+                v.len()
+            ))),
+            None => Ok(()),
         }
     }
 
@@ -191,7 +235,12 @@ fn tool_error(e: ToolError) -> CallError {
 fn retrieve_error(e: RetrieveError) -> CallError {
     match e {
         RetrieveError::Arguments(msg) => CallError::Invalid(msg),
-        RetrieveError::Engine(e @ engine::Error::InvalidParameter { .. }) => CallError::Invalid(e.to_string()),
+        RetrieveError::Engine(
+            e @ (engine::Error::InvalidParameter { .. }
+            | engine::Error::NoSuchSpace { .. }
+            | engine::Error::UnknownSpace(_)),
+        ) => CallError::Invalid(e.to_string()),
+        e @ RetrieveError::Unavailable { .. } => CallError::Unavailable(e.to_string()),
         RetrieveError::Engine(e) => CallError::Internal(e.to_string()),
     }
 }
@@ -225,6 +274,25 @@ mod tests {
         assert_eq!(err.to_string(), "tool `find_method_in_file` needs the string argument `method`");
         let err = host.call("get_imports", &json!({"file": "../x.py"})).unwrap_err();
         assert!(err.to_string().contains("outside the project"), "{err}");
+    }
+
+    /// Issue 8 item 13 (both transports call this): unknown argument names, wrong types and
+    /// oversized strings are refused with the reason, before the tool runs.
+    #[test]
+    fn issue_8_arguments_are_checked_against_the_schema() {
+        let (_dir, host) = host();
+        let err = host.call("find_method_in_file", &json!({"file": "a.py", "method": "f", "lines": 3})).unwrap_err();
+        assert!(matches!(err, CallError::Invalid(_)), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "unknown argument `lines` for tool `find_method_in_file`; its arguments are: file, method"
+        );
+        let err = host.call("find_method_in_file", &json!({"file": 3, "method": "f"})).unwrap_err();
+        assert_eq!(err.to_string(), "argument `file` of tool `find_method_in_file` must be a string, got a number 3");
+        let big = "x".repeat(DEFAULT_MAX_ARGUMENT_BYTES + 1);
+        let err = host.call("find_method_in_file", &json!({"file": "a.py", "method": big})).unwrap_err();
+        assert!(matches!(err, CallError::Invalid(_)), "{err}");
+        assert!(err.to_string().ends_with("is 1048577 bytes; the most accepted is 1048576"), "{err}");
     }
 
     #[test]

@@ -40,6 +40,7 @@ mod classes;
 mod dataflow;
 mod methods;
 mod render;
+mod schema;
 mod source;
 mod specs;
 mod syntax;
@@ -51,6 +52,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use render::Output;
+pub use schema::check_arguments;
 use source::Project;
 
 /// One tool as offered to the model: OpenAI-style function name, description and the

@@ -7,9 +7,16 @@ use engine::{IndexBuilder, Record, Space};
 use repair::retrieve::{Exclusion, RetrieveParams, Retriever, render};
 
 fn build(dir: &std::path::Path) -> (std::path::PathBuf, Arc<dyn engine::embed::Embedder>, Vec<Record>) {
+    build_at(&dir.join("t.fdx"), engine::testing::sample_records(24))
+}
+
+/// An index of `docs` at `path` (spaces code+cause and code) with the tiny model.
+fn build_at(
+    path: &std::path::Path,
+    docs: Vec<Record>,
+) -> (std::path::PathBuf, Arc<dyn engine::embed::Embedder>, Vec<Record>) {
     let model: Arc<dyn engine::embed::Embedder> = Arc::new(engine::testing::tiny_embedder());
-    let docs = engine::testing::sample_records(24);
-    let path = dir.join("t.fdx");
+    let path = path.to_path_buf();
     let mut b = IndexBuilder::new(model.identity().to_meta(), engine::testing::text_meta());
     let cfg = HnswConfig::default();
     for s in [Space::CodeCause, Space::Code] {
@@ -148,5 +155,79 @@ fn issue_8_blank_code_is_an_argument_error() {
         let e = r.call(&serde_json::json!({"code": code, "root_cause": ""})).unwrap_err();
         assert!(matches!(e, repair::retrieve::RetrieveError::Arguments(_)), "{code:?}: {e}");
         assert!(e.to_string().contains("empty query"), "{e}");
+    }
+}
+
+/// `n` sample records with ids prefixed by `tag` (to tell indexes apart).
+fn tagged(tag: &str, n: usize) -> Vec<Record> {
+    let mut docs = engine::testing::sample_records(n);
+    for d in &mut docs {
+        d.id = format!("{tag}{}", d.id);
+    }
+    docs
+}
+
+fn ids(r: &Retriever) -> Result<Vec<String>, repair::retrieve::RetrieveError> {
+    let p = RetrieveParams { k: 20, ..RetrieveParams::default() };
+    Ok(r.search("int f() { return 0; }", "wrong constant", &p)?.fixes.into_iter().map(|f| f.id).collect())
+}
+
+/// Issue 8 item 4 (library level): a retriever follows a manifest and its segments; a
+/// segment renamed over, or a manifest rewritten, is served from the next query on.
+#[test]
+fn issue_8_retriever_follows_a_manifest_and_its_segments() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, model, _) = build_at(&dir.path().join("a.fdx"), tagged("a", 6));
+    build_at(&dir.path().join("b.fdx"), tagged("b", 6));
+    let manifest = dir.path().join("m.json");
+    engine::Segments::write_manifest(&manifest, &[a.clone(), dir.path().join("b.fdx")]).unwrap();
+    let r = Retriever::open(&manifest, model, Exclusion::default()).unwrap();
+    assert_eq!(r.status().served.files.len(), 3, "manifest and two segments");
+    let got = ids(&r).unwrap();
+    assert_eq!(got.len(), 12);
+    assert!(got.iter().all(|id| id.starts_with('a') || id.starts_with('b')), "{got:?}");
+
+    // A segment rebuilt and renamed into place.
+    build_at(&dir.path().join("c.tmp"), tagged("c", 6));
+    std::fs::rename(dir.path().join("c.tmp"), dir.path().join("b.fdx")).unwrap();
+    let got = ids(&r).unwrap();
+    assert_eq!(got.iter().filter(|id| id.starts_with('c')).count(), 6, "{got:?}");
+    assert_eq!(r.status().served.generation, 2);
+
+    // The manifest rewritten to list one segment.
+    engine::Segments::write_manifest(&manifest, &[a]).unwrap();
+    assert_eq!(ids(&r).unwrap().len(), 6);
+    let status = r.status();
+    assert_eq!((status.served.generation, status.served.files.len(), status.error), (3, 2, None));
+}
+
+/// Issue 8 item 4 (library level): an index truncated in place is reported on every query
+/// (naming the path, never reading the old copy), in both load modes, until a good file is
+/// published at the path.
+#[test]
+fn issue_8_retriever_reports_a_truncated_index_until_a_good_one_is_published() {
+    for load in [engine::Load::Memory, engine::Load::Mmap] {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, model, _) = build_at(&dir.path().join("t.fdx"), tagged("old", 8));
+        let r = Retriever::open_with(&path, model, Exclusion::default(), load).unwrap();
+        assert_eq!(ids(&r).unwrap().len(), 8);
+        let len = std::fs::metadata(&path).unwrap().len();
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(len / 2).unwrap();
+        for _ in 0..2 {
+            let e = ids(&r).unwrap_err();
+            assert!(matches!(e, repair::retrieve::RetrieveError::Unavailable { .. }), "{load:?}: {e}");
+            let msg = e.to_string();
+            assert!(msg.contains(path.to_str().unwrap()) && msg.contains("truncated"), "{msg}");
+        }
+        let status = r.status();
+        assert!(status.error.is_some_and(|e| e.contains("truncated")));
+        assert_eq!(status.served.generation, 1, "still the last generation served");
+
+        build_at(&dir.path().join("new.tmp"), tagged("new", 5));
+        std::fs::rename(dir.path().join("new.tmp"), &path).unwrap();
+        let got = ids(&r).unwrap();
+        assert!(got.len() == 5 && got.iter().all(|id| id.starts_with("new")), "{got:?}");
+        assert_eq!(r.status().served.generation, 2);
+        assert_eq!(r.status().served.load, load.name());
     }
 }

@@ -6,9 +6,6 @@ mod bad_inputs;
 mod cli;
 /// Running the binary, writing corpora and the tiny model folder.
 mod common;
-/// Issue 8, search side: hyphen values, empty queries, damaged indexes, input caps, the
-/// index's embedding rule, filters and project identity.
-mod search_hardening;
 /// Issue 8, indexer side: outputs checked first, invisible and no-op rows, empty shards,
 /// dedup memory.
 mod indexer_hardening;
@@ -18,6 +15,9 @@ mod repair;
 mod sample;
 /// The scripts find the binary wherever cargo put it.
 mod scripts;
+/// Issue 8, search side: hyphen values, empty queries, damaged indexes, input caps, the
+/// index's embedding rule, filters and project identity.
+mod search_hardening;
 /// `fixdex serve`: MCP over stdio and the HTTP API, as real sessions.
 mod serve;
 /// Sharded builds and manifests.

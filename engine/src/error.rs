@@ -121,7 +121,8 @@ pub enum Error {
     /// are removed (see [`crate::text::is_blank`]).
     #[error(
         "empty query: the {space} space needs {what}, but the {what} given is empty or only whitespace, \
-         control, zero-width or combining characters"
+         control, zero-width or combining characters{hint}",
+        hint = empty_query_hint(.space)
     )]
     EmptyQuery {
         /// The space searched.
@@ -171,6 +172,14 @@ pub enum Error {
         /// The closest names the index has, best first (may be empty).
         suggestions: Vec<String>,
     },
+}
+
+/// Where a query that has a root cause but no code can go instead.
+fn empty_query_hint(space: &crate::Space) -> &'static str {
+    match space {
+        crate::Space::Cause => "",
+        _ => " (to search by root cause alone, use space `cause`)",
+    }
 }
 
 fn suggest(names: &[String]) -> String {

@@ -437,9 +437,10 @@ fn issue_8_serve_http_argument_errors_are_422() {
         assert_eq!(status, 422, "{code:?} {cause:?}: {e}");
         assert!(e.starts_with("empty query"), "{e}");
     }
-    // A cause alone is a query in the default space.
+    // A cause alone is no query in a space that embeds code: the error points at the cause space.
     let (status, e) = call("search_similar_fixes", json!({"code": "", "root_cause": "off by one"}));
-    assert_eq!(status, 200, "{e}");
+    assert_eq!(status, 422, "{e}");
+    assert!(e.contains("space `cause`"), "{e}");
 }
 
 /// Issue 8 item 4, the race: files copied over the index in place *while* requests run.

@@ -43,9 +43,10 @@ fn issue_8_no_script_hard_codes_the_target_dir() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "sh" || e == "py") {
             let text = std::fs::read_to_string(&path).unwrap();
-            let bad = text.lines().filter(|l| !l.trim_start().starts_with('#')).find(|l| {
-                l.contains("target/release/fixdex") || l.contains("target/debug/fixdex")
-            });
+            let bad = text
+                .lines()
+                .filter(|l| !l.trim_start().starts_with('#'))
+                .find(|l| l.contains("target/release/fixdex") || l.contains("target/debug/fixdex"));
             assert!(bad.is_none(), "{} runs a hard-coded binary path: {}", path.display(), bad.unwrap());
         }
     }

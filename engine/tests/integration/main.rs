@@ -6,6 +6,8 @@ mod common;
 mod corruption;
 /// Format round trips, the RAM twin, atomic publication.
 mod format;
+/// Fuzz tests: damaged indexes never panic open, verify or search (issue 8).
+mod fuzz;
 /// The committed format-v1 fixture.
 mod golden;
 /// The real all-MiniLM-L6-v2 model (fetched by scripts/fetch-model.sh).

@@ -144,7 +144,9 @@ impl DocStore {
         let footer =
             arrow_ipc::root_as_footer(&buffer[footer_start..trailer]).map_err(|e| footer_bad(&e.to_string()))?;
         let fb_schema = footer.schema().ok_or_else(|| footer_bad("no schema"))?;
-        let got = arrow_ipc::convert::try_fb_to_schema(fb_schema).map_err(|e| footer_bad(&e.to_string()))?;
+        let got = catch_arrow_panic(|| arrow_ipc::convert::try_fb_to_schema(fb_schema))
+            .map_err(|m| footer_bad(&m))?
+            .map_err(|e| footer_bad(&e.to_string()))?;
         if got.fields() != schema().fields() {
             return Err(footer_bad("unexpected schema"));
         }
@@ -177,9 +179,11 @@ impl DocStore {
         let &(off, meta, body) = self.blocks.get(i).ok_or_else(|| Error::corrupt(format!("no record batch {i}")))?;
         let block = arrow_ipc::Block::new(off as i64, meta as i32, body as i64);
         let data = self.buffer.slice_with_length(off, meta + body);
-        self.decoder
-            .read_record_batch(&block, &data)
-            .map_err(|e| Error::corrupt(format!("document batch {i}: {e}")))?
+        let bad = |m: String| Error::corrupt(format!("document batch {i}: {m}"));
+        check_block(&data, meta, body).map_err(bad)?;
+        catch_arrow_panic(|| self.decoder.read_record_batch(&block, &data))
+            .map_err(bad)?
+            .map_err(|e| bad(e.to_string()))?
             .ok_or_else(|| Error::corrupt(format!("document batch {i} is empty")))
     }
 
@@ -215,6 +219,71 @@ impl DocStore {
         }
         Ok(row)
     }
+}
+
+/// Runs `decode`, a call into arrow-rs on bytes read from a file, and turns a panic into
+/// an error carrying the panic's message. arrow-rs 60 panics rather than fails on some
+/// damaged inputs (issue 8: an offsets buffer whose length is not a whole number of
+/// offsets), so decoding outside bytes goes through here. Relies on unwinding (the
+/// default `panic = "unwind"`); the panic hook still prints the panic to stderr.
+///
+/// # Errors
+/// The panic's message, when `decode` panicked.
+pub fn catch_arrow_panic<T>(decode: impl FnOnce() -> T) -> std::result::Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode)).map_err(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_owned());
+        format!("the Arrow decoder failed: {message}")
+    })
+}
+
+/// Checks the message of an IPC file block (`meta` bytes of metadata with its length
+/// prefix, then `body` bytes; `data` holds at least the metadata) before arrow-ipc decodes
+/// it: the metadata is longer than its prefix, and every buffer lies inside the body
+/// ([`check_message_buffers`]). arrow-ipc 60 panics on either (issue 8). O(buffers).
+///
+/// # Errors
+/// What is wrong with the message, in words.
+pub fn check_block(data: &[u8], meta: usize, body: usize) -> std::result::Result<(), String> {
+    if meta < 8 || data.len() < 8 {
+        return Err(format!("message metadata of {meta} bytes is shorter than its prefix"));
+    }
+    // As arrow-ipc's `parse_message`: a continuation marker and a length, or (before
+    // format 0.15) a length alone.
+    let flatbuffer = if data[..4] == [0xff; 4] { &data[8..] } else { &data[4..] };
+    let message = arrow_ipc::root_as_message(flatbuffer).map_err(|e| format!("unreadable message: {e}"))?;
+    check_message_buffers(&message, body as u64)
+}
+
+/// Checks that every buffer of an IPC record batch or dictionary batch `message` lies
+/// inside a message body of `body_len` bytes; other messages pass. arrow-ipc 60 slices
+/// buffers without this check and panics on a damaged file (issue 8). O(buffers).
+///
+/// # Errors
+/// The first buffer outside the body, in words.
+pub fn check_message_buffers(message: &arrow_ipc::Message<'_>, body_len: u64) -> std::result::Result<(), String> {
+    let buffers = match message.header_type() {
+        arrow_ipc::MessageHeader::RecordBatch => message.header_as_record_batch().and_then(|b| b.buffers()),
+        arrow_ipc::MessageHeader::DictionaryBatch => {
+            message.header_as_dictionary_batch().and_then(|d| d.data()).and_then(|b| b.buffers())
+        }
+        _ => None,
+    };
+    for (i, b) in buffers.into_iter().flatten().enumerate() {
+        let end =
+            u64::try_from(b.offset()).ok().zip(u64::try_from(b.length()).ok()).and_then(|(o, l)| o.checked_add(l));
+        if end.is_none_or(|end| end > body_len) {
+            return Err(format!(
+                "buffer {i} (offset {}, {} bytes) lies outside the {body_len}-byte message body",
+                b.offset(),
+                b.length()
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn record_at(batch: &RecordBatch, r: usize) -> Record {

@@ -132,7 +132,12 @@ impl Index {
         self.expect_len(SectionKind::DocLanguage, n)?;
         self.expect_len(SectionKind::DocProject, n * 4)?;
         self.expect_len(SectionKind::IdHashes, n * 16)?;
-        self.expect_len(SectionKind::ProjectOffsets, (self.meta.n_projects + 1) * 4)?;
+        // Counts from the file are checked, not trusted: overflow is a damaged file.
+        let offsets = self.meta.n_projects.checked_add(1).and_then(|p| p.checked_mul(4));
+        self.expect_len(
+            SectionKind::ProjectOffsets,
+            offsets.ok_or_else(|| Error::corrupt("project count overflows"))?,
+        )?;
         self.table.require(SectionKind::ProjectNames, None, 0)?;
         self.table.require(SectionKind::Docs, None, 0)?;
         for (i, sm) in self.meta.spaces.clone().iter().enumerate() {
@@ -148,7 +153,7 @@ impl Index {
 
     fn space_sections(&self, i: u32, space: Space, max_level: usize, n: usize, dim: usize) -> Result<SpaceSections> {
         let vectors = self.table.require(SectionKind::Vectors, Some(i), 0)?.range.clone();
-        if vectors.len() != n * dim * 4 {
+        if n.checked_mul(dim).and_then(|x| x.checked_mul(4)) != Some(vectors.len()) {
             return Err(Error::corrupt(format!("{space} vectors: {} bytes for {n}×{dim} floats", vectors.len())));
         }
         let codes = match self.table.find(SectionKind::VectorsI8, Some(i), 0) {

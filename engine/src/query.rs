@@ -163,7 +163,8 @@ impl Index {
         let (want, got) = (&self.meta().model, model.identity());
         if want.sha256 != got.sha256 {
             return Err(Error::ModelMismatch {
-                index: format!("{}@{}", want.name, &want.sha256[..want.sha256.len().min(12)]),
+                // `chars`, not a byte slice: the hash comes from the file, maybe damaged.
+                index: format!("{}@{}", want.name, want.sha256.chars().take(12).collect::<String>()),
                 loaded: got.short(),
             });
         }

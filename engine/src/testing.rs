@@ -16,6 +16,8 @@ use crate::embed::{Backend, BertEmbedder, CAUSE_MAX_TOKENS, Embedder, Pooling, R
 use crate::format::TextMeta;
 use crate::{Record, Result, Space};
 
+pub mod fuzz;
+
 /// Words of the tiny vocabulary besides single characters.
 const WORDS: &[&str] = &[
     "the", "for", "int", "if", "else", "return", "null", "none", "while", "def", "class", "public", "static", "void",

@@ -6,6 +6,8 @@ mod common;
 mod corruption;
 /// Format round trips, the RAM twin, atomic publication.
 mod format;
+/// Fuzz tests: damaged indexes never panic open, verify or search (issue 8).
+mod fuzz;
 /// The committed format-v1 fixture.
 mod golden;
 /// Issue 8, search side: blank queries, scores past ±1, damaged vectors, the index's cause

@@ -32,11 +32,13 @@ const IPC_FILE_MAGIC: &[u8; 6] = b"ARROW1";
 /// Reads the Parquet file at `path` (see [`read_corpus`](super::read_corpus)).
 pub(crate) fn read_parquet(path: &Path, rules: &Rules, f: &mut dyn FnMut(RowResult) -> Result<()>) -> Result<()> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let not_parquet = |e| Error::file(path, format!("not a readable Parquet file: {e}"));
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(not_parquet)?;
+    let not_parquet = |e: &dyn std::fmt::Display| Error::file(path, format!("not a readable Parquet file: {e}"));
+    let builder = guarded(path, || ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| not_parquet(&e)))?;
     let plan = Plan::new(builder.schema(), rules, path)?;
     let mask = ProjectionMask::roots(builder.parquet_schema(), plan.indices());
-    let reader = builder.with_projection(mask).with_batch_size(BATCH_ROWS).build().map_err(not_parquet)?;
+    let reader = guarded(path, || {
+        builder.with_projection(mask).with_batch_size(BATCH_ROWS).build().map_err(|e| not_parquet(&e))
+    })?;
     read_batches(reader, path, rules, f)
 }
 
@@ -45,14 +47,25 @@ pub(crate) fn read_parquet(path: &Path, rules: &Rules, f: &mut dyn FnMut(RowResu
 pub(crate) fn read_ipc(path: &Path, rules: &Rules, f: &mut dyn FnMut(RowResult) -> Result<()>) -> Result<()> {
     let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
     if has_file_magic(&mut file).map_err(|e| Error::io(path, e))? {
-        let reader = FileReader::try_new_buffered(file, None)
-            .map_err(|e| Error::file(path, format!("not a readable Arrow IPC file: {e}")))?;
+        let reader = guarded(path, || {
+            FileReader::try_new_buffered(file, None)
+                .map_err(|e| Error::file(path, format!("not a readable Arrow IPC file: {e}")))
+        })?;
         return read_batches(reader, path, rules, f);
     }
-    let reader = StreamReader::try_new_buffered(file, None).map_err(|e| {
-        Error::file(path, format!("not an Arrow IPC file (no ARROW1 magic) nor a readable IPC stream: {e}"))
+    let reader = guarded(path, || {
+        StreamReader::try_new_buffered(file, None).map_err(|e| {
+            Error::file(path, format!("not an Arrow IPC file (no ARROW1 magic) nor a readable IPC stream: {e}"))
+        })
     })?;
     read_batches(reader, path, rules, f)
+}
+
+/// Runs `read`, a call into arrow-rs or parquet on the file at `path`, turning a panic
+/// into a file error ([`engine::docs::catch_arrow_panic`]: arrow-rs 60 panics on some
+/// damaged files, issue 8).
+fn guarded<T>(path: &Path, read: impl FnOnce() -> Result<T>) -> Result<T> {
+    engine::docs::catch_arrow_panic(read).map_err(|m| Error::file(path, m))?
 }
 
 /// Whether `file` starts with [`IPC_FILE_MAGIC`]; leaves the file at its start.
@@ -72,8 +85,11 @@ fn read_batches(
 ) -> Result<()> {
     let plan = Plan::new(&reader.schema(), rules, path)?;
     let mut first_row = 1u64;
-    for batch in reader {
-        let batch = batch.map_err(|e| Error::file(path, format!("cannot read from row {first_row} on: {e}")))?;
+    let mut reader = reader;
+    let cannot = |row: u64, e: &dyn std::fmt::Display| Error::file(path, format!("cannot read from row {row} on: {e}"));
+    // Only the decoding is guarded against panics, not `f`.
+    while let Some(batch) = engine::docs::catch_arrow_panic(|| reader.next()).map_err(|m| cannot(first_row, &m))? {
+        let batch = batch.map_err(|e| cannot(first_row, &e))?;
         read_batch(&batch, &plan, rules, (path, first_row), f)?;
         first_row += batch.num_rows() as u64;
     }

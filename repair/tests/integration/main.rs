@@ -6,6 +6,9 @@ mod agent;
 mod common;
 /// `repair::fl`: SBFL (Ochiai) with real JaCoCo/JUnit and coverage.py/pytest runs.
 mod fl;
+/// Fuzz tests: any model answer, tool call or tool argument never panics the parsers
+/// (issue 8); the patch round trips.
+mod fuzz;
 /// `repair::llm`: HTTP client against a local server, scripted faults, tool-call
 /// validation and text fallback, record/replay.
 mod llm;

@@ -278,7 +278,9 @@ fn two_names_for_one_file_are_merged_into_one_sequence_of_hunks() {
 /// Round trip against an exact oracle: a diff of random edits (written by
 /// [`repair::patch::unified_diff`]) applied to the old text gives the new text. Lines come
 /// from a small alphabet, so hunks often match several places and the header's line
-/// numbers must pick the right one through the shift of earlier hunks.
+/// numbers must pick the right one through the shift of earlier hunks. The property
+/// itself is [`round_trip`]; `fuzz::fuzz_patch_unified_diff_round_trip` runs it on
+/// generated texts with other alphabets, CRLF endings and no final newline.
 #[test]
 fn unified_diff_of_random_edits_round_trips() {
     const ALPHABET: [&str; 6] = ["a", "b", "c", "", "    x = 1", "}"];
@@ -302,20 +304,7 @@ fn unified_diff_of_random_edits_round_trips() {
             }
         }
         let (old, new) = (old.join("\n") + "\n", new.join("\n") + "\n");
-        let diff = repair::patch::unified_diff(Path::new("f.txt"), &old, &new);
-        if diff.is_empty() {
-            continue;
-        }
-        let patch = Patch::parse(&diff, None).unwrap_or_else(|e| panic!("case {case}: {e}\n{diff}"));
-        let got = repair::patch::apply_to_text(&old, &patch.files[0].hunks);
-        assert_eq!(got.as_deref(), Ok(new.as_str()), "case {case}\n{diff}");
-        let numberless = diff.lines().map(|l| if l.starts_with("@@") { "@@" } else { l }).collect::<Vec<_>>();
-        let numberless = Patch::parse(&numberless.join("\n"), None).unwrap();
-        // Without line numbers a hunk is refused or lands where it belongs, never elsewhere.
-        match repair::patch::apply_to_text(&old, &numberless.files[0].hunks) {
-            Ok(text) => assert_eq!(text, new, "case {case} without numbers\n{diff}"),
-            Err(_) => ambiguous += 1,
-        }
+        ambiguous += usize::from(round_trip(&old, &new, &format!("case {case}")) == Some(false));
     }
     assert!(ambiguous > 0, "the alphabet should make some numberless hunks ambiguous");
 }
@@ -437,4 +426,28 @@ fn issue_8_a_stray_blank_context_line_in_a_diff_and_ambiguity() {
     let err = apply(answer, None, &dir).unwrap_err();
     assert!(matches!(&err, PatchError::Hunk { .. }), "{err}");
     assert_eq!(read(&dir, "m.py"), text);
+}
+
+/// Checks that the unified diff of `old` → `new` parses and applies to `old` giving `new`,
+/// and that the same diff without line numbers is refused or gives `new` too, never
+/// another text. Returns `None` when the texts are equal (no diff), else whether the
+/// numberless diff applied. `what` names the case in failures.
+pub fn round_trip(old: &str, new: &str, what: &str) -> Option<bool> {
+    let diff = repair::patch::unified_diff(Path::new("f.txt"), old, new);
+    if diff.is_empty() {
+        return None;
+    }
+    let patch = Patch::parse(&diff, None).unwrap_or_else(|e| panic!("{what}: {e}\n{diff}"));
+    let got = repair::patch::apply_to_text(old, &patch.files[0].hunks);
+    assert_eq!(got.as_deref(), Ok(new), "{what}\n{diff}");
+    let numberless = diff.lines().map(|l| if l.starts_with("@@") { "@@" } else { l }).collect::<Vec<_>>();
+    let numberless = Patch::parse(&numberless.join("\n"), None).unwrap();
+    // Without line numbers a hunk is refused or lands where it belongs, never elsewhere.
+    match repair::patch::apply_to_text(old, &numberless.files[0].hunks) {
+        Ok(text) => {
+            assert_eq!(text, new, "{what} without numbers\n{diff}");
+            Some(true)
+        }
+        Err(_) => Some(false),
+    }
 }

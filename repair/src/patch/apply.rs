@@ -177,11 +177,15 @@ fn strip_old_numbers(hunk: &Hunk) -> Option<Hunk> {
 }
 
 /// The hunk located at `at` with the line-number prefixes removed from its added lines, when
-/// (1) every added line has one, (2) the numbers never decrease, (3) they lie where the hunk
-/// is: between the original line before the match and the match's end plus the number of
-/// added lines, and (4) none of the file lines the hunk matched has such a prefix (text like
-/// `2: mid` in a YAML file is content, and a replacement for it keeps its numbers).
-/// Otherwise the hunk as it is: added lines go in verbatim.
+/// (1) every added line has one, (2) the numbers never decrease, (3) each run of added lines
+/// is numbered where it goes, as a model that copies the listing numbers it: the run's first
+/// number lies between the original line before the lines the run replaces and the original
+/// line after them (for `-8: x` / `+8: y`, 7 to 9); (4) none of the file lines the hunk
+/// matched has such a prefix (text like `2: mid` in a YAML file is content, and a
+/// replacement for it keeps its numbers); and (5) the stripped hunk still changes the file
+/// (`-a` / `+1: a` at line 1 is an edit only as written). Otherwise the hunk as it is: added
+/// lines go in verbatim. A diff that adds content which itself looks like the listing's
+/// numbers at the place it goes is, by this rule, read as numbered (issue 8, item 10).
 fn strip_added_numbers<'h>(doc: &Doc, hunk: Cow<'h, Hunk>, at: usize, edits: &Edits) -> Cow<'h, Hunk> {
     let added: Option<Vec<(usize, &str)>> =
         hunk.lines.iter().filter(|l| matches!(l, HunkLine::Add(_))).map(|l| strip_line_number(l.text())).collect();
@@ -189,18 +193,63 @@ fn strip_added_numbers<'h>(doc: &Doc, hunk: Cow<'h, Hunk>, at: usize, edits: &Ed
         return hunk;
     };
     let old_len = hunk.old_lines().count();
-    let first = edits.to_original(at) + 1;
-    let span = first.saturating_sub(1)..=first + old_len + added.len();
     let numbered_file = doc.lines[at..at + old_len].iter().any(|l| strip_line_number(&l.text).is_some());
-    if numbered_file || !added.iter().all(|(n, _)| span.contains(n)) {
+    if numbered_file || !runs_numbered_in_place(&hunk, &added, edits.to_original(at) + 1) {
         return hunk;
     }
     let mut texts = added.into_iter().map(|(_, text)| text.to_owned());
-    let lines = hunk.lines.iter().map(|line| match line {
-        HunkLine::Add(_) => HunkLine::Add(texts.next().unwrap_or_default()),
-        other => other.clone(),
-    });
-    Cow::Owned(Hunk { lines: lines.collect(), ..hunk.as_ref().clone() })
+    let lines: Vec<HunkLine> = hunk
+        .lines
+        .iter()
+        .map(|line| match line {
+            HunkLine::Add(_) => HunkLine::Add(texts.next().unwrap_or_default()),
+            other => other.clone(),
+        })
+        .collect();
+    let removed = lines.iter().filter(|l| matches!(l, HunkLine::Remove(_))).map(HunkLine::text);
+    let inserted = lines.iter().filter(|l| matches!(l, HunkLine::Add(_))).map(HunkLine::text);
+    if removed.eq(inserted) {
+        return hunk;
+    }
+    Cow::Owned(Hunk { lines, ..hunk.as_ref().clone() })
+}
+
+/// Condition (3) of [`strip_added_numbers`]: walking the hunk from original line `first`
+/// (1-based), the first number of every run of added lines lies between the original line
+/// before the removed lines just above the run and the original line after them.
+fn runs_numbered_in_place(hunk: &Hunk, added: &[(usize, &str)], first: usize) -> bool {
+    #[derive(PartialEq)]
+    enum Kind {
+        Context,
+        Remove,
+        Add,
+    }
+    let (mut next_old, mut removed_from, mut prev) = (first, first, Kind::Context);
+    let mut numbers = added.iter().map(|(n, _)| *n);
+    for line in &hunk.lines {
+        match line {
+            HunkLine::Context(_) => {
+                next_old += 1;
+                prev = Kind::Context;
+            }
+            HunkLine::Remove(_) => {
+                if prev != Kind::Remove {
+                    removed_from = next_old;
+                }
+                next_old += 1;
+                prev = Kind::Remove;
+            }
+            HunkLine::Add(_) => {
+                let Some(n) = numbers.next() else { return false };
+                let low = if prev == Kind::Remove { removed_from } else { next_old };
+                if prev != Kind::Add && !(low.saturating_sub(1)..=next_old).contains(&n) {
+                    return false;
+                }
+                prev = Kind::Add;
+            }
+        }
+    }
+    true
 }
 
 /// `"  12: x"` → `(12, "x")`, `"12 | x"` → `(12, "x")`; `None` without such a prefix (or
@@ -396,6 +445,13 @@ mod tests {
         // Added numbers far from where the hunk is are content, inserted verbatim.
         let h = hunk("     int g(int n) {\n-        return n + 1;\n+40: return 0;", None);
         assert!(apply_to_text(JAVA, &[h]).unwrap().contains("int g(int n) {\n40: return 0;"));
+        // Numbered where the hunk is but not where the added run goes (line 7 is replaced:
+        // 6 to 8 would be the listing's numbers): content.
+        let h = hunk("     int g(int n) {\n-        return n + 1;\n+9: return 0;", None);
+        assert!(apply_to_text(JAVA, &[h]).unwrap().contains("int g(int n) {\n9: return 0;"));
+        // Stripped, the edit would change nothing: the prefix is content.
+        let h = hunk("-a\n+1: a", None);
+        assert_eq!(apply_to_text("a\nb\n", &[h]).unwrap(), "1: a\nb\n");
     }
 
     #[test]

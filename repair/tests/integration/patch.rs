@@ -439,15 +439,31 @@ pub fn round_trip(old: &str, new: &str, what: &str) -> Option<bool> {
     }
     let patch = Patch::parse(&diff, None).unwrap_or_else(|e| panic!("{what}: {e}\n{diff}"));
     let got = repair::patch::apply_to_text(old, &patch.files[0].hunks);
-    assert_eq!(got.as_deref(), Ok(new), "{what}\n{diff}");
+    let got = got.unwrap_or_else(|e| panic!("{what}: {e}\n{diff}"));
+    assert!(same_but_listing_numbers(&got, new), "{what}\n{diff}\ngot {got:?}");
     let numberless = diff.lines().map(|l| if l.starts_with("@@") { "@@" } else { l }).collect::<Vec<_>>();
     let numberless = Patch::parse(&numberless.join("\n"), None).unwrap();
     // Without line numbers a hunk is refused or lands where it belongs, never elsewhere.
     match repair::patch::apply_to_text(old, &numberless.files[0].hunks) {
         Ok(text) => {
-            assert_eq!(text, new, "{what} without numbers\n{diff}");
+            assert!(same_but_listing_numbers(&text, new), "{what} without numbers\n{diff}\ngot {text:?}");
             Some(true)
         }
         Err(_) => Some(false),
     }
+}
+
+/// `got == want`, or they differ only in lines where `want` has a listing prefix (`1: a`)
+/// that `got` lacks: added lines that look like the prompt's numbered listing at the place
+/// they go are read as numbered, by design (issue 8, item 10; `strip_added_numbers` in
+/// repair/src/patch/apply.rs), so a diff adding such content may lose the prefix.
+pub fn same_but_listing_numbers(got: &str, want: &str) -> bool {
+    if got == want {
+        return true;
+    }
+    let (g, w): (Vec<&str>, Vec<&str>) = (got.split('\n').collect(), want.split('\n').collect());
+    g.len() == w.len()
+        && g.iter().zip(&w).all(|(g, w)| {
+            g == w || w.split_once(": ").is_some_and(|(n, rest)| n.trim().parse::<usize>().is_ok() && rest == *g)
+        })
 }

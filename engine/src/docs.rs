@@ -40,21 +40,6 @@ pub fn schema() -> SchemaRef {
     Arc::new(Schema::new(fields))
 }
 
-fn columns(r: &Record) -> [&str; 10] {
-    [
-        &r.id,
-        &r.source,
-        &r.project,
-        &r.language,
-        &r.buggy_code,
-        &r.fixed_code,
-        &r.root_cause,
-        &r.description,
-        &r.license,
-        &r.meta,
-    ]
-}
-
 /// Streams records into an Arrow IPC file, [`BATCH_ROWS`] per batch.
 pub struct DocsWriter<W: Write> {
     inner: FileWriter<W>,
@@ -105,7 +90,7 @@ impl<W: Write> DocsWriter<W> {
         }
         let cols: Vec<ArrayRef> = (0..COLUMNS.len())
             .map(|c| {
-                let a: StringArray = self.pending.iter().map(|r| Some(columns(r)[c])).collect();
+                let a: StringArray = self.pending.iter().map(|r| Some(r.fields()[c])).collect();
                 Arc::new(a) as ArrayRef
             })
             .collect();

@@ -31,6 +31,26 @@ pub struct Record {
     pub meta: String,
 }
 
+impl Record {
+    /// The ten text fields in the order of the document section's columns
+    /// ([`crate::docs::COLUMNS`]): id, source, project, language, buggy_code, fixed_code,
+    /// root_cause, description, license, meta.
+    pub fn fields(&self) -> [&str; 10] {
+        [
+            &self.id,
+            &self.source,
+            &self.project,
+            &self.language,
+            &self.buggy_code,
+            &self.fixed_code,
+            &self.root_cause,
+            &self.description,
+            &self.license,
+            &self.meta,
+        ]
+    }
+}
+
 /// 64-bit FNV-1a hash of `s`, used by the `IdHashes` section. Stable across builds and
 /// platforms (offset basis 0xcbf29ce484222325, prime 0x100000001b3).
 pub fn id_hash(s: &str) -> u64 {

@@ -251,27 +251,11 @@ fn record_batch(records: &[Record]) -> RecordBatch {
         .iter()
         .enumerate()
         .map(|(c, name)| {
-            let values: Vec<&str> = records.iter().map(|r| column(r, c)).collect();
+            let values: Vec<&str> = records.iter().map(|r| r.fields()[c]).collect();
             (*name, Arc::new(StringArray::from(values)) as ArrayRef)
         })
         .collect();
     RecordBatch::try_from_iter(columns).unwrap()
-}
-
-fn column(r: &Record, c: usize) -> &str {
-    let all = [
-        &r.id,
-        &r.source,
-        &r.project,
-        &r.language,
-        &r.buggy_code,
-        &r.fixed_code,
-        &r.root_cause,
-        &r.description,
-        &r.license,
-        &r.meta,
-    ];
-    all[c]
 }
 
 /// Valid Parquet files of 20 sample rows in two row groups, one per codec, with and without

@@ -235,9 +235,11 @@ fn validate(id: &str, name: &str, arguments: &str, tools: &[Tool]) -> std::resul
     };
     match unwrapped {
         Value::Object(arguments) => Ok(ValidToolCall { id: id.to_owned(), name: name.to_owned(), arguments }),
-        other => {
-            Err(bad_arguments(tool, arguments, &format!("are JSON but not an object (got {})", json_kind(&other))))
-        }
+        other => Err(bad_arguments(
+            tool,
+            arguments,
+            &format!("are JSON but not an object (got {})", crate::tools::schema::json_type(&other)),
+        )),
     }
 }
 
@@ -267,15 +269,4 @@ fn how_to_call(tools: &[Tool]) -> String {
 
 fn tool_names(tools: &[Tool]) -> String {
     tools.iter().map(Tool::name).collect::<Vec<_>>().join(", ")
-}
-
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }

@@ -40,7 +40,7 @@ mod classes;
 mod dataflow;
 mod methods;
 mod render;
-mod schema;
+pub(crate) mod schema;
 mod source;
 mod specs;
 mod syntax;

@@ -70,7 +70,8 @@ fn has_type(v: &Value, t: &str) -> bool {
     }
 }
 
-fn json_type(v: &Value) -> &'static str {
+/// `v`'s JSON type with its article, for messages: `a string`, `an object`, `null`.
+pub(crate) fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -471,8 +471,10 @@ impl<'a> Workflow<'a> {
         report.outcome = if report.patch.is_some() { Outcome::Plausible } else { outcome };
         report.error = error.or(report.error);
         report.warnings.extend(run.ledger.choices_warning());
-        report.server =
-            self.client.server().map(|s| ServerInfo { served_model: run.ledger.served_model.clone().or(s.served_model), ..s });
+        report.server = self
+            .client
+            .server()
+            .map(|s| ServerInfo { served_model: run.ledger.served_model.clone().or(s.served_model), ..s });
         report.llm = run.ledger.totals();
         report.calls = run.ledger.calls;
         report.wall_s = start.elapsed().as_secs_f64();

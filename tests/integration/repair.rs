@@ -355,7 +355,8 @@ fn issue_9_repair_cli_reply_total_token_and_timeout_flags() {
     let rec = dir.path().join("session.jsonl");
     let test = "grep -q 'a + b' calc.py";
     let fix = "<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n>>>>>>> REPLACE";
-    let scripts = vec![Script::text("ROOT CAUSE: `add` subtracts."), Script::text("SUGGESTION 1: add."), Script::text(fix)];
+    let scripts =
+        vec![Script::text("ROOT CAUSE: `add` subtracts."), Script::text("SUGGESTION 1: add."), Script::text(fix)];
     let client = repair::llm::RecordingClient::create(repair::llm::ScriptedClient::new(scripts), &rec).unwrap();
     let config = AgentConfig {
         model: "replayed-model".into(),
@@ -365,8 +366,12 @@ fn issue_9_repair_cli_reply_total_token_and_timeout_flags() {
         max_tokens: Some(512),
         ..AgentConfig::default()
     };
-    let validator =
-        Validator { build: None, test: CommandSpec::Shell(test.into()), timeout: std::time::Duration::from_secs(300), env: Vec::new() };
+    let validator = Validator {
+        build: None,
+        test: CommandSpec::Shell(test.into()),
+        timeout: std::time::Duration::from_secs(300),
+        env: Vec::new(),
+    };
     Workflow::new(&client, None, validator, config).run(&brokentest_bug());
 
     let report = dir.path().join("report.json");
@@ -376,7 +381,10 @@ fn issue_9_repair_cli_reply_total_token_and_timeout_flags() {
         let out = repair_brokentest(&rec, test, &extra);
         assert_eq!(out.status.code(), Some(0), "{total}: {}", stderr(&out));
         let r = stdout_json(&out);
-        assert_eq!((r["config"]["max_tokens"].as_u64(), r["config"]["budget"]["max_tokens"].as_u64()), (Some(512), Some(100_000)));
+        assert_eq!(
+            (r["config"]["max_tokens"].as_u64(), r["config"]["budget"]["max_tokens"].as_u64()),
+            (Some(512), Some(100_000))
+        );
     }
     let out = repair_brokentest(&rec, test, &["--report", report]);
     assert_ne!(out.status.code(), Some(0), "the default reply limit (2048) is not what was recorded");

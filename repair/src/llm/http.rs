@@ -16,7 +16,6 @@ pub const ENV_MODEL: &str = "FIXDEX_LLM_MODEL";
 /// Environment variable with the API key (optional: local servers need none).
 pub const ENV_API_KEY: &str = "OPENAI_API_KEY";
 
-
 /// When and how long to wait before trying a failed call again.
 ///
 /// Retried: HTTP 429 and 5xx, timeouts, connection errors ([`LlmError::is_retryable`]);
@@ -253,8 +252,13 @@ impl OpenAiClient {
     /// One HTTP exchange, no retries, cut off at `deadline`.
     fn attempt(&self, url: &str, body: &str, deadline: Option<Instant>) -> Result<ChatResponse> {
         let (limit, by_deadline) = self.limit(url, deadline)?;
-        let mut request =
-            self.agent.post(url).config().timeout_global(Some(limit)).build().header("Content-Type", "application/json");
+        let mut request = self
+            .agent
+            .post(url)
+            .config()
+            .timeout_global(Some(limit))
+            .build()
+            .header("Content-Type", "application/json");
         if let Some(key) = &self.config.api_key {
             request = request.header("Authorization", format!("Bearer {key}"));
         }
@@ -321,7 +325,8 @@ impl ChatClient for OpenAiClient {
     /// calls) and reads the context window with [`context_length_from_models`].
     fn context_length(&self) -> Option<u32> {
         let timeout = Duration::from_millis(self.config.timeout_ms.min(MODELS_TIMEOUT_MS));
-        let mut request = self.agent.get(&self.config.models_url()).config().timeout_global(Some(timeout)).build();
+        let url = self.config.models_url();
+        let mut request = self.agent.get(url.as_str()).config().timeout_global(Some(timeout)).build();
         if let Some(key) = &self.config.api_key {
             request = request.header("Authorization", format!("Bearer {key}"));
         }
@@ -376,7 +381,8 @@ pub(crate) fn parse_body(text: &str, source: &str) -> Result<ChatResponse> {
 /// carries one (OpenAI's list, llama-cpp-python's). Pure; O(entries).
 pub fn context_length_from_models(body: &serde_json::Value, model: &str) -> Option<u32> {
     let entries = body.get("data").or_else(|| body.get("models"))?.as_array()?;
-    let named = entries.iter().find(|e| [e.get("id"), e.get("name"), e.get("model")].contains(&Some(&model.into())));
+    let want = serde_json::Value::from(model);
+    let named = entries.iter().find(|e| ["id", "name", "model"].iter().any(|k| e.get(k) == Some(&want)));
     let entry = named.or_else(|| entries.first())?;
     const PATHS: [&str; 7] = [
         "/max_model_len",

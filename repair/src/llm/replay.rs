@@ -296,10 +296,10 @@ impl<C: ChatClient> ChatClient for RecordingClient<C> {
     /// client's [`ChatClient::server`] and the model the response names.
     fn chat_within(&self, req: &ChatRequest, deadline: Option<Instant>) -> Result<ChatResponse> {
         let response = self.inner.chat_within(req, deadline)?;
-        let server = self.inner.server().map(|s| ServerInfo {
-            served_model: Some(response.model.clone()).filter(|m| !m.is_empty()),
-            ..s
-        });
+        let server = self
+            .inner
+            .server()
+            .map(|s| ServerInfo { served_model: Some(response.model.clone()).filter(|m| !m.is_empty()), ..s });
         let recording = Recording::new(req.clone(), response.clone(), self.inner.is_synthetic(), None);
         let line = recording.with_server(server).to_line() + "\n";
         let mut file = self.file.lock().expect("not poisoned");

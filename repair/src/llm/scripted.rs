@@ -2,7 +2,9 @@
 //! of the agent loop. It is synthetic: its results never count as repair results.
 
 use super::http::parse_body;
-use super::{ChatClient, ChatRequest, ChatResponse, Choice, ClientInfo, LlmError, Message, Result, RetryPolicy, ToolCall};
+use super::{
+    ChatClient, ChatRequest, ChatResponse, Choice, ClientInfo, LlmError, Message, Result, RetryPolicy, ToolCall,
+};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::sync::Mutex;

@@ -3,12 +3,12 @@
 use super::server::{Reply, TestServer};
 use crate::common::{minibugs, runner};
 use repair::agent::{AgentConfig, Bug, Location, Outcome, Workflow};
-use repair::quixbugs::{self, Lang};
 use repair::llm::{
     Budget, ChatClient, ChatRequest, Ledger, LlmError, Message, OpenAiClient, OpenAiConfig, PriceTable, Recording,
     RecordingClient, ReplayClient, RetryPolicy, Script, ScriptedClient, Tool, ToolChoice, complete_n,
     context_length_from_models, request_key,
 };
+use repair::quixbugs::{self, Lang};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -150,7 +150,8 @@ fn issue_9_complete_n_is_bounded_by_the_budget_and_empty_replies() {
 fn issue_9_a_timeout_is_retried_once_and_names_the_flag() {
     let slow = || Reply::json(200, text_body("m", &["late"])).delayed(800);
     let server = TestServer::start(vec![slow(), slow(), slow(), slow()]);
-    let config = OpenAiConfig { timeout_ms: 200, retry: fast_retry(5), ..OpenAiConfig::new(&server.base_url, "m", None) };
+    let config =
+        OpenAiConfig { timeout_ms: 200, retry: fast_retry(5), ..OpenAiConfig::new(&server.base_url, "m", None) };
     let err = OpenAiClient::new(config).chat(&hello()).unwrap_err();
     let LlmError::RetriesExhausted { attempts, last } = &err else { panic!("{err:?}") };
     assert_eq!(*attempts, 2, "one retry after a timeout");
@@ -204,8 +205,16 @@ fn issue_9_recordings_name_the_server_that_answered() {
     );
     let replay = ReplayClient::open(&path).unwrap();
     let named = replay.server().expect("the recorded server");
-    assert_eq!((named.endpoint.as_str(), named.served_model.as_deref()), (server.base_url.as_str(), Some("served-model-q4")));
-    let old = Recording::new(hello(), repair::llm::ChatResponse::from_message("m", Message::assistant("x"), "stop"), true, None);
+    assert_eq!(
+        (named.endpoint.as_str(), named.served_model.as_deref()),
+        (server.base_url.as_str(), Some("served-model-q4"))
+    );
+    let old = Recording::new(
+        hello(),
+        repair::llm::ChatResponse::from_message("m", Message::assistant("x"), "stop"),
+        true,
+        None,
+    );
     let old_line = old.to_line();
     assert!(!old_line.contains("server"), "{old_line}");
     std::fs::write(&path, old_line + "\n").unwrap();
@@ -220,7 +229,8 @@ fn issue_9_context_length_comes_from_the_model_list() {
     let vllm = json!({"object": "list", "data": [{"id": "other", "max_model_len": 4096},
         {"id": "m", "object": "model", "max_model_len": 32768}]});
     assert_eq!(context_length_from_models(&vllm, "m"), Some(32768));
-    let llama_cpp = json!({"object": "list", "data": [{"id": "gemma.gguf", "meta": {"n_ctx_train": 8192, "n_vocab": 262144}}]});
+    let llama_cpp =
+        json!({"object": "list", "data": [{"id": "gemma.gguf", "meta": {"n_ctx_train": 8192, "n_vocab": 262144}}]});
     assert_eq!(context_length_from_models(&llama_cpp, "m"), Some(8192));
     let plain = json!({"object": "list", "data": [{"id": "m", "object": "model", "owned_by": "me"}]});
     assert_eq!(context_length_from_models(&plain, "m"), None);
@@ -237,7 +247,8 @@ fn issue_9_context_length_comes_from_the_model_list() {
 fn sum_to<'a>(client: &'a dyn ChatClient, patches: usize, wall: Option<Duration>) -> (Workflow<'a>, Bug) {
     let lang = Lang::Python;
     let p = quixbugs::discover(&minibugs(), lang).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();
-    let config = AgentConfig { model: "m".into(), attempts: 1, suggestions: 1, patches, wall, ..AgentConfig::default() };
+    let config =
+        AgentConfig { model: "m".into(), attempts: 1, suggestions: 1, patches, wall, ..AgentConfig::default() };
     let workflow = Workflow::new(client, None, runner(lang).validator(&p), config)
         .with_scratch_filter(quixbugs::scratch_filter(lang));
     let bug = Bug {

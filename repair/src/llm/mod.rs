@@ -162,7 +162,7 @@ pub enum LlmError {
         retry_after_ms: Option<u64>,
     },
     /// No complete response within the per-request timeout.
-    #[error("no response from {url} within {timeout_ms} ms (raise --llm-timeout or check the server)")]
+    #[error("no response from {url} within {timeout_ms} ms (raise --llm-timeout, in seconds, or check the server)")]
     Timeout {
         /// The request URL.
         url: String,

@@ -39,12 +39,19 @@ fn openai_context_error() -> String {
     .to_string()
 }
 
+/// llama.cpp server's shape (`type` names it).
+fn llama_cpp_context_error() -> String {
+    json!({"error": {"code": 400, "type": "exceed_context_size_error",
+        "message": "request (9000 tokens) exceeds the available context size (8192 tokens), try increasing it"}})
+    .to_string()
+}
+
 /// Issue 9, fault 2 (transport part): an HTTP 400 saying the prompt does not fit the
 /// context window is `LlmError::ContextLengthExceeded`, sent once and not retried, over
 /// HTTP and from the scripted client alike; other 400s stay `LlmError::Http`.
 #[test]
 fn issue_9_context_length_exceeded_is_classified_and_not_retried() {
-    for body in [vllm_context_error(), openai_context_error()] {
+    for body in [vllm_context_error(), openai_context_error(), llama_cpp_context_error()] {
         let server = TestServer::start(vec![Reply::json(400, body.clone()), Reply::json(400, body.clone())]);
         let err = http_client(&server, fast_retry(3)).chat(&hello()).unwrap_err();
         assert!(matches!(&err, LlmError::ContextLengthExceeded { message } if message.contains("8192")), "{err:?}");

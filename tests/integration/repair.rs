@@ -394,3 +394,52 @@ fn issue_9_repair_cli_reply_total_token_and_timeout_flags() {
     }
     assert!(!help.contains("--max-tokens "), "the old name is a hidden alias:\n{help}");
 }
+
+/// Issue 9, fault 5 through the CLI: with `--max-wall-s 4` and a server that would answer
+/// the first request only after 60 s, the call is cut off at the wall limit and `fixdex
+/// repair` ends at once with exit 4 (`timeout`), not after the server's 60 s and not as an
+/// error (exit 1).
+#[test]
+fn issue_9_repair_cli_wall_limit_cuts_a_slow_server() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let Ok((mut stream, _)) = listener.accept() else { return };
+        let _ = stream.read(&mut [0; 65536]);
+        std::thread::sleep(std::time::Duration::from_secs(60));
+        let _ = stream.write_all(b"HTTP/1.1 500 X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let root = brokentest();
+    let started = std::time::Instant::now();
+    let out = fixdex(
+        &[
+            "repair",
+            "--project",
+            root.to_str().unwrap(),
+            "--file",
+            "calc.py",
+            "--method",
+            "add",
+            "--test-cmd",
+            "grep -q 'a + b' calc.py",
+            "--llm-url",
+            &url,
+            "--llm-model",
+            "m",
+            "--max-wall-s",
+            "4",
+            "--report",
+            report.to_str().unwrap(),
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(started.elapsed() < std::time::Duration::from_secs(30), "{:?}", started.elapsed());
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["outcome"], "timeout");
+    assert_eq!(r["server"]["endpoint"], url.as_str());
+}

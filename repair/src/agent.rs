@@ -47,8 +47,8 @@ use serde_json::Value;
 
 use crate::baseline::{Plausibility, Rule};
 use crate::llm::{
-    Action, Budget, ChatClient, ChatRequest, ClientInfo, Ledger, LedgerTotals, LlmError, Message, PriceTable, Tool,
-    TurnOptions, next_turn,
+    Action, Budget, ChatClient, ChatRequest, ClientInfo, Ledger, LedgerTotals, LlmError, Message, PriceTable,
+    ServerInfo, Tool, TurnOptions, complete_n, next_turn,
 };
 use crate::patch::Patch;
 use crate::retrieve::{Retrieval, RetrieveParams, Retriever, SimilarFix};
@@ -304,6 +304,10 @@ pub struct RepairReport {
     /// the caller.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault_localization: Option<Value>,
+    /// Which server answered (issue 9): the endpoint (never the API key), the model
+    /// requested and the model the server reported; for a replay, the recorded server;
+    /// `null` for scripted answers.
+    pub server: Option<ServerInfo>,
 }
 
 /// A workflow over a client, the internal tools, an optional retriever and a validator.
@@ -340,6 +344,7 @@ impl From<LlmError> for Stop {
     fn from(e: LlmError) -> Self {
         match e {
             LlmError::BudgetExceeded { .. } => Stop::Budget(e.to_string()),
+            LlmError::Deadline { .. } => Stop::Timeout(e.to_string()),
             LlmError::ReaskLimit { .. } | LlmError::MalformedResponse { .. } => Stop::Unusable(e.to_string()),
             other => Stop::Error(other.to_string()),
         }
@@ -433,6 +438,7 @@ impl<'a> Workflow<'a> {
             calls: Vec::new(),
             wall_s: 0.0,
             fault_localization: None,
+            server: None,
         };
         let lang = match bug.file.extension().and_then(|e| e.to_str()) {
             Some("java") => "java",
@@ -442,7 +448,8 @@ impl<'a> Workflow<'a> {
         let mut run = Run {
             bug,
             toolbox: Toolbox::new(&bug.root),
-            ledger: Ledger::new(self.config.budget, self.prices.clone()),
+            ledger: Ledger::new(self.config.budget, self.prices.clone())
+                .with_deadline(self.config.wall.map(|wall| start + wall)),
             start,
             report,
             code: String::new(),
@@ -463,6 +470,11 @@ impl<'a> Workflow<'a> {
         let mut report = run.report;
         report.outcome = if report.patch.is_some() { Outcome::Plausible } else { outcome };
         report.error = error.or(report.error);
+        report.warnings.extend(run.ledger.choices_warning());
+        report.server = self
+            .client
+            .server()
+            .map(|s| ServerInfo { served_model: run.ledger.served_model.clone().or(s.served_model), ..s });
         report.llm = run.ledger.totals();
         report.calls = run.ledger.calls;
         report.wall_s = start.elapsed().as_secs_f64();
@@ -716,9 +728,7 @@ impl<'a> Workflow<'a> {
     /// One call without tools; the text of every choice.
     fn sample(&self, run: &mut Run<'_>, req: &ChatRequest) -> Result<Vec<String>, Stop> {
         self.check_time(run)?;
-        run.ledger.check()?;
-        let resp = self.client.chat(req)?;
-        run.ledger.record(req, &resp);
+        let resp = complete_n(self.client, req, &mut run.ledger)?;
         Ok(resp.choices.into_iter().map(|c| c.message.text().to_string()).collect())
     }
 

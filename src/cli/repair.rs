@@ -143,10 +143,17 @@ pub struct LlmArgs {
     /// Most LLM calls.
     #[arg(long, default_value_t = 60)]
     pub(crate) max_calls: u64,
-    /// Most LLM tokens (prompt + completion).
-    #[arg(long)]
-    pub(crate) max_tokens: Option<u64>,
-    /// Wall-clock limit of the whole run, seconds.
+    /// Most LLM tokens over the whole run (prompt + completion, as the server reports them);
+    /// `--max-tokens` is an old name for it.
+    #[arg(long, alias = "max-tokens")]
+    pub(crate) max_total_tokens: Option<u64>,
+    /// Most tokens of one model reply (the `max_tokens` of each request).
+    #[arg(long, default_value_t = 2048, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_reply_tokens: u32,
+    /// Limit on one model request, seconds; a timed-out request is retried once.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) llm_timeout: u64,
+    /// Wall-clock limit of the whole run, seconds; a model request in flight is cut off at it.
     #[arg(long, default_value_t = 1800)]
     pub(crate) max_wall_s: u64,
     /// Price of input tokens, USD per 1M (for the cost in the report).
@@ -222,6 +229,7 @@ impl LlmArgs {
             "no LLM configured: pass --llm-url and --llm-model (or set FIXDEX_LLM_URL, FIXDEX_LLM_MODEL, \
              OPENAI_API_KEY), or --replay FILE",
         )?;
+        let cfg = OpenAiConfig { timeout_ms: self.llm_timeout.saturating_mul(1000), ..cfg };
         let model = cfg.model.clone();
         Ok(match &self.record {
             Some(rec) => Client {
@@ -252,7 +260,8 @@ impl LlmArgs {
             patches: self.patches,
             collect_all: self.all,
             retrieval: RetrieveParams { space, k: self.top_n, threshold: self.threshold },
-            budget: Budget { max_calls: Some(self.max_calls), max_tokens: self.max_tokens },
+            max_tokens: Some(self.max_reply_tokens),
+            budget: Budget { max_calls: Some(self.max_calls), max_tokens: self.max_total_tokens },
             wall: Some(Duration::from_secs(self.max_wall_s)),
             ..AgentConfig::default()
         })

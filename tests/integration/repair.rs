@@ -341,3 +341,105 @@ fn issue_8_repair_cli_malformed_tool_calls_exit_4() {
         stderr(&out)
     );
 }
+
+/// Issue 9, fault 5 through the CLI: `--max-reply-tokens` sets each request's `max_tokens`
+/// (the replayed session was recorded with 512, so any other value would miss the
+/// recordings), `--max-total-tokens` is the run's token budget (`--max-tokens` still works as
+/// its old name), and `--llm-timeout` is a real flag that `--help` lists.
+#[test]
+fn issue_9_repair_cli_reply_total_token_and_timeout_flags() {
+    use repair::agent::{AgentConfig, Workflow};
+    use repair::llm::Script;
+    use repair::validate::{CommandSpec, Validator};
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("session.jsonl");
+    let test = "grep -q 'a + b' calc.py";
+    let fix = "<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n>>>>>>> REPLACE";
+    let scripts =
+        vec![Script::text("ROOT CAUSE: `add` subtracts."), Script::text("SUGGESTION 1: add."), Script::text(fix)];
+    let client = repair::llm::RecordingClient::create(repair::llm::ScriptedClient::new(scripts), &rec).unwrap();
+    let config = AgentConfig {
+        model: "replayed-model".into(),
+        attempts: 1,
+        suggestions: 1,
+        patches: 1,
+        max_tokens: Some(512),
+        ..AgentConfig::default()
+    };
+    let validator = Validator {
+        build: None,
+        test: CommandSpec::Shell(test.into()),
+        timeout: std::time::Duration::from_secs(300),
+        env: Vec::new(),
+    };
+    Workflow::new(&client, None, validator, config).run(&brokentest_bug());
+
+    let report = dir.path().join("report.json");
+    let report = report.to_str().unwrap();
+    for total in ["--max-total-tokens", "--max-tokens"] {
+        let extra = ["--max-reply-tokens", "512", total, "100000", "--llm-timeout", "30", "--report", report];
+        let out = repair_brokentest(&rec, test, &extra);
+        assert_eq!(out.status.code(), Some(0), "{total}: {}", stderr(&out));
+        let r = stdout_json(&out);
+        assert_eq!(
+            (r["config"]["max_tokens"].as_u64(), r["config"]["budget"]["max_tokens"].as_u64()),
+            (Some(512), Some(100_000))
+        );
+    }
+    let out = repair_brokentest(&rec, test, &["--report", report]);
+    assert_ne!(out.status.code(), Some(0), "the default reply limit (2048) is not what was recorded");
+    let help = String::from_utf8(fixdex(&["repair", "--help"], None).stdout).unwrap();
+    for flag in ["--llm-timeout", "--max-reply-tokens", "--max-total-tokens"] {
+        assert!(help.contains(flag), "{flag} missing from --help:\n{help}");
+    }
+    assert!(!help.contains("--max-tokens "), "the old name is a hidden alias:\n{help}");
+}
+
+/// Issue 9, fault 5 through the CLI: with `--max-wall-s 4` and a server that would answer
+/// the first request only after 60 s, the call is cut off at the wall limit and `fixdex
+/// repair` ends at once with exit 4 (`timeout`), not after the server's 60 s and not as an
+/// error (exit 1).
+#[test]
+fn issue_9_repair_cli_wall_limit_cuts_a_slow_server() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let Ok((mut stream, _)) = listener.accept() else { return };
+        let _ = stream.read(&mut [0; 65536]);
+        std::thread::sleep(std::time::Duration::from_secs(60));
+        let _ = stream.write_all(b"HTTP/1.1 500 X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let root = brokentest();
+    let started = std::time::Instant::now();
+    let out = fixdex(
+        &[
+            "repair",
+            "--project",
+            root.to_str().unwrap(),
+            "--file",
+            "calc.py",
+            "--method",
+            "add",
+            "--test-cmd",
+            "grep -q 'a + b' calc.py",
+            "--llm-url",
+            &url,
+            "--llm-model",
+            "m",
+            "--max-wall-s",
+            "4",
+            "--report",
+            report.to_str().unwrap(),
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(started.elapsed() < std::time::Duration::from_secs(30), "{:?}", started.elapsed());
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["outcome"], "timeout");
+    assert_eq!(r["server"]["endpoint"], url.as_str());
+}

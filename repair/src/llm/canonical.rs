@@ -4,7 +4,9 @@
 //! fields fixdex sends take part: `model`, `messages`, `tools`, `tool_choice`,
 //! `temperature`, `n`, `max_tokens`, `seed`; unknown fields are dropped, `None` options and
 //! empty lists are omitted, and numbers take their field's type, so `"temperature": 1`
-//! and `1.0` agree), then written as JSON with:
+//! and `1.0` agree; `"tool_choice": "auto"` next to tools is the default and is dropped, so
+//! a request sent with it, as [`ChatRequest::for_wire`] does, matches one recorded without
+//! it), then written as JSON with:
 //! - object keys sorted by their UTF-8 bytes, at every depth (tool schemas included);
 //! - no whitespace outside strings;
 //! - strings escaped as `serde_json` does (`"`, `\`, control characters; non-ASCII as is);
@@ -13,13 +15,17 @@
 //!
 //! **Key**: lowercase hex SHA-256 of the canonical request's UTF-8 bytes (64 characters).
 
-use super::ChatRequest;
+use super::{ChatRequest, ToolChoice};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// The canonical JSON text of `req` (see the module docs). O(size of the request).
 pub fn canonical_request(req: &ChatRequest) -> String {
-    canonical_json(&serde_json::to_value(req).expect("a ChatRequest always serializes"))
+    let mut value = serde_json::to_value(req).expect("a ChatRequest always serializes");
+    if !req.tools.is_empty() && req.tool_choice == Some(ToolChoice::Auto) {
+        value.as_object_mut().expect("a ChatRequest is an object").remove("tool_choice");
+    }
+    canonical_json(&value)
 }
 
 /// Lowercase hex SHA-256 of [`canonical_request`]`(req)`.

@@ -2,7 +2,9 @@
 //! with a per-request timeout and [`RetryPolicy`] (exponential back-off with jitter,
 //! `Retry-After` honoured).
 
-use super::{ChatClient, ChatRequest, ChatResponse, ClientInfo, LlmError, Result, excerpt};
+use super::{
+    BODY_EXCERPT_CHARS, ChatClient, ChatRequest, ChatResponse, ClientInfo, LlmError, Result, ServerInfo, excerpt,
+};
 use std::fmt;
 use std::time::{Duration, Instant};
 use tracing::{debug, warn};
@@ -14,12 +16,11 @@ pub const ENV_MODEL: &str = "FIXDEX_LLM_MODEL";
 /// Environment variable with the API key (optional: local servers need none).
 pub const ENV_API_KEY: &str = "OPENAI_API_KEY";
 
-/// Characters of a response body kept in error messages.
-const BODY_EXCERPT_CHARS: usize = 500;
-
 /// When and how long to wait before trying a failed call again.
 ///
-/// Retried: HTTP 429 and 5xx, timeouts, connection errors ([`LlmError::is_retryable`]).
+/// Retried: HTTP 429 and 5xx, timeouts, connection errors ([`LlmError::is_retryable`]);
+/// a timed-out request is retried at most once ([`TIMEOUT_RETRIES`]): a server too slow
+/// for the per-request timeout (`--llm-timeout`) is usually as slow the next time.
 /// The wait before retry `k` (1-based) is the server's `Retry-After` (seconds, capped at
 /// `max_retry_after_ms`) when it sent one, otherwise `min(base_delay_ms * 2^(k-1),
 /// max_delay_ms)`, of which a random half is dropped when `jitter` is on.
@@ -69,16 +70,19 @@ impl RetryPolicy {
     /// Runs `attempt` until it succeeds, fails with a non-retryable error, or the attempts
     /// are used up. Returns the value and the number of retries made.
     ///
+    /// A timeout is retried at most [`TIMEOUT_RETRIES`] times.
+    ///
     /// # Errors
     /// A non-retryable error as is; a retryable one that persisted through more than one
     /// attempt as [`LlmError::RetriesExhausted`].
     pub fn run<T>(&self, mut attempt: impl FnMut() -> Result<T>) -> Result<(T, u32)> {
         let max = self.max_attempts.max(1);
-        let mut made = 1;
+        let (mut made, mut timeouts) = (1, 0);
         loop {
             match attempt() {
                 Ok(value) => return Ok((value, made - 1)),
-                Err(e) if e.is_retryable() && made < max => {
+                Err(e) if e.is_retryable() && made < max && !(is_timeout(&e) && timeouts >= TIMEOUT_RETRIES) => {
+                    timeouts += u32::from(is_timeout(&e));
                     let wait = self.delay_ms(made, e.retry_after_ms());
                     warn!(attempt = made, wait_ms = wait, error = %e, "LLM call failed; retrying");
                     std::thread::sleep(Duration::from_millis(wait));
@@ -93,6 +97,17 @@ impl RetryPolicy {
     }
 }
 
+/// Retries after a timeout, at most, within one call (the other retryable errors use all of
+/// [`RetryPolicy::max_attempts`]).
+pub const TIMEOUT_RETRIES: u32 = 1;
+
+/// Limit on the model-list request of [`OpenAiClient::context_length`], in milliseconds.
+const MODELS_TIMEOUT_MS: u64 = 10_000;
+
+fn is_timeout(e: &LlmError) -> bool {
+    matches!(e, LlmError::Timeout { .. })
+}
+
 /// Configuration of an [`OpenAiClient`]. `Debug` never shows the API key.
 #[derive(Clone, PartialEq, Eq)]
 pub struct OpenAiConfig {
@@ -103,7 +118,8 @@ pub struct OpenAiConfig {
     pub model: String,
     /// Bearer token; `None` sends no `Authorization` header.
     pub api_key: Option<String>,
-    /// Limit on one HTTP exchange (connect, send, wait, read the body), in milliseconds.
+    /// Limit on one HTTP exchange (connect, send, wait, read the body), in milliseconds
+    /// (`--llm-timeout` seconds); a call given a deadline waits at most until it.
     pub timeout_ms: u64,
     /// Retries of failed exchanges.
     pub retry: RetryPolicy,
@@ -172,6 +188,11 @@ impl OpenAiConfig {
     pub fn endpoint(&self) -> String {
         format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
     }
+
+    /// The model-list URL, `{base}/models`.
+    pub fn models_url(&self) -> String {
+        format!("{}/models", self.base_url.trim_end_matches('/'))
+    }
 }
 
 /// A blocking client for an OpenAI-compatible chat-completions endpoint.
@@ -206,29 +227,52 @@ impl OpenAiClient {
     }
 
     fn body_of(&self, req: &ChatRequest) -> String {
-        if req.model.is_empty() {
-            let with_model = ChatRequest { model: self.config.model.clone(), ..req.clone() };
-            serde_json::to_string(&with_model)
-        } else {
-            serde_json::to_string(req)
+        let mut wire = req.for_wire();
+        if wire.model.is_empty() {
+            wire.model.clone_from(&self.config.model);
         }
-        .expect("a ChatRequest always serializes")
+        serde_json::to_string(&wire).expect("a ChatRequest always serializes")
     }
 
-    /// One HTTP exchange, no retries.
-    fn attempt(&self, url: &str, body: &str) -> Result<ChatResponse> {
-        let mut request = self.agent.post(url).header("Content-Type", "application/json");
+    /// The limit of an exchange starting now: the configured timeout, or the time left to
+    /// `deadline` when that is shorter (`true`: the deadline is the limit).
+    ///
+    /// # Errors
+    /// [`LlmError::Deadline`] when the deadline has passed.
+    fn limit(&self, url: &str, deadline: Option<Instant>) -> Result<(Duration, bool)> {
+        let timeout = Duration::from_millis(self.config.timeout_ms);
+        let Some(deadline) = deadline else { return Ok((timeout, false)) };
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(LlmError::Deadline { url: url.to_owned() });
+        }
+        Ok(if left < timeout { (left, true) } else { (timeout, false) })
+    }
+
+    /// One HTTP exchange, no retries, cut off at `deadline`.
+    fn attempt(&self, url: &str, body: &str, deadline: Option<Instant>) -> Result<ChatResponse> {
+        let (limit, by_deadline) = self.limit(url, deadline)?;
+        let mut request = self
+            .agent
+            .post(url)
+            .config()
+            .timeout_global(Some(limit))
+            .build()
+            .header("Content-Type", "application/json");
         if let Some(key) = &self.config.api_key {
             request = request.header("Authorization", format!("Bearer {key}"));
         }
-        let mut response = request.send(body).map_err(|e| self.transport_error(url, e))?;
+        let cut = |e: LlmError| match e {
+            LlmError::Timeout { url, .. } if by_deadline => LlmError::Deadline { url },
+            other => other,
+        };
+        let mut response = request.send(body).map_err(|e| cut(self.transport_error(url, e)))?;
         let status = response.status().as_u16();
         let retry_after_ms =
             response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
-        let text = response.body_mut().read_to_string().map_err(|e| self.transport_error(url, e))?;
+        let text = response.body_mut().read_to_string().map_err(|e| cut(self.transport_error(url, e)))?;
         if !(200..300).contains(&status) {
-            let body = self.scrub(&excerpt(&text, BODY_EXCERPT_CHARS));
-            return Err(LlmError::Http { status, url: url.to_owned(), body, retry_after_ms });
+            return Err(LlmError::from_http(status, url, &self.scrub(&text), retry_after_ms));
         }
         parse_body(&text, url).map_err(|e| self.scrub_error(e))
     }
@@ -263,14 +307,43 @@ impl OpenAiClient {
 
 impl ChatClient for OpenAiClient {
     fn chat(&self, req: &ChatRequest) -> Result<ChatResponse> {
+        self.chat_within(req, None)
+    }
+
+    fn chat_within(&self, req: &ChatRequest, deadline: Option<Instant>) -> Result<ChatResponse> {
         let url = self.config.endpoint();
         let body = self.body_of(req);
         let started = Instant::now();
-        let (mut response, retries) = self.config.retry.run(|| self.attempt(&url, &body))?;
+        let (mut response, retries) = self.config.retry.run(|| self.attempt(&url, &body, deadline))?;
         response.transport.latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         response.transport.retries = retries;
         debug!(url, retries, latency_ms = response.transport.latency_ms, "LLM call done");
         Ok(response)
+    }
+
+    /// Asks `GET {base}/models` once (at most 10 s, no retries, the API key sent as for chat
+    /// calls) and reads the context window with [`context_length_from_models`].
+    fn context_length(&self) -> Option<u32> {
+        let timeout = Duration::from_millis(self.config.timeout_ms.min(MODELS_TIMEOUT_MS));
+        let url = self.config.models_url();
+        let mut request = self.agent.get(url.as_str()).config().timeout_global(Some(timeout)).build();
+        if let Some(key) = &self.config.api_key {
+            request = request.header("Authorization", format!("Bearer {key}"));
+        }
+        let mut response = request.call().ok()?;
+        if !response.status().is_success() {
+            return None;
+        }
+        let body: serde_json::Value = serde_json::from_str(&response.body_mut().read_to_string().ok()?).ok()?;
+        context_length_from_models(&body, &self.config.model)
+    }
+
+    fn server(&self) -> Option<ServerInfo> {
+        Some(ServerInfo {
+            endpoint: self.config.base_url.clone(),
+            model: self.config.model.clone(),
+            served_model: None,
+        })
     }
 
     fn describe(&self) -> ClientInfo {
@@ -299,6 +372,28 @@ pub(crate) fn parse_body(text: &str, source: &str) -> Result<ChatResponse> {
         return Err(malformed("no choices".to_owned()));
     }
     Ok(response)
+}
+
+/// The context window, in tokens, that a model-list body (`GET {base}/models`) states for
+/// `model` (else for its only or first entry): the first of vLLM's `max_model_len`, a
+/// top-level `n_ctx` / `context_length` / `context_window`, llama.cpp server's `meta.n_ctx`
+/// or `meta.n_ctx_train`, or Ollama-style `details.context_length`. `None` when no entry
+/// carries one (OpenAI's list, llama-cpp-python's). Pure; O(entries).
+pub fn context_length_from_models(body: &serde_json::Value, model: &str) -> Option<u32> {
+    let entries = body.get("data").or_else(|| body.get("models"))?.as_array()?;
+    let want = serde_json::Value::from(model);
+    let named = entries.iter().find(|e| ["id", "name", "model"].iter().any(|k| e.get(k) == Some(&want)));
+    let entry = named.or_else(|| entries.first())?;
+    const PATHS: [&str; 7] = [
+        "/max_model_len",
+        "/n_ctx",
+        "/context_length",
+        "/context_window",
+        "/meta/n_ctx",
+        "/meta/n_ctx_train",
+        "/details/context_length",
+    ];
+    PATHS.iter().find_map(|p| entry.pointer(p)?.as_u64()).and_then(|n| u32::try_from(n).ok()).filter(|&n| n > 0)
 }
 
 /// `Retry-After` in seconds (integer or decimal) as milliseconds; HTTP dates are ignored.

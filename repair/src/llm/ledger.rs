@@ -3,6 +3,7 @@
 use super::{ChatRequest, ChatResponse, LlmError, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 /// Price of a model, in USD per million tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -53,6 +54,17 @@ pub struct CallRecord {
     pub retries: u32,
     /// Cost in USD; `None` when the model has no price or usage was not reported.
     pub cost_usd: Option<f64>,
+    /// Choices asked for (the request's `n`, 1 when unset).
+    #[serde(default = "one")]
+    pub choices_requested: u32,
+    /// Choices the server sent back; fewer than `choices_requested` means it ignored `n`
+    /// (llama.cpp, Ollama), which [`super::complete_n`] makes up with further requests.
+    #[serde(default = "one")]
+    pub choices_received: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 impl CallRecord {
@@ -70,6 +82,8 @@ impl CallRecord {
             cost_usd: price
                 .filter(|_| resp.usage.is_some())
                 .map(|p| p.cost_usd(usage.prompt_tokens, usage.completion_tokens)),
+            choices_requested: req.n.unwrap_or(1),
+            choices_received: u32::try_from(resp.choices.len()).unwrap_or(u32::MAX),
         }
     }
 }
@@ -100,6 +114,8 @@ pub struct LedgerTotals {
     pub cost_usd: Option<f64>,
     /// Calls whose cost is unknown (not included in `cost_usd`).
     pub unpriced_calls: u64,
+    /// Calls that got fewer choices than they asked for (the server ignored `n`).
+    pub short_choice_calls: u64,
 }
 
 impl LedgerTotals {
@@ -112,8 +128,9 @@ impl LedgerTotals {
 /// The calls of one run, their sums, and the [`Budget`] they must stay within.
 ///
 /// Check with [`Ledger::check`] before each call and [`Ledger::record`] after it;
-/// [`super::next_turn`] does both. A call is never cut off midway, so the token limit can
-/// be overshot by the last call's tokens.
+/// [`super::next_turn`] and [`super::complete_n`] do both. The token limit is checked
+/// between calls, so it can be overshot by the last call's tokens; the `deadline` (the run's
+/// wall-clock limit) cuts a call in flight ([`super::ChatClient::chat_within`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Ledger {
     /// The limits.
@@ -122,12 +139,24 @@ pub struct Ledger {
     pub prices: PriceTable,
     /// Every recorded call, oldest first.
     pub calls: Vec<CallRecord>,
+    /// When the run's wall-clock limit ends; calls are sent with it and cut at it.
+    #[serde(skip)]
+    pub deadline: Option<Instant>,
+    /// The model name the server reported in its latest response that named one.
+    #[serde(skip)]
+    pub served_model: Option<String>,
 }
 
 impl Ledger {
-    /// An empty ledger with `budget` and `prices`.
+    /// An empty ledger with `budget` and `prices`, and no deadline.
     pub fn new(budget: Budget, prices: PriceTable) -> Self {
-        Ledger { budget, prices, calls: Vec::new() }
+        Ledger { budget, prices, calls: Vec::new(), deadline: None, served_model: None }
+    }
+
+    /// This ledger with calls cut off at `deadline` (see [`Ledger::deadline`]).
+    pub fn with_deadline(mut self, deadline: Option<Instant>) -> Self {
+        self.deadline = deadline;
+        self
     }
 
     /// Whether another call is allowed.
@@ -146,8 +175,25 @@ impl Ledger {
 
     /// Records `resp`, the answer to `req`, and returns its record.
     pub fn record(&mut self, req: &ChatRequest, resp: &ChatResponse) -> &CallRecord {
+        if !resp.model.is_empty() {
+            self.served_model = Some(resp.model.clone());
+        }
         self.calls.push(CallRecord::new(req, resp, &self.prices));
         self.calls.last().expect("just pushed")
+    }
+
+    /// A warning when some calls got fewer choices than they asked for (the server ignores
+    /// `n`); `None` otherwise.
+    pub fn choices_warning(&self) -> Option<String> {
+        let short: Vec<_> = self.calls.iter().filter(|c| c.choices_received < c.choices_requested).collect();
+        let first = short.first()?;
+        Some(format!(
+            "the server sent fewer choices than asked in {} call(s) (e.g. {} of n = {}): it ignores `n`, so the \
+             missing candidates were asked for in further requests, as the budget allowed",
+            short.len(),
+            first.choices_received,
+            first.choices_requested
+        ))
     }
 
     /// Sums over all recorded calls. O(calls).
@@ -159,6 +205,7 @@ impl Ledger {
             t.completion_tokens += c.completion_tokens;
             t.retries += u64::from(c.retries);
             t.latency_ms += c.latency_ms;
+            t.short_choice_calls += u64::from(c.choices_received < c.choices_requested);
             match c.cost_usd {
                 Some(cost) => t.cost_usd = Some(t.cost_usd.unwrap_or(0.0) + cost),
                 None => t.unpriced_calls += 1,

@@ -4,8 +4,9 @@
 //! | file | responsibility |
 //! | --- | --- |
 //! | [`types`] | the wire format: [`ChatRequest`], [`ChatResponse`], [`Message`], [`Tool`], [`ToolCall`] |
-//! | [`http`] | [`OpenAiClient`]: blocking HTTP (ureq), timeouts, [`RetryPolicy`] |
+//! | [`http`] | [`OpenAiClient`]: blocking HTTP (ureq), timeouts and deadlines, [`RetryPolicy`], the model list |
 //! | [`turn`] | [`next_turn`]: validated tool calls or a final answer, text fallback, bounded re-asks |
+//! | [`complete`] | [`complete_n`]: `n` choices from servers that ignore `n`, bounded by the budget |
 //! | [`ledger`] | [`CallRecord`], [`Ledger`]: tokens, latency, cost, budgets |
 //! | [`scripted`] | [`ScriptedClient`]: a queue of responses and injected faults |
 //! | [`replay`] | [`ReplayClient`], [`RecordingClient`]: strict record/replay keyed on the canonical request |
@@ -37,6 +38,7 @@
 #![warn(missing_docs)]
 
 pub mod canonical;
+pub mod complete;
 pub mod http;
 pub mod ledger;
 pub mod replay;
@@ -46,7 +48,8 @@ pub mod turn;
 pub mod types;
 
 pub use canonical::{canonical_request, request_key};
-pub use http::{OpenAiClient, OpenAiConfig, RetryPolicy};
+pub use complete::complete_n;
+pub use http::{OpenAiClient, OpenAiConfig, RetryPolicy, context_length_from_models};
 pub use ledger::{Budget, CallRecord, Ledger, LedgerTotals, Price, PriceTable};
 pub use replay::{Recording, RecordingClient, ReplayClient, write_recordings};
 pub use scripted::{Fault, Script, ScriptedClient};
@@ -56,8 +59,9 @@ pub use types::{
     Usage,
 };
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
+use std::time::Instant;
 
 /// Result of the LLM client layer.
 pub type Result<T> = std::result::Result<T, LlmError>;
@@ -75,6 +79,31 @@ pub trait ChatClient: Send + Sync {
     /// [`LlmError::RetriesExhausted`]), an unparsable body ([`LlmError::MalformedResponse`]),
     /// and double-specific errors (replay miss, script exhausted).
     fn chat(&self, req: &ChatRequest) -> Result<ChatResponse>;
+
+    /// [`ChatClient::chat`], cut off at `deadline` (the run's wall-clock limit) when one is
+    /// given: a client that talks to a server ([`OpenAiClient`]) waits at most until then and
+    /// fails with [`LlmError::Deadline`]. The default ignores the deadline (doubles answer at
+    /// once).
+    ///
+    /// # Errors
+    /// As [`ChatClient::chat`], plus [`LlmError::Deadline`].
+    fn chat_within(&self, req: &ChatRequest, deadline: Option<Instant>) -> Result<ChatResponse> {
+        let _ = deadline;
+        self.chat(req)
+    }
+
+    /// The model's context window in tokens, when the server says (its model list,
+    /// `GET {base}/models`; see [`context_length_from_models`]); `None` when it does not or
+    /// cannot be asked. Never fails.
+    fn context_length(&self) -> Option<u32> {
+        None
+    }
+
+    /// Which server answers: its endpoint (never the API key) and the model requested;
+    /// `None` for doubles that talk to no server.
+    fn server(&self) -> Option<ServerInfo> {
+        None
+    }
 
     /// Which client this is, for result records.
     fn describe(&self) -> ClientInfo;
@@ -99,6 +128,20 @@ pub struct ClientInfo {
     pub synthetic: bool,
 }
 
+/// Which server answered a run (issue 9): written into `--record` files and repair reports.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerInfo {
+    /// The base URL requests went to, e.g. `http://127.0.0.1:8080/v1` (no credentials).
+    pub endpoint: String,
+    /// The model name requested.
+    pub model: String,
+    /// The model name the server reported in its responses (`model` of the response body),
+    /// when it named one; may differ from `model` (a dated variant, or a local server that
+    /// serves whatever it loaded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub served_model: Option<String>,
+}
+
 /// Errors of the LLM layer. Messages never contain the API key.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -119,12 +162,19 @@ pub enum LlmError {
         retry_after_ms: Option<u64>,
     },
     /// No complete response within the per-request timeout.
-    #[error("no response from {url} within {timeout_ms} ms (raise --llm-timeout or check the server)")]
+    #[error("no response from {url} within {timeout_ms} ms (raise --llm-timeout, in seconds, or check the server)")]
     Timeout {
         /// The request URL.
         url: String,
         /// The per-request timeout, in milliseconds.
         timeout_ms: u64,
+    },
+    /// The call was cut off at the run's wall-clock limit (`--max-wall-s`), or the limit had
+    /// passed before it was sent. Never retried.
+    #[error("the wall-clock limit was reached while waiting for {url} (raise --max-wall-s)")]
+    Deadline {
+        /// The request URL.
+        url: String,
     },
     /// Connecting or talking to the endpoint failed below HTTP.
     #[error("cannot reach {url}: {message} (is the server running and FIXDEX_LLM_URL right?)")]
@@ -206,6 +256,17 @@ pub enum LlmError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The server refused the request because prompt plus reply do not fit the model's
+    /// context window (HTTP 400 with `error.code` `context_length_exceeded`, or a message
+    /// about the "maximum context length", as OpenAI, vLLM and llama.cpp send it). Never
+    /// retried as is: the caller must shorten the conversation (or lower `max_tokens`).
+    #[error(
+        "the request does not fit the model's context window: {message} (shorten the prompt or lower --max-reply-tokens)"
+    )]
+    ContextLengthExceeded {
+        /// The server's error message (or the start of its body).
+        message: String,
+    },
     /// [`ScriptedClient`] was asked more often than it has scripted answers.
     #[error("scripted client exhausted after {served} responses (script more answers)")]
     ScriptExhausted {
@@ -215,13 +276,26 @@ pub enum LlmError {
 }
 
 impl LlmError {
-    /// Whether another attempt may succeed: HTTP 429 and 5xx, timeouts, connection errors.
+    /// Whether another attempt may succeed: HTTP 429 and 5xx, timeouts (retried at most once,
+    /// see [`RetryPolicy::run`]), connection errors. Never a context-length error or a
+    /// [`LlmError::Deadline`].
     pub fn is_retryable(&self) -> bool {
         match self {
             LlmError::Http { status, .. } => *status == 429 || (500..=599).contains(status),
             LlmError::Timeout { .. } | LlmError::Connection { .. } => true,
             _ => false,
         }
+    }
+
+    /// The error for a non-success HTTP `status` with response `body` (the full text):
+    /// [`LlmError::ContextLengthExceeded`] when a 400 says the context window is too small
+    /// (see [`is_context_length_error`]), else [`LlmError::Http`] carrying the start of the
+    /// body.
+    pub fn from_http(status: u16, url: &str, body: &str, retry_after_ms: Option<u64>) -> LlmError {
+        if status == 400 && is_context_length_error(body) {
+            return LlmError::ContextLengthExceeded { message: error_message(body) };
+        }
+        LlmError::Http { status, url: url.to_owned(), body: excerpt(body, BODY_EXCERPT_CHARS), retry_after_ms }
     }
 
     /// The server's `Retry-After`, in milliseconds, when it sent one.
@@ -231,6 +305,30 @@ impl LlmError {
             _ => None,
         }
     }
+}
+
+/// Characters of a response body kept in error messages.
+pub(crate) const BODY_EXCERPT_CHARS: usize = 500;
+
+/// Whether an HTTP 400 body says the prompt does not fit the context window: an
+/// `error.code` (or `error.type`) of `context_length_exceeded` (OpenAI, vLLM), or a message
+/// containing "context length", "context window" or "maximum context length" in any case
+/// (vLLM: "This model's maximum context length is 8192 tokens...", llama.cpp: "the request
+/// exceeds the available context size"). Matching is on the raw text, so a body that is not
+/// JSON is judged too.
+pub fn is_context_length_error(body: &str) -> bool {
+    let lower = body.to_lowercase();
+    ["context_length_exceeded", "context length", "context window", "context size", "exceed_context_size"]
+        .iter()
+        .any(|needle| lower.contains(needle))
+}
+
+/// `error.message` of an OpenAI-style error body, else the start of the body.
+fn error_message(body: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v.pointer("/error/message").and_then(|m| m.as_str()).map(str::to_owned))
+        .unwrap_or_else(|| excerpt(body, BODY_EXCERPT_CHARS))
 }
 
 fn status_hint(status: u16) -> &'static str {

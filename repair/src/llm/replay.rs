@@ -2,8 +2,10 @@
 //!
 //! A recordings file is JSON Lines, one [`Recording`] per line:
 //! `{"key": <hex sha256 of the canonical request>, "note": <string, optional>,
-//! "request": <canonical request>, "response": <ChatResponse>, "synthetic": <bool>}`
-//! (see [`super::canonical`]). Blank lines are skipped.
+//! "request": <canonical request>, "response": <ChatResponse>,
+//! "server": {"endpoint", "model", "served_model"?} (optional), "synthetic": <bool>}`
+//! (see [`super::canonical`]). Blank lines are skipped. `server` ([`ServerInfo`]) says
+//! which server answered (issue 9); files written before it existed still load.
 //!
 //! [`ReplayClient`] answers a request only from an unused recording with the request's
 //! key (recordings with equal keys are served in file order), fails a request with no
@@ -13,7 +15,7 @@
 //! live client.
 
 use super::canonical::{canonical_json, canonical_request, request_key};
-use super::{ChatClient, ChatRequest, ChatResponse, ClientInfo, LlmError, Message, Result, excerpt};
+use super::{ChatClient, ChatRequest, ChatResponse, ClientInfo, LlmError, Message, Result, ServerInfo, excerpt};
 use serde::Deserialize;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -21,6 +23,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::Instant;
 
 /// One line of a recordings file.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -39,12 +42,22 @@ pub struct Recording {
     /// Free text, e.g. why a synthetic recording exists.
     #[serde(default)]
     pub note: Option<String>,
+    /// The server that answered (endpoint, model requested, model it reported); `None` in
+    /// hand-written recordings and in files written before this field existed.
+    #[serde(default)]
+    pub server: Option<ServerInfo>,
 }
 
 impl Recording {
-    /// A recording of `response` to `request`, with its key computed.
+    /// A recording of `response` to `request`, with its key computed and no server.
     pub fn new(request: ChatRequest, response: ChatResponse, synthetic: bool, note: Option<String>) -> Self {
-        Recording { key: request_key(&request), request, response, synthetic, note }
+        Recording { key: request_key(&request), request, response, synthetic, note, server: None }
+    }
+
+    /// This recording saying that `server` answered it.
+    pub fn with_server(mut self, server: Option<ServerInfo>) -> Self {
+        self.server = server;
+        self
     }
 
     /// The recording as one JSONL line (no trailing newline), keys sorted, the request in
@@ -57,11 +70,15 @@ impl Recording {
         let response = serde_json::to_value(&self.response).expect("a ChatResponse always serializes");
         let _ = write!(
             line,
-            ",\"request\":{},\"response\":{},\"synthetic\":{}}}",
+            ",\"request\":{},\"response\":{}",
             canonical_request(&self.request),
-            canonical_json(&response),
-            self.synthetic
+            canonical_json(&response)
         );
+        if let Some(server) = &self.server {
+            let server = serde_json::to_value(server).expect("a ServerInfo always serializes");
+            let _ = write!(line, ",\"server\":{}", canonical_json(&server));
+        }
+        let _ = write!(line, ",\"synthetic\":{}}}", self.synthetic);
         line
     }
 }
@@ -90,6 +107,7 @@ pub struct ReplayClient {
     entries: Vec<Entry>,
     used: Mutex<Vec<bool>>,
     synthetic: bool,
+    server: Option<ServerInfo>,
 }
 
 impl ReplayClient {
@@ -103,6 +121,7 @@ impl ReplayClient {
         let text = std::fs::read_to_string(&path).map_err(|source| LlmError::Io { path: path.clone(), source })?;
         let mut entries = Vec::new();
         let mut synthetic = false;
+        let mut server = None;
         for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
             let bad = |message: String| LlmError::BadRecording { path: path.clone(), line: i + 1, message };
             let rec: Recording = serde_json::from_str(line).map_err(|e| bad(format!("not a recording: {e}")))?;
@@ -111,10 +130,11 @@ impl ReplayClient {
                 return Err(bad(format!("key {} does not match the request, whose key is {key}", rec.key)));
             }
             synthetic |= rec.synthetic;
+            server = server.or(rec.server);
             entries.push(Entry { line: i + 1, key, request: rec.request, response: rec.response });
         }
         let used = Mutex::new(vec![false; entries.len()]);
-        Ok(ReplayClient { path, entries, used, synthetic })
+        Ok(ReplayClient { path, entries, used, synthetic, server })
     }
 
     /// Number of recordings.
@@ -177,6 +197,11 @@ impl ChatClient for ReplayClient {
         let Some(i) = hit else { return Err(self.miss(req, key)) };
         used[i] = true;
         Ok(self.entries[i].response.clone())
+    }
+
+    /// The server of the first recording that names one.
+    fn server(&self) -> Option<ServerInfo> {
+        self.server.clone()
     }
 
     fn describe(&self) -> ClientInfo {
@@ -264,13 +289,32 @@ impl<C: ChatClient> RecordingClient<C> {
 
 impl<C: ChatClient> ChatClient for RecordingClient<C> {
     fn chat(&self, req: &ChatRequest) -> Result<ChatResponse> {
-        let response = self.inner.chat(req)?;
-        let line = Recording::new(req.clone(), response.clone(), self.inner.is_synthetic(), None).to_line() + "\n";
+        self.chat_within(req, None)
+    }
+
+    /// Passes the call on to the inner client and records the exchange with the inner
+    /// client's [`ChatClient::server`] and the model the response names.
+    fn chat_within(&self, req: &ChatRequest, deadline: Option<Instant>) -> Result<ChatResponse> {
+        let response = self.inner.chat_within(req, deadline)?;
+        let server = self
+            .inner
+            .server()
+            .map(|s| ServerInfo { served_model: Some(response.model.clone()).filter(|m| !m.is_empty()), ..s });
+        let recording = Recording::new(req.clone(), response.clone(), self.inner.is_synthetic(), None);
+        let line = recording.with_server(server).to_line() + "\n";
         let mut file = self.file.lock().expect("not poisoned");
         file.write_all(line.as_bytes())
             .and_then(|()| file.flush())
             .map_err(|source| LlmError::Io { path: self.path.clone(), source })?;
         Ok(response)
+    }
+
+    fn context_length(&self) -> Option<u32> {
+        self.inner.context_length()
+    }
+
+    fn server(&self) -> Option<ServerInfo> {
+        self.inner.server()
     }
 
     fn describe(&self) -> ClientInfo {

@@ -2,7 +2,9 @@
 //! of the agent loop. It is synthetic: its results never count as repair results.
 
 use super::http::parse_body;
-use super::{ChatClient, ChatRequest, ChatResponse, ClientInfo, LlmError, Message, Result, RetryPolicy, ToolCall};
+use super::{
+    ChatClient, ChatRequest, ChatResponse, Choice, ClientInfo, LlmError, Message, Result, RetryPolicy, ToolCall,
+};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -35,7 +37,7 @@ impl Fault {
         let url = SOURCE.to_owned();
         match self {
             Fault::Http { status, retry_after_s, body } => {
-                LlmError::Http { status, url, body, retry_after_ms: retry_after_s.map(|s| s * 1000) }
+                LlmError::from_http(status, &url, &body, retry_after_s.map(|s| s * 1000))
             }
             Fault::Timeout => LlmError::Timeout { url, timeout_ms: 0 },
             Fault::Connection => LlmError::Connection { url, message: "connection refused (scripted)".to_owned() },
@@ -78,6 +80,23 @@ impl Script {
             ..Message::assistant("")
         };
         Script::Respond(ChatResponse::from_message(SOURCE, message, "tool_calls"))
+    }
+
+    /// One response holding a text choice per entry of `texts` (`finish_reason: "stop"`),
+    /// e.g. fewer than a request's `n`, as servers that ignore `n` send; an empty list gives
+    /// a response with no choices.
+    pub fn choices(texts: &[&str]) -> Self {
+        let mut response = ChatResponse::from_message(SOURCE, Message::assistant(""), "stop");
+        response.choices = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Choice {
+                index: u32::try_from(i).unwrap_or(u32::MAX),
+                message: Message::assistant(*t),
+                finish_reason: Some("stop".to_owned()),
+            })
+            .collect();
+        Script::Respond(response)
     }
 
     /// A text reply cut off at the token limit (`finish_reason: "length"`).

@@ -95,7 +95,7 @@ pub fn next_turn<C: ChatClient + ?Sized>(
     let mut reasons = Vec::new();
     loop {
         ledger.check()?;
-        let response = client.chat(&req)?;
+        let response = client.chat_within(&req, ledger.deadline)?;
         ledger.record(&req, &response);
         let choice = response.choices.into_iter().next().ok_or_else(|| LlmError::MalformedResponse {
             url: client.describe().endpoint.unwrap_or_default(),

@@ -220,7 +220,9 @@ pub struct ChatRequest {
     /// Tools the model may call; omitted when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Tool>,
-    /// Tool policy; omitted means the server default (`auto` when tools are given).
+    /// Tool policy; `None` with tools is sent as `"auto"` by [`super::OpenAiClient`] (see
+    /// [`ChatRequest::for_wire`]): some servers (llama-cpp-python's function-calling chat
+    /// formats) ignore tools unless `tool_choice` is given. Without tools it is omitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<ToolChoice>,
     /// Sampling temperature (0 = greedy).
@@ -250,6 +252,17 @@ impl ChatRequest {
             max_tokens: None,
             seed: None,
         }
+    }
+
+    /// The request as sent: with tools and no `tool_choice`, `tool_choice` is
+    /// [`ToolChoice::Auto`] (the OpenAI default, made explicit for servers that ignore tools
+    /// without it, issue 9). The canonical form ([`super::canonical`]) treats both alike.
+    pub fn for_wire(&self) -> ChatRequest {
+        let mut req = self.clone();
+        if !req.tools.is_empty() && req.tool_choice.is_none() {
+            req.tool_choice = Some(ToolChoice::Auto);
+        }
+        req
     }
 }
 

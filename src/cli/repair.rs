@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use engine::Space;
-use repair::agent::{AgentConfig, Bug, Location, Outcome, Workflow};
+use repair::agent::{AgentConfig, Bug, DEFAULT_CONTEXT_TOKENS, Location, Outcome, Workflow};
 use repair::llm::{Budget, ChatClient, OpenAiClient, OpenAiConfig, Price, PriceTable, RecordingClient, ReplayClient};
 use repair::retrieve::{Exclusion, RetrieveParams};
 use repair::validate::{CommandSpec, Validator};
@@ -146,6 +146,11 @@ pub struct LlmArgs {
     /// Most LLM tokens (prompt + completion).
     #[arg(long)]
     pub(crate) max_tokens: Option<u64>,
+    /// The model's context window in tokens (prompt plus reply), e.g. the server's
+    /// `--n_ctx`: every request's history is kept within it less the reply budget (old tool
+    /// outputs cut, old exchanges dropped; see the README) [default: 8192].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(256..))]
+    pub(crate) llm_context: Option<u64>,
     /// Wall-clock limit of the whole run, seconds.
     #[arg(long, default_value_t = 1800)]
     pub(crate) max_wall_s: u64,
@@ -253,6 +258,7 @@ impl LlmArgs {
             collect_all: self.all,
             retrieval: RetrieveParams { space, k: self.top_n, threshold: self.threshold },
             budget: Budget { max_calls: Some(self.max_calls), max_tokens: self.max_tokens },
+            context_tokens: self.llm_context.unwrap_or(DEFAULT_CONTEXT_TOKENS),
             wall: Some(Duration::from_secs(self.max_wall_s)),
             ..AgentConfig::default()
         })

@@ -5,6 +5,7 @@
 //! | --- | --- |
 //! | [`types`] | the wire format: [`ChatRequest`], [`ChatResponse`], [`Message`], [`Tool`], [`ToolCall`] |
 //! | [`http`] | [`OpenAiClient`]: blocking HTTP (ureq), timeouts, [`RetryPolicy`] |
+//! | [`context`] | [`context::fit`]: estimated prompt tokens, history kept within the context window |
 //! | [`turn`] | [`next_turn`]: validated tool calls or a final answer, text fallback, bounded re-asks |
 //! | [`ledger`] | [`CallRecord`], [`Ledger`]: tokens, latency, cost, budgets |
 //! | [`scripted`] | [`ScriptedClient`]: a queue of responses and injected faults |
@@ -37,6 +38,7 @@
 #![warn(missing_docs)]
 
 pub mod canonical;
+pub mod context;
 pub mod http;
 pub mod ledger;
 pub mod replay;

@@ -352,7 +352,7 @@ fn fuzz_next_turn_on_any_reply() {
     runner
         .run(&(vec(script(), 1..4), 0..3u32, any::<bool>()), |(scripts, max_reasks, allow_final)| {
             let client = ScriptedClient::new(scripts);
-            let opts = TurnOptions { max_reasks, allow_final };
+            let opts = TurnOptions { max_reasks, allow_final, ..TurnOptions::default() };
             let req = request();
             match next_turn(&client, &req, &opts, &mut Ledger::default()).map(|t| t.action) {
                 Ok(Action::ToolCalls(calls)) => {
@@ -363,6 +363,7 @@ fn fuzz_next_turn_on_any_reply() {
                     answered.set(answered.get() + 1);
                     assert!(allow_final && !text.trim().is_empty(), "{text:?}");
                 }
+                Ok(Action::CutOff(_)) => answered.set(answered.get() + 1),
                 Err(_) => refused.set(refused.get() + 1),
             }
             assert!(client.requests().len() <= max_reasks as usize + 1);

@@ -228,9 +228,6 @@ impl OpenAiClient {
         let text = response.body_mut().read_to_string().map_err(|e| self.transport_error(url, e))?;
         if !(200..300).contains(&status) {
             let body = self.scrub(&excerpt(&text, BODY_EXCERPT_CHARS));
-            if is_context_length_error(status, &text) {
-                return Err(LlmError::ContextLengthExceeded { message: body });
-            }
             return Err(LlmError::Http { status, url: url.to_owned(), body, retry_after_ms });
         }
         parse_body(&text, url).map_err(|e| self.scrub_error(e))
@@ -304,19 +301,6 @@ pub(crate) fn parse_body(text: &str, source: &str) -> Result<ChatResponse> {
     Ok(response)
 }
 
-/// Whether an error response says that the prompt and reply budget exceed the context
-/// window: a 400, 413 or 422 whose body names `context_length_exceeded` (OpenAI), a
-/// "maximum context length" (vLLM), or a "context window" / "context length" that is
-/// exceeded (llama.cpp, llama-cpp-python, Ollama).
-pub(crate) fn is_context_length_error(status: u16, body: &str) -> bool {
-    let body = body.to_lowercase();
-    matches!(status, 400 | 413 | 422)
-        && (body.contains("context_length_exceeded")
-            || body.contains("maximum context length")
-            || ((body.contains("context window") || body.contains("context length") || body.contains("n_ctx"))
-                && (body.contains("exceed") || body.contains("too long") || body.contains("longer than"))))
-}
-
 /// `Retry-After` in seconds (integer or decimal) as milliseconds; HTTP dates are ignored.
 fn parse_retry_after(value: &str) -> Option<u64> {
     let seconds: f64 = value.trim().parse().ok()?;
@@ -335,18 +319,6 @@ mod tests {
         assert_eq!(p.delay_ms(1, Some(10_000_000)), p.max_retry_after_ms);
         let jittered = RetryPolicy { jitter: true, ..p };
         assert!((50..=100).contains(&jittered.delay_ms(1, None)));
-    }
-
-    #[test]
-    fn context_length_errors_are_recognised() {
-        let openai = r#"{"error": {"code": "context_length_exceeded", "message": "too many tokens"}}"#;
-        let vllm = "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens";
-        let llama = r#"{"error": {"message": "Requested tokens (9000) exceed context window of 8192"}}"#;
-        for body in [openai, vllm, llama] {
-            assert!(is_context_length_error(400, body), "{body}");
-        }
-        assert!(!is_context_length_error(500, vllm));
-        assert!(!is_context_length_error(400, "tools are not supported"));
     }
 
     #[test]

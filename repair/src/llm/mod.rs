@@ -146,15 +146,6 @@ pub enum LlmError {
         /// The start of the body.
         body: String,
     },
-    /// The endpoint refused the request because the prompt plus the reply budget
-    /// (`max_tokens`) do not fit the model's context window (OpenAI's
-    /// `context_length_exceeded`, vLLM's "maximum context length", llama.cpp's "exceed
-    /// context window"). Not retryable as is: shorten the conversation first.
-    #[error("the request does not fit the model's context window: {message} (lower --max-reply-tokens, or give the real window with --llm-context)")]
-    ContextLengthExceeded {
-        /// The server's message (the start of the response body).
-        message: String,
-    },
     /// A retryable failure persisted through every attempt.
     #[error("gave up after {attempts} attempts: {last}")]
     RetriesExhausted {

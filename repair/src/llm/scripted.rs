@@ -34,9 +34,6 @@ impl Fault {
     fn into_error(self) -> LlmError {
         let url = SOURCE.to_owned();
         match self {
-            Fault::Http { status, body, .. } if super::http::is_context_length_error(status, &body) => {
-                LlmError::ContextLengthExceeded { message: body }
-            }
             Fault::Http { status, retry_after_s, body } => {
                 LlmError::Http { status, url, body, retry_after_ms: retry_after_s.map(|s| s * 1000) }
             }
@@ -93,8 +90,7 @@ impl Script {
         Script::Fail(Fault::Http { status: 429, retry_after_s, body: "rate limited (scripted)".to_owned() })
     }
 
-    /// An HTTP error `status` with `body`; a 400 whose body says the context window is
-    /// exceeded fails as [`LlmError::ContextLengthExceeded`], as from [`super::OpenAiClient`].
+    /// An HTTP error `status` with `body`.
     pub fn http_error(status: u16, body: impl Into<String>) -> Self {
         Script::Fail(Fault::Http { status, retry_after_s: None, body: body.into() })
     }

@@ -2,7 +2,7 @@
 //! with a per-request timeout and [`RetryPolicy`] (exponential back-off with jitter,
 //! `Retry-After` honoured).
 
-use super::{ChatClient, ChatRequest, ChatResponse, ClientInfo, LlmError, Result, excerpt};
+use super::{BODY_EXCERPT_CHARS, ChatClient, ChatRequest, ChatResponse, ClientInfo, LlmError, Result, excerpt};
 use std::fmt;
 use std::time::{Duration, Instant};
 use tracing::{debug, warn};
@@ -14,8 +14,6 @@ pub const ENV_MODEL: &str = "FIXDEX_LLM_MODEL";
 /// Environment variable with the API key (optional: local servers need none).
 pub const ENV_API_KEY: &str = "OPENAI_API_KEY";
 
-/// Characters of a response body kept in error messages.
-const BODY_EXCERPT_CHARS: usize = 500;
 
 /// When and how long to wait before trying a failed call again.
 ///
@@ -227,8 +225,7 @@ impl OpenAiClient {
             response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
         let text = response.body_mut().read_to_string().map_err(|e| self.transport_error(url, e))?;
         if !(200..300).contains(&status) {
-            let body = self.scrub(&excerpt(&text, BODY_EXCERPT_CHARS));
-            return Err(LlmError::Http { status, url: url.to_owned(), body, retry_after_ms });
+            return Err(LlmError::from_http(status, url, &self.scrub(&text), retry_after_ms));
         }
         parse_body(&text, url).map_err(|e| self.scrub_error(e))
     }

@@ -208,6 +208,15 @@ pub enum LlmError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The server refused the request because prompt plus reply do not fit the model's
+    /// context window (HTTP 400 with `error.code` `context_length_exceeded`, or a message
+    /// about the "maximum context length", as OpenAI, vLLM and llama.cpp send it). Never
+    /// retried as is: the caller must shorten the conversation (or lower `max_tokens`).
+    #[error("the request does not fit the model's context window: {message} (shorten the prompt or lower --max-reply-tokens)")]
+    ContextLengthExceeded {
+        /// The server's error message (or the start of its body).
+        message: String,
+    },
     /// [`ScriptedClient`] was asked more often than it has scripted answers.
     #[error("scripted client exhausted after {served} responses (script more answers)")]
     ScriptExhausted {
@@ -226,6 +235,17 @@ impl LlmError {
         }
     }
 
+    /// The error for a non-success HTTP `status` with response `body` (the full text):
+    /// [`LlmError::ContextLengthExceeded`] when a 400 says the context window is too small
+    /// (see [`is_context_length_error`]), else [`LlmError::Http`] carrying the start of the
+    /// body.
+    pub fn from_http(status: u16, url: &str, body: &str, retry_after_ms: Option<u64>) -> LlmError {
+        if status == 400 && is_context_length_error(body) {
+            return LlmError::ContextLengthExceeded { message: error_message(body) };
+        }
+        LlmError::Http { status, url: url.to_owned(), body: excerpt(body, BODY_EXCERPT_CHARS), retry_after_ms }
+    }
+
     /// The server's `Retry-After`, in milliseconds, when it sent one.
     pub fn retry_after_ms(&self) -> Option<u64> {
         match self {
@@ -233,6 +253,30 @@ impl LlmError {
             _ => None,
         }
     }
+}
+
+/// Characters of a response body kept in error messages.
+pub(crate) const BODY_EXCERPT_CHARS: usize = 500;
+
+/// Whether an HTTP 400 body says the prompt does not fit the context window: an
+/// `error.code` (or `error.type`) of `context_length_exceeded` (OpenAI, vLLM), or a message
+/// containing "context length", "context window" or "maximum context length" in any case
+/// (vLLM: "This model's maximum context length is 8192 tokens...", llama.cpp: "the request
+/// exceeds the available context size"). Matching is on the raw text, so a body that is not
+/// JSON is judged too.
+pub fn is_context_length_error(body: &str) -> bool {
+    let lower = body.to_lowercase();
+    ["context_length_exceeded", "context length", "context window", "context size", "exceed_context_size"]
+        .iter()
+        .any(|needle| lower.contains(needle))
+}
+
+/// `error.message` of an OpenAI-style error body, else the start of the body.
+fn error_message(body: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v.pointer("/error/message").and_then(|m| m.as_str()).map(str::to_owned))
+        .unwrap_or_else(|| excerpt(body, BODY_EXCERPT_CHARS))
 }
 
 fn status_hint(status: u16) -> &'static str {

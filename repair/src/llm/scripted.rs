@@ -35,7 +35,7 @@ impl Fault {
         let url = SOURCE.to_owned();
         match self {
             Fault::Http { status, retry_after_s, body } => {
-                LlmError::Http { status, url, body, retry_after_ms: retry_after_s.map(|s| s * 1000) }
+                LlmError::from_http(status, &url, &body, retry_after_s.map(|s| s * 1000))
             }
             Fault::Timeout => LlmError::Timeout { url, timeout_ms: 0 },
             Fault::Connection => LlmError::Connection { url, message: "connection refused (scripted)".to_owned() },

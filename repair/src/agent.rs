@@ -58,12 +58,12 @@ use crate::llm::{Budget, ChatClient, ChatRequest, ClientInfo, Ledger, LedgerTota
 
 mod react;
 
-pub use react::{NUDGE_PROMPT, SWITCH_AFTER_MISSES, TEXT_CALL_REMINDER, ToolProtocol, text_tools_prompt};
 use crate::patch::Patch;
 use crate::retrieve::{Retrieval, RetrieveParams, Retriever, SimilarFix};
 use crate::scratch::{Scratch, ScratchFilter};
 use crate::tools::Toolbox;
 use crate::validate::{Validation, Validator, Verdict};
+pub use react::{NUDGE_PROMPT, SWITCH_AFTER_MISSES, TEXT_CALL_REMINDER, ToolProtocol, text_tools_prompt};
 
 /// The system prompt of every conversation.
 pub const SYSTEM_PROMPT: &str = "You are an expert software engineer fixing a bug in a project. \
@@ -744,7 +744,12 @@ impl<'a> Workflow<'a> {
     }
 
     /// [`Self::sample`], except that an unusable reply is recorded as `at` and gives `None`.
-    fn sample_or_degrade(&self, run: &mut Run<'_>, req: ChatRequest, at: &Degraded) -> Result<Option<Vec<Reply>>, Stop> {
+    fn sample_or_degrade(
+        &self,
+        run: &mut Run<'_>,
+        req: ChatRequest,
+        at: &Degraded,
+    ) -> Result<Option<Vec<Reply>>, Stop> {
         match self.sample(run, req) {
             Ok(texts) => {
                 run.usable += 1;
@@ -830,7 +835,7 @@ impl<'a> Workflow<'a> {
                     run.report.context.overflow_retries += 1;
                     let before = run.estimator.tokens(req);
                     run.estimator.chars_per_token = (run.estimator.chars_per_token * 0.75).max(1.0);
-                    tracing::info!(message, "the request overflowed the context window; shrinking it once");
+                    tracing::info!(message = %message, "the request overflowed the context window; shrinking it once");
                     self.fit(run, req, pinned, before.min(budget.prompt_tokens()));
                 }
                 Err(LlmError::ContextLengthExceeded { message }) => {
@@ -860,7 +865,6 @@ impl<'a> Workflow<'a> {
             req.max_tokens = Some(u32::try_from(limit).unwrap_or(u32::MAX));
         }
     }
-
 
     /// `giveRepairSuggestions`: up to `suggestions` suggestions for this attempt; `None` when
     /// the reply is unusable or empty (recorded as degraded: the attempt is skipped).
@@ -1109,8 +1113,19 @@ pub fn parse_root_cause(text: &str) -> Option<String> {
     let para = rest.split("\n\n").next().unwrap_or(rest).trim();
     let norm = normalize_cause(para);
     const NONE: [&str; 13] = [
-        "", "none", "unknown", "n/a", "na", "null", "undetermined", "unclear", "not sure", "no root cause", "none yet",
-        "i don't know", "i do not know",
+        "",
+        "none",
+        "unknown",
+        "n/a",
+        "na",
+        "null",
+        "undetermined",
+        "unclear",
+        "not sure",
+        "no root cause",
+        "none yet",
+        "i don't know",
+        "i do not know",
     ];
     if NONE.contains(&norm.as_str()) || echoes_prompt(&norm) {
         return None;

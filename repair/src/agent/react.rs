@@ -5,9 +5,9 @@
 //! The loop starts with the **native** protocol: requests carry `tools`, results go back as
 //! `tool` messages. Some servers ignore `tools` (llama-cpp-python without a function-calling
 //! chat format) or refuse them. The loop switches to the **text** protocol when
-//! - the first [`SWITCH_AFTER_MISSES`] ReAct replies hold no tool call at all (no native
-//!   `tool_calls`, no call written as text; cut-off and unusable replies count) and no call
-//!   has worked yet, or
+//! - the first [`SWITCH_AFTER_MISSES`] ReAct turns end in a reply without any tool call (no
+//!   native `tool_calls`, no call written as text: a final answer without a root cause, or
+//!   a cut-off reply without anything complete) and no call has worked yet, or
 //! - the server answers a request with tools with an HTTP 4xx (not 401, 403, 404, 429)
 //!   whose body names `tool` (`tools`, `tool_choice`).
 //!
@@ -16,7 +16,8 @@
 //! [`crate::llm::text::parse_text_calls`] reads, requests go without `tools`, and the
 //! conversation restarts from the ReAct instruction (the failed native turns are dropped).
 //! Calls parsed from text are answered with `user` messages in either protocol (plain chat
-//! formats drop `tool` messages). [`RepairReport::tool_protocol`] records what ran.
+//! formats drop `tool` messages). [`RepairReport::tool_protocol`](super::RepairReport::tool_protocol)
+//! records what ran.
 //!
 //! # Failed turns
 //! A final answer without a root cause is answered with a nudge; that exchange is dropped
@@ -29,7 +30,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Degraded, REACT_PROMPT, Run, Stop, SYSTEM_PROMPT, Workflow, cause_prompt, parse_root_cause};
+use super::{Degraded, REACT_PROMPT, Run, SYSTEM_PROMPT, Stop, Workflow, cause_prompt, parse_root_cause};
 use crate::llm::context::{OLD_OUTPUT_CHARS, cut_middle};
 use crate::llm::text::complete_part;
 use crate::llm::{Action, Message, Tool, TurnOptions, ValidToolCall, next_turn};
@@ -107,8 +108,7 @@ impl Workflow<'_> {
             base,
             last_text: String::new(),
         };
-        run.report.tool_protocol =
-            Some(ToolProtocol { protocol: "native", switched_after_call: None, reason: None });
+        run.report.tool_protocol = Some(ToolProtocol { protocol: "native", switched_after_call: None, reason: None });
         let steps = self.config.react_steps.max(1);
         let mut note = format!("the {steps} ReAct turns ran out before the model stated a root cause");
         for step in 1..=steps {
@@ -166,10 +166,6 @@ impl Workflow<'_> {
                 self.switch_to_text(run, state, messages, tools, reason);
                 return Ok(Next::Continue);
             }
-            Err(Stop::Unusable(_)) if native_unproven => {
-                state.misses += 1;
-                return Ok(Next::Continue);
-            }
             Err(Stop::Unusable(reason)) => {
                 let note = format!("the model's reply in ReAct turn {step} stayed unusable: {reason}");
                 self.degrade(run, Degraded { turn: Some(step), reason, ..Degraded::at("react", None, None) });
@@ -222,7 +218,14 @@ impl Workflow<'_> {
 
     /// Runs `calls`, records them, and appends their results: `tool` messages for native
     /// calls, one `user` message for calls written as text.
-    fn run_tools(&self, run: &mut Run<'_>, step: usize, calls: &[ValidToolCall], as_text: bool, messages: &mut Vec<Message>) {
+    fn run_tools(
+        &self,
+        run: &mut Run<'_>,
+        step: usize,
+        calls: &[ValidToolCall],
+        as_text: bool,
+        messages: &mut Vec<Message>,
+    ) {
         let mut text_results = Vec::new();
         for call in calls {
             let args = Value::Object(call.arguments.clone());
@@ -262,7 +265,7 @@ impl Workflow<'_> {
         state.protocol = Protocol::Text;
         state.pinned = messages.len();
         state.nudge = None;
-        tracing::info!(reason, "switching the ReAct loop to the text tool protocol");
+        tracing::info!(reason = %reason, "switching the ReAct loop to the text tool protocol");
         run.report.tool_protocol = Some(ToolProtocol {
             protocol: "native→text",
             switched_after_call: Some(run.ledger.totals().calls),
@@ -275,10 +278,9 @@ impl Workflow<'_> {
 fn start(base: &[Message], protocol: Protocol, tools: &[Tool]) -> Vec<Message> {
     let (system, instruction) = match protocol {
         Protocol::Native => (SYSTEM_PROMPT.to_owned(), REACT_PROMPT.to_owned()),
-        Protocol::Text => (
-            format!("{SYSTEM_PROMPT}\n\n{}", text_tools_prompt(tools)),
-            format!("{REACT_PROMPT} {TEXT_CALL_REMINDER}"),
-        ),
+        Protocol::Text => {
+            (format!("{SYSTEM_PROMPT}\n\n{}", text_tools_prompt(tools)), format!("{REACT_PROMPT} {TEXT_CALL_REMINDER}"))
+        }
     };
     let mut messages = vec![Message::system(system)];
     messages.extend(base.iter().cloned());
@@ -295,7 +297,12 @@ pub const TEXT_CALL_REMINDER: &str =
 pub fn text_tools_prompt(tools: &[Tool]) -> String {
     let mut s = String::from("You can call these tools to read the project:\n");
     for t in tools {
-        s.push_str(&format!("- {}({}): {}\n", t.name(), arguments_line(&t.function.parameters), t.function.description));
+        s.push_str(&format!(
+            "- {}({}): {}\n",
+            t.name(),
+            arguments_line(&t.function.parameters),
+            t.function.description
+        ));
     }
     s.push_str(
         "To call a tool, reply with exactly\n<tool_call>{\"name\": \"<tool name>\", \"arguments\": {<arguments as a \

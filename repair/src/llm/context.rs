@@ -78,7 +78,8 @@ impl Estimator {
     /// Estimated prompt tokens of `req`: its messages' characters and its tools' JSON
     /// schemas, divided by the ratio, plus 4 tokens per message.
     pub fn tokens(&self, req: &ChatRequest) -> u64 {
-        let tools: usize = req.tools.iter().map(|t| t.function.parameters.to_string().len() + t.function.description.len()).sum();
+        let tools: usize =
+            req.tools.iter().map(|t| t.function.parameters.to_string().len() + t.function.description.len()).sum();
         let chars: usize = req.messages.iter().map(message_chars).sum::<usize>() + tools;
         (chars as f64 / self.chars_per_token).ceil() as u64 + TOKENS_PER_MESSAGE * req.messages.len() as u64
     }
@@ -163,15 +164,20 @@ fn cut_message(m: &mut Message, max_chars: usize) -> bool {
     true
 }
 
-/// `text` cut to about `max_chars` characters: its head (two thirds) and tail (one third)
-/// around the line `[... N chars cut ...]`; unchanged when it is short enough.
+/// Characters reserved for the cut marker line.
+const MARKER_CHARS: usize = 32;
+
+/// `text` cut to at most `max_chars` characters (at least the marker): its head (two
+/// thirds) and tail (one third) around the line `[... N chars cut ...]`; unchanged when it
+/// is short enough.
 pub fn cut_middle(text: &str, max_chars: usize) -> String {
     let total = text.chars().count();
     if total <= max_chars {
         return text.to_owned();
     }
-    let head = max_chars * 2 / 3;
-    let tail = max_chars - head;
+    let keep = max_chars.saturating_sub(MARKER_CHARS);
+    let head = keep * 2 / 3;
+    let tail = keep - head;
     let cut = total - head - tail;
     let head_text: String = text.chars().take(head).collect();
     let tail_text: String = text.chars().skip(total - tail).collect();
@@ -194,7 +200,8 @@ mod tests {
         let text = format!("Exception: boom\n{}\nlast frame", "at f()\n".repeat(500));
         let cut = cut_middle(&text, 300);
         assert!(cut.starts_with("Exception: boom") && cut.ends_with("last frame"), "{cut}");
-        assert!(cut.contains(&format!("[... {} chars cut ...]", text.chars().count() - 300)), "{cut}");
+        assert!(cut.contains(&format!("[... {} chars cut ...]", text.chars().count() - 300 + 32)), "{cut}");
+        assert!(cut.chars().count() <= 300, "{}", cut.chars().count());
         assert_eq!(cut_middle("short", 10), "short");
     }
 

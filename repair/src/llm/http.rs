@@ -14,7 +14,6 @@ pub const ENV_MODEL: &str = "FIXDEX_LLM_MODEL";
 /// Environment variable with the API key (optional: local servers need none).
 pub const ENV_API_KEY: &str = "OPENAI_API_KEY";
 
-
 /// When and how long to wait before trying a failed call again.
 ///
 /// Retried: HTTP 429 and 5xx, timeouts, connection errors ([`LlmError::is_retryable`]).

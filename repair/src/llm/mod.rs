@@ -212,7 +212,9 @@ pub enum LlmError {
     /// context window (HTTP 400 with `error.code` `context_length_exceeded`, or a message
     /// about the "maximum context length", as OpenAI, vLLM and llama.cpp send it). Never
     /// retried as is: the caller must shorten the conversation (or lower `max_tokens`).
-    #[error("the request does not fit the model's context window: {message} (shorten the prompt or lower --max-reply-tokens)")]
+    #[error(
+        "the request does not fit the model's context window: {message} (shorten the prompt or lower --max-reply-tokens)"
+    )]
     ContextLengthExceeded {
         /// The server's error message (or the start of its body).
         message: String,

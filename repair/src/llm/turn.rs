@@ -205,11 +205,11 @@ fn assess(choice: &Choice, tools: &[Tool], id_base: usize, final_allowed: bool, 
         call.id = format!("call_{id_base}_{i}");
     }
     if !message.tool_calls.is_empty() {
-        return assess_native(message, tools, cut_off, text_only);
+        return assess_native(message, tools, cut_off);
     }
     if !tools.is_empty() {
-        let text = if cut_off { complete_calls_text(message.text()) } else { message.text() };
-        match parse_text_calls(text) {
+        let text = if cut_off { complete_calls_text(message.text()) } else { message.text() }.to_owned();
+        match parse_text_calls(&text) {
             TextCalls::Calls { calls, .. } => {
                 if cut_off {
                     message.content = Some(text.trim_end().to_owned());
@@ -231,17 +231,15 @@ fn assess(choice: &Choice, tools: &[Tool], id_base: usize, final_allowed: bool, 
         return Err(text_problem(message, format!("your reply was empty. {}", how_to_call(tools, text_only))));
     }
     if !final_allowed {
-        let error = format!(
-            "your reply has no tool call, and a tool call is required now. {}",
-            how_to_call(tools, text_only)
-        );
+        let error =
+            format!("your reply has no tool call, and a tool call is required now. {}", how_to_call(tools, text_only));
         return Err(text_problem(message, error));
     }
     let text = message.text().to_owned();
     Ok((Action::Final(text), message, false))
 }
 
-fn assess_native(mut message: Message, tools: &[Tool], cut_off: bool, text_only: bool) -> Assessed {
+fn assess_native(mut message: Message, tools: &[Tool], cut_off: bool) -> Assessed {
     let check = |c: &ToolCall| validate(&c.id, &c.function.name, &c.function.arguments, tools);
     if cut_off {
         // Calls whose arguments were cut are dropped; the complete ones run.

@@ -586,7 +586,8 @@ const CONTEXT_EXCEEDED: &str = r#"{"error": {"code": "context_length_exceeded", 
 #[test]
 fn issue_9_context_overflow_shrinks_the_request_and_retries_once() {
     let b = bug(Lang::Python, "sum_to");
-    let call = |m: &str| Script::tool_call(m, &serde_json::json!({"file": "python_programs/sum_to.py", "method": "sum_to"}));
+    let call =
+        |m: &str| Script::tool_call(m, &serde_json::json!({"file": "python_programs/sum_to.py", "method": "sum_to"}));
     let client = ScriptedClient::new(vec![
         Script::text("ROOT CAUSE: NONE"),
         call("find_method_in_file"),
@@ -635,7 +636,8 @@ fn issue_9_the_history_stays_within_the_context_window() {
     let tools = ["find_method_in_file", "analyze_method_details", "trace_method_usage", "get_imports"];
     let mut scripts = vec![Script::text("ROOT CAUSE: NONE")];
     for t in tools.iter().cycle().take(7) {
-        scripts.push(Script::tool_call(t, &serde_json::json!({"file": "python_programs/sum_to.py", "method": "sum_to"})));
+        scripts
+            .push(Script::tool_call(t, &serde_json::json!({"file": "python_programs/sum_to.py", "method": "sum_to"})));
     }
     scripts.push(Script::text("ROOT CAUSE: `range(1, n)` stops before n."));
     scripts.push(Script::text("SUGGESTION 1: use range(1, n + 1)."));
@@ -687,7 +689,10 @@ fn issue_9_a_server_that_ignores_tools_gets_the_text_protocol() {
     let text = &requests[3];
     assert!(text.tools.is_empty() && text.tool_choice.is_none(), "{text:#?}");
     let system = text.messages[0].text();
-    assert!(system.contains("<tool_call>") && system.contains("find_method_in_file(file: string (required)"), "{system}");
+    assert!(
+        system.contains("<tool_call>") && system.contains("find_method_in_file(file: string (required)"),
+        "{system}"
+    );
     assert!(!text.messages.iter().any(|m| m.text().contains("Let me think")), "failed native turns are dropped");
     let answered = requests[4].messages.last().unwrap();
     assert_eq!(answered.role, repair::llm::Role::User);

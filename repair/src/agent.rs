@@ -685,7 +685,7 @@ impl<'a> Workflow<'a> {
         }
         // No candidate applied: tell the model why, once, and take one corrected patch.
         if !applied_any && let Some(reason) = first_refusal {
-            let mut req = req.clone();
+            let mut req = req;
             req.n = None;
             if let Some(first) = answers.first() {
                 req.messages.push(Message::assistant(first.text.clone()));

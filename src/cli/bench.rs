@@ -34,7 +34,7 @@ enum What {
     Open(OpenArgs),
     /// QuixBugs harness: build and test every program; `--oracle ground-truth` checks that the
     /// developer fix, applied through the patch path, makes each program plausible.
-    Quixbugs(super::quixbugs::QuixbugsArgs),
+    Quixbugs(Box<super::quixbugs::QuixbugsArgs>),
 }
 
 /// Arguments of `fixdex bench open`.

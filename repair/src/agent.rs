@@ -32,7 +32,7 @@
 //! as [`Outcome::Error`]. Transport errors, budgets and the wall clock still end the run.
 //!
 //! A reply cut off at the token limit is used for its complete part and never re-asked
-//! ([`react`] for the reasoning phase; complete suggestion lines; patch edits up to the last
+//! (the ReAct loop: [`ToolProtocol`] and `agent/react.rs`; complete suggestion lines; patch edits up to the last
 //! closed one, [`complete_patch_text`]). Every request is kept within the model's context
 //! window ([`AgentConfig::context_tokens`], [`crate::llm::context`]); one the server still
 //! refuses as too long is shrunk and sent once more, then degraded like an unusable reply.

@@ -114,7 +114,7 @@ pub fn tool_calls(data: &[u8]) {
         [Script::text(text.to_string()), Script::raw_tool_call(name, arguments), Script::malformed_body(text.to_string())];
     for script in scripts {
         let client = ScriptedClient::new(vec![script]);
-        let opts = TurnOptions { max_reasks: 0, allow_final: true };
+        let opts = TurnOptions { max_reasks: 0, allow_final: true, ..TurnOptions::default() };
         if let Ok(turn) = next_turn(&client, &req, &opts, &mut Ledger::default())
             && let Action::ToolCalls(calls) = turn.action
         {

@@ -31,6 +31,12 @@
 //! request skips its suggestion. Only when no reply of the whole run was usable does it end
 //! as [`Outcome::Error`]. Transport errors, budgets and the wall clock still end the run.
 //!
+//! A reply cut off at the token limit is used for its complete part and never re-asked
+//! (the ReAct loop: [`ToolProtocol`] and `agent/react.rs`; complete suggestion lines; patch edits up to the last
+//! closed one, [`complete_patch_text`]). Every request is kept within the model's context
+//! window ([`AgentConfig::context_tokens`], [`crate::llm::context`]); one the server still
+//! refuses as too long is shrunk and sent once more, then degraded like an unusable reply.
+//!
 //! Budgets (LLM calls, tokens, wall time) are checked before every call and every
 //! validation. Every exit path (plausible patch, search space exhausted, budget, timeout,
 //! pre-flight failure, error) returns a [`RepairReport`]; [`Workflow::run`] never fails.
@@ -46,15 +52,21 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::baseline::{Plausibility, Rule};
+use crate::llm::context::{self, ContextBudget, Estimator};
+use crate::llm::text::complete_part;
 use crate::llm::{
-    Action, Budget, ChatClient, ChatRequest, ClientInfo, Ledger, LedgerTotals, LlmError, Message, PriceTable,
-    ServerInfo, Tool, TurnOptions, complete_n, next_turn,
+    Budget, ChatClient, ChatRequest, ClientInfo, Ledger, LedgerTotals, LlmError, Message, PriceTable, ServerInfo,
+    complete_n,
 };
+
+mod react;
+
 use crate::patch::Patch;
 use crate::retrieve::{Retrieval, RetrieveParams, Retriever, SimilarFix};
 use crate::scratch::{Scratch, ScratchFilter};
 use crate::tools::Toolbox;
 use crate::validate::{Validation, Validator, Verdict};
+pub use react::{NUDGE_PROMPT, SWITCH_AFTER_MISSES, TEXT_CALL_REMINDER, ToolProtocol, text_tools_prompt};
 
 /// The system prompt of every conversation.
 pub const SYSTEM_PROMPT: &str = "You are an expert software engineer fixing a bug in a project. \
@@ -101,6 +113,10 @@ pub struct AgentConfig {
     pub seed: Option<u64>,
     /// Completion length limit per call, tokens.
     pub max_tokens: Option<u32>,
+    /// The model's context window (prompt plus reply), tokens: the history of every
+    /// request is kept within it less `max_tokens` ([`crate::llm::context`]).
+    #[serde(default = "default_context_tokens")]
+    pub context_tokens: u64,
     /// Most ReAct turns in the reasoning phase.
     pub react_steps: usize,
     /// Repair attempts.
@@ -124,6 +140,13 @@ pub struct AgentConfig {
     pub wall: Option<Duration>,
 }
 
+/// The context window assumed when none is given: 8,192 tokens.
+pub const DEFAULT_CONTEXT_TOKENS: u64 = 8_192;
+
+fn default_context_tokens() -> u64 {
+    DEFAULT_CONTEXT_TOKENS
+}
+
 impl Default for AgentConfig {
     fn default() -> Self {
         AgentConfig {
@@ -131,6 +154,7 @@ impl Default for AgentConfig {
             temperature: Some(1.0),
             seed: None,
             max_tokens: Some(2048),
+            context_tokens: DEFAULT_CONTEXT_TOKENS,
             react_steps: 8,
             attempts: 3,
             suggestions: 3,
@@ -289,6 +313,11 @@ pub struct RepairReport {
     pub plausibility: Option<Plausibility>,
     /// Requests whose reply was unusable and that the run went on without.
     pub degraded: Vec<Degraded>,
+    /// The tool-calling protocol of the ReAct loop (`native`, `text`, `native→text` with
+    /// the call count and the reason); `null` when the loop did not run.
+    pub tool_protocol: Option<ToolProtocol>,
+    /// How the conversation was kept within the context window.
+    pub context: ContextRecord,
     /// Things the user should know (`fixdex repair` prints them to stderr): tolerated
     /// failing tests nobody named, skipped requests, tests that failed in every candidate.
     pub warnings: Vec<String>,
@@ -308,6 +337,31 @@ pub struct RepairReport {
     /// requested and the model the server reported; for a replay, the recorded server;
     /// `null` for scripted answers.
     pub server: Option<ServerInfo>,
+}
+
+/// How the requests of a run were kept within the model's context window
+/// ([`crate::llm::context::fit`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ContextRecord {
+    /// The window, tokens ([`AgentConfig::context_tokens`]).
+    pub context_tokens: u64,
+    /// Old exchanges (an assistant turn and its tool results) dropped from requests.
+    pub dropped_exchanges: usize,
+    /// Messages whose text was cut (head and tail kept around `[... N chars cut ...]`).
+    pub cut_messages: usize,
+    /// Requests the server refused as too long (`context_length_exceeded`) and that were
+    /// shrunk and sent once more.
+    pub overflow_retries: usize,
+    /// Replies cut off at the token limit (`finish_reason: "length"`) of which only the
+    /// complete part was used.
+    pub cut_off_replies: usize,
+}
+
+/// One choice of a reply: its text and whether it was cut off at the token limit.
+#[derive(Debug, Clone)]
+struct Reply {
+    text: String,
+    cut_off: bool,
 }
 
 /// A workflow over a client, the internal tools, an optional retriever and a validator.
@@ -338,6 +392,9 @@ enum Stop {
     Error(String),
     /// The model's reply to one request is unusable: the caller degrades (module docs).
     Unusable(String),
+    /// The server refused a request with tools (an HTTP 4xx naming `tool`): the ReAct
+    /// loop switches to the text protocol; elsewhere an error.
+    ToolsRefused(String),
 }
 
 impl From<LlmError> for Stop {
@@ -346,9 +403,16 @@ impl From<LlmError> for Stop {
             LlmError::BudgetExceeded { .. } => Stop::Budget(e.to_string()),
             LlmError::Deadline { .. } => Stop::Timeout(e.to_string()),
             LlmError::ReaskLimit { .. } | LlmError::MalformedResponse { .. } => Stop::Unusable(e.to_string()),
+            LlmError::Http { status, ref body, .. } if refuses_tools(status, body) => Stop::ToolsRefused(e.to_string()),
             other => Stop::Error(other.to_string()),
         }
     }
+}
+
+/// An HTTP 4xx (other than 401, 403, 404, 429) whose body names `tool`: `tools` or
+/// `tool_choice` are not supported.
+fn refuses_tools(status: u16, body: &str) -> bool {
+    (400..500).contains(&status) && ![401, 403, 404, 429].contains(&status) && body.to_lowercase().contains("tool")
 }
 
 /// Mutable state of one run.
@@ -369,6 +433,8 @@ struct Run<'b> {
     /// The buggy version's failing tests that also failed in every candidate whose complete
     /// failing list is known; `None` before the first such candidate.
     persistent: Option<Vec<String>>,
+    /// Prompt-token estimates, calibrated by the server's reported usage.
+    estimator: Estimator,
 }
 
 impl<'a> Workflow<'a> {
@@ -432,6 +498,8 @@ impl<'a> Workflow<'a> {
             candidates: Vec::new(),
             plausibility: None,
             degraded: Vec::new(),
+            tool_protocol: None,
+            context: ContextRecord { context_tokens: self.config.context_tokens, ..ContextRecord::default() },
             warnings: Vec::new(),
             patch: None,
             llm: LedgerTotals::default(),
@@ -459,13 +527,14 @@ impl<'a> Workflow<'a> {
             plausibility: None,
             usable: 0,
             persistent: None,
+            estimator: Estimator::default(),
         };
         let outcome = self.drive(&mut run);
         let (outcome, error) = match outcome {
             Ok(o) => (o, None),
             Err(Stop::Budget(e)) => (Outcome::BudgetExhausted, Some(e)),
             Err(Stop::Timeout(e)) => (Outcome::Timeout, Some(e)),
-            Err(Stop::Error(e) | Stop::Unusable(e)) => (Outcome::Error, Some(e)),
+            Err(Stop::Error(e) | Stop::Unusable(e) | Stop::ToolsRefused(e)) => (Outcome::Error, Some(e)),
         };
         let mut report = run.report;
         report.outcome = if report.patch.is_some() { Outcome::Plausible } else { outcome };
@@ -608,7 +677,8 @@ impl<'a> Workflow<'a> {
             self.request(vec![Message::system(SYSTEM_PROMPT), Message::user(patch_prompt(run, cause, suggestion))]);
         req.n = Some(u32::try_from(self.config.patches.max(1)).unwrap_or(1));
         let at = Degraded::at("patches", Some(attempt), Some(suggestion_no));
-        let Some(answers) = self.sample_or_degrade(run, &req, &at)? else { return Ok(false) };
+        let Some(replies) = self.sample_or_degrade(run, req.clone(), &at)? else { return Ok(false) };
+        let answers = replies;
         let mut applied_any = false;
         let mut first_refusal = None;
         for (ci, answer) in answers.iter().enumerate() {
@@ -630,17 +700,17 @@ impl<'a> Workflow<'a> {
         }
         // No candidate applied: tell the model why, once, and take one corrected patch.
         if !applied_any && let Some(reason) = first_refusal {
-            let mut req = req.clone();
+            let mut req = req;
             req.n = None;
             if let Some(first) = answers.first() {
-                req.messages.push(Message::assistant(first.clone()));
+                req.messages.push(Message::assistant(first.text.clone()));
             }
             req.messages.push(Message::user(format!(
                 "Your patch could not be applied: {reason}\nSend a corrected patch that quotes the current \
                  code exactly."
             )));
             let at = Degraded::at("correction", Some(attempt), Some(suggestion_no));
-            let again = self.sample_or_degrade(run, &req, &at)?.unwrap_or_default();
+            let again = self.sample_or_degrade(run, req, &at)?.unwrap_or_default();
             if let Some(answer) = again.first() {
                 let rec = self.candidate(run, attempt, suggestion_no, answers.len(), answer, seen)?;
                 return Ok(self.push_candidate(run, rec));
@@ -692,9 +762,9 @@ impl<'a> Workflow<'a> {
     fn sample_or_degrade(
         &self,
         run: &mut Run<'_>,
-        req: &ChatRequest,
+        req: ChatRequest,
         at: &Degraded,
-    ) -> Result<Option<Vec<String>>, Stop> {
+    ) -> Result<Option<Vec<Reply>>, Stop> {
         match self.sample(run, req) {
             Ok(texts) => {
                 run.usable += 1;
@@ -725,84 +795,87 @@ impl<'a> Workflow<'a> {
         }
     }
 
-    /// One call without tools; the text of every choice.
-    fn sample(&self, run: &mut Run<'_>, req: &ChatRequest) -> Result<Vec<String>, Stop> {
+    /// One call without tools, kept within the context window ([`Self::send`]); every
+    /// choice's text and whether it was cut off.
+    fn sample(&self, run: &mut Run<'_>, mut req: ChatRequest) -> Result<Vec<Reply>, Stop> {
         self.check_time(run)?;
-        let resp = complete_n(self.client, req, &mut run.ledger)?;
-        Ok(resp.choices.into_iter().map(|c| c.message.text().to_string()).collect())
+        let client = self.client;
+        // `complete_n` checks the budget, records each call and makes up the choices a server
+        // that ignores `n` left out (issue 9, fault 4).
+        let resp = self.send(run, &mut req, 2, |r, ledger| complete_n(client, r, ledger))?;
+        let replies: Vec<Reply> = resp
+            .choices
+            .into_iter()
+            .map(|c| Reply {
+                text: c.message.text().to_string(),
+                cut_off: c.finish_reason.as_deref() == Some("length"),
+            })
+            .collect();
+        run.report.context.cut_off_replies += replies.iter().filter(|r| r.cut_off).count();
+        Ok(replies)
     }
 
-    /// Reasoning phase: a root cause, first without donors, then with the internal tools.
-    fn reason(&self, run: &mut Run<'_>) -> Result<String, Stop> {
-        let mut messages = vec![Message::system(SYSTEM_PROMPT), Message::user(cause_prompt(run))];
-        let first =
-            self.sample_or_degrade(run, &self.request(messages.clone()), &Degraded::at("root_cause", None, None))?;
-        if let Some(first) = first {
-            let first = first.into_iter().next().unwrap_or_default();
-            if let Some(cause) = parse_root_cause(&first) {
-                run.report.root_cause_source = Some("without_donor".into());
-                return Ok(cause);
-            }
-            messages.push(Message::assistant(first));
-        }
-        messages.push(Message::user(REACT_PROMPT));
-        let tools: Vec<Tool> =
-            run.toolbox.specs().into_iter().map(|s| Tool::function(s.name, s.description, s.parameters)).collect();
-        let opts = TurnOptions { max_reasks: self.config.max_reasks, allow_final: true };
-        let mut last_text = String::new();
-        let steps = self.config.react_steps.max(1);
-        let mut note = format!("the {steps} ReAct turns ran out before the model stated a root cause");
-        for step in 1..=steps {
-            self.check_time(run)?;
-            let mut req = self.request(messages.clone());
-            req.tools = tools.clone();
-            let turn = match next_turn(self.client, &req, &opts, &mut run.ledger).map_err(Stop::from) {
-                Ok(turn) => turn,
-                Err(Stop::Unusable(reason)) => {
-                    note = format!("the model's reply in ReAct turn {step} stayed unusable: {reason}");
-                    self.degrade(run, Degraded { turn: Some(step), reason, ..Degraded::at("react", None, None) });
-                    break;
-                }
-                Err(stop) => return Err(stop),
-            };
-            run.usable += 1;
-            messages.push(turn.message.clone());
-            match turn.action {
-                Action::ToolCalls(calls) => {
-                    for call in calls {
-                        let args = Value::Object(call.arguments.clone());
-                        let (text, error) = match run.toolbox.call(&call.name, &args) {
-                            Ok(t) => (t, false),
-                            Err(e) => (format!("error: {e}"), true),
-                        };
-                        run.report.tool_calls.push(ToolCallRecord {
-                            step,
-                            name: call.name.clone(),
-                            arguments: args,
-                            output_chars: text.chars().count(),
-                            output_excerpt: text.chars().take(300).collect(),
-                            error,
-                        });
-                        messages.push(Message::tool(call.id, text));
+    /// Sends `req` through `call` after fitting its history into the context window
+    /// (messages before `pinned` are never dropped) and lowering `max_tokens` to what fits
+    /// beside the prompt. When the server still refuses it as too long, the prompt is
+    /// shrunk harder (the token estimate's ratio lowered by a quarter) and sent once more;
+    /// a second refusal makes the reply unusable ([`Stop::Unusable`]: the caller degrades).
+    fn send<T>(
+        &self,
+        run: &mut Run<'_>,
+        req: &mut ChatRequest,
+        pinned: usize,
+        mut call: impl FnMut(&ChatRequest, &mut Ledger) -> crate::llm::Result<T>,
+    ) -> Result<T, Stop> {
+        let budget = self.context_budget();
+        self.fit(run, req, pinned, budget.prompt_tokens());
+        let mut retried = false;
+        loop {
+            let calls_before = run.ledger.calls.len();
+            match call(req, &mut run.ledger) {
+                Ok(value) => {
+                    if run.ledger.calls.len() == calls_before + 1
+                        && let Some(c) = run.ledger.calls.last().filter(|c| c.usage_reported)
+                    {
+                        let prompt_tokens = c.prompt_tokens;
+                        run.estimator.observe(req, prompt_tokens);
                     }
+                    return Ok(value);
                 }
-                Action::Final(text) => {
-                    if let Some(cause) = parse_root_cause(&text) {
-                        run.report.root_cause_source = Some("react".into());
-                        return Ok(cause);
-                    }
-                    last_text = text;
-                    messages.push(Message::user(
-                        "State the root cause as one line `ROOT CAUSE: ...`, or call a tool to learn more.",
-                    ));
+                Err(LlmError::ContextLengthExceeded { message }) if !retried => {
+                    retried = true;
+                    run.report.context.overflow_retries += 1;
+                    let before = run.estimator.tokens(req);
+                    run.estimator.chars_per_token = (run.estimator.chars_per_token * 0.75).max(1.0);
+                    tracing::info!(message = %message, "the request overflowed the context window; shrinking it once");
+                    self.fit(run, req, pinned, before.min(budget.prompt_tokens()));
                 }
+                Err(LlmError::ContextLengthExceeded { message }) => {
+                    return Err(Stop::Unusable(format!(
+                        "the request does not fit the model's context window even after shrinking it: {message}"
+                    )));
+                }
+                Err(e) => return Err(e.into()),
             }
         }
-        // Out of ReAct turns, or a turn failed: go on with the best statement we have.
-        run.report.root_cause_source = Some("undetermined".into());
-        run.report.root_cause_note = Some(note);
-        let text = last_text.trim();
-        Ok(if text.is_empty() { "undetermined (the model did not state a root cause)".into() } else { text.into() })
+    }
+
+    /// The window and the reply's share of it.
+    fn context_budget(&self) -> ContextBudget {
+        let window = self.config.context_tokens;
+        let reply = self.config.max_tokens.map_or(window / 4, u64::from);
+        ContextBudget { context_tokens: window, reply_tokens: reply }
+    }
+
+    /// Fits `req` into `max_prompt_tokens` and records what was dropped or cut.
+    fn fit(&self, run: &mut Run<'_>, req: &mut ChatRequest, pinned: usize, max_prompt_tokens: u64) {
+        let done = context::fit(req, pinned, max_prompt_tokens, &run.estimator);
+        run.report.context.dropped_exchanges += done.dropped_exchanges;
+        run.report.context.cut_messages += done.cut_messages;
+        if req.max_tokens.is_some() {
+            let limit = self.context_budget().reply_limit(done.tokens);
+            req.max_tokens = Some(u32::try_from(limit).unwrap_or(u32::MAX));
+        }
     }
 
     /// `giveRepairSuggestions`: up to `suggestions` suggestions for this attempt; `None` when
@@ -820,13 +893,20 @@ impl<'a> Workflow<'a> {
             Message::user(suggest_prompt(run, cause, similar, failures, self.config.suggestions)),
         ]);
         let at = Degraded::at("suggestions", Some(attempt), None);
-        let Some(texts) = self.sample_or_degrade(run, &req, &at)? else { return Ok(None) };
-        let text = texts.into_iter().next().unwrap_or_default();
+        let Some(replies) = self.sample_or_degrade(run, req, &at)? else { return Ok(None) };
+        let reply = replies.into_iter().next().unwrap_or(Reply { text: String::new(), cut_off: false });
+        // A cut-off reply counts for its complete lines only.
+        let text = if reply.cut_off { complete_part(&reply.text) } else { &reply.text };
         if text.trim().is_empty() {
-            self.degrade(run, Degraded { reason: "the reply was empty".into(), ..at });
+            let reason = if reply.cut_off {
+                "the reply was cut off at the token limit before a complete suggestion"
+            } else {
+                "the reply was empty"
+            };
+            self.degrade(run, Degraded { reason: reason.into(), ..at });
             return Ok(None);
         }
-        let mut out = parse_suggestions(&text);
+        let mut out = parse_suggestions(text);
         out.truncate(self.config.suggestions.max(1));
         if out.is_empty() {
             out.push(text.trim().to_string());
@@ -841,21 +921,28 @@ impl<'a> Workflow<'a> {
         attempt: usize,
         suggestion: usize,
         choice: usize,
-        answer: &str,
+        reply: &Reply,
         seen: &mut HashSet<String>,
     ) -> Result<CandidateRecord, Stop> {
+        // A cut-off answer counts for its complete edits only.
+        let answer = if reply.cut_off { complete_patch_text(&reply.text) } else { &reply.text };
         self.check_time(run)?;
         let mut rec = CandidateRecord {
             attempt,
             suggestion,
             choice,
-            answer: answer.to_string(),
+            answer: reply.text.clone(),
             applied_diff: None,
             verdict: String::new(),
             failing_tests: Vec::new(),
             feedback: None,
             wall_ms: 0,
         };
+        if reply.cut_off && answer.trim().is_empty() {
+            rec.verdict = "patch_refused".into();
+            rec.feedback = Some(CUT_OFF_PATCH.into());
+            return Ok(rec);
+        }
         let patch = match Patch::parse(answer, Some(&run.bug.file)) {
             Ok(p) => p,
             Err(e) => {
@@ -951,12 +1038,14 @@ pub const REACT_PROMPT: &str = "Use the tools to collect the internal repair ing
 definitions and data flow, the methods and classes the code uses, imports. When you know the root cause, answer \
 with one line `ROOT CAUSE: <one or two sentences>` and no tool call.";
 
+/// The question of the direct root-cause request, after the code and the failure.
+pub const CAUSE_QUESTION: &str = "What is the root cause of this bug? If you are confident, answer with one line \
+`ROOT CAUSE: <one or two sentences>`. If you need more context from the project first, answer `ROOT CAUSE: NONE`.";
+
 fn cause_prompt(run: &Run<'_>) -> String {
     format!(
         "Buggy {lang} code from `{file}`:\n```{lang}\n{code}```\nThe failing tests report:\n```\n{failure}\n```\n\
-         What is the root cause of this bug? If you are confident, answer with one line \
-         `ROOT CAUSE: <one or two sentences>`. If you need more context from the project first, answer \
-         `ROOT CAUSE: NONE`.",
+         {CAUSE_QUESTION}",
         lang = run.lang,
         file = run.bug.file.display(),
         code = run.numbered,
@@ -1016,18 +1105,105 @@ fn render_fixes(r: &Retrieval, max_chars: usize) -> String {
 }
 
 /// The root cause in an answer: the text after the last `ROOT CAUSE:` marker (case-insensitive,
-/// markdown emphasis ignored), up to the end of its paragraph; `None` for `NONE` or no marker.
+/// markdown emphasis ignored), up to the end of its paragraph; `None` for no marker, for a
+/// cause that says there is none, and for one that echoes the prompt.
+///
+/// "None" is judged on the cause normalised by [`normalize_cause`] (markdown backticks,
+/// asterisks, underscores, quotes and angle brackets, trailing punctuation and case
+/// removed): `none`, `unknown`, `n/a`, `na`, `null`, `undetermined`, `unclear`, `not sure`,
+/// `no root cause`, `none yet`, `i don't know` and empty causes are none. The cause **echoes
+/// the prompt** ([`echoes_prompt`]) when its normalised text occurs in the normalised
+/// instructions fixdex wrote ([`CAUSE_QUESTION`], [`REACT_PROMPT`], [`NUDGE_PROMPT`],
+/// [`TEXT_CALL_REMINDER`]; e.g. `<one or two sentences>`, `<root cause>`), or when it has
+/// at least three words other than `a`, `an`, `the`, `of`, `is`, `in`, `to`, `and`, `or`
+/// and at least 80% of those occur in the instructions.
 pub fn parse_root_cause(text: &str) -> Option<String> {
     let clean = text.replace("**", "");
     let upper = clean.to_uppercase();
     let at = upper.rfind("ROOT CAUSE:")?;
-    let rest = clean[at + "ROOT CAUSE:".len()..].trim_start();
+    let rest = clean.get(at + "ROOT CAUSE:".len()..)?.trim_start();
     let para = rest.split("\n\n").next().unwrap_or(rest).trim();
-    let word = para.trim_end_matches('.').trim();
-    if para.is_empty() || word.eq_ignore_ascii_case("none") {
+    let norm = normalize_cause(para);
+    const NONE: [&str; 13] = [
+        "",
+        "none",
+        "unknown",
+        "n/a",
+        "na",
+        "null",
+        "undetermined",
+        "unclear",
+        "not sure",
+        "no root cause",
+        "none yet",
+        "i don't know",
+        "i do not know",
+    ];
+    if NONE.contains(&norm.as_str()) || echoes_prompt(&norm) {
         return None;
     }
     Some(para.to_string())
+}
+
+/// `cause` lower-cased, without markdown and quote characters (`` ` * _ " ' < > [ ] ``
+/// except an apostrophe inside a word), with its whitespace collapsed and trailing
+/// punctuation (`. , ; : ! ?`) removed.
+pub fn normalize_cause(cause: &str) -> String {
+    let lower = cause.to_lowercase();
+    let chars: Vec<char> = lower.chars().collect();
+    let kept = chars.iter().enumerate().filter(|&(i, &c)| {
+        let inside_word = c == '\''
+            && i > 0
+            && chars[i - 1].is_alphanumeric()
+            && chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
+        inside_word || !matches!(c, '`' | '*' | '_' | '"' | '\'' | '<' | '>' | '[' | ']')
+    });
+    let text: String = kept.map(|(_, &c)| c).collect();
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    words.trim_end_matches(['.', ',', ';', ':', '!', '?']).trim().to_owned()
+}
+
+/// Whether a normalised cause merely repeats fixdex's own instructions (rule in
+/// [`parse_root_cause`]).
+pub fn echoes_prompt(normalized: &str) -> bool {
+    const STOP: [&str; 9] = ["a", "an", "the", "of", "is", "in", "to", "and", "or"];
+    let instructions = [CAUSE_QUESTION, REACT_PROMPT, NUDGE_PROMPT, TEXT_CALL_REMINDER].map(normalize_cause).join(" ");
+    if normalized.is_empty() || instructions.contains(normalized) {
+        return true;
+    }
+    let known: HashSet<&str> =
+        instructions.split(|c: char| !c.is_alphanumeric() && c != '\'').filter(|w| !w.is_empty()).collect();
+    let words: Vec<&str> = normalized
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty() && !STOP.contains(w))
+        .collect();
+    words.len() >= 3 && words.iter().filter(|w| known.contains(*w)).count() * 5 >= words.len() * 4
+}
+
+/// Why a cut-off patch answer without a complete edit is refused.
+pub const CUT_OFF_PATCH: &str = "your answer was cut off at the token limit before its first edit was complete \
+(a SEARCH/REPLACE block ends with `>>>>>>> REPLACE`, a diff with its closing ``` fence). Send a shorter answer: \
+only the edit, without explanations.";
+
+/// The complete part of a patch answer cut off at the token limit: the text up to the last
+/// line that closes an edit: a `>>>>>>> REPLACE` marker or a ``` fence that closes a block
+/// (every second fence line). `""` when no edit was closed: a hunk or block cut midway
+/// could delete code it meant to replace.
+pub fn complete_patch_text(answer: &str) -> &str {
+    let (mut end, mut in_fence, mut at) = (0, false, 0);
+    for line in answer.split_inclusive('\n') {
+        at += line.len();
+        let t = line.trim();
+        if t.starts_with("```") {
+            if in_fence {
+                end = at;
+            }
+            in_fence = !in_fence;
+        } else if t.starts_with(">>>>>>>") && t.ends_with("REPLACE") {
+            end = at;
+        }
+    }
+    &answer[..end]
 }
 
 /// Suggestions in an answer: the paragraphs after `SUGGESTION <k>:` markers, in order.
@@ -1069,6 +1245,46 @@ mod tests {
             Some("off by one in the loop bound.".into())
         );
         assert_eq!(parse_root_cause("no marker"), None);
+    }
+
+    /// Issue 9, fault 7: an echoed "none" in markdown, and an echo of the prompt's own
+    /// placeholder or instructions, are not root causes; real causes still are.
+    #[test]
+    fn issue_9_echoed_none_and_prompt_echoes_are_not_causes() {
+        for echo in [
+            "ROOT CAUSE: NONE`",
+            "ROOT CAUSE: `NONE`.",
+            "ROOT CAUSE: *None*",
+            "ROOT CAUSE: \"n/a\"",
+            "ROOT CAUSE: Unknown.",
+            "ROOT CAUSE: <one or two sentences>",
+            "ROOT CAUSE: <root cause>",
+            "ROOT CAUSE: ...",
+            "ROOT CAUSE: If you need more context from the project first",
+            "ROOT CAUSE: call a tool to learn more",
+        ] {
+            assert_eq!(parse_root_cause(echo), None, "{echo}");
+        }
+        assert_eq!(
+            parse_root_cause("ROOT CAUSE: `range(1, n)` stops before n."),
+            Some("`range(1, n)` stops before n.".into())
+        );
+        assert_eq!(
+            parse_root_cause("ROOT CAUSE: the code uses the wrong variable name in the loop"),
+            Some("the code uses the wrong variable name in the loop".into())
+        );
+        assert_eq!(normalize_cause(" **`NONE`**. "), "none");
+        assert_eq!(normalize_cause("It doesn't stop"), "it doesn't stop");
+    }
+
+    /// Issue 9, fault 1 (patch phase): a cut-off patch answer keeps its complete edits only.
+    #[test]
+    fn issue_9_cut_off_patch_keeps_complete_edits() {
+        let answer = "```diff\n-a\n+b\n```\nAlso:\n<<<<<<< SEARCH\nc\n=======\n";
+        assert_eq!(complete_patch_text(answer), "```diff\n-a\n+b\n```\n");
+        let sr = "<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```diff\n-x\n";
+        assert_eq!(complete_patch_text(sr), "<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n");
+        assert_eq!(complete_patch_text("```diff\n--- a/x\n+++ b/x\n-    for"), "");
     }
 
     #[test]

@@ -190,7 +190,7 @@ fn llm_oracle(
     use repair::retrieve::Exclusion;
     let start = std::time::Instant::now();
     let client = a.llm.client()?;
-    let config = a.llm.config(client.model.clone())?;
+    let config = a.llm.config(&client)?;
     let retriever = a
         .index
         .as_deref()

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use engine::Space;
-use repair::agent::{AgentConfig, Bug, Location, Outcome, Workflow};
+use repair::agent::{AgentConfig, Bug, DEFAULT_CONTEXT_TOKENS, Location, Outcome, Workflow};
 use repair::llm::{Budget, ChatClient, OpenAiClient, OpenAiConfig, Price, PriceTable, RecordingClient, ReplayClient};
 use repair::retrieve::{Exclusion, RetrieveParams};
 use repair::validate::{CommandSpec, Validator};
@@ -153,6 +153,12 @@ pub struct LlmArgs {
     /// Limit on one model request, seconds; a timed-out request is retried once.
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) llm_timeout: u64,
+    /// The model's context window in tokens (prompt plus reply), e.g. the server's
+    /// `--n_ctx`: every request's history is kept within it less the reply budget (old tool
+    /// outputs cut, old exchanges dropped; see the README) [default: what the server's model
+    /// list says (`GET /models`), else 8192].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(256..))]
+    pub(crate) llm_context: Option<u64>,
     /// Wall-clock limit of the whole run, seconds; a model request in flight is cut off at it.
     #[arg(long, default_value_t = 1800)]
     pub(crate) max_wall_s: u64,
@@ -245,8 +251,11 @@ impl LlmArgs {
         })
     }
 
-    /// The workflow configuration for `model`.
-    pub fn config(&self, model: String) -> anyhow::Result<AgentConfig> {
+    /// The workflow configuration for `client`: its model; the context window from
+    /// `--llm-context`, else from the server's model list ([`ChatClient::context_length`],
+    /// one `GET /models`), else [`DEFAULT_CONTEXT_TOKENS`].
+    pub fn config(&self, client: &Client) -> anyhow::Result<AgentConfig> {
+        let model = client.model.clone();
         let space = Space::ALL
             .into_iter()
             .find(|s| s.name() == self.space)
@@ -262,6 +271,10 @@ impl LlmArgs {
             retrieval: RetrieveParams { space, k: self.top_n, threshold: self.threshold },
             max_tokens: Some(self.max_reply_tokens),
             budget: Budget { max_calls: Some(self.max_calls), max_tokens: self.max_total_tokens },
+            context_tokens: self
+                .llm_context
+                .or_else(|| client.get().context_length().map(u64::from))
+                .unwrap_or(DEFAULT_CONTEXT_TOKENS),
             wall: Some(Duration::from_secs(self.max_wall_s)),
             ..AgentConfig::default()
         })
@@ -312,7 +325,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         super::search::warn_unmatched(&r.excluded_projects());
     }
     let client = a.llm.client()?;
-    let config = a.llm.config(client.model.clone())?;
+    let config = a.llm.config(&client)?;
     let validator = Validator {
         build: a.build_cmd.clone().map(CommandSpec::Shell),
         test: CommandSpec::Shell(a.test_cmd.clone()),

@@ -5,6 +5,7 @@
 //! | --- | --- |
 //! | [`types`] | the wire format: [`ChatRequest`], [`ChatResponse`], [`Message`], [`Tool`], [`ToolCall`] |
 //! | [`http`] | [`OpenAiClient`]: blocking HTTP (ureq), timeouts and deadlines, [`RetryPolicy`], the model list |
+//! | [`context`] | [`context::fit`]: estimated prompt tokens, history kept within the context window |
 //! | [`turn`] | [`next_turn`]: validated tool calls or a final answer, text fallback, bounded re-asks |
 //! | [`complete`] | [`complete_n`]: `n` choices from servers that ignore `n`, bounded by the budget |
 //! | [`ledger`] | [`CallRecord`], [`Ledger`]: tokens, latency, cost, budgets |
@@ -39,6 +40,7 @@
 
 pub mod canonical;
 pub mod complete;
+pub mod context;
 pub mod http;
 pub mod ledger;
 pub mod replay;

@@ -60,6 +60,29 @@ pub fn parse_text_calls(text: &str) -> TextCalls {
     }
 }
 
+/// The part of a reply cut off at the token limit that can hold complete tool calls: the
+/// whole text when [`parse_text_calls`] reads it, else the text before its last
+/// `<tool_call>` tag (or, without tags, its last ``` fence), where the cut call began.
+pub fn complete_calls_text(text: &str) -> &str {
+    if !matches!(parse_text_calls(text), TextCalls::Broken(_)) {
+        return text;
+    }
+    let cut = text.rfind(OPEN_TAG).or_else(|| text.rfind(FENCE)).unwrap_or(0);
+    &text[..cut]
+}
+
+/// The whole part of a reply cut off at the token limit: its text up to its last line
+/// break, plus the last line when that ends a sentence (`.`, `!`, `?`, `` ` ``), since
+/// the cut may have fallen right after it. `""` when not even the first line is whole.
+pub fn complete_part(text: &str) -> &str {
+    let last_line_start = text.rfind('\n').map_or(0, |i| i + 1);
+    let last = text[last_line_start..].trim_end();
+    if last.ends_with(['.', '!', '?', '`']) {
+        return text;
+    }
+    &text[..last_line_start]
+}
+
 fn parse_tags(text: &str) -> TextCalls {
     let (mut calls, mut rest, mut tail) = (Vec::new(), String::new(), text);
     while let Some(start) = tail.find(OPEN_TAG) {
@@ -180,6 +203,17 @@ mod tests {
         assert_eq!(parse_text_calls("```json\n{\"name\": \"config\"}\n```"), TextCalls::None);
         assert_eq!(parse_text_calls("The root cause is an off-by-one."), TextCalls::None);
         assert!(matches!(parse_text_calls("```json\n{\"name\": \"a\", \"arguments\": {\n```"), TextCalls::Broken(_)));
+    }
+
+    #[test]
+    fn cut_off_text_keeps_its_complete_calls_and_lines() {
+        let text = "<tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call>\n<tool_call>{\"name\": \"b\", \"argu";
+        let TextCalls::Calls { calls, .. } = parse_text_calls(complete_calls_text(text)) else { panic!() };
+        assert_eq!(calls, vec![call("a", "{}")]);
+        assert_eq!(complete_calls_text("<tool_call>{\"name"), "");
+        assert_eq!(complete_part("ROOT CAUSE: off by one.\nBecause the lo"), "ROOT CAUSE: off by one.\n");
+        assert_eq!(complete_part("ROOT CAUSE: off by one."), "ROOT CAUSE: off by one.");
+        assert_eq!(complete_part("ROOT CAUSE: off by"), "");
     }
 
     #[test]

@@ -9,14 +9,28 @@
 //!    ([`super::text`]) and validated the same way.
 //! 3. Without any tool call, the reply is a **final answer** only when all hold: the
 //!    caller allows one ([`TurnOptions::allow_final`]), `tool_choice` is not `required` or a
-//!    named function, the reply was not cut off (`finish_reason` ≠ `"length"`), and the
-//!    text is not empty. A request without tools always allows a final answer.
+//!    named function, and the text is not empty. A request without tools always allows a
+//!    final answer.
 //!
-//! Anything else is re-asked: the bad reply is appended to the conversation followed by an
-//! error that says exactly what was wrong (per call, as `tool` messages answering native
-//! calls; as a `user` message otherwise), at most [`TurnOptions::max_reasks`] times.
+//! A reply **cut off** at the token limit (`finish_reason: "length"`) is never re-asked (the
+//! same request would be cut off again, and the history would grow by a whole reply): its
+//! complete tool calls are taken (native calls whose arguments do not parse are dropped as
+//! cut; text calls up to the last complete one, [`super::text::complete_calls_text`]), and
+//! without any it is [`Action::CutOff`], for the caller to use what is complete
+//! ([`super::text::complete_part`]) or to go on without it.
+//!
+//! Anything else is re-asked: the bad reply (its text cut to [`REASK_REPLY_CHARS`]) is
+//! appended to the conversation followed by an error that says exactly what was wrong (per
+//! call, as `tool` messages answering native calls; as a `user` message otherwise), at most
+//! [`TurnOptions::max_reasks`] times. Only the latest re-ask exchange is sent: a second
+//! re-ask replaces the first, so the prompt does not grow with failed replies.
+//!
+//! With [`TurnOptions::text_protocol`] the request goes without `tools` and `tool_choice`
+//! (for servers that ignore or refuse them) while calls written as text are still read and
+//! validated against the request's tools.
 
-use super::text::{TextCall, TextCalls, call_shape, parse_text_calls};
+use super::context::cut_middle;
+use super::text::{TextCall, TextCalls, call_shape, complete_calls_text, parse_text_calls};
 use super::{ChatClient, ChatRequest, Choice, Ledger, LlmError, Message, Result, Tool, ToolCall, ToolChoice, excerpt};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -29,13 +43,19 @@ pub struct TurnOptions {
     pub max_reasks: u32,
     /// Whether a reply without tool calls may end the turn as a final answer. Default true.
     pub allow_final: bool,
+    /// Send the request without `tools` and `tool_choice`; calls are read from the text
+    /// (the tools must be described in the prompt). Default false.
+    pub text_protocol: bool,
 }
 
 impl Default for TurnOptions {
     fn default() -> Self {
-        TurnOptions { max_reasks: 2, allow_final: true }
+        TurnOptions { max_reasks: 2, allow_final: true, text_protocol: false }
     }
 }
+
+/// Characters of a bad reply's text kept in a re-ask (head and tail, [`cut_middle`]).
+pub const REASK_REPLY_CHARS: usize = 1_000;
 
 /// A tool call that names a known tool and has a JSON-object argument.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -55,6 +75,9 @@ pub enum Action {
     ToolCalls(Vec<ValidToolCall>),
     /// The model's final text answer.
     Final(String),
+    /// The reply was cut off at the token limit and holds no complete tool call: its text,
+    /// of which only [`super::text::complete_part`] is whole. Never re-asked.
+    CutOff(String),
 }
 
 /// The outcome of [`next_turn`].
@@ -63,8 +86,10 @@ pub struct Turn {
     /// Tool calls to run or the final answer.
     pub action: Action,
     /// The assistant message to append to the conversation: as received, except that
-    /// calls parsed from text become native `tool_calls` (with the call text cut from the
-    /// content) and missing call ids are filled in. Re-ask exchanges are not included.
+    /// missing call ids are filled in, native calls dropped as cut off are removed, and a
+    /// cut-off reply's text ends after its last complete text call. Calls parsed from text
+    /// stay text (answer them with `user` messages: plain chat formats drop `tool` ones).
+    /// Re-ask exchanges are not included.
     pub message: Message,
     /// Re-asks it took (0 = the first reply was usable).
     pub reasks: u32,
@@ -91,7 +116,13 @@ pub fn next_turn<C: ChatClient + ?Sized>(
 ) -> Result<Turn> {
     let final_allowed = req.tools.is_empty()
         || (opts.allow_final && !matches!(req.tool_choice, Some(ToolChoice::Required | ToolChoice::Function(_))));
+    let tools = req.tools.clone();
     let mut req = req.clone();
+    if opts.text_protocol {
+        req.tools.clear();
+        req.tool_choice = None;
+    }
+    let asked = req.messages.len();
     let mut reasons = Vec::new();
     loop {
         ledger.check()?;
@@ -102,7 +133,7 @@ pub fn next_turn<C: ChatClient + ?Sized>(
             reason: "no choices".to_owned(),
             body: String::new(),
         })?;
-        match assess(&choice, &req, final_allowed) {
+        match assess(&choice, &tools, asked, final_allowed, opts.text_protocol) {
             Ok((action, message, from_text)) => {
                 let reasks = reasons.len() as u32;
                 let finish_reason = choice.finish_reason;
@@ -114,6 +145,7 @@ pub fn next_turn<C: ChatClient + ?Sized>(
             Err(problem) => {
                 debug!(reask = reasons.len() + 1, problem = problem.reason(), "re-asking the model");
                 reasons.push(problem.reason());
+                req.messages.truncate(asked);
                 req.messages.extend(problem.into_messages());
             }
         }
@@ -153,73 +185,92 @@ impl Problem {
     }
 }
 
+/// `message` with its text cut to [`REASK_REPLY_CHARS`], for a re-ask.
+fn shortened(mut message: Message) -> Message {
+    if let Some(text) = &message.content {
+        message.content = Some(cut_middle(text, REASK_REPLY_CHARS));
+    }
+    message
+}
+
 type Accepted = (Action, Message, bool);
 
 /// An accepted reply, or the problem to re-ask about (boxed: it holds a whole message).
 type Assessed = std::result::Result<Accepted, Box<Problem>>;
 
-fn assess(choice: &Choice, req: &ChatRequest, final_allowed: bool) -> Assessed {
-    let id_base = req.messages.len();
+fn assess(choice: &Choice, tools: &[Tool], id_base: usize, final_allowed: bool, text_only: bool) -> Assessed {
+    let cut_off = choice.finish_reason.as_deref() == Some("length");
     let mut message = choice.message.clone();
     for (i, call) in message.tool_calls.iter_mut().enumerate().filter(|(_, c)| c.id.is_empty()) {
         call.id = format!("call_{id_base}_{i}");
     }
     if !message.tool_calls.is_empty() {
-        return assess_native(message, &req.tools);
+        return assess_native(message, tools, cut_off);
     }
-    if !req.tools.is_empty() {
-        match parse_text_calls(message.text()) {
-            TextCalls::Calls { calls, rest } => return assess_text(message, &calls, rest, &req.tools, id_base),
-            TextCalls::Broken(why) => return Err(text_problem(message, format!("{why}. {}", how_to_call(&req.tools)))),
+    if !tools.is_empty() {
+        let text = if cut_off { complete_calls_text(message.text()) } else { message.text() }.to_owned();
+        match parse_text_calls(&text) {
+            TextCalls::Calls { calls, .. } => {
+                if cut_off {
+                    message.content = Some(text.trim_end().to_owned());
+                }
+                return assess_text(message, &calls, tools, id_base, text_only);
+            }
+            TextCalls::Broken(_) if cut_off => {}
+            TextCalls::Broken(why) => {
+                return Err(text_problem(message, format!("{why}. {}", how_to_call(tools, text_only))));
+            }
             TextCalls::None => {}
         }
     }
-    if choice.finish_reason.as_deref() == Some("length") {
-        let error = "your reply was cut off at the token limit (finish_reason \"length\"). Reply again, shorter.";
-        return Err(text_problem(message, error.to_owned()));
+    if cut_off {
+        let text = message.text().to_owned();
+        return Ok((Action::CutOff(text), message, false));
     }
     if message.text().trim().is_empty() {
-        return Err(text_problem(message, format!("your reply was empty. {}", how_to_call(&req.tools))));
+        return Err(text_problem(message, format!("your reply was empty. {}", how_to_call(tools, text_only))));
     }
     if !final_allowed {
         let error =
-            format!("your reply has no tool call, and a tool call is required now. {}", how_to_call(&req.tools));
+            format!("your reply has no tool call, and a tool call is required now. {}", how_to_call(tools, text_only));
         return Err(text_problem(message, error));
     }
     let text = message.text().to_owned();
     Ok((Action::Final(text), message, false))
 }
 
-fn assess_native(message: Message, tools: &[Tool]) -> Assessed {
-    let checked: Vec<_> =
-        message.tool_calls.iter().map(|c| validate(&c.id, &c.function.name, &c.function.arguments, tools)).collect();
+fn assess_native(mut message: Message, tools: &[Tool], cut_off: bool) -> Assessed {
+    let check = |c: &ToolCall| validate(&c.id, &c.function.name, &c.function.arguments, tools);
+    if cut_off {
+        // Calls whose arguments were cut are dropped; the complete ones run.
+        message.tool_calls.retain(|c| check(c).is_ok());
+        if message.tool_calls.is_empty() {
+            let text = message.text().to_owned();
+            return Ok((Action::CutOff(text), message, false));
+        }
+    }
+    let checked: Vec<_> = message.tool_calls.iter().map(check).collect();
     if checked.iter().all(|c| c.is_ok()) {
         let calls = checked.into_iter().map(|c| c.expect("all ok")).collect();
         return Ok((Action::ToolCalls(calls), message, false));
     }
     let errors = checked.into_iter().map(|c| c.err()).collect();
-    Err(Box::new(Problem::Native { message, errors }))
+    Err(Box::new(Problem::Native { message: shortened(message), errors }))
 }
 
-fn assess_text(message: Message, calls: &[TextCall], rest: String, tools: &[Tool], id_base: usize) -> Assessed {
+fn assess_text(message: Message, calls: &[TextCall], tools: &[Tool], id_base: usize, text_only: bool) -> Assessed {
     let ids = (0..calls.len()).map(|i| format!("call_{id_base}_{i}"));
     let checked: std::result::Result<Vec<_>, String> =
         calls.iter().zip(ids).map(|(c, id)| validate(&id, &c.name, &c.arguments, tools)).collect();
     match checked {
-        Ok(valid) => {
-            let tool_calls =
-                valid.iter().map(|c| ToolCall::new(&c.id, &c.name, Value::Object(c.arguments.clone()).to_string()));
-            let content = (!rest.is_empty()).then_some(rest);
-            let normalized = Message { content, tool_calls: tool_calls.collect(), ..message };
-            Ok((Action::ToolCalls(valid), normalized, true))
-        }
-        Err(error) => Err(text_problem(message, format!("{error} {}", how_to_call(tools)))),
+        Ok(valid) => Ok((Action::ToolCalls(valid), message, true)),
+        Err(error) => Err(text_problem(message, format!("{error} {}", how_to_call(tools, text_only)))),
     }
 }
 
 fn text_problem(mut message: Message, error: String) -> Box<Problem> {
     message.content.get_or_insert_with(String::new);
-    Box::new(Problem::Text { message, error })
+    Box::new(Problem::Text { message: shortened(message), error })
 }
 
 /// Validates one call; the error tells the model what was wrong and how to fix it.
@@ -254,9 +305,18 @@ fn bad_arguments(tool: &Tool, arguments: &str, what: &str) -> String {
     )
 }
 
-fn how_to_call(tools: &[Tool]) -> String {
+fn how_to_call(tools: &[Tool], text_only: bool) -> String {
     if tools.is_empty() {
         return "Reply again with your answer.".to_owned();
+    }
+    if text_only {
+        return format!(
+            "Call one of the tools ({}) by writing {OPEN}{}{CLOSE}.",
+            tool_names(tools),
+            call_shape(),
+            OPEN = "<tool_call>",
+            CLOSE = "</tool_call>"
+        );
     }
     format!(
         "Call one of the tools ({}) through the tool-calling interface, or write {OPEN}{}{CLOSE}.",

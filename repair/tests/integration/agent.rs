@@ -478,3 +478,253 @@ fn issue_8_unknown_test_runner_falls_back_to_every_test_passing() {
     assert!(json["plausibility"]["reason"].as_str().unwrap().contains("could not be read"), "{json:#}");
     assert!(json["warnings"].to_string().contains("could not be checked"), "{json:#}");
 }
+
+/// A workflow over `sum_to` with `suggestions` × `patches` in one attempt and `config`'s
+/// other knobs.
+fn sum_to_workflow_with(client: &ScriptedClient, config: AgentConfig) -> Workflow<'_> {
+    let r = runner(Lang::Python);
+    let p = quixbugs::discover(&minibugs(), Lang::Python).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();
+    Workflow::new(client, None, r.validator(&p), config).with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
+}
+
+const SUM_TO_TEXT_CALL: &str = "<tool_call>{\"name\": \"find_method_in_file\", \"arguments\": {\"file\": \
+                                \"python_programs/sum_to.py\", \"method\": \"sum_to\"}}</tool_call>";
+
+/// Issue 9, fault 1: a ReAct reply cut off at the token limit (`finish_reason: "length"`)
+/// with nothing complete in it is not re-asked: the loop ends with the root cause
+/// undetermined (the note says it was cut off) and the run reaches the solution phase.
+/// Also fault 3: a call the model wrote as text is answered with a `user` message.
+#[test]
+fn issue_9_a_cut_off_react_reply_ends_reasoning_and_the_run_goes_on() {
+    let b = bug(Lang::Python, "sum_to");
+    let client = ScriptedClient::new(vec![
+        Script::text("ROOT CAUSE: NONE"),
+        Script::text(SUM_TO_TEXT_CALL),
+        Script::truncated("Looking at the method, I think the problem might be that the loop"),
+        Script::text("SUGGESTION 1: use range(1, n + 1)."),
+        choices(&[SUM_TO_PY_FIX], (100, 20)),
+    ]);
+    let report = sum_to_workflow(&client, 1).run(&b);
+    assert_eq!(report.outcome, Outcome::Plausible, "{report:#?}");
+    assert_eq!(client.remaining(), 0);
+    assert_eq!(report.root_cause_source.as_deref(), Some("undetermined"));
+    assert!(report.root_cause_note.as_deref().unwrap().contains("cut off"), "{:?}", report.root_cause_note);
+    assert_eq!(report.degraded.len(), 1);
+    assert_eq!(report.tool_calls.len(), 1);
+    let after_call = &client.requests()[2].messages;
+    let last = after_call.last().unwrap();
+    assert_eq!(last.role, repair::llm::Role::User, "{after_call:#?}");
+    assert!(last.text().starts_with("Result of find_method_in_file"), "{}", last.text());
+}
+
+/// Issue 9, fault 1: a cut-off reply that holds a complete `ROOT CAUSE:` line is used.
+#[test]
+fn issue_9_a_cut_off_reply_with_a_complete_root_cause_line_is_used() {
+    let b = bug(Lang::Python, "sum_to");
+    let client = ScriptedClient::new(vec![
+        Script::text("ROOT CAUSE: NONE"),
+        Script::truncated("ROOT CAUSE: `range(1, n)` stops before n.\nTo fix it, the upper bound of the ra"),
+        Script::text("SUGGESTION 1: use range(1, n + 1)."),
+        choices(&[SUM_TO_PY_FIX], (100, 20)),
+    ]);
+    let report = sum_to_workflow(&client, 1).run(&b);
+    assert_eq!(report.outcome, Outcome::Plausible, "{report:#?}");
+    assert_eq!(report.root_cause_source.as_deref(), Some("react"));
+    assert_eq!(report.root_cause.as_deref(), Some("`range(1, n)` stops before n."));
+    assert_eq!(client.remaining(), 0);
+}
+
+/// Issue 9, fault 1 in the solution phase: a cut-off suggestion reply keeps its complete
+/// suggestions (not the cut one); a cut-off patch choice keeps its complete edits: one cut
+/// inside its only hunk (which as written would delete the loop line) is refused, one with
+/// a complete block before the cut is validated and plausible.
+#[test]
+fn issue_9_cut_off_suggestions_and_patches_are_used_for_their_complete_part() {
+    let b = bug(Lang::Python, "sum_to");
+    let cut_hunk = "```diff\n--- a/python_programs/sum_to.py\n+++ b/python_programs/sum_to.py\n@@ -3 +3 @@\n-    for i in range(1, n):\n";
+    let complete_then_cut = format!("{SUM_TO_PY_FIX}\nAlso:\n<<<<<<< SEARCH\n    return total\n=======\n");
+    let mut patches = choices(&[cut_hunk, &complete_then_cut], (100, 20));
+    if let Script::Respond(r) = &mut patches {
+        r.choices.iter_mut().for_each(|c| c.finish_reason = Some("length".into()));
+    }
+    let client = ScriptedClient::new(vec![
+        Script::text("ROOT CAUSE: `range(1, n)` stops before n."),
+        Script::truncated("SUGGESTION 1: use range(1, n + 1).\nSUGGESTION 2: chan"),
+        patches,
+    ]);
+    let config = AgentConfig { model: "m".into(), attempts: 1, suggestions: 3, patches: 2, ..AgentConfig::default() };
+    let report = sum_to_workflow_with(&client, config).run(&b);
+    assert_eq!(report.outcome, Outcome::Plausible, "{report:#?}");
+    assert_eq!(report.suggestions, vec![vec!["use range(1, n + 1).".to_string()]]);
+    let verdicts: Vec<&str> = report.candidates.iter().map(|c| c.verdict.as_str()).collect();
+    assert_eq!(verdicts, ["patch_refused", "plausible"], "{report:#?}");
+    assert!(report.candidates[0].feedback.as_deref().unwrap().contains("cut off"), "{report:#?}");
+    assert_eq!(report.context.cut_off_replies, 3);
+}
+
+/// Issue 9, fault 7: `ROOT CAUSE: NONE\`` (an echoed none with a backtick) is not a root
+/// cause: the ReAct loop runs and its cause is taken.
+#[test]
+fn issue_9_an_echoed_none_is_not_taken_as_the_root_cause() {
+    let b = bug(Lang::Python, "sum_to");
+    let client = ScriptedClient::new(vec![
+        Script::text("ROOT CAUSE: NONE`"),
+        Script::text("ROOT CAUSE: <one or two sentences>"),
+        Script::text("ROOT CAUSE: `range(1, n)` stops before n."),
+        Script::text("SUGGESTION 1: use range(1, n + 1)."),
+        choices(&[SUM_TO_PY_FIX], (100, 20)),
+    ]);
+    let report = sum_to_workflow(&client, 1).run(&b);
+    assert_eq!(report.outcome, Outcome::Plausible, "{report:#?}");
+    assert_eq!(report.root_cause_source.as_deref(), Some("react"));
+    assert_eq!(report.root_cause.as_deref(), Some("`range(1, n)` stops before n."));
+    assert_eq!(client.remaining(), 0);
+}
+
+const CONTEXT_EXCEEDED: &str = r#"{"error": {"code": "context_length_exceeded", "message": "Requested tokens (9000) exceed context window of 8192"}}"#;
+
+/// Issue 9, fault 2: HTTP 400 `context_length_exceeded` in the ReAct loop: the request is
+/// shrunk (the oldest tool exchange dropped) and sent once more, and its answer is used.
+#[test]
+fn issue_9_context_overflow_shrinks_the_request_and_retries_once() {
+    let b = bug(Lang::Python, "sum_to");
+    let call =
+        |m: &str| Script::tool_call(m, &serde_json::json!({"file": "python_programs/sum_to.py", "method": "sum_to"}));
+    let client = ScriptedClient::new(vec![
+        Script::text("ROOT CAUSE: NONE"),
+        call("find_method_in_file"),
+        call("analyze_method_details"),
+        Script::http_error(400, CONTEXT_EXCEEDED),
+        Script::text("ROOT CAUSE: `range(1, n)` stops before n."),
+        Script::text("SUGGESTION 1: use range(1, n + 1)."),
+        choices(&[SUM_TO_PY_FIX], (100, 20)),
+    ]);
+    let report = sum_to_workflow(&client, 1).run(&b);
+    assert_eq!(report.outcome, Outcome::Plausible, "{report:#?}");
+    assert_eq!(report.root_cause_source.as_deref(), Some("react"));
+    assert_eq!(report.context.overflow_retries, 1);
+    let requests = client.requests();
+    let chars = |i: usize| requests[i].messages.iter().map(|m| m.text().len()).sum::<usize>();
+    assert!(chars(4) < chars(3), "the retry is smaller: {} vs {}", chars(4), chars(3));
+}
+
+/// Issue 9, fault 2: when the shrunk request overflows again, the turn is given up like an
+/// unusable reply: the root cause is undetermined and the solution phase runs (not `error`).
+#[test]
+fn issue_9_a_second_context_overflow_degrades_instead_of_failing() {
+    let b = bug(Lang::Python, "sum_to");
+    let client = ScriptedClient::new(vec![
+        Script::text("ROOT CAUSE: NONE"),
+        Script::text(SUM_TO_TEXT_CALL),
+        Script::http_error(400, CONTEXT_EXCEEDED),
+        Script::http_error(400, CONTEXT_EXCEEDED),
+        Script::text("SUGGESTION 1: use range(1, n + 1)."),
+        choices(&[SUM_TO_PY_FIX], (100, 20)),
+    ]);
+    let report = sum_to_workflow(&client, 1).run(&b);
+    assert_eq!(report.outcome, Outcome::Plausible, "{report:#?}");
+    assert_eq!(report.root_cause_source.as_deref(), Some("undetermined"));
+    assert!(report.degraded[0].reason.contains("context window"), "{:?}", report.degraded);
+    assert_eq!(client.remaining(), 0);
+}
+
+/// Issue 9, fault 2: with a small context window, every request of a long ReAct loop stays
+/// within the window less the reply budget (estimated as documented), old tool exchanges
+/// are dropped, and the task prompt always stays.
+#[test]
+fn issue_9_the_history_stays_within_the_context_window() {
+    use repair::llm::context::{ContextBudget, Estimator};
+    let b = bug(Lang::Python, "sum_to");
+    let tools = ["find_method_in_file", "analyze_method_details", "trace_method_usage", "get_imports"];
+    let mut scripts = vec![Script::text("ROOT CAUSE: NONE")];
+    for t in tools.iter().cycle().take(7) {
+        scripts
+            .push(Script::tool_call(t, &serde_json::json!({"file": "python_programs/sum_to.py", "method": "sum_to"})));
+    }
+    scripts.push(Script::text("ROOT CAUSE: `range(1, n)` stops before n."));
+    scripts.push(Script::text("SUGGESTION 1: use range(1, n + 1)."));
+    scripts.push(choices(&[SUM_TO_PY_FIX], (100, 20)));
+    let client = ScriptedClient::new(scripts);
+    let budget = ContextBudget { context_tokens: CONTEXT_TOKENS, reply_tokens: 256 };
+    let config = AgentConfig {
+        model: "m".into(),
+        attempts: 1,
+        suggestions: 1,
+        patches: 1,
+        max_tokens: Some(256),
+        context_tokens: CONTEXT_TOKENS,
+        ..AgentConfig::default()
+    };
+    let report = sum_to_workflow_with(&client, config).run(&b);
+    assert_eq!(report.outcome, Outcome::Plausible, "{report:#?}");
+    assert!(report.context.dropped_exchanges > 0, "{:?}", report.context);
+    for r in client.requests() {
+        let tokens = Estimator::default().tokens(&r);
+        assert!(tokens <= budget.prompt_tokens(), "{tokens} > {}", budget.prompt_tokens());
+        assert!(r.messages[1].text().contains("def sum_to"), "the task stays");
+    }
+}
+
+const CONTEXT_TOKENS: u64 = 2_600;
+
+/// Issue 9, fault 3: a server that ignores `tools` (the model answers in prose twice) gets
+/// the text protocol: the system prompt lists the tools and the `<tool_call>` format, the
+/// requests go without `tools`, the result comes back as a `user` message, and the report
+/// says when and why the protocol switched.
+#[test]
+fn issue_9_a_server_that_ignores_tools_gets_the_text_protocol() {
+    let b = bug(Lang::Python, "sum_to");
+    let client = ScriptedClient::new(vec![
+        Script::text("ROOT CAUSE: NONE"),
+        Script::text("I need to look at the code first."),
+        Script::text("Let me think about the loop."),
+        Script::text(SUM_TO_TEXT_CALL),
+        Script::text("ROOT CAUSE: `range(1, n)` stops before n."),
+        Script::text("SUGGESTION 1: use range(1, n + 1)."),
+        choices(&[SUM_TO_PY_FIX], (100, 20)),
+    ]);
+    let report = sum_to_workflow(&client, 1).run(&b);
+    assert_eq!(report.outcome, Outcome::Plausible, "{report:#?}");
+    assert_eq!(report.root_cause_source.as_deref(), Some("react"));
+    let requests = client.requests();
+    assert!(!requests[1].tools.is_empty() && !requests[2].tools.is_empty());
+    let text = &requests[3];
+    assert!(text.tools.is_empty() && text.tool_choice.is_none(), "{text:#?}");
+    let system = text.messages[0].text();
+    assert!(
+        system.contains("<tool_call>") && system.contains("find_method_in_file(file: string (required)"),
+        "{system}"
+    );
+    assert!(!text.messages.iter().any(|m| m.text().contains("Let me think")), "failed native turns are dropped");
+    let answered = requests[4].messages.last().unwrap();
+    assert_eq!(answered.role, repair::llm::Role::User);
+    assert!(answered.text().contains("def sum_to"), "{}", answered.text());
+    assert!(!requests[4].messages.iter().any(|m| m.role == repair::llm::Role::Tool));
+    let protocol = serde_json::to_value(&report.tool_protocol).unwrap();
+    assert_eq!(protocol["protocol"], "native→text");
+    assert_eq!(protocol["switched_after_call"], 3);
+    assert!(protocol["reason"].as_str().unwrap().contains("no tool call"), "{protocol}");
+    assert_eq!(report.tool_calls.len(), 1);
+}
+
+/// Issue 9, fault 3: a server that refuses `tools` with an HTTP 4xx naming them gets the
+/// text protocol at once, and the run goes on.
+#[test]
+fn issue_9_a_server_refusing_tools_gets_the_text_protocol() {
+    let b = bug(Lang::Python, "sum_to");
+    let client = ScriptedClient::new(vec![
+        Script::text("ROOT CAUSE: NONE"),
+        Script::http_error(400, r#"{"error": {"message": "tools param requires --jinja flag"}}"#),
+        Script::text(SUM_TO_TEXT_CALL),
+        Script::text("ROOT CAUSE: `range(1, n)` stops before n."),
+        Script::text("SUGGESTION 1: use range(1, n + 1)."),
+        choices(&[SUM_TO_PY_FIX], (100, 20)),
+    ]);
+    let report = sum_to_workflow(&client, 1).run(&b);
+    assert_eq!(report.outcome, Outcome::Plausible, "{report:#?}");
+    let protocol = report.tool_protocol.clone().unwrap();
+    assert_eq!((protocol.protocol, protocol.switched_after_call), ("native→text", Some(1)));
+    assert!(protocol.reason.unwrap().contains("jinja"));
+    assert!(client.requests()[2].tools.is_empty());
+    assert_eq!(report.tool_calls.len(), 1);
+}

@@ -13,7 +13,7 @@ use engine::testing::fuzz::{cases, seed, write_seed};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
-use repair::llm::text::{TextCalls, parse_text_calls};
+use repair::llm::text::{TextCalls, complete_calls_text, complete_part, parse_text_calls};
 use repair::llm::{Action, ChatRequest, Ledger, Message, Script, ScriptedClient, Tool, TurnOptions, next_turn};
 use repair::patch::{Hunk, HunkLine, Patch, apply_to_text};
 use repair::tools::Toolbox;
@@ -286,13 +286,18 @@ fn reply() -> impl Strategy<Value = String> {
 }
 
 /// Any reply parses to no call, calls, or a reason; calls found in `<tool_call>` tags
-/// leave no tag in the rest of the text.
+/// leave no tag in the rest of the text. The complete parts of a reply (issue 9) are prefixes of it.
 #[test]
 fn fuzz_text_tool_calls() {
     let (calls, broken) = (Cell::new(0), Cell::new(0));
     let mut runner = runner(4000);
     runner
         .run(&reply(), |text| {
+            // Issue 9: the complete parts of a cut-off reply are prefixes; the root-cause
+            // reader never panics.
+            assert!(text.starts_with(complete_calls_text(&text)) && text.starts_with(complete_part(&text)));
+            assert!(text.starts_with(repair::agent::complete_patch_text(&text)));
+            let _ = repair::agent::parse_root_cause(&text);
             match parse_text_calls(&text) {
                 TextCalls::Calls { rest, .. } => {
                     calls.set(calls.get() + 1);
@@ -355,7 +360,7 @@ fn fuzz_next_turn_on_any_reply() {
     runner
         .run(&(vec(script(), 1..4), 0..3u32, any::<bool>()), |(scripts, max_reasks, allow_final)| {
             let client = ScriptedClient::new(scripts);
-            let opts = TurnOptions { max_reasks, allow_final };
+            let opts = TurnOptions { max_reasks, allow_final, ..TurnOptions::default() };
             let req = request();
             match next_turn(&client, &req, &opts, &mut Ledger::default()).map(|t| t.action) {
                 Ok(Action::ToolCalls(calls)) => {
@@ -366,6 +371,7 @@ fn fuzz_next_turn_on_any_reply() {
                     answered.set(answered.get() + 1);
                     assert!(allow_final && !text.trim().is_empty(), "{text:?}");
                 }
+                Ok(Action::CutOff(_)) => answered.set(answered.get() + 1),
                 Err(_) => refused.set(refused.get() + 1),
             }
             assert!(client.requests().len() <= max_reasks as usize + 1);

@@ -43,9 +43,11 @@ fn tool_call_in_json_fence() {
     let turn = turn.unwrap();
     assert_eq!(calls(&turn), vec![("get_imports".to_owned(), json!({"file": "B.py"}))]);
     assert!(turn.from_text);
-    assert_eq!(turn.message.content.as_deref(), Some("I need the imports."));
-    assert_eq!(turn.message.tool_calls[0].function.arguments, r#"{"file":"B.py"}"#);
-    assert_eq!(turn.message.tool_calls[0].id, "call_1_0");
+    // Issue 9: calls written as text stay text (answered with `user` messages).
+    assert_eq!(turn.message.content.as_deref(), Some(text));
+    assert!(turn.message.tool_calls.is_empty());
+    let Action::ToolCalls(valid) = &turn.action else { panic!() };
+    assert_eq!(valid[0].id, "call_1_0");
 }
 
 #[test]
@@ -55,7 +57,7 @@ fn tool_calls_in_hermes_tags() {
     let (_, turn, _) = run(vec![Script::text(text)], TurnOptions::default());
     let turn = turn.unwrap();
     assert_eq!(calls(&turn).len(), 2);
-    assert_eq!(turn.message.content, None);
+    assert_eq!(turn.message.content.as_deref(), Some(text));
 }
 
 #[test]
@@ -126,12 +128,73 @@ fn tool_choice_required_forbids_a_final_answer() {
     assert_eq!(turn.reasks, 1);
 }
 
+/// Issue 9, fault 1: a reply cut off at the token limit is not re-asked (the same request
+/// would be cut off again): it comes back as `Action::CutOff` for the caller to use.
 #[test]
-fn truncated_reply_is_reasked() {
+fn issue_9_a_cut_off_reply_is_not_reasked() {
     let scripts = vec![Script::truncated("The root cause is"), Script::text("Off-by-one.")];
     let (client, turn, _) = run(scripts, TurnOptions::default());
-    assert_eq!(turn.unwrap().reasks, 1);
-    assert!(client.requests()[1].messages[2].text().contains("cut off"));
+    let turn = turn.unwrap();
+    assert_eq!((turn.reasks, client.requests().len()), (0, 1));
+    assert_eq!(turn.action, Action::CutOff("The root cause is".into()));
+}
+
+/// Issue 9, fault 1: a cut-off reply keeps its complete tool calls: the text call before
+/// the cut one, the native call whose arguments parse (the cut one is dropped).
+#[test]
+fn issue_9_a_cut_off_reply_keeps_its_complete_tool_calls() {
+    let text = "<tool_call>{\"name\": \"get_imports\", \"arguments\": {\"file\": \"A\"}}</tool_call>\n\
+                <tool_call>{\"name\": \"identify_class\", \"argu";
+    let (client, turn, _) = run(vec![Script::truncated(text)], TurnOptions::default());
+    let turn = turn.unwrap();
+    assert_eq!(calls(&turn), vec![("get_imports".to_string(), json!({"file": "A"}))]);
+    assert!(!turn.message.text().contains("identify_class"), "{:?}", turn.message);
+    assert_eq!(client.requests().len(), 1);
+
+    let mut native = Script::tool_call("get_imports", &json!({"file": "A"}));
+    if let Script::Respond(r) = &mut native {
+        let mut cut = r.choices[0].message.tool_calls[0].clone();
+        cut.id = "call_cut".into();
+        cut.function.arguments = "{\"fi".into();
+        r.choices[0].message.tool_calls.push(cut);
+        r.choices[0].finish_reason = Some("length".into());
+    }
+    let (client, turn, _) = run(vec![native], TurnOptions::default());
+    let turn = turn.unwrap();
+    assert_eq!(calls(&turn), vec![("get_imports".to_string(), json!({"file": "A"}))]);
+    assert_eq!(turn.message.tool_calls.len(), 1);
+    assert_eq!(client.requests().len(), 1);
+}
+
+/// Issue 9, fault 2: re-asks do not pile failed replies into the prompt: only the latest
+/// failed reply is sent, its text cut to `REASK_REPLY_CHARS` around a marker.
+#[test]
+fn issue_9_reasks_send_only_the_latest_failed_reply_cut_short() {
+    let long = format!("{}<tool_call>{{\"name\": \"nope\"}}</tool_call>", "thinking ".repeat(1_000));
+    let scripts = vec![Script::text(long.clone()), Script::text(long), Script::text("Final.")];
+    let (client, turn, _) = run(scripts, TurnOptions::default());
+    assert_eq!(turn.unwrap().reasks, 2);
+    let third = &client.requests()[2].messages;
+    assert_eq!(third.len(), 3, "the question, one failed reply, one error: {third:#?}");
+    assert!(third[1].text().chars().count() < 1_100, "{}", third[1].text().len());
+    assert!(third[1].text().contains("chars cut ..."), "{}", third[1].text());
+}
+
+/// Issue 9, fault 3: with the text protocol the request goes without `tools` and
+/// `tool_choice`, and calls written as text are still validated against the tools.
+#[test]
+fn issue_9_the_text_protocol_sends_no_tools_and_reads_text_calls() {
+    let client = ScriptedClient::new(vec![Script::text(
+        "<tool_call>{\"name\": \"get_imports\", \"arguments\": {\"file\": \"A\"}}</tool_call>",
+    )]);
+    let mut req = request();
+    req.tool_choice = Some(ToolChoice::Auto);
+    let opts = TurnOptions { text_protocol: true, ..TurnOptions::default() };
+    let turn = next_turn(&client, &req, &opts, &mut Ledger::default()).unwrap();
+    assert_eq!(calls(&turn), vec![("get_imports".to_string(), json!({"file": "A"}))]);
+    assert!(turn.from_text);
+    let sent = &client.requests()[0];
+    assert!(sent.tools.is_empty() && sent.tool_choice.is_none(), "{sent:#?}");
 }
 
 #[test]

@@ -126,12 +126,12 @@ def find(obj, names):
             if hit is not None:
                 return hit
     return None
-llm = r.get("llm") or {}
-totals = llm.get("totals") or llm
+totals = r.get("llm") or {}  # the ledger's sums; the per-call records are in r["calls"]
 calls = totals.get("calls", "n/a")
 tokens = (totals["prompt_tokens"] + totals["completion_tokens"]) if "prompt_tokens" in totals else "n/a"
 protocol = find(r, {"tool_protocol", "protocol"})
-per_call = [c.get("choices", c.get("choices_received")) for c in (llm.get("calls") or []) if isinstance(c, dict)]
+records = r.get("calls") if isinstance(r.get("calls"), list) else []
+per_call = [c.get("choices", c.get("choices_received")) for c in records if isinstance(c, dict)]
 choices = per_call if any(c is not None for c in per_call) else find(r, {"choices_per_request", "choices_received"})
 err = (r.get("error") or "").splitlines()[0][:160] if r.get("error") else ""
 print(f"{label}: exit {code}, outcome {r.get('outcome', 'n/a')}, calls {calls}, tokens {tokens}, "

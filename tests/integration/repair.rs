@@ -188,7 +188,7 @@ fn issue_9_bench_llm_oracle_reports_errors() {
     };
     let out = run(true);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let s = stdout_json(&out);
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the summary on stdout");
     assert_eq!(
         (s["total"].as_u64(), s["errors"].as_u64(), s["no_plausible"].as_u64()),
         (Some(1), Some(1), Some(0)),

@@ -152,7 +152,7 @@ for format in $formats; do
     timeout $((budget_s + 60)) "$fixdex" repair --project "$quixbugs" "${parts[@]}" \
       --llm-url "$url" --llm-model gemma-3-270m --max-wall-s "$budget_s" --test-timeout-s 60 \
       --report "$report" "${extra[@]}" >"$out/$format-${program#*:}.out" 2>"$out/$format-${program#*:}.log" || code=$?
-    line=$(summarize "$report" "$code" "$label")
+    line=$(summarize "$report" "$code" "$label" || echo "$label: exit $code, report unreadable")
     echo "$line" | tee -a "$out/summary.txt"
     case $code in 0|4) [ -f "$report" ] || status=1 ;; *) status=1 ;; esac
   done

@@ -112,6 +112,7 @@ mod tests {
             output_bytes: 0,
             failing_tests: failing.iter().map(|s| (*s).to_string()).collect(),
             test_counts: counted.map(|failed| TestCounts { failed, passed: 3 }),
+            cut_key_lines: Vec::new(),
         };
         Validation { verdict, build: None, failing_tests: test.failing_tests.clone(), test: Some(test), wall_ms: 0 }
     }

@@ -52,6 +52,10 @@ pub const TAIL_BYTES: usize = 64 * 1024;
 /// Most failing test names kept per command.
 pub const MAX_FAILING_TESTS: usize = 1000;
 
+/// Most key lines ([`crate::condense::is_key_line`]) kept per stream from the part of the
+/// output that falls before the tail ([`RunOutput::cut_key_lines`]).
+pub const MAX_CUT_KEY_LINES: usize = 64;
+
 /// Environment every command runs with, before the caller's own: `(name, None)` removes the
 /// variable, `(name, Some(value))` sets it. pytest's output depends on these (module docs,
 /// "A fixed environment"); without this a replayed session recorded on a laptop does not
@@ -185,12 +189,31 @@ pub struct RunOutput {
     /// a run that crashed or was killed before its summary).
     #[serde(default)]
     pub test_counts: Option<TestCounts>,
+    /// The key lines ([`crate::condense::is_key_line`]: exceptions, assertion messages,
+    /// failing-test headers) of the output that came before the tails and so is not in them,
+    /// stdout's first, each cut to [`crate::condense::MAX_KEY_LINE_CHARS`], at most
+    /// [`MAX_CUT_KEY_LINES`] per stream; empty when nothing was cut.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cut_key_lines: Vec<String>,
 }
 
 impl RunOutput {
     /// stdout tail followed by stderr tail.
     pub fn combined(&self) -> String {
         format!("{}{}", self.stdout_tail, self.stderr_tail)
+    }
+
+    /// The failure text of the run before condensing: [`RunOutput::cut_key_lines`] (when the
+    /// output was longer than the tails), a marker line, then [`RunOutput::combined`].
+    pub fn failure_text(&self) -> String {
+        if self.cut_key_lines.is_empty() {
+            return self.combined();
+        }
+        format!(
+            "{}\n... [output cut; the key lines above came before it]\n{}",
+            self.cut_key_lines.join("\n"),
+            self.combined()
+        )
     }
 }
 
@@ -258,8 +281,9 @@ pub fn run_command(
             Exit::TimedOut
         }
     };
-    let stdout_tail = out.join().unwrap_or_default();
-    let stderr_tail = err.join().unwrap_or_default();
+    let (stdout_tail, mut cut_key_lines) = out.join().unwrap_or_default();
+    let (stderr_tail, stderr_cut) = err.join().unwrap_or_default();
+    cut_key_lines.extend(stderr_cut);
     let output_bytes = *total.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let scan = std::mem::take(&mut *names.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
     Ok(RunOutput {
@@ -271,6 +295,7 @@ pub fn run_command(
         output_bytes,
         failing_tests: scan.names,
         test_counts: scan.counts,
+        cut_key_lines,
     })
 }
 
@@ -303,17 +328,24 @@ impl Scan {
 
 /// Read a pipe to its end on a thread, keeping the last [`TAIL_BYTES`] and collecting the
 /// failing test names and summary counts of every complete line (lines are cut at 4 KiB for
-/// this scan).
+/// this scan); returns the tail and the key lines that came before it
+/// ([`RunOutput::cut_key_lines`]).
 fn drain(
     mut pipe: impl Read + Send + 'static,
     total: Arc<Mutex<u64>>,
     found: Arc<Mutex<Scan>>,
-) -> std::thread::JoinHandle<String> {
+) -> std::thread::JoinHandle<(String, Vec<String>)> {
     std::thread::spawn(move || {
         let mut tail: Vec<u8> = Vec::new();
         let mut line: Vec<u8> = Vec::new();
-        let scan = |line: &[u8]| {
-            found.lock().unwrap_or_else(std::sync::PoisonError::into_inner).line(&String::from_utf8_lossy(line));
+        let (mut pos, mut line_start) = (0u64, 0u64);
+        let mut keys: Vec<(u64, String)> = Vec::new();
+        let mut scan = |line: &[u8], start: u64| {
+            let text = String::from_utf8_lossy(line);
+            if keys.len() < MAX_CUT_KEY_LINES && crate::condense::is_key_line(&text) {
+                keys.push((start, crate::condense::cut(&text, crate::condense::MAX_KEY_LINE_CHARS).to_string()));
+            }
+            found.lock().unwrap_or_else(std::sync::PoisonError::into_inner).line(&text);
         };
         let mut buf = [0u8; 8192];
         loop {
@@ -322,9 +354,11 @@ fn drain(
                 Ok(n) => {
                     *total.lock().unwrap_or_else(std::sync::PoisonError::into_inner) += n as u64;
                     for &b in &buf[..n] {
+                        pos += 1;
                         if b == b'\n' {
-                            scan(&line);
+                            scan(&line, line_start);
                             line.clear();
+                            line_start = pos;
                         } else if line.len() < 4096 {
                             line.push(b);
                         }
@@ -336,11 +370,13 @@ fn drain(
                 }
             }
         }
-        scan(&line);
+        scan(&line, line_start);
         if tail.len() > TAIL_BYTES {
             tail.drain(..tail.len() - TAIL_BYTES);
         }
-        String::from_utf8_lossy(&tail).into_owned()
+        let tail_start = pos - tail.len() as u64;
+        let cut = keys.into_iter().filter(|(start, _)| *start < tail_start).map(|(_, l)| l).collect();
+        (String::from_utf8_lossy(&tail).into_owned(), cut)
     })
 }
 
@@ -397,8 +433,10 @@ impl Validation {
         }
     }
 
-    /// A short model-facing summary: verdict, failing tests and the end of the output,
-    /// at most `max_chars` characters.
+    /// A short model-facing summary: verdict, failing tests and the run's
+    /// [`RunOutput::failure_text`] condensed by [`crate::condense::condense`] (repeated frames
+    /// folded, exception and assertion lines kept, then the end of the output), at most
+    /// `max_chars` characters in all.
     pub fn feedback(&self, max_chars: usize) -> String {
         let mut s = format!("verdict: {:?}\n", self.verdict);
         if !self.failing_tests.is_empty() {
@@ -406,11 +444,8 @@ impl Validation {
         }
         let run = if self.verdict == Verdict::CompileError && self.test.is_none() { &self.build } else { &self.test };
         if let Some(run) = run {
-            let out = run.combined();
-            let budget = max_chars.saturating_sub(s.len());
-            let start = out.len().saturating_sub(budget);
-            let start = (start..=out.len()).find(|&i| out.is_char_boundary(i)).unwrap_or(out.len());
-            s.push_str(&out[start..]);
+            let budget = max_chars.saturating_sub(s.chars().count());
+            s.push_str(&crate::condense::condense(&run.failure_text(), budget));
         }
         s
     }
@@ -472,6 +507,9 @@ impl Validator {
 fn stabilize_run(run: &mut RunOutput, dir: &Path) {
     run.stdout_tail = stabilize(&run.stdout_tail, dir);
     run.stderr_tail = stabilize(&run.stderr_tail, dir);
+    for line in &mut run.cut_key_lines {
+        *line = stabilize(line, dir);
+    }
 }
 
 /// Makes test output independent of where and how fast it ran, so that the same failure

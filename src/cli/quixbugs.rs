@@ -8,8 +8,12 @@
 //! `--oracle llm` runs the ReinFix workflow ([`repair::agent`]) on every program with the
 //! model options of `fixdex repair` (an endpoint, or `--replay`), the bug's own record and
 //! the QuixBugs project excluded from retrieval, and perfect function-level localization
-//! (ReinFix's setting) or `--localization sbfl` (the top Ochiai method). It reports plausible
-//! counts, LLM calls, tokens and time per bug; `--report-dir` keeps each bug's full report.
+//! (ReinFix's setting) or `--localization sbfl` (the top Ochiai method). It reports per bug
+//! the outcome, the error message of a run that ended in error, LLM calls, tokens and time,
+//! and counts plausible, no plausible patch and errors apart ([`repair::evaluation`]);
+//! `--report-dir` keeps each bug's full report. Exit 1 when any bug ended in error
+//! (outcome `error` or `preflight_failed`, or localization failed), after the summary is
+//! printed; 0 otherwise.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,6 +21,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use repair::evaluation::{self, BugResult};
 use repair::quixbugs::{self, GroundTruth, Lang, ProgramCheck, Runner};
 use repair::validate::Verdict;
 
@@ -164,22 +169,6 @@ pub fn run(a: &QuixbugsArgs) -> anyhow::Result<ExitCode> {
     Ok(if summary.failed_checks.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(crate::cli::exit::ERROR) })
 }
 
-/// One bug of `--oracle llm`.
-#[derive(Debug, Default, serde::Serialize)]
-struct LlmBug {
-    program: String,
-    outcome: Option<repair::agent::Outcome>,
-    localization: Option<String>,
-    localization_error: Option<String>,
-    root_cause: Option<String>,
-    candidates: usize,
-    calls: u64,
-    tokens: u64,
-    cost_usd: Option<f64>,
-    wall_s: f64,
-    patch: Option<String>,
-}
-
 fn llm_oracle(
     a: &QuixbugsArgs,
     runner: &Runner,
@@ -211,11 +200,8 @@ fn llm_oracle(
             },
         };
         let Some(method) = method else {
-            bugs.push(LlmBug {
-                program: p.name.clone(),
-                localization_error: loc_error.or(Some("no buggy method known".into())),
-                ..LlmBug::default()
-            });
+            let why = loc_error.unwrap_or_else(|| "no buggy method known (quixbugs.jsonl `meta.function`)".into());
+            bugs.push(BugResult::localization_failed(&p.name, why));
             continue;
         };
         let id = truth.id(p).map(str::to_string);
@@ -242,25 +228,14 @@ fn llm_oracle(
             std::fs::write(&path, serde_json::to_string_pretty(&report)?)
                 .with_context(|| format!("writing {}", path.display()))?;
         }
-        bugs.push(LlmBug {
-            program: p.name.clone(),
-            outcome: Some(report.outcome),
-            localization: Some(method),
-            localization_error: loc_error,
-            root_cause: report.root_cause.clone(),
-            candidates: report.candidates.len(),
-            calls: report.llm.calls,
-            tokens: report.llm.tokens(),
-            cost_usd: report.llm.cost_usd,
-            wall_s: report.wall_s,
-            patch: report.patch.clone(),
-        });
+        bugs.push(BugResult::from_report(&p.name, &method, &report));
     }
     client.finish(complete)?;
-    let plausible = bugs.iter().filter(|b| b.outcome == Some(Outcome::Plausible)).count();
+    let counts = evaluation::count(&bugs);
     let synthetic = client.get().is_synthetic();
     let summary = serde_json::json!({
-        "lang": lang_of(runner), "oracle": "llm", "total": bugs.len(), "plausible": plausible,
+        "lang": lang_of(runner), "oracle": "llm", "total": counts.total, "plausible": counts.plausible,
+        "no_plausible": counts.no_plausible, "errors": counts.errors, "outcomes": counts.outcomes,
         "calls": bugs.iter().map(|b| b.calls).sum::<u64>(), "tokens": bugs.iter().map(|b| b.tokens).sum::<u64>(),
         "wall_s": start.elapsed().as_secs_f64(), "synthetic": synthetic, "client": client.get().describe(),
         "localization": format!("{:?}", a.localization).to_lowercase(), "programs": bugs,
@@ -268,27 +243,32 @@ fn llm_oracle(
     if a.json {
         out!("{summary}")?;
     } else {
-        out!("{:<28} {:<20} {:>6} {:>6} {:>9} {:>8}", "program", "outcome", "cands", "calls", "tokens", "time s")?;
-        for b in &bugs {
-            let outcome = b.outcome.map_or_else(|| "localization-failed".to_string(), |o| format!("{o:?}"));
-            out!(
-                "{:<28} {:<20} {:>6} {:>6} {:>9} {:>8.1}",
-                b.program,
-                outcome,
-                b.candidates,
-                b.calls,
-                b.tokens,
-                b.wall_s
-            )?;
-        }
-        out!(
-            "{} {} programs: {plausible} plausible{}",
-            bugs.len(),
-            lang_of(runner),
-            if synthetic { " (SYNTHETIC answers: not repair results)" } else { "" }
-        )?;
+        print_llm_table(&bugs, &counts, lang_of(runner), synthetic)?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if counts.errors > 0 { ExitCode::from(crate::cli::exit::ERROR) } else { ExitCode::SUCCESS })
+}
+
+/// The `--oracle llm` table: one row per bug, the summary line, then each error's message.
+fn print_llm_table(bugs: &[BugResult], counts: &evaluation::Counts, lang: Lang, synthetic: bool) -> anyhow::Result<()> {
+    out!("{:<28} {:<20} {:>6} {:>6} {:>9} {:>8}", "program", "outcome", "cands", "calls", "tokens", "time s")?;
+    for b in bugs {
+        let outcome = evaluation::outcome_name(b.outcome);
+        out!("{:<28} {:<20} {:>6} {:>6} {:>9} {:>8.1}", b.program, outcome, b.candidates, b.calls, b.tokens, b.wall_s)?;
+    }
+    out!(
+        "{} {lang} programs: {} plausible, {} no plausible patch, {} errors{}",
+        counts.total,
+        counts.plausible,
+        counts.no_plausible,
+        counts.errors,
+        if synthetic { " (SYNTHETIC answers: not repair results)" } else { "" }
+    )?;
+    for b in bugs {
+        if let Some(e) = &b.error {
+            out!("error: {}: {e}", b.program)?;
+        }
+    }
+    Ok(())
 }
 
 fn lang_of(runner: &Runner) -> Lang {

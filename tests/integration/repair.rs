@@ -167,6 +167,44 @@ fn bench_quixbugs_llm_oracle_replayed() {
     assert!(reports.join("SUM_TO.json").is_file());
 }
 
+/// Issue 9, fault 8: a bug whose run ends in error (the replayed answers are the Python
+/// session's, so SUM_TO's first request finds no recording) is reported with its outcome and
+/// error message, counted under `errors` and not as "no plausible patch", in the table and in
+/// `--json`, and the bench exits 1.
+#[test]
+fn issue_9_bench_llm_oracle_reports_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = recordings(dir.path(), 3);
+    let root = minibugs();
+    let truth = root.join("quixbugs.jsonl");
+    let run = |json: bool| {
+        let mut args = vec!["bench", "quixbugs", "--root", root.to_str().unwrap(), "--lang", "java"];
+        args.extend(["--ground-truth", truth.to_str().unwrap(), "--oracle", "llm", "--programs", "SUM_TO"]);
+        args.extend(["--replay", rec.to_str().unwrap(), "--llm-model", "replayed-model"]);
+        if json {
+            args.push("--json");
+        }
+        fixdex(&args, None)
+    };
+    let out = run(true);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the summary on stdout");
+    assert_eq!(
+        (s["total"].as_u64(), s["errors"].as_u64(), s["no_plausible"].as_u64()),
+        (Some(1), Some(1), Some(0)),
+        "{s}"
+    );
+    assert_eq!(s["outcomes"]["error"], 1, "{s}");
+    assert_eq!(s["programs"][0]["outcome"], "error", "{s}");
+    let error = s["programs"][0]["error"].as_str().unwrap_or_default();
+    assert!(!error.is_empty(), "no error message: {s}");
+    let table = run(false);
+    assert_eq!(table.status.code(), Some(1), "{}", stderr(&table));
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(text.contains("1 java programs: 0 plausible, 0 no plausible patch, 1 errors"), "{text}");
+    assert!(text.contains(&format!("error: SUM_TO: {error}")), "{text}");
+}
+
 /// `--sbfl` instead of `--file/--method`: Ochiai over coverage.py per-test coverage picks
 /// `sum_to` (lines 1-5 of python_programs/sum_to.py), and the replayed Python session (the
 /// library replay's last three recordings) repairs it.

@@ -79,7 +79,7 @@ pub(super) fn coverage(dir: &Path, work: &Path, t: &JavaTarget, timeout: Duratio
                 "check `includes` ({}) and that JaCoCo can read the class files (tests that die in an \
                  exception before any probe, such as a StackOverflowError, record nothing); the run printed: {}",
                 t.includes.join(":"),
-                super::tail(&run.combined())
+                super::tail(&run.failure_text())
             ),
         });
     }

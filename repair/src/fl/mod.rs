@@ -443,12 +443,13 @@ fn command_error(out: &RunOutput, exit: Exit) -> FlError {
         Exit::Signal(s) => format!("was killed by signal {s}"),
         Exit::TimedOut => format!("timed out after {} ms", out.wall_ms),
     };
-    FlError::Command { command: out.command.clone(), exit, tail: tail(&out.combined()).to_string() }
+    FlError::Command { command: out.command.clone(), exit, tail: tail(&out.failure_text()) }
 }
 
-/// The last 2000 characters of `text`, trimmed.
-fn tail(text: &str) -> &str {
-    text.char_indices().rev().nth(1999).map_or(text, |(i, _)| &text[i..]).trim()
+/// `text` condensed to at most 2000 characters ([`crate::condense::condense`]: repeated frames
+/// folded, exception lines kept, then the end), trimmed.
+fn tail(text: &str) -> String {
+    crate::condense::condense(text.trim(), 2000)
 }
 
 /// Read a file that a helper was expected to write.

@@ -4,6 +4,9 @@
 mod agent;
 /// Helpers shared by the workflow, harness and replay tests.
 mod common;
+/// Failure text in prompts: repeated frames folded, exceptions and assertions kept
+/// (issue 9), on projects the tests write.
+mod failure;
 /// `repair::fl`: SBFL (Ochiai) with real JaCoCo/JUnit and coverage.py/pytest runs.
 mod fl;
 /// Fuzz tests: any model answer, tool call or tool argument never panics the parsers

@@ -191,3 +191,16 @@ fn shared_fl_quixbugs_all_ranks() {
         );
     }
 }
+
+/// Issue 9, fault 6, on QuixBugs' own Java GCD: its five tests each print
+/// `java.lang.StackOverflowError` and 1,024 identical frames; the first prompt keeps the
+/// exception line, folds the frames and names the last failing test.
+#[test]
+fn shared_issue_9_java_gcd_prompt_keeps_the_exception() {
+    let root = shared_path("benchmarks/quixbugs");
+    let prompt = crate::failure::first_prompt(&root, repair::quixbugs::Lang::Java, "GCD", "gcd");
+    assert!(prompt.contains("java.lang.StackOverflowError"), "{prompt}");
+    assert!(prompt.contains("more identical frames"), "{prompt}");
+    assert!(prompt.contains("test_4(java_testcases.junit.GCD_TEST)"), "{prompt}");
+    assert!(crate::failure::longest_run(&prompt) < 3, "repeated frames were not folded:\n{prompt}");
+}

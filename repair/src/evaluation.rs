@@ -1,0 +1,167 @@
+//! The summary of the repair workflow run over many bugs (`fixdex bench quixbugs --oracle
+//! llm`): per bug the outcome and, when the run ended in an error, the error's message; and
+//! counts that keep errors apart from "no plausible patch" (issue 9, fault 8: a benchmark whose
+//! every run failed on a broken endpoint must not read like one the model could not fix).
+//!
+//! Each bug falls in one [`Class`]:
+//!
+//! | class | outcomes |
+//! | --- | --- |
+//! | `plausible` | [`Outcome::Plausible`] |
+//! | `no_plausible` | [`Outcome::NoPlausiblePatch`], [`Outcome::BudgetExhausted`], [`Outcome::Timeout`] |
+//! | `error` | [`Outcome::Error`], [`Outcome::PreflightFailed`], and a bug whose localization failed (no outcome) |
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::agent::{Outcome, RepairReport};
+
+/// What a bug's run amounts to in the summary (module docs: the table of outcomes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    /// A plausible patch was found.
+    Plausible,
+    /// The workflow ran and found none (search space, budget or wall time exhausted).
+    NoPlausible,
+    /// The run could not do its work: an error of the machinery or the endpoint, a failed
+    /// pre-flight, or no location to repair.
+    Error,
+}
+
+/// One bug of an evaluation; serialized as one entry of `programs` in the `--json` summary.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct BugResult {
+    /// Program (bug) name.
+    pub program: String,
+    /// How the workflow ended (snake_case); `None` when it did not run (localization failed).
+    pub outcome: Option<Outcome>,
+    /// Why the run ended in [`Class::Error`]: the report's error, or the localization error;
+    /// `None` for the other classes.
+    pub error: Option<String>,
+    /// The method given to the workflow.
+    pub localization: Option<String>,
+    /// Why no method could be given (SBFL failed or ranked nothing, no ground-truth method).
+    pub localization_error: Option<String>,
+    /// The root cause the model gave, if any.
+    pub root_cause: Option<String>,
+    /// Candidate patches validated.
+    pub candidates: usize,
+    /// LLM calls made.
+    pub calls: u64,
+    /// LLM tokens used (prompt + completion).
+    pub tokens: u64,
+    /// Cost in USD, when prices were given.
+    pub cost_usd: Option<f64>,
+    /// Wall time of the run, seconds.
+    pub wall_s: f64,
+    /// The first plausible patch (unified diff).
+    pub patch: Option<String>,
+}
+
+impl BugResult {
+    /// The result of a workflow run on `program`, localized at `method`.
+    pub fn from_report(program: &str, method: &str, report: &RepairReport) -> Self {
+        let mut bug = BugResult {
+            program: program.to_string(),
+            outcome: Some(report.outcome),
+            localization: Some(method.to_string()),
+            root_cause: report.root_cause.clone(),
+            candidates: report.candidates.len(),
+            calls: report.llm.calls,
+            tokens: report.llm.tokens(),
+            cost_usd: report.llm.cost_usd,
+            wall_s: report.wall_s,
+            patch: report.patch.clone(),
+            ..BugResult::default()
+        };
+        if bug.class() == Class::Error {
+            bug.error = Some(report.error.clone().unwrap_or_else(|| format!("the run ended as {:?}", report.outcome)));
+        }
+        bug
+    }
+
+    /// A bug the workflow was not run on because localization failed with `why`.
+    pub fn localization_failed(program: &str, why: String) -> Self {
+        BugResult {
+            program: program.to_string(),
+            error: Some(format!("localization failed: {why}")),
+            localization_error: Some(why),
+            ..BugResult::default()
+        }
+    }
+
+    /// The bug's class (module docs).
+    pub fn class(&self) -> Class {
+        match self.outcome {
+            Some(Outcome::Plausible) => Class::Plausible,
+            Some(Outcome::NoPlausiblePatch | Outcome::BudgetExhausted | Outcome::Timeout) => Class::NoPlausible,
+            Some(Outcome::Error | Outcome::PreflightFailed) | None => Class::Error,
+        }
+    }
+}
+
+/// Counts over the bugs of an evaluation; serialized into the `--json` summary.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Bugs in the evaluation.
+    pub total: usize,
+    /// Bugs of [`Class::Plausible`].
+    pub plausible: usize,
+    /// Bugs of [`Class::NoPlausible`].
+    pub no_plausible: usize,
+    /// Bugs of [`Class::Error`].
+    pub errors: usize,
+    /// Bugs per outcome (`plausible`, `no_plausible_patch`, `budget_exhausted`, `timeout`,
+    /// `preflight_failed`, `error`, and `localization_failed` for bugs never run).
+    pub outcomes: BTreeMap<String, usize>,
+}
+
+/// The [`Counts`] of `bugs`.
+pub fn count(bugs: &[BugResult]) -> Counts {
+    let mut c = Counts { total: bugs.len(), ..Counts::default() };
+    for bug in bugs {
+        match bug.class() {
+            Class::Plausible => c.plausible += 1,
+            Class::NoPlausible => c.no_plausible += 1,
+            Class::Error => c.errors += 1,
+        }
+        *c.outcomes.entry(outcome_name(bug.outcome)).or_default() += 1;
+    }
+    c
+}
+
+/// `outcome` as its snake_case name; `localization_failed` for `None`.
+pub fn outcome_name(outcome: Option<Outcome>) -> String {
+    outcome.map_or_else(
+        || "localization_failed".to_string(),
+        |o| serde_json::to_value(o).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bug(outcome: Option<Outcome>) -> BugResult {
+        BugResult { outcome, ..BugResult::default() }
+    }
+
+    #[test]
+    fn errors_are_counted_apart_from_no_plausible_patch() {
+        let bugs = [
+            bug(Some(Outcome::Plausible)),
+            bug(Some(Outcome::NoPlausiblePatch)),
+            bug(Some(Outcome::BudgetExhausted)),
+            bug(Some(Outcome::Error)),
+            bug(Some(Outcome::PreflightFailed)),
+            BugResult::localization_failed("X", "SBFL ranked no method".into()),
+        ];
+        let c = count(&bugs);
+        assert_eq!((c.total, c.plausible, c.no_plausible, c.errors), (6, 1, 2, 3));
+        assert_eq!(c.outcomes["localization_failed"], 1);
+        assert_eq!(c.outcomes["budget_exhausted"], 1);
+        assert_eq!(bugs[5].error.as_deref(), Some("localization failed: SBFL ranked no method"));
+    }
+}

@@ -10,7 +10,7 @@
 #   --quixbugs  QuixBugs root [default: $FIXDEX_SHARED/benchmarks/quixbugs]
 #   --venv      the server venv (setup-llm-server.sh installs it there when missing)
 #               [default: $FIXDEX_LLM_VENV or scratch/llm-venv]
-#   --fixdex    the binary [default: target/debug/fixdex]
+#   --fixdex    the binary [default: where `cargo build --locked` puts it: scripts/fixdex-path.sh dev]
 #   --out       reports and logs [default: scratch/smoke-real-llm]; one report per run,
 #               OUT/<format>-<program>.json, its stderr in OUT/<format>-<program>.log
 #   --budget-s  wall budget per run, seconds [default: 900]: given as --max-wall-s, and the
@@ -26,7 +26,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 quixbugs=${FIXDEX_SHARED:+$FIXDEX_SHARED/benchmarks/quixbugs}
 venv=${FIXDEX_LLM_VENV:-$root/scratch/llm-venv}
-fixdex=$root/target/debug/fixdex
+fixdex=
 out=$root/scratch/smoke-real-llm
 port=8089
 budget_s=900
@@ -48,6 +48,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$quixbugs" ] && [ -d "$quixbugs/java_programs" ] || {
   echo "error: no QuixBugs root: give --quixbugs DIR or set FIXDEX_SHARED" >&2; exit 2; }
+[ -n "$fixdex" ] || fixdex=$("$root/scripts/fixdex-path.sh" dev)
 [ -x "$fixdex" ] || { echo "error: $fixdex not found: run \`cargo build --locked\` or give --fixdex" >&2; exit 2; }
 quixbugs=$(cd "$quixbugs" && pwd)
 mkdir -p "$out"

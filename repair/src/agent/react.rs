@@ -9,7 +9,9 @@
 //!   native `tool_calls`, no call written as text: a final answer without a root cause, or
 //!   a cut-off reply without anything complete) and no call has worked yet, or
 //! - the server answers a request with tools with an HTTP 4xx (not 401, 403, 404, 429)
-//!   whose body names `tool` (`tools`, `tool_choice`).
+//!   whose body names `tool` (`tools`, `tool_choice`), or
+//! - a ReAct turn's replies stay unusable through its re-asks without any native tool call
+//!   (empty, or prose without a call) and no call has worked yet.
 //!
 //! In the text protocol the system prompt names the tools with their arguments and the
 //! exact `<tool_call>{"name": ..., "arguments": {...}}</tool_call>` format that
@@ -33,7 +35,7 @@ use serde_json::Value;
 use super::{Degraded, REACT_PROMPT, Run, SYSTEM_PROMPT, Stop, Workflow, cause_prompt, parse_root_cause};
 use crate::llm::context::{OLD_OUTPUT_CHARS, cut_middle};
 use crate::llm::text::complete_part;
-use crate::llm::{Action, Message, Tool, TurnOptions, ValidToolCall, next_turn};
+use crate::llm::{Action, LlmError, Message, Tool, TurnOptions, ValidToolCall, next_turn};
 
 /// ReAct replies without any tool call after which the loop switches to the text protocol.
 pub const SWITCH_AFTER_MISSES: usize = 2;
@@ -156,13 +158,30 @@ impl Workflow<'_> {
             text_protocol: state.protocol == Protocol::Text,
         };
         let client = self.client;
-        let result = self.send(run, &mut req, state.pinned, |r, ledger| next_turn(client, r, &opts, ledger));
+        let without_calls = std::cell::Cell::new(false);
+        let result = self.send(run, &mut req, state.pinned, |r, ledger| {
+            let turn = next_turn(client, r, &opts, ledger);
+            if let Err(LlmError::ReaskLimit { native_calls_seen: false, .. }) = &turn {
+                without_calls.set(true);
+            }
+            turn
+        });
         *messages = req.messages;
         let native_unproven = state.protocol == Protocol::Native && !state.called;
         let turn = match result {
             Ok(turn) => turn,
             Err(Stop::ToolsRefused(reason)) if state.protocol == Protocol::Native => {
                 let reason = format!("the server refused the request with tools: {reason}");
+                self.switch_to_text(run, state, messages, tools, reason);
+                return Ok(Next::Continue);
+            }
+            // Replies to requests with tools that stay unusable without a single native call
+            // (empty, or prose that holds no call) before any call worked: the server's chat
+            // format most likely drops `tools` (llama-cpp-python's chatml-function-calling
+            // answers Gemma 3 270M with empty messages), so the text protocol gets its chance.
+            // Bad native calls are the model's fault, not the protocol's: they degrade.
+            Err(Stop::Unusable(reason)) if native_unproven && without_calls.get() => {
+                let reason = format!("the replies to ReAct turn {step} with tools stayed unusable: {reason}");
                 self.switch_to_text(run, state, messages, tools, reason);
                 return Ok(Next::Continue);
             }

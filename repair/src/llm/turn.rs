@@ -124,6 +124,7 @@ pub fn next_turn<C: ChatClient + ?Sized>(
     }
     let asked = req.messages.len();
     let mut reasons = Vec::new();
+    let mut native_calls_seen = false;
     loop {
         ledger.check()?;
         let response = client.chat_within(&req, ledger.deadline)?;
@@ -133,6 +134,7 @@ pub fn next_turn<C: ChatClient + ?Sized>(
             reason: "no choices".to_owned(),
             body: String::new(),
         })?;
+        native_calls_seen |= !choice.message.tool_calls.is_empty();
         match assess(&choice, &tools, asked, final_allowed, opts.text_protocol) {
             Ok((action, message, from_text)) => {
                 let reasks = reasons.len() as u32;
@@ -140,7 +142,11 @@ pub fn next_turn<C: ChatClient + ?Sized>(
                 return Ok(Turn { action, message, reasks, reask_reasons: reasons, from_text, finish_reason });
             }
             Err(problem) if reasons.len() as u32 >= opts.max_reasks => {
-                return Err(LlmError::ReaskLimit { reasks: reasons.len() as u32, problem: problem.reason() });
+                return Err(LlmError::ReaskLimit {
+                    reasks: reasons.len() as u32,
+                    problem: problem.reason(),
+                    native_calls_seen,
+                });
             }
             Err(problem) => {
                 debug!(reask = reasons.len() + 1, problem = problem.reason(), "re-asking the model");

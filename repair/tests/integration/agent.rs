@@ -707,6 +707,37 @@ fn issue_9_a_server_that_ignores_tools_gets_the_text_protocol() {
     assert_eq!(report.tool_calls.len(), 1);
 }
 
+/// Issue 9, fault 3, as seen with llama-cpp-python's `chatml-function-calling` format and
+/// Gemma 3 270M: every reply to a request with tools is empty, through the re-asks. Before
+/// any call has worked that means the server's tool support does not work: the loop
+/// switches to the text protocol instead of giving up on the reasoning phase.
+#[test]
+fn issue_9_empty_replies_to_requests_with_tools_switch_to_the_text_protocol() {
+    let b = bug(Lang::Python, "sum_to");
+    let client = ScriptedClient::new(vec![
+        Script::text("ROOT CAUSE: NONE"),
+        Script::text(""),
+        Script::text(""),
+        Script::text(""),
+        Script::text(SUM_TO_TEXT_CALL),
+        Script::text("ROOT CAUSE: `range(1, n)` stops before n."),
+        Script::text("SUGGESTION 1: use range(1, n + 1)."),
+        choices(&[SUM_TO_PY_FIX], (100, 20)),
+    ]);
+    let report = sum_to_workflow(&client, 1).run(&b);
+    assert_eq!(report.outcome, Outcome::Plausible, "{report:#?}");
+    assert_eq!(report.root_cause_source.as_deref(), Some("react"));
+    assert!(report.degraded.is_empty(), "{:?}", report.degraded);
+    let requests = client.requests();
+    assert!(requests[1..4].iter().all(|r| !r.tools.is_empty()));
+    assert!(requests[4].tools.is_empty(), "the text protocol sends no tools");
+    let protocol = serde_json::to_value(&report.tool_protocol).unwrap();
+    assert_eq!(protocol["protocol"], "native→text");
+    assert_eq!(protocol["switched_after_call"], 4);
+    assert!(protocol["reason"].as_str().unwrap().contains("stayed unusable"), "{protocol}");
+    assert_eq!(report.tool_calls.len(), 1);
+}
+
 /// Issue 9, fault 3: a server that refuses `tools` with an HTTP 4xx naming them gets the
 /// text protocol at once, and the run goes on.
 #[test]

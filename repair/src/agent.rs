@@ -1116,7 +1116,9 @@ fn render_fixes(r: &Retrieval, max_chars: usize) -> String {
 /// instructions fixdex wrote ([`CAUSE_QUESTION`], [`REACT_PROMPT`], [`NUDGE_PROMPT`],
 /// [`TEXT_CALL_REMINDER`]; e.g. `<one or two sentences>`, `<root cause>`), or when it has
 /// at least three words other than `a`, `an`, `the`, `of`, `is`, `in`, `to`, `and`, `or`
-/// and at least 80% of those occur in the instructions.
+/// and at least 80% of those occur in the instructions; the same holds for its first line
+/// alone (a copied instruction followed by other text), and a cause that contains one of
+/// the instructions' `<...>` placeholders echoes it too.
 pub fn parse_root_cause(text: &str) -> Option<String> {
     let clean = text.replace("**", "");
     let upper = clean.to_uppercase();
@@ -1139,10 +1141,21 @@ pub fn parse_root_cause(text: &str) -> Option<String> {
         "i don't know",
         "i do not know",
     ];
-    if NONE.contains(&norm.as_str()) || echoes_prompt(&norm) {
+    let first_line = normalize_cause(para.lines().next().unwrap_or(""));
+    if NONE.contains(&norm.as_str()) || echoes_prompt(&norm) || echoes_prompt(&first_line) || has_placeholder(para) {
         return None;
     }
     Some(para.to_string())
+}
+
+/// Whether `cause` contains one of the `<...>` placeholders of fixdex's instructions (e.g.
+/// `<one or two sentences>`), as a model that copies the answer format does.
+fn has_placeholder(cause: &str) -> bool {
+    [CAUSE_QUESTION, REACT_PROMPT, NUDGE_PROMPT, TEXT_CALL_REMINDER].iter().any(|prompt| {
+        prompt.match_indices('<').any(|(at, _)| {
+            prompt[at..].find('>').is_some_and(|end| end > 1 && end < 40 && cause.contains(&prompt[at..=at + end]))
+        })
+    })
 }
 
 /// `cause` lower-cased, without markdown and quote characters (`` ` * _ " ' < > [ ] ``
@@ -1262,6 +1275,9 @@ mod tests {
             "ROOT CAUSE: ...",
             "ROOT CAUSE: If you need more context from the project first",
             "ROOT CAUSE: call a tool to learn more",
+            // Gemma 3 270M under llama-cpp-python (gemma chat format), issue 9 smoke run.
+            "ROOT CAUSE: <one or two sentences>` and no tool call.=\"#\">\n=== test_gcd.py\n15 : gcd.py:5: in gcd\n    return gcd(a % b, b)",
+            "ROOT CAUSE: one or two sentences and no tool call\nreturn gcd(a % b, b)",
         ] {
             assert_eq!(parse_root_cause(echo), None, "{echo}");
         }

@@ -1142,6 +1142,15 @@ pub fn parse_root_cause(text: &str) -> Option<String> {
         "i do not know",
     ];
     let first_line = normalize_cause(para.lines().next().unwrap_or(""));
+    // `NONE, but ...` / `Unknown - ...`: a none word, then punctuation, then anything.
+    let leading_none = ["none", "unknown", "n/a", "undetermined"].iter().any(|word| {
+        norm.strip_prefix(word)
+            .and_then(|rest| rest.trim_start().chars().next())
+            .is_some_and(|next| !next.is_alphanumeric())
+    });
+    if leading_none {
+        return None;
+    }
     if NONE.contains(&norm.as_str()) || echoes_prompt(&norm) || echoes_prompt(&first_line) || has_placeholder(para) {
         return None;
     }
@@ -1278,6 +1287,8 @@ mod tests {
             // Gemma 3 270M under llama-cpp-python (gemma chat format), issue 9 smoke run.
             "ROOT CAUSE: <one or two sentences>` and no tool call.=\"#\">\n=== test_gcd.py\n15 : gcd.py:5: in gcd\n    return gcd(a % b, b)",
             "ROOT CAUSE: one or two sentences and no tool call\nreturn gcd(a % b, b)",
+            "ROOT CAUSE: NONE`, but not if this is a bug that needs to be fixed immediately.",
+            "ROOT CAUSE: Unknown - more context is needed",
         ] {
             assert_eq!(parse_root_cause(echo), None, "{echo}");
         }
@@ -1288,6 +1299,11 @@ mod tests {
         assert_eq!(
             parse_root_cause("ROOT CAUSE: the code uses the wrong variable name in the loop"),
             Some("the code uses the wrong variable name in the loop".into())
+        );
+        // A cause that starts with a none word used as a word stays a cause.
+        assert_eq!(
+            parse_root_cause("ROOT CAUSE: none of the loop bounds include n"),
+            Some("none of the loop bounds include n".into())
         );
         assert_eq!(normalize_cause(" **`NONE`**. "), "none");
         assert_eq!(normalize_cause("It doesn't stop"), "it doesn't stop");

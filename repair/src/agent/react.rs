@@ -136,8 +136,11 @@ impl Workflow<'_> {
         // Out of ReAct turns, or a turn failed: go on with the best statement we have.
         run.report.root_cause_source = Some("undetermined".into());
         run.report.root_cause_note = Some(note);
+        // The model's last statement stands in, unless it only repeats fixdex's instructions
+        // (a small model echoes the nudge) or says there is none.
         let text = state.last_text.trim();
-        Ok(if text.is_empty() { "undetermined (the model did not state a root cause)".into() } else { text.into() })
+        let usable = !text.is_empty() && super::parse_root_cause(&format!("ROOT CAUSE: {text}")).is_some();
+        Ok(if usable { text.into() } else { "undetermined (the model did not state a root cause)".into() })
     }
 
     /// One ReAct turn: ask, then run the tools or read the answer.

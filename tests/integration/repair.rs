@@ -262,6 +262,17 @@ fn repair_sbfl_python_replay() {
 /// `--llm-model replayed-model --attempts 1 --suggestions 1 --patches 1 --test-cmd TEST`
 /// (the recordings key on the requests, and the prompts do not depend on `--failing-test`).
 fn record_session(rec: &std::path::Path, bug: &repair::agent::Bug, test: &str, scripts: Vec<repair::llm::Script>) {
+    record_session_with(rec, bug, test, scripts, repair::agent::AgentConfig::default().max_tokens);
+}
+
+/// [`record_session`] with `max_tokens` as each request's reply limit (`--max-reply-tokens`).
+fn record_session_with(
+    rec: &std::path::Path,
+    bug: &repair::agent::Bug,
+    test: &str,
+    scripts: Vec<repair::llm::Script>,
+    max_tokens: Option<u32>,
+) {
     use repair::agent::{AgentConfig, Workflow};
     use repair::validate::{CommandSpec, Validator};
     let client = repair::llm::RecordingClient::create(repair::llm::ScriptedClient::new(scripts), rec).unwrap();
@@ -270,6 +281,7 @@ fn record_session(rec: &std::path::Path, bug: &repair::agent::Bug, test: &str, s
         attempts: 1,
         suggestions: 1,
         patches: 1,
+        max_tokens,
         ..AgentConfig::default()
     };
     let validator = Validator {
@@ -386,31 +398,14 @@ fn issue_8_repair_cli_malformed_tool_calls_exit_4() {
 /// its old name), and `--llm-timeout` is a real flag that `--help` lists.
 #[test]
 fn issue_9_repair_cli_reply_total_token_and_timeout_flags() {
-    use repair::agent::{AgentConfig, Workflow};
     use repair::llm::Script;
-    use repair::validate::{CommandSpec, Validator};
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("session.jsonl");
     let test = "grep -q 'a + b' calc.py";
     let fix = "<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n>>>>>>> REPLACE";
     let scripts =
         vec![Script::text("ROOT CAUSE: `add` subtracts."), Script::text("SUGGESTION 1: add."), Script::text(fix)];
-    let client = repair::llm::RecordingClient::create(repair::llm::ScriptedClient::new(scripts), &rec).unwrap();
-    let config = AgentConfig {
-        model: "replayed-model".into(),
-        attempts: 1,
-        suggestions: 1,
-        patches: 1,
-        max_tokens: Some(512),
-        ..AgentConfig::default()
-    };
-    let validator = Validator {
-        build: None,
-        test: CommandSpec::Shell(test.into()),
-        timeout: std::time::Duration::from_secs(300),
-        env: Vec::new(),
-    };
-    Workflow::new(&client, None, validator, config).run(&brokentest_bug());
+    record_session_with(&rec, &brokentest_bug(), test, scripts, Some(512));
 
     let report = dir.path().join("report.json");
     let report = report.to_str().unwrap();

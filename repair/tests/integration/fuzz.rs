@@ -14,11 +14,12 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
 use repair::llm::text::{TextCalls, complete_calls_text, complete_part, parse_text_calls};
-use repair::llm::{Action, ChatRequest, Ledger, Message, Script, ScriptedClient, Tool, TurnOptions, next_turn};
+use repair::llm::{Action, Ledger, Script, ScriptedClient, TurnOptions, next_turn};
 use repair::patch::{Hunk, HunkLine, Patch, apply_to_text};
 use repair::tools::Toolbox;
 use serde_json::{Value, json};
 
+use crate::llm::turn::request;
 use crate::patch::{round_trip, same_but_listing_numbers};
 
 /// Asserts that a generator reached a case `what` (when it ran enough cases to).
@@ -314,15 +315,6 @@ fn fuzz_text_tool_calls() {
         .unwrap();
     reached("a reply with calls", &calls, &runner);
     reached("a broken call", &broken, &runner);
-}
-
-/// The request of the turn tests: two tools, one with a required argument.
-fn request() -> ChatRequest {
-    let mut req = ChatRequest::new("m", vec![Message::user("Why does gcd fail?")]);
-    let schema = json!({"type": "object", "properties": {"file": {"type": "string"}}, "required": ["file"]});
-    req.tools.push(Tool::function("get_imports", "List the imports of a file", schema));
-    req.tools.push(Tool::function("identify_class", "Name the class at a line", json!({"type": "object"})));
-    req
 }
 
 /// One scripted reply: text, a native call with any name and arguments, or a raw body.

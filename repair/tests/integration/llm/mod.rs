@@ -13,4 +13,4 @@ mod scripted;
 /// A minimal local HTTP/1.1 server.
 mod server;
 /// Tool-call validation, text fallback and re-asks.
-mod turn;
+pub(crate) mod turn;

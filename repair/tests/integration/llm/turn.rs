@@ -6,7 +6,9 @@ use repair::llm::{
 };
 use serde_json::json;
 
-fn request() -> ChatRequest {
+/// The request of the turn tests (and the fuzzed turns): two tools, one with a required
+/// argument.
+pub(crate) fn request() -> ChatRequest {
     let mut req = ChatRequest::new("m", vec![Message::user("Why does gcd fail?")]);
     let schema = json!({"type": "object", "properties": {"file": {"type": "string"}}, "required": ["file"]});
     req.tools.push(Tool::function("get_imports", "List the imports of a file", schema));

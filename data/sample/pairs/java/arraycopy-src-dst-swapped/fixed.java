@@ -1,0 +1,6 @@
+public static byte[] prefix(byte[] data, int n) {
+    int len = Math.min(n, data.length);
+    byte[] out = new byte[len];
+    System.arraycopy(data, 0, out, 0, len);
+    return out;
+}

@@ -1,0 +1,5 @@
+public static boolean sameStock(Map<String, Integer> a, Map<String, Integer> b, String sku) {
+    Integer left = a.get(sku);
+    Integer right = b.get(sku);
+    return left == right;
+}

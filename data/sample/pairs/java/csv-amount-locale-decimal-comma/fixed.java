@@ -1,0 +1,6 @@
+public static String toCsvLine(String invoiceId, double amount, String currency) {
+    if (invoiceId.indexOf(',') >= 0) {
+        throw new IllegalArgumentException("invoice id contains a comma: " + invoiceId);
+    }
+    return String.format(Locale.ROOT, "%s,%.2f,%s", invoiceId, amount, currency);
+}

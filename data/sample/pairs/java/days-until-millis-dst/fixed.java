@@ -1,0 +1,3 @@
+public static long daysUntil(ZonedDateTime now, LocalDate due) {
+    return ChronoUnit.DAYS.between(now.toLocalDate(), due);
+}

@@ -1,0 +1,6 @@
+public static void pause(long millis) {
+    try {
+        Thread.sleep(millis);
+    } catch (InterruptedException e) {
+    }
+}

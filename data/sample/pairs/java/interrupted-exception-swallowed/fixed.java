@@ -1,0 +1,7 @@
+public static void pause(long millis) {
+    try {
+        Thread.sleep(millis);
+    } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+    }
+}

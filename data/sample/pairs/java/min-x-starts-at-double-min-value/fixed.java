@@ -1,0 +1,9 @@
+public static double minX(List<double[]> vertices) {
+    double min = Double.POSITIVE_INFINITY;
+    for (double[] v : vertices) {
+        if (v[0] < min) {
+            min = v[0];
+        }
+    }
+    return min;
+}

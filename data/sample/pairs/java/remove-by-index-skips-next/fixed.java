@@ -1,0 +1,3 @@
+public static void removeNegatives(List<Integer> values) {
+    values.removeIf(v -> v < 0);
+}

@@ -1,0 +1,8 @@
+public static String render(String template, Map<String, String> values) {
+    String out = template;
+    for (Map.Entry<String, String> e : values.entrySet()) {
+        out = out.replaceAll("\\{\\{" + e.getKey() + "\\}\\}",
+                Matcher.quoteReplacement(e.getValue()));
+    }
+    return out;
+}

@@ -1,0 +1,6 @@
+def chunk_text(text, size):
+    if size <= 0:
+        raise ValueError("size must be positive")
+    if len(text) <= size:
+        return [text] if text else []
+    return [text[:size]] + chunk_text(text[size:], size)

@@ -1,0 +1,8 @@
+def collect_leaves(node, acc=None):
+    if acc is None:
+        acc = []
+    if not node.children:
+        acc.append(node.value)
+    for child in node.children:
+        collect_leaves(child, acc)
+    return acc

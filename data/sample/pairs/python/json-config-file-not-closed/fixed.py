@@ -1,0 +1,9 @@
+import json
+
+
+def load_config(path):
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: top level must be an object")
+    return data

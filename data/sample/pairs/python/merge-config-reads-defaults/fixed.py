@@ -1,0 +1,7 @@
+def merge_settings(defaults, overrides):
+    merged = dict(defaults)
+    for key, value in overrides.items():
+        if value is None:
+            continue
+        merged[key] = value
+    return merged

@@ -1,0 +1,5 @@
+def parse_port(text):
+    port = int(text)
+    if port < 0 or port > 65535:
+        raise ValueError(f"port out of range: {port}")
+    return port

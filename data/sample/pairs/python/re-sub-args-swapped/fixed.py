@@ -1,0 +1,5 @@
+import re
+
+
+def collapse_whitespace(text):
+    return re.sub(r"\s+", " ", text).strip()

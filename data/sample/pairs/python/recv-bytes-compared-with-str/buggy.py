@@ -1,0 +1,5 @@
+def expect_greeting(sock):
+    reply = sock.recv(1024)
+    if not reply.startswith("220"):
+        raise ConnectionError(f"unexpected greeting: {reply!r}")
+    return reply

@@ -1,0 +1,5 @@
+from datetime import datetime
+
+
+def parse_run_date(text):
+    return datetime.strptime(text.strip(), "%Y-%M-%d").date()

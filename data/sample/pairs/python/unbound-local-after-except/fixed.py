@@ -1,0 +1,13 @@
+import logging
+
+log = logging.getLogger(__name__)
+
+
+def timeout_ms(settings, default=5000):
+    raw = settings.get("timeout", default)
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        log.warning("invalid timeout %r, using %d", raw, default)
+        return default
+    return value * 1000 if value < 100 else value

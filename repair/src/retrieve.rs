@@ -244,11 +244,7 @@ impl Retriever {
             if fixes.len() == p.k {
                 continue;
             }
-            let diff = similar::TextDiff::from_lines(&d.buggy_code, &d.fixed_code)
-                .unified_diff()
-                .context_radius(3)
-                .header("buggy", "fixed")
-                .to_string();
+            let diff = crate::patch::labelled_diff("buggy", "fixed", &d.buggy_code, &d.fixed_code);
             fixes.push(SimilarFix {
                 rank: fixes.len() + 1,
                 score: h.score,
@@ -345,28 +341,57 @@ fn normalize(code: &str) -> String {
     code.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Model-facing text of a retrieval: each fix with score, id, root cause and diff, cut to
-/// `max_chars` (whole fixes are dropped from the end first; a note says how many).
-pub fn render(r: &Retrieval, max_chars: usize) -> String {
+/// How a list of similar fixes is written for a model ([`render_as`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixStyle {
+    /// The answer of the `search_similar_fixes` tool: each fix with its score (3
+    /// decimals), id and project; "No similar fix above the threshold." for none; when the
+    /// budget runs out after the first fix, a note says how many were left out.
+    Tool,
+    /// The similar-fix section of a repair prompt (ReinFix's suggestion prompt): each fix
+    /// with its score (2 decimals: replays stay stable under tiny floating-point
+    /// differences between machines); `""` for none; whole fixes that do not fit are left
+    /// out silently.
+    Prompt,
+}
+
+/// Model-facing text of a retrieval: each fix with its score, root cause and diff
+/// (buggy → fixed), cut to `max_chars` characters (whole fixes are dropped from the end;
+/// `style` says what else is written).
+#[must_use]
+pub fn render_as(r: &Retrieval, max_chars: usize, style: FixStyle) -> String {
     if r.fixes.is_empty() {
-        return "No similar fix above the threshold.".into();
+        return match style {
+            FixStyle::Tool => "No similar fix above the threshold.".into(),
+            FixStyle::Prompt => String::new(),
+        };
     }
     let mut out = String::new();
     for (i, f) in r.fixes.iter().enumerate() {
-        let block = format!(
-            "### Similar fix {} (similarity {:.3}, {}, project {})\nRoot cause: {}\n```diff\n{}```\n",
-            f.rank,
-            f.score,
-            f.id,
-            f.project,
-            if f.root_cause.trim().is_empty() { "(none recorded)" } else { f.root_cause.trim() },
-            f.diff
-        );
-        if out.len() + block.len() > max_chars && i > 0 {
-            out.push_str(&format!("[{} more similar fixes left out for length]\n", r.fixes.len() - i));
-            break;
+        let cause = if f.root_cause.trim().is_empty() { "(none recorded)" } else { f.root_cause.trim() };
+        let head = match style {
+            FixStyle::Tool => {
+                format!("Similar fix {} (similarity {:.3}, {}, project {})", f.rank, f.score, f.id, f.project)
+            }
+            FixStyle::Prompt => format!("Fix {} (similarity {:.2})", f.rank, f.score),
+        };
+        let block = format!("### {head}\nRoot cause: {cause}\n```diff\n{}```\n", f.diff);
+        if out.len() + block.len() > max_chars {
+            if style == FixStyle::Tool && i > 0 {
+                out.push_str(&format!("[{} more similar fixes left out for length]\n", r.fixes.len() - i));
+                break;
+            }
+            if style == FixStyle::Prompt {
+                break;
+            }
         }
         out.push_str(&block);
     }
     out
+}
+
+/// [`render_as`] in the tool's style ([`FixStyle::Tool`]).
+#[must_use]
+pub fn render(r: &Retrieval, max_chars: usize) -> String {
+    render_as(r, max_chars, FixStyle::Tool)
 }

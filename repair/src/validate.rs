@@ -392,6 +392,25 @@ pub enum Verdict {
     TestFailure,
     /// The build or the tests ran past the timeout.
     Timeout,
+    /// TEMPORARY (lead, until the verdict module lands): a candidate that did not apply.
+    PatchRefused,
+    /// TEMPORARY: the same change as an earlier candidate.
+    Duplicate,
+}
+
+impl Verdict {
+    /// TEMPORARY: the serde name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Plausible => "plausible",
+            Verdict::CompileError => "compile_error",
+            Verdict::TestFailure => "test_failure",
+            Verdict::Timeout => "timeout",
+            Verdict::PatchRefused => "patch_refused",
+            Verdict::Duplicate => "duplicate",
+        }
+    }
 }
 
 /// A validation: verdict, the runs behind it, and the failing tests that could be read from
@@ -429,7 +448,7 @@ impl Validation {
                 .as_ref()
                 .and_then(|t| t.test_counts)
                 .is_some_and(|c| c.failed > 0 && c.failed == self.failing_tests.len()),
-            Verdict::CompileError | Verdict::Timeout => false,
+            Verdict::CompileError | Verdict::Timeout | Verdict::PatchRefused | Verdict::Duplicate => false,
         }
     }
 

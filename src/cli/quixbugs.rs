@@ -136,6 +136,7 @@ pub fn run(a: &QuixbugsArgs) -> anyhow::Result<ExitCode> {
             Some(Verdict::TestFailure) => format!("test-failure({})", s.failing_tests),
             Some(Verdict::CompileError) => "compile-error".to_string(),
             Some(Verdict::Timeout) => "timeout".to_string(),
+            Some(other) => other.as_str().replace('_', "-"),
         };
         out!("{:<28} {:<18} {:<18} {:>8}  check", "program", "buggy", "fixed (truth)", "time s")?;
         for c in &summary.programs {

@@ -309,10 +309,19 @@ fn restore(p: &Planned) {
 /// included.
 #[must_use]
 pub fn unified_diff(path: &Path, old: &str, new: &str) -> String {
+    let name = path.to_string_lossy().replace('\\', "/");
+    labelled_diff(&format!("a/{name}"), &format!("b/{name}"), old, new)
+}
+
+/// A unified diff of `old` → `new` with the header labels `old_label` and `new_label` and 3
+/// lines of context; empty when the texts are equal. The one diff builder of fixdex: patches
+/// ([`unified_diff`]), similar fixes (`buggy` → `fixed`, [`crate::retrieve`]) and the CLI's
+/// search hits use it.
+#[must_use]
+pub fn labelled_diff(old_label: &str, new_label: &str, old: &str, new: &str) -> String {
     if old == new {
         return String::new();
     }
-    let name = path.to_string_lossy().replace('\\', "/");
     let diff = similar::TextDiff::from_lines(old, new);
-    diff.unified_diff().context_radius(3).header(&format!("a/{name}"), &format!("b/{name}")).to_string()
+    diff.unified_diff().context_radius(3).header(old_label, new_label).to_string()
 }

@@ -223,6 +223,21 @@ impl Toolbox {
         Ok(out.finish(self.config.max_output_chars))
     }
 
+    /// The 1-based, inclusive line span of the first method, constructor or function that
+    /// `method` names (`name`, `Owner.name`; as `find_method_in_file` matches it) in `file`
+    /// (relative to the project root): the declaration itself, a Python function's
+    /// decorators excluded.
+    ///
+    /// # Errors
+    /// As `find_method_in_file`: a file outside the project or unreadable, or no such method
+    /// (the error lists the methods the file has).
+    pub fn method_span(&self, file: &Path, method: &str) -> Result<(usize, usize), ToolError> {
+        let loaded = self.project.load(&self.project.resolve(&file.to_string_lossy())?)?;
+        let found = methods::find(&loaded, method)?;
+        let node = found[0].node;
+        Ok((source::line_of(node), source::end_line_of(node)))
+    }
+
     fn answer(&self, args: &Args<'_>, out: &mut Output) -> Result<(), ToolError> {
         match args.tool {
             "identify_variable" => variables::identify_variable(&*self.file(args)?, args.get("variable")?, out),
@@ -312,4 +327,12 @@ impl<'a> Args<'a> {
     fn optional(&self, name: &str) -> Option<&'a str> {
         self.map.get(name).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty())
     }
+}
+
+/// [`Toolbox::method_span`] over the project at `root`.
+///
+/// # Errors
+/// As [`Toolbox::method_span`].
+pub fn method_span(root: &Path, file: &Path, method: &str) -> Result<(usize, usize), ToolError> {
+    Toolbox::new(root).method_span(file, method)
 }

@@ -1,0 +1,102 @@
+//! What a bug *is*: the project, the fault location and the tests that fail ([`Bug`], given
+//! by the user), and once the pre-flight has run, the located code, the failure output and
+//! the plausibility rule ([`Problem`]). Both are immutable during a run; what a run *has*
+//! (client, ledger, clock, budgets, the report being built) is the
+//! [`Session`](crate::session::Session).
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::baseline::Plausibility;
+use crate::error::{Error, Result};
+
+/// Where the bug is: perfect fault localization from the user, or an SBFL ranking's top.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Location {
+    /// A method or function by name (the first definition in the file).
+    Method(String),
+    /// An inclusive 1-based line range.
+    Lines(usize, usize),
+}
+
+/// The bug under repair.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Bug {
+    /// Corpus id of this bug, if it has one (kept out of retrieval results).
+    pub id: Option<String>,
+    /// Project root (read only: patches go to scratch copies).
+    pub root: PathBuf,
+    /// Buggy file, relative to the root.
+    pub file: PathBuf,
+    /// Fault location in that file.
+    pub location: Location,
+    /// Tests the user says fail on the buggy version (substrings of the failing test names
+    /// parsed from the output, e.g. `GCD_TEST#test_1` or `test_gcd.py::test_gcd`); the
+    /// pre-flight refuses the run when one of them does not fail. Empty: any failure counts.
+    /// When given, other tests failing on the buggy version may keep failing in a plausible
+    /// patch ([`crate::baseline`]).
+    #[serde(default)]
+    pub failing_tests: Vec<String>,
+}
+
+/// A bug after the pre-flight ([`crate::preflight`]): what every strategy works from.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    /// The bug as given.
+    pub bug: Bug,
+    /// Language of the buggy file (`java`, `python`; `""` for other extensions), as the
+    /// prompts name it.
+    pub lang: &'static str,
+    /// The buggy code: lines `lines.0..=lines.1` of the file, newline-terminated.
+    pub code: String,
+    /// The same lines, each prefixed with its 1-based number and `: `.
+    pub numbered: String,
+    /// First and last line of the buggy code, 1-based, inclusive.
+    pub lines: (usize, usize),
+    /// The buggy version's test output cut to the failure ([`crate::validate::Validation::feedback`],
+    /// 3,000 characters): the `failureInfo` of ReinFix's Algorithm 1.
+    pub failure: String,
+    /// How candidates are judged plausible ([`crate::baseline`]).
+    pub plausibility: Plausibility,
+}
+
+impl Problem {
+    /// Lines `start..=end` of `text` as `(code, numbered code)` (see the fields).
+    pub(crate) fn excerpt(text: &str, start: usize, end: usize) -> (String, String) {
+        let lines: Vec<&str> = text.lines().collect();
+        let code = lines[start - 1..end].join("\n") + "\n";
+        let numbered = code.lines().enumerate().map(|(i, l)| format!("{}: {l}\n", start + i)).collect::<String>();
+        (code, numbered)
+    }
+}
+
+/// The language name of `bug`'s file as the prompts give it: `java`, `python`, or `""`.
+pub(crate) fn language_name(bug: &Bug) -> &'static str {
+    match bug.file.extension().and_then(|e| e.to_str()) {
+        Some("java") => "java",
+        Some("py") => "python",
+        _ => "",
+    }
+}
+
+/// The buggy lines of `bug`: `(first line, last line, file text)` of the located method
+/// (its first definition, decorators included, [`crate::tools::method_span`]) or line range.
+///
+/// # Errors
+/// [`Error::Read`] for an unreadable file, [`Error::Tool`] for a method that is not in it,
+/// [`Error::Location`] for a line range outside the file.
+pub(crate) fn locate(bug: &Bug) -> Result<(usize, usize, String)> {
+    let path = bug.root.join(&bug.file);
+    let text = std::fs::read_to_string(&path).map_err(|source| Error::Read { path: path.clone(), source })?;
+    let count = text.lines().count();
+    let (a, b) = match &bug.location {
+        Location::Lines(a, b) => (*a, *b),
+        Location::Method(name) => crate::tools::method_span(&bug.root, &bug.file, name)?,
+    };
+    if a == 0 || b < a || b > count {
+        return Err(Error::Location(format!("line range {a}-{b} is outside {} ({count} lines)", bug.file.display())));
+    }
+    Ok((a, b, text))
+}

@@ -1,0 +1,97 @@
+//! Pre-flight, before any LLM call and for every strategy: in a scratch copy, the buggy
+//! version must build and its tests must fail (the named failing tests among them); the
+//! failure output becomes the `failureInfo` of ReinFix's Algorithm 1 ([`Problem::failure`])
+//! and the buggy version's failing tests set the plausibility rule ([`crate::baseline`]).
+
+use crate::baseline::Plausibility;
+use crate::bug::{Bug, Problem, language_name, locate};
+use crate::error::Error;
+use crate::report::{Outcome, Preflight};
+use crate::session::{Session, Stop};
+use crate::validate::{Validation, Verdict};
+
+impl Session<'_> {
+    /// Locates the buggy code of `bug` and validates the buggy version: the [`Problem`] to
+    /// repair, or `Err(outcome)` when there is nothing to repair (it does not build, its
+    /// tests pass, or a named test does not fail; the report's `error` says which).
+    ///
+    /// # Errors
+    /// [`Stop::Failed`] when the file, the location or the commands cannot be read or run.
+    pub fn preflight(&mut self, bug: &Bug) -> Result<Result<Problem, Outcome>, Stop> {
+        let (start_line, end_line, text) = locate(bug)?;
+        self.report.buggy_lines = Some((start_line, end_line));
+        let (code, numbered) = Problem::excerpt(&text, start_line, end_line);
+        let Ok((_, pre)) = self.validate(bug, None)? else {
+            return Err(Error::PreflightRefused.into());
+        };
+        self.report.preflight = Some(Preflight {
+            verdict: pre.verdict,
+            failing_tests: pre.failing_tests.clone(),
+            failing_tests_known: pre.failing_tests_known(),
+            wall_ms: pre.wall_ms,
+        });
+        if let Some(why) = nothing_to_repair(bug, &pre) {
+            self.report.error = Some(why);
+            return Ok(Err(Outcome::PreflightFailed));
+        }
+        self.warn_unchecked_names(bug, &pre);
+        let plausibility = Plausibility::from_preflight(&bug.failing_tests, &pre);
+        if !plausibility.preexisting_failures.is_empty() {
+            self.report.warnings.push(format!(
+                "{} test(s) fail on the buggy version but are not among the named failing tests: {}; they are \
+                 taken as failing before the bug and may keep failing in a plausible patch",
+                plausibility.preexisting_failures.len(),
+                plausibility.preexisting_failures.join(", ")
+            ));
+        }
+        self.report.plausibility = Some(plausibility.clone());
+        self.plausibility = Some(plausibility.clone());
+        Ok(Ok(Problem {
+            bug: bug.clone(),
+            lang: language_name(bug),
+            code,
+            numbered,
+            lines: (start_line, end_line),
+            failure: pre.feedback(3000),
+            plausibility,
+        }))
+    }
+
+    /// Warns when the named failing tests could not be checked: no failing test name could
+    /// be read from the output (an unknown runner).
+    fn warn_unchecked_names(&mut self, bug: &Bug, pre: &Validation) {
+        if !bug.failing_tests.is_empty() && !names_readable(pre) {
+            self.report.warnings.push(format!(
+                "the failing tests named ({}) could not be checked: no failing test name could be read from the \
+                 output of the buggy version's tests; a candidate must pass every test",
+                bug.failing_tests.join(", ")
+            ));
+        }
+    }
+}
+
+/// Whether failing test names could be read from the buggy version's output.
+fn names_readable(pre: &Validation) -> bool {
+    pre.verdict != Verdict::Timeout && (pre.failing_tests_known() || !pre.failing_tests.is_empty())
+}
+
+/// Why there is nothing to repair, if so: the tests pass, the buggy version does not build,
+/// or a named failing test does not fail (checked against the names read from the output;
+/// when none could be read, they cannot be checked).
+fn nothing_to_repair(bug: &Bug, pre: &Validation) -> Option<String> {
+    match pre.verdict {
+        Verdict::Plausible => return Some("the tests pass on the buggy version: nothing to repair".into()),
+        Verdict::CompileError => {
+            return Some(format!("the buggy version does not build:\n{}", pre.feedback(2000)));
+        }
+        _ => {}
+    }
+    let readable = names_readable(pre);
+    let missing: Vec<&String> = bug
+        .failing_tests
+        .iter()
+        .filter(|t| readable && !pre.failing_tests.iter().any(|f| f.contains(t.as_str())))
+        .collect();
+    (!missing.is_empty())
+        .then(|| format!("the buggy version does not fail {missing:?} (its failing tests: {:?})", pre.failing_tests))
+}

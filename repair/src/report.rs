@@ -1,0 +1,210 @@
+//! The report of a repair run ([`RepairReport`], `fixdex repair --report`), one format for
+//! every strategy, and the records it holds.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::baseline::Plausibility;
+use crate::bug::Bug;
+use crate::config::RunConfig;
+use crate::llm::{ClientInfo, LedgerTotals, ServerInfo};
+use crate::retrieve::SimilarFix;
+use crate::strategies::reinfix::ToolProtocol;
+use crate::validate::Verdict;
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// At least one plausible patch.
+    Plausible,
+    /// The whole search space was tried without a plausible patch.
+    NoPlausiblePatch,
+    /// The call or token budget ran out.
+    BudgetExhausted,
+    /// The wall-clock limit ran out.
+    Timeout,
+    /// The buggy version does not build, or its tests pass: nothing to repair.
+    PreflightFailed,
+    /// An error of the machinery or the endpoint (see [`RepairReport::error`]).
+    Error,
+}
+
+/// One internal- or external-ingredient tool call.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ToolCallRecord {
+    /// ReAct turn (1-based).
+    pub step: usize,
+    /// Tool name.
+    pub name: String,
+    /// Arguments as the model gave them.
+    pub arguments: Value,
+    /// Characters of the result sent back.
+    pub output_chars: usize,
+    /// The first 300 characters of the result.
+    pub output_excerpt: String,
+    /// Whether the tool answered with an error message.
+    pub error: bool,
+}
+
+/// One candidate patch and its verdict.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CandidateRecord {
+    /// Attempt (1-based).
+    pub attempt: usize,
+    /// Suggestion within the attempt (1-based).
+    pub suggestion: usize,
+    /// Choice index within the suggestion's request (0-based); re-asked patches continue it.
+    pub choice: usize,
+    /// The model's answer text holding the patch.
+    pub answer: String,
+    /// The applied change as a unified diff, when it applied.
+    pub applied_diff: Option<String>,
+    /// `plausible`, `test_failure`, `compile_error`, `timeout`, `patch_refused`,
+    /// `duplicate` (same change as an earlier candidate: not run again).
+    pub verdict: Verdict,
+    /// Failing tests after the patch.
+    pub failing_tests: Vec<String>,
+    /// Why the patch was refused, or the test feedback.
+    pub feedback: Option<String>,
+    /// Validation wall time, milliseconds.
+    pub wall_ms: u64,
+}
+
+/// Summary of the pre-flight validation.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Preflight {
+    /// Verdict of the buggy version.
+    pub verdict: Verdict,
+    /// Failing tests of the buggy version.
+    pub failing_tests: Vec<String>,
+    /// Whether `failing_tests` is the complete list (the runner's summary agrees with it;
+    /// see [`crate::validate::Validation::failing_tests_known`]).
+    #[serde(default)]
+    pub failing_tests_known: bool,
+    /// Wall time, milliseconds.
+    pub wall_ms: u64,
+}
+
+/// A model request whose reply was unusable; the run went on without it
+/// ([`crate::session`], "Unusable replies cost their request, not the run").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Degraded {
+    /// The request: `root_cause` (the direct question), `react`, `suggestions`, `patches`
+    /// or `correction`.
+    pub phase: &'static str,
+    /// ReAct turn (1-based), for `react`.
+    pub turn: Option<usize>,
+    /// Attempt (1-based), in the solution phase.
+    pub attempt: Option<usize>,
+    /// Suggestion within the attempt (1-based), for `patches` and `correction`.
+    pub suggestion: Option<usize>,
+    /// What was wrong with the reply.
+    pub reason: String,
+}
+
+impl Degraded {
+    /// A degraded request of `phase` at this place, its reason still empty.
+    #[must_use]
+    pub fn at(phase: &'static str, attempt: Option<usize>, suggestion: Option<usize>) -> Degraded {
+        Degraded { phase, turn: None, attempt, suggestion, reason: String::new() }
+    }
+}
+
+/// The JSON report of one repair run (`fixdex repair --report`).
+#[derive(Debug, Clone, Serialize)]
+pub struct RepairReport {
+    /// fixdex version.
+    pub fixdex_version: String,
+    /// The repair strategy that ran (`--strategy`, [`crate::strategies`]).
+    pub strategy: String,
+    /// The bug.
+    pub bug: Bug,
+    /// The LLM client (kind, endpoint, model, synthetic).
+    pub client: ClientInfo,
+    /// True when the answers were hand-written (scripted or synthetic replay): never count
+    /// such a run as a repair result.
+    pub synthetic: bool,
+    /// Workflow configuration, sampling parameters included.
+    pub config: RunConfig,
+    /// Retrieval settings: space, top n, threshold; `null` without an index.
+    pub retrieval: Option<Value>,
+    /// How the run ended.
+    pub outcome: Outcome,
+    /// Error message for `error`, `budget_exhausted`, `timeout` and `preflight_failed`.
+    pub error: Option<String>,
+    /// Pre-flight result.
+    pub preflight: Option<Preflight>,
+    /// The buggy code given to the model (lines `start..=end`).
+    pub buggy_lines: Option<(usize, usize)>,
+    /// Inferred root cause (strategies that state one).
+    pub root_cause: Option<String>,
+    /// `without_donor` (first call) or `react` (after tool use) or `undetermined`.
+    pub root_cause_source: Option<String>,
+    /// Why the root cause is `undetermined`: the ReAct turns ran out, or a turn's reply
+    /// stayed unusable.
+    pub root_cause_note: Option<String>,
+    /// Internal-ingredient tool calls of the reasoning phase.
+    pub tool_calls: Vec<ToolCallRecord>,
+    /// External ingredients: the similar fixes given to the model.
+    pub retrieved: Vec<SimilarFix>,
+    /// Retrieval hits dropped as exact copies of the buggy code (leakage control).
+    pub retrieved_dropped_exact: usize,
+    /// Repair suggestions, per attempt.
+    pub suggestions: Vec<Vec<String>>,
+    /// Every candidate with its verdict, in order.
+    pub candidates: Vec<CandidateRecord>,
+    /// How candidates were judged plausible (the rule, the bug's tests, the failing tests
+    /// of the buggy version that may keep failing); `null` when the pre-flight did not get
+    /// that far.
+    pub plausibility: Option<Plausibility>,
+    /// Requests whose reply was unusable and that the run went on without.
+    pub degraded: Vec<Degraded>,
+    /// The tool-calling protocol of the ReAct loop (`native`, `text`, `native→text` with
+    /// the call count and the reason); `null` when the loop did not run.
+    pub tool_protocol: Option<ToolProtocol>,
+    /// How the conversation was kept within the context window.
+    pub context: ContextRecord,
+    /// Things the user should know (`fixdex repair` prints them to stderr): tolerated
+    /// failing tests nobody named, skipped requests, tests that failed in every candidate.
+    pub warnings: Vec<String>,
+    /// The first plausible patch, as a unified diff.
+    pub patch: Option<String>,
+    /// LLM totals: calls, tokens, cost, retries.
+    pub llm: LedgerTotals,
+    /// Per-call records.
+    pub calls: Vec<crate::llm::CallRecord>,
+    /// Wall time of the run, seconds.
+    pub wall_s: f64,
+    /// How the fault was localized, when not by the user (e.g. the SBFL ranking); set by
+    /// the caller.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault_localization: Option<Value>,
+    /// Which server answered (issue 9): the endpoint (never the API key), the model
+    /// requested and the model the server reported; for a replay, the recorded server;
+    /// `null` for scripted answers.
+    pub server: Option<ServerInfo>,
+    /// The strategy's own section (its phases, rounds or levels), in the shape its docs
+    /// give; absent when it has none. The fields above are shared: a strategy fills those
+    /// that apply (ReinFix: all of them).
+    #[serde(skip_serializing_if = "Value::is_null")]
+    pub details: Value,
+}
+
+/// How the requests of a run were kept within the model's context window
+/// ([`crate::llm::context::fit`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ContextRecord {
+    /// The window, tokens ([`RunConfig::context_tokens`]).
+    pub context_tokens: u64,
+    /// Old exchanges (an assistant turn and its tool results) dropped from requests.
+    pub dropped_exchanges: usize,
+    /// Messages whose text was cut (head and tail kept around `[... N chars cut ...]`).
+    pub cut_messages: usize,
+    /// Requests the server refused as too long (`context_length_exceeded`) and that were
+    /// shrunk and sent once more.
+    pub overflow_retries: usize,
+    /// Replies cut off at the token limit (`finish_reason: "length"`) of which only the
+    /// complete part was used.
+    pub cut_off_replies: usize,
+}

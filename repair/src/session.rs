@@ -1,0 +1,478 @@
+//! What a repair run *has*: the chat client, the ledger (calls, tokens, cost), the clock,
+//! the budgets and the report being built ([`Session`]), and the services every strategy
+//! uses through it: model requests kept within the context window, candidate validation,
+//! and the records of unusable replies.
+//!
+//! # Unusable replies cost their request, not the run
+//! A reply that stays unusable (tool calls still malformed after the re-asks,
+//! [`LlmError::ReaskLimit`]; a response that is not a chat completion,
+//! [`LlmError::MalformedResponse`]; an empty answer) is recorded in
+//! [`RepairReport::degraded`] ([`Session::degrade`]) and the strategy goes on as if that
+//! request had given nothing. Only when no reply of the whole run was usable does it end as
+//! [`Outcome::Error`](crate::report::Outcome::Error) ([`Session::conclude`]). Transport
+//! errors, budgets and the wall clock still end the run ([`Stop`]).
+//!
+//! A reply cut off at the token limit is used for its complete part and never re-asked
+//! ([`Reply::cut_off`]; the strategy decides what its complete part is). Every request is
+//! kept within the model's context window ([`RunConfig::context_tokens`],
+//! [`crate::llm::context`]); one the server still refuses as too long is shrunk and sent
+//! once more, then degraded like an unusable reply ([`Session::send`]).
+//!
+//! Budgets (LLM calls, tokens, wall time) are checked before every call and every
+//! validation.
+
+use std::collections::HashSet;
+use std::time::Instant;
+
+use crate::baseline::{Plausibility, Rule};
+use crate::bug::{Bug, Problem};
+use crate::config::RunConfig;
+use crate::error::{Error, Refusal};
+use crate::llm::context::{self, ContextBudget, Estimator};
+use crate::llm::{ChatClient, ChatRequest, Ledger, LlmError, Message, PriceTable, complete_n};
+use crate::patch::Patch;
+use crate::report::{CandidateRecord, Degraded, RepairReport};
+use crate::retrieve::Retriever;
+use crate::scratch::{Scratch, ScratchFilter};
+use crate::tools::Toolbox;
+use crate::validate::{Validation, Validator, Verdict};
+
+/// Why a run (or one request of it) stopped early.
+#[derive(Debug)]
+pub enum Stop {
+    /// The call or token budget ran out.
+    Budget(Error),
+    /// The wall-clock limit ran out.
+    Timeout(Error),
+    /// An error of the machinery or the endpoint.
+    Failed(Error),
+    /// The model's reply to one request is unusable (the reason): the strategy degrades
+    /// ([`Session::degrade`]) and goes on.
+    Unusable(String),
+    /// The server refused a request with tools (an HTTP 4xx naming `tool`): a ReAct loop
+    /// switches to the text protocol; elsewhere an error.
+    ToolsRefused(LlmError),
+}
+
+impl From<LlmError> for Stop {
+    fn from(e: LlmError) -> Self {
+        match e {
+            LlmError::BudgetExceeded { .. } => Stop::Budget(e.into()),
+            LlmError::Deadline { .. } => Stop::Timeout(e.into()),
+            LlmError::ReaskLimit { .. } | LlmError::MalformedResponse { .. } => Stop::Unusable(e.to_string()),
+            LlmError::Http { status, ref body, .. } if refuses_tools(status, body) => Stop::ToolsRefused(e),
+            other => Stop::Failed(other.into()),
+        }
+    }
+}
+
+impl From<Error> for Stop {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Llm(e) => e.into(),
+            other => Stop::Failed(other),
+        }
+    }
+}
+
+/// An HTTP 4xx (other than 401, 403, 404, 429) whose body names `tool`: `tools` or
+/// `tool_choice` are not supported.
+fn refuses_tools(status: u16, body: &str) -> bool {
+    (400..500).contains(&status) && ![401, 403, 404, 429].contains(&status) && body.to_lowercase().contains("tool")
+}
+
+/// One choice of a reply: its text and whether it was cut off at the token limit
+/// (`finish_reason: "length"`).
+#[derive(Debug, Clone, Default)]
+pub struct Reply {
+    /// The choice's text.
+    pub text: String,
+    /// Whether the server cut it off at the token limit.
+    pub cut_off: bool,
+}
+
+/// Where a candidate comes from in the strategy's search: the report's
+/// [`CandidateRecord::attempt`], `suggestion` and `choice`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    /// Attempt, round or level (1-based).
+    pub attempt: usize,
+    /// Suggestion, hypothesis or agent within it (1-based).
+    pub suggestion: usize,
+    /// Choice within its request (0-based).
+    pub choice: usize,
+}
+
+/// The mutable state of one run, shared by the workflow and its strategy.
+pub struct Session<'a> {
+    client: &'a dyn ChatClient,
+    config: &'a RunConfig,
+    retriever: Option<&'a Retriever>,
+    validator: &'a Validator,
+    skip: ScratchFilter,
+    /// The internal-ingredient tools over the project.
+    pub toolbox: Toolbox,
+    /// Calls, tokens, cost and the budget.
+    pub ledger: Ledger,
+    start: Instant,
+    estimator: Estimator,
+    /// Model replies that were usable.
+    usable: usize,
+    /// Applied diffs already validated (a repeat is a [`Verdict::Duplicate`]).
+    seen: HashSet<String>,
+    /// The buggy version's failing tests that also failed in every candidate whose complete
+    /// failing list is known; `None` before the first such candidate.
+    persistent: Option<Vec<String>>,
+    /// The rule candidates are judged by, once the pre-flight has run.
+    pub(crate) plausibility: Option<Plausibility>,
+    /// The report being built.
+    pub report: RepairReport,
+}
+
+impl std::fmt::Debug for Session<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("client", &self.client.describe())
+            .field("config", &self.config)
+            .field("usable", &self.usable)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a [`Session`] is made of ([`Session::new`]).
+pub(crate) struct Parts<'a> {
+    pub(crate) client: &'a dyn ChatClient,
+    pub(crate) config: &'a RunConfig,
+    pub(crate) retriever: Option<&'a Retriever>,
+    pub(crate) validator: &'a Validator,
+    pub(crate) skip: ScratchFilter,
+    pub(crate) prices: PriceTable,
+}
+
+impl<'a> Session<'a> {
+    /// A session for `bug` started at `start`, its report initialised by `report`.
+    pub(crate) fn new(parts: Parts<'a>, bug: &Bug, start: Instant, report: RepairReport) -> Session<'a> {
+        let Parts { client, config, retriever, validator, skip, prices } = parts;
+        Session {
+            client,
+            config,
+            retriever,
+            validator,
+            skip,
+            toolbox: Toolbox::new(&bug.root),
+            ledger: Ledger::new(config.budget, prices).with_deadline(config.wall.map(|wall| start + wall)),
+            start,
+            estimator: Estimator::default(),
+            usable: 0,
+            seen: HashSet::new(),
+            persistent: None,
+            plausibility: None,
+            report,
+        }
+    }
+
+    /// The run's configuration.
+    #[must_use]
+    pub fn config(&self) -> &'a RunConfig {
+        self.config
+    }
+
+    /// The chat client.
+    #[must_use]
+    pub fn client(&self) -> &'a dyn ChatClient {
+        self.client
+    }
+
+    /// The index of similar fixes, when the run has one.
+    #[must_use]
+    pub fn retriever(&self) -> Option<&'a Retriever> {
+        self.retriever
+    }
+
+    /// When the run started.
+    #[must_use]
+    pub fn started(&self) -> Instant {
+        self.start
+    }
+
+    /// Counts one usable model reply (a strategy that reads replies outside
+    /// [`Self::sample_or_degrade`] calls it).
+    pub fn count_usable(&mut self) {
+        self.usable += 1;
+    }
+
+    /// A request with the run's model and sampling parameters.
+    #[must_use]
+    pub fn request(&self, messages: Vec<Message>) -> ChatRequest {
+        let mut req = ChatRequest::new(self.config.model.clone(), messages);
+        req.temperature = self.config.temperature;
+        req.seed = self.config.seed;
+        req.max_tokens = self.config.max_tokens;
+        req
+    }
+
+    /// [`Stop::Timeout`] once the run's wall-clock limit is reached.
+    ///
+    /// # Errors
+    /// [`Stop::Timeout`] with [`Error::WallClock`].
+    pub fn check_time(&self) -> Result<(), Stop> {
+        match self.config.wall {
+            Some(limit) if self.start.elapsed() >= limit => {
+                Err(Stop::Timeout(Error::WallClock { limit_s: limit.as_secs() }))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Records an unusable reply: the request is skipped, the run goes on.
+    pub fn degrade(&mut self, degraded: Degraded) {
+        let place = match (degraded.turn, degraded.attempt, degraded.suggestion) {
+            (Some(t), _, _) => format!(" (turn {t})"),
+            (None, Some(a), Some(s)) => format!(" (attempt {a}, suggestion {s})"),
+            (None, Some(a), None) => format!(" (attempt {a})"),
+            _ => String::new(),
+        };
+        self.report.warnings.push(format!(
+            "the model's reply to the {} request{place} was unusable, so the run went on without it: {}",
+            degraded.phase, degraded.reason
+        ));
+        self.report.degraded.push(degraded);
+    }
+
+    /// [`Self::sample`], except that an unusable reply is recorded as `at` and gives `None`.
+    ///
+    /// # Errors
+    /// As [`Self::sample`], [`Stop::Unusable`] excepted.
+    pub fn sample_or_degrade(&mut self, req: ChatRequest, at: &Degraded) -> Result<Option<Vec<Reply>>, Stop> {
+        match self.sample(req) {
+            Ok(texts) => {
+                self.usable += 1;
+                Ok(Some(texts))
+            }
+            Err(Stop::Unusable(reason)) => {
+                self.degrade(Degraded { reason, ..at.clone() });
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// One call without tools, kept within the context window ([`Self::send`]); every
+    /// choice's text and whether it was cut off. `req.n` choices are asked for; a server
+    /// that ignores `n` is asked again for the rest ([`complete_n`]).
+    ///
+    /// # Errors
+    /// [`Stop`] for the wall clock, the budget, the endpoint, and an unusable reply.
+    pub fn sample(&mut self, mut req: ChatRequest) -> Result<Vec<Reply>, Stop> {
+        self.check_time()?;
+        let client = self.client;
+        let resp = self.send(&mut req, 2, |r, ledger| complete_n(client, r, ledger))?;
+        let replies: Vec<Reply> = resp
+            .choices
+            .into_iter()
+            .map(|c| Reply {
+                text: c.message.text().to_string(),
+                cut_off: c.finish_reason.as_deref() == Some("length"),
+            })
+            .collect();
+        self.report.context.cut_off_replies += replies.iter().filter(|r| r.cut_off).count();
+        Ok(replies)
+    }
+
+    /// Sends `req` through `call` after fitting its history into the context window
+    /// (messages before `pinned` are never dropped) and lowering `max_tokens` to what fits
+    /// beside the prompt. When the server still refuses it as too long, the prompt is
+    /// shrunk harder (the token estimate's ratio lowered by a quarter) and sent once more;
+    /// a second refusal makes the reply unusable ([`Stop::Unusable`]: the caller degrades).
+    ///
+    /// # Errors
+    /// [`Stop`] from `call`'s [`LlmError`], sorted by kind.
+    pub fn send<T>(
+        &mut self,
+        req: &mut ChatRequest,
+        pinned: usize,
+        mut call: impl FnMut(&ChatRequest, &mut Ledger) -> crate::llm::Result<T>,
+    ) -> Result<T, Stop> {
+        let budget = self.context_budget();
+        self.fit(req, pinned, budget.prompt_tokens());
+        let mut retried = false;
+        loop {
+            let calls_before = self.ledger.calls.len();
+            match call(req, &mut self.ledger) {
+                Ok(value) => {
+                    if self.ledger.calls.len() == calls_before + 1
+                        && let Some(c) = self.ledger.calls.last().filter(|c| c.usage_reported)
+                    {
+                        let prompt_tokens = c.prompt_tokens;
+                        self.estimator.observe(req, prompt_tokens);
+                    }
+                    return Ok(value);
+                }
+                Err(LlmError::ContextLengthExceeded { message }) if !retried => {
+                    retried = true;
+                    self.report.context.overflow_retries += 1;
+                    let before = self.estimator.tokens(req);
+                    self.estimator.chars_per_token = (self.estimator.chars_per_token * 0.75).max(1.0);
+                    tracing::info!(message = %message, "the request overflowed the context window; shrinking it once");
+                    self.fit(req, pinned, before.min(budget.prompt_tokens()));
+                }
+                Err(LlmError::ContextLengthExceeded { message }) => {
+                    return Err(Stop::Unusable(format!(
+                        "the request does not fit the model's context window even after shrinking it: {message}"
+                    )));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// The window and the reply's share of it.
+    fn context_budget(&self) -> ContextBudget {
+        let window = self.config.context_tokens;
+        let reply = self.config.max_tokens.map_or(window / 4, u64::from);
+        ContextBudget { context_tokens: window, reply_tokens: reply }
+    }
+
+    /// Fits `req` into `max_prompt_tokens` and records what was dropped or cut.
+    fn fit(&mut self, req: &mut ChatRequest, pinned: usize, max_prompt_tokens: u64) {
+        let done = context::fit(req, pinned, max_prompt_tokens, &self.estimator);
+        self.report.context.dropped_exchanges += done.dropped_exchanges;
+        self.report.context.cut_messages += done.cut_messages;
+        if req.max_tokens.is_some() {
+            let limit = self.context_budget().reply_limit(done.tokens);
+            req.max_tokens = Some(u32::try_from(limit).unwrap_or(u32::MAX));
+        }
+    }
+
+    /// Applies and validates the candidate `answer` (the text holding the patch, already cut
+    /// to its complete part when the reply was cut off; `raw` is the whole reply) for
+    /// `problem`, in a fresh scratch copy. An empty `answer` from a cut-off reply is refused
+    /// with `cut_off_feedback`. A plausible candidate becomes the report's patch when it is
+    /// the first; a failing one tracks the tests that keep failing.
+    ///
+    /// # Errors
+    /// [`Stop::Timeout`] at the wall clock; [`Stop::Failed`] when the scratch copy or the
+    /// test command cannot be run.
+    pub fn validate_candidate(
+        &mut self,
+        problem: &Problem,
+        place: Place,
+        raw: &Reply,
+        answer: &str,
+        cut_off_feedback: &str,
+    ) -> Result<CandidateRecord, Stop> {
+        self.check_time()?;
+        let mut rec = CandidateRecord {
+            attempt: place.attempt,
+            suggestion: place.suggestion,
+            choice: place.choice,
+            answer: raw.text.clone(),
+            applied_diff: None,
+            verdict: Verdict::PatchRefused,
+            failing_tests: Vec::new(),
+            feedback: None,
+            wall_ms: 0,
+        };
+        if raw.cut_off && answer.trim().is_empty() {
+            rec.feedback = Some(cut_off_feedback.into());
+            return Ok(rec);
+        }
+        let patch = match Patch::parse(answer, Some(&problem.bug.file)) {
+            Ok(p) => p,
+            Err(e) => {
+                rec.feedback = Some(e.feedback());
+                return Ok(rec);
+            }
+        };
+        match self.validate(&problem.bug, Some(&patch))? {
+            Err(refusal) => rec.feedback = Some(refusal.0),
+            Ok((diff, _)) if !self.seen.insert(diff.clone()) => {
+                rec.verdict = Verdict::Duplicate;
+                rec.applied_diff = Some(diff);
+            }
+            Ok((diff, v)) => self.judge(&mut rec, diff, &v),
+        }
+        Ok(rec)
+    }
+
+    /// Fills `rec` from the validation `v` of the applied `diff`.
+    fn judge(&mut self, rec: &mut CandidateRecord, diff: String, v: &Validation) {
+        let plausible = self.plausibility.as_ref().map_or(v.plausible(), |p| p.judge(v));
+        rec.verdict = if plausible { Verdict::Plausible } else { v.verdict };
+        rec.failing_tests = v.failing_tests.clone();
+        rec.wall_ms = v.wall_ms;
+        if !plausible && v.verdict == Verdict::TestFailure && v.failing_tests_known() {
+            let before = self.persistent.take().or_else(|| self.plausibility.as_ref().map(|p| p.bug_tests.clone()));
+            self.persistent =
+                Some(before.unwrap_or_default().into_iter().filter(|t| v.failing_tests.contains(t)).collect());
+        }
+        if plausible {
+            self.report.patch.get_or_insert_with(|| diff.clone());
+        } else {
+            rec.feedback = Some(v.feedback(1500));
+        }
+        rec.applied_diff = Some(diff);
+    }
+
+    /// Records a candidate; `true` when it is plausible and the run stops at the first
+    /// ([`RunConfig::collect_all`] unset).
+    pub fn push_candidate(&mut self, rec: CandidateRecord) -> bool {
+        let plausible = rec.verdict == Verdict::Plausible;
+        self.report.candidates.push(rec);
+        plausible && !self.config.collect_all
+    }
+
+    /// Validates the project in a fresh scratch copy, after `patch` if given. `Ok(Err)` is a
+    /// refused patch with its reason; with a patch, the applied diff comes with the result.
+    ///
+    /// # Errors
+    /// The scratch copy or the commands cannot be run.
+    pub fn validate(&self, bug: &Bug, patch: Option<&Patch>) -> Result<Result<(String, Validation), Refusal>, Error> {
+        let skip = std::sync::Arc::clone(&self.skip);
+        let scratch = Scratch::copy(&bug.root, move |p, d| skip(p, d))?;
+        let mut diff = String::new();
+        if let Some(p) = patch {
+            match p.apply(scratch.root()) {
+                Ok(applied) => diff = applied.diff,
+                Err(e) => return Ok(Err(e.into())),
+            }
+        }
+        let v = self.validator.validate(scratch.root())?;
+        Ok(Ok((diff, v)))
+    }
+
+    /// How a strategy that searched to its end without a plausible patch ends the run:
+    /// [`Error::NoUsableReply`] when every model request was degraded; else a warning about
+    /// tests that failed in every candidate ([`Self::warn_persistent_failures`]).
+    ///
+    /// # Errors
+    /// [`Stop::Failed`] with [`Error::NoUsableReply`].
+    pub fn conclude(&mut self) -> Result<(), Stop> {
+        if self.report.patch.is_some() {
+            return Ok(());
+        }
+        if self.usable == 0 && !self.report.degraded.is_empty() {
+            let last = self.report.degraded.last().map(|d| d.reason.clone()).unwrap_or_default();
+            return Err(Stop::Failed(Error::NoUsableReply { requests: self.report.degraded.len(), last }));
+        }
+        self.warn_persistent_failures();
+        Ok(())
+    }
+
+    /// Warns when, with every test required to pass, some tests of the buggy version kept
+    /// failing in every tested candidate while the candidates fixed others: they may fail
+    /// for reasons of their own, and naming the bug's tests would tolerate them.
+    fn warn_persistent_failures(&mut self) {
+        let (Some(p), Some(kept)) = (&self.plausibility, &self.persistent) else { return };
+        let known = self.report.preflight.as_ref().is_some_and(|p| p.failing_tests_known);
+        if !known || p.rule != Rule::AllTestsPass || kept.is_empty() || kept.len() >= p.bug_tests.len() {
+            return;
+        }
+        self.report.warnings.push(format!(
+            "{} failed on the buggy version and in every candidate whose tests ran, while the candidates made other \
+             failing tests pass: if they fail for reasons unrelated to this bug, name the bug's failing tests \
+             (--failing-test) so that these may keep failing",
+            kept.join(", ")
+        ));
+    }
+}

@@ -25,5 +25,7 @@ mod replay;
 mod retrieve;
 /// Tests on ../shared data (run by CI with FIXDEX_SHARED set; they fail when it is unset).
 mod shared;
+/// The strategy seam: a strategy from outside the crate, exit paths, the registry.
+mod strategies;
 /// The internal-ingredient tools on the fixture project, QuixBugs and error cases.
 mod tools;

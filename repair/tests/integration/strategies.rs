@@ -1,0 +1,129 @@
+//! The strategy seam (issue 10): a strategy written outside the crate runs through the
+//! shared pre-flight, candidate validation and report with no model at all, and the
+//! registry names the strategies `--strategy` takes.
+
+use crate::common::{minibugs, runner};
+
+use repair::bug::{Bug, Location, Problem};
+use repair::config::RunConfig;
+use repair::llm::ScriptedClient;
+use repair::quixbugs::{self, Lang};
+use repair::report::Outcome;
+use repair::session::{Place, Reply, Session, Stop};
+use repair::strategies::{NAMES, Strategy, by_name};
+use repair::validate::Verdict;
+use repair::workflow::Workflow;
+
+/// A model-free strategy: for each line of the buggy code holding `<`, a SEARCH/REPLACE
+/// patch that makes it `<=`, and for each `range(a, b)`, one that makes it `range(a, b + 1)`;
+/// in line order, each validated by the session.
+struct FlipBounds;
+
+impl Strategy for FlipBounds {
+    fn name(&self) -> &'static str {
+        "flip-bounds"
+    }
+
+    fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop> {
+        let mut choice = 0;
+        for line in problem.code.lines() {
+            let fixed = if line.contains(" < ") {
+                line.replacen(" < ", " <= ", 1)
+            } else if let Some(at) = line.find("range(") {
+                let close = at + line[at..].find(')').unwrap_or(0);
+                format!("{} + 1{}", &line[..close], &line[close..])
+            } else {
+                continue;
+            };
+            let answer = format!("<<<<<<< SEARCH\n{line}\n=======\n{fixed}\n>>>>>>> REPLACE\n");
+            let reply = Reply { text: answer.clone(), cut_off: false };
+            let place = Place { attempt: 1, suggestion: 1, choice };
+            choice += 1;
+            let rec = session.validate_candidate(problem, place, &reply, &answer, "cut off")?;
+            if session.push_candidate(rec) {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+}
+
+fn sum_to() -> (Bug, repair::validate::Validator) {
+    let p = quixbugs::discover(&minibugs(), Lang::Python).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();
+    let bug = Bug {
+        id: None,
+        root: minibugs(),
+        file: p.source.clone(),
+        location: Location::Method("sum_to".into()),
+        failing_tests: Vec::new(),
+    };
+    (bug, runner(Lang::Python).validator(&p))
+}
+
+/// A strategy defined outside the crate gets the located code after the shared pre-flight,
+/// its candidates are applied and tested by the session, the first plausible one ends the
+/// run, and the report names the strategy; no model call is made.
+#[test]
+fn issue_10_a_strategy_outside_the_crate_repairs_through_the_shared_services() {
+    let (bug, validator) = sum_to();
+    let client = ScriptedClient::new(Vec::new());
+    let config = RunConfig { model: "none".into(), ..RunConfig::default() };
+    let report = Workflow::new(&client, None, validator, config)
+        .with_strategy(Box::new(FlipBounds))
+        .with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
+        .run(&bug);
+    assert_eq!(report.outcome, Outcome::Plausible, "{report:#?}");
+    assert_eq!(report.strategy, "flip-bounds");
+    assert_eq!(report.llm.calls, 0);
+    assert_eq!(report.buggy_lines, Some((1, 5)));
+    assert_eq!(report.preflight.as_ref().map(|p| p.verdict), Some(Verdict::TestFailure));
+    let verdicts: Vec<Verdict> = report.candidates.iter().map(|c| c.verdict).collect();
+    assert_eq!(verdicts, [Verdict::Plausible], "{report:#?}");
+    let patch = report.patch.expect("a plausible patch");
+    assert!(patch.contains("+    for i in range(1, n + 1):"), "{patch}");
+    let json = serde_json::to_value(&report.candidates[0]).unwrap();
+    assert_eq!(json["verdict"], "plausible");
+}
+
+/// Pre-flight and the exit paths are the workflow's, not the strategy's: a strategy that
+/// finds nothing ends the run as `no_plausible_patch`, and a bug with nothing to repair
+/// never reaches the strategy.
+#[test]
+fn issue_10_exit_paths_belong_to_the_workflow() {
+    struct Nothing;
+    impl Strategy for Nothing {
+        fn name(&self) -> &'static str {
+            "nothing"
+        }
+        fn repair(&self, _: &Problem, _: &mut Session<'_>) -> Result<(), Stop> {
+            Ok(())
+        }
+    }
+    let (bug, validator) = sum_to();
+    let client = ScriptedClient::new(Vec::new());
+    let run = |bug: &Bug, validator| {
+        Workflow::new(&client, None, validator, RunConfig::default())
+            .with_strategy(Box::new(Nothing))
+            .with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
+            .run(bug)
+    };
+    let report = run(&bug, validator.clone());
+    assert_eq!(report.outcome, Outcome::NoPlausiblePatch, "{report:#?}");
+    assert!(report.candidates.is_empty());
+    let named = Bug { failing_tests: vec!["no_such_test".into()], ..bug };
+    let report = run(&named, validator);
+    assert_eq!(report.outcome, Outcome::PreflightFailed, "{report:#?}");
+    assert!(report.error.as_deref().unwrap_or_default().contains("does not fail"), "{report:#?}");
+}
+
+/// `--strategy` names: ReinFix is the default and the registry refuses an unknown name,
+/// listing the known ones.
+#[test]
+fn issue_10_strategies_are_found_by_name() {
+    assert_eq!(NAMES[0], "reinfix");
+    for name in NAMES {
+        assert_eq!(by_name(name).map(|s| s.name()).ok(), Some(*name));
+    }
+    let err = by_name("nope").err().expect("unknown");
+    assert_eq!(err.to_string(), "unknown strategy \"nope\" (known: reinfix)");
+}

@@ -37,6 +37,7 @@ fn spec(name: &str, description: &str, parameters: Value) -> ToolSpec {
 }
 
 /// The nine specifications, in [`TOOL_NAMES`] order.
+// Over 60 lines: one table of nine entries (name, description, schema), read as a whole.
 pub(crate) fn all() -> Vec<ToolSpec> {
     let file_var = schema(&[("file", FILE), ("variable", VARIABLE)], &["file", "variable"]);
     vec![

@@ -36,7 +36,7 @@ use super::prompts::{REACT_PROMPT, SYSTEM_PROMPT, cause_prompt, parse_root_cause
 use crate::bug::Problem;
 use crate::llm::context::{OLD_OUTPUT_CHARS, cut_middle};
 use crate::llm::text::complete_part;
-use crate::llm::{Action, LlmError, Message, Tool, TurnOptions, ValidToolCall, next_turn};
+use crate::llm::{Action, LlmError, Message, Tool, Turn, TurnOptions, ValidToolCall, next_turn};
 use crate::report::{Degraded, ToolCallRecord};
 use crate::session::{Session, Stop};
 
@@ -162,79 +162,110 @@ fn react_turn(
         text_protocol: state.protocol == Protocol::Text,
     };
     let client = run.client();
-    let without_calls = std::cell::Cell::new(false);
+    // Whether the re-asks ran out without a single native tool call in any reply.
+    let mut without_calls = false;
     let result = run.send(&mut req, state.pinned, |r, ledger| {
         let turn = next_turn(client, r, &opts, ledger);
-        if let Err(LlmError::ReaskLimit { native_calls_seen: false, .. }) = &turn {
-            without_calls.set(true);
-        }
+        without_calls |= matches!(&turn, Err(LlmError::ReaskLimit { native_calls_seen: false, .. }));
         turn
     });
     *messages = req.messages;
     let native_unproven = state.protocol == Protocol::Native && !state.called;
     let turn = match result {
         Ok(turn) => turn,
-        Err(Stop::ToolsRefused(reason)) if state.protocol == Protocol::Native => {
+        Err(stop) => return failed_turn(run, (step, native_unproven && without_calls), state, messages, tools, stop),
+    };
+    run.count_usable();
+    if let Some(at) = state.nudge.take() {
+        messages.truncate(at);
+    }
+    let answer = Answer { step, native_unproven, max_tokens: req.max_tokens };
+    Ok(read_turn(run, answer, state, messages, turn))
+}
+
+/// What [`read_turn`] needs to know of the turn besides its reply.
+struct Answer {
+    step: usize,
+    /// Native protocol, and no tool call has worked yet.
+    native_unproven: bool,
+    /// The request's reply limit, for the cut-off note.
+    max_tokens: Option<u32>,
+}
+
+/// A turn whose request failed with `stop`: switch protocols, degrade, or end the run.
+/// `silent` says the replies stayed unusable without any native call while the native
+/// protocol was unproven.
+fn failed_turn(
+    run: &mut Session<'_>,
+    (step, silent): (usize, bool),
+    state: &mut Loop,
+    messages: &mut Vec<Message>,
+    tools: &[Tool],
+    stop: Stop,
+) -> Result<Next, Stop> {
+    match stop {
+        Stop::ToolsRefused(reason) if state.protocol == Protocol::Native => {
             let reason = format!("the server refused the request with tools: {reason}");
             switch_to_text(run, state, messages, tools, reason);
-            return Ok(Next::Continue);
+            Ok(Next::Continue)
         }
         // Replies to requests with tools that stay unusable without a single native call
         // (empty, or prose that holds no call) before any call worked: the server's chat
         // format most likely drops `tools` (llama-cpp-python's chatml-function-calling
         // answers Gemma 3 270M with empty messages), so the text protocol gets its chance.
         // Bad native calls are the model's fault, not the protocol's: they degrade.
-        Err(Stop::Unusable(reason)) if native_unproven && without_calls.get() => {
+        Stop::Unusable(reason) if silent => {
             let reason = format!("the replies to ReAct turn {step} with tools stayed unusable: {reason}");
             switch_to_text(run, state, messages, tools, reason);
-            return Ok(Next::Continue);
+            Ok(Next::Continue)
         }
-        Err(Stop::Unusable(reason)) => {
+        Stop::Unusable(reason) => {
             let note = format!("the model's reply in ReAct turn {step} stayed unusable: {reason}");
             run.degrade(Degraded { turn: Some(step), reason, ..Degraded::at("react", None, None) });
-            return Ok(Next::End(note));
+            Ok(Next::End(note))
         }
-        Err(stop) => return Err(stop),
-    };
-    run.count_usable();
-    if let Some(at) = state.nudge.take() {
-        messages.truncate(at);
+        stop => Err(stop),
     }
+}
+
+/// Reads a usable turn: runs its tool calls, or takes its root cause, or nudges.
+fn read_turn(run: &mut Session<'_>, answer: Answer, state: &mut Loop, messages: &mut Vec<Message>, turn: Turn) -> Next {
+    let Answer { step, native_unproven, max_tokens } = answer;
     match turn.action {
         Action::ToolCalls(calls) => {
             state.called = true;
             let as_text = turn.from_text || state.protocol == Protocol::Text;
             messages.push(turn.message);
             run_tools(run, step, &calls, as_text, messages);
-            Ok(Next::Continue)
+            Next::Continue
         }
         Action::Final(text) => {
             if let Some(cause) = parse_root_cause(&text) {
-                return Ok(Next::Cause(cause));
+                return Next::Cause(cause);
             }
             state.misses += usize::from(native_unproven);
             state.last_text = text;
             state.nudge = Some(messages.len());
             messages.push(turn.message);
             messages.push(Message::user(NUDGE_PROMPT));
-            Ok(Next::Continue)
+            Next::Continue
         }
         Action::CutOff(text) => {
             if let Some(cause) = parse_root_cause(complete_part(&text)) {
-                return Ok(Next::Cause(cause));
+                return Next::Cause(cause);
             }
             if native_unproven {
                 state.misses += 1;
-                return Ok(Next::Continue);
+                return Next::Continue;
             }
             let reason = format!(
                 "the reply was cut off at the token limit ({} tokens, finish_reason \"length\") before it \
                  stated a root cause or a complete tool call",
-                req.max_tokens.map_or("no".into(), |m| m.to_string())
+                max_tokens.map_or("no".into(), |m| m.to_string())
             );
             let note = format!("the model's reply in ReAct turn {step} was cut off: {reason}");
             run.degrade(Degraded { turn: Some(step), reason, ..Degraded::at("react", None, None) });
-            Ok(Next::End(note))
+            Next::End(note)
         }
     }
 }

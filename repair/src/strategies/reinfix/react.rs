@@ -184,6 +184,7 @@ fn react_turn(
 }
 
 /// What [`read_turn`] needs to know of the turn besides its reply.
+#[derive(Clone, Copy)]
 struct Answer {
     step: usize,
     /// Native protocol, and no tool call has worked yet.

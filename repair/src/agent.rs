@@ -625,7 +625,7 @@ impl<'a> Workflow<'a> {
                 run.report.error = Some(format!("the buggy version does not build:\n{}", pre.feedback(2000)));
                 return Ok(Some(Outcome::PreflightFailed));
             }
-            Verdict::TestFailure | Verdict::Timeout => {}
+            Verdict::TestFailure | Verdict::Timeout | Verdict::PatchRefused | Verdict::Duplicate => {}
         }
         let named = &run.bug.failing_tests;
         // Named tests are checked against the names read from the output; when none could
@@ -1001,12 +1001,7 @@ impl<'a> Workflow<'a> {
 }
 
 fn verdict_name(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Plausible => "plausible",
-        Verdict::TestFailure => "test_failure",
-        Verdict::CompileError => "compile_error",
-        Verdict::Timeout => "timeout",
-    }
+    v.as_str()
 }
 
 /// The buggy code: `(first line, last line, text)` of the located method or line range.

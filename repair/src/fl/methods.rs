@@ -4,6 +4,8 @@ use std::path::Path;
 
 use tree_sitter::{Node, Parser};
 
+use crate::language::Language;
+
 /// Java node kinds that declare a method or constructor.
 const JAVA_METHODS: &[&str] = &["method_declaration", "constructor_declaration", "compact_constructor_declaration"];
 /// Java node kinds that declare a class-like type.
@@ -23,14 +25,10 @@ pub(super) struct Span {
 /// The method spans of the Java or Python file at `path`, in source order; empty for other
 /// extensions and unreadable files.
 pub(super) fn spans(path: &Path) -> Vec<Span> {
-    let language: tree_sitter::Language = match path.extension().and_then(|e| e.to_str()) {
-        Some("java") => tree_sitter_java::LANGUAGE.into(),
-        Some("py") => tree_sitter_python::LANGUAGE.into(),
-        _ => return Vec::new(),
-    };
+    let Some(language) = Language::from_path(path) else { return Vec::new() };
     let Ok(text) = std::fs::read_to_string(path) else { return Vec::new() };
     let mut parser = Parser::new();
-    if parser.set_language(&language).is_err() {
+    if parser.set_language(&language.grammar()).is_err() {
         return Vec::new();
     }
     parser.parse(&text, None).map_or_else(Vec::new, |tree| collect(tree.root_node(), &text))

@@ -46,6 +46,10 @@ pub const MAX_FAILING_TESTS: usize = 1000;
 /// output that falls before the tail ([`RunOutput::cut_key_lines`]).
 pub const MAX_CUT_KEY_LINES: usize = 64;
 
+/// Bytes of one output line that the per-line scan sees (module docs); the rest of a longer
+/// line is still counted and kept in the tail.
+pub const MAX_SCAN_LINE_BYTES: usize = 4096;
+
 /// Environment every command runs with, before the caller's own: `(name, None)` removes the
 /// variable, `(name, Some(value))` sets it. pytest's output depends on these (module docs,
 /// "A fixed environment"); without this a replayed session recorded on a laptop does not
@@ -61,10 +65,6 @@ fn stabilise_env(cmd: &mut Command) {
         };
     }
 }
-
-/// Bytes of one output line that the per-line scan sees (module docs); the rest of a longer
-/// line is still counted and kept in the tail.
-pub const MAX_SCAN_LINE_BYTES: usize = 4096;
 
 /// Errors of the validation machinery itself (not of the code under test).
 #[derive(Debug, thiserror::Error)]

@@ -153,7 +153,7 @@ pub enum FlError {
     Scratch(#[from] crate::scratch::ScratchError),
     /// A command could not be started.
     #[error(transparent)]
-    Validate(#[from] crate::validate::ValidateError),
+    Validate(#[from] crate::process::ValidateError),
     /// Other I/O.
     #[error("{path}: {source}")]
     Io {
@@ -247,7 +247,7 @@ pub enum Outcome {
 /// The coverage of one test.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TestCoverage {
-    /// `pkg.Class#method` (JUnit, as [`crate::validate`] names failing tests) or the pytest
+    /// `pkg.Class#method` (JUnit, as [`crate::test_output`] names failing tests) or the pytest
     /// node id (`tests/test_x.py::test_y[case]`).
     pub name: String,
     /// How it ended.

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::baseline::Plausibility;
 use crate::error::{Error, Result};
+use crate::language::Language;
 
 /// Where the bug is: perfect fault localization from the user, or an SBFL ranking's top.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,9 +47,8 @@ pub struct Bug {
 pub struct Problem {
     /// The bug as given.
     pub bug: Bug,
-    /// Language of the buggy file (`java`, `python`; `""` for other extensions), as the
-    /// prompts name it.
-    pub lang: &'static str,
+    /// Language of the buggy file; `None` for other extensions (the prompts then name none).
+    pub language: Option<Language>,
     /// The buggy code: lines `lines.0..=lines.1` of the file, newline-terminated.
     pub code: String,
     /// The same lines, each prefixed with its 1-based number and `: `.
@@ -72,12 +72,11 @@ impl Problem {
     }
 }
 
-/// The language name of `bug`'s file as the prompts give it: `java`, `python`, or `""`.
-pub(crate) fn language_name(bug: &Bug) -> &'static str {
-    match bug.file.extension().and_then(|e| e.to_str()) {
-        Some("java") => "java",
-        Some("py") => "python",
-        _ => "",
+impl Problem {
+    /// The language's name as the prompts give it: `java`, `python`, or `""`.
+    #[must_use]
+    pub fn lang(&self) -> &'static str {
+        self.language.map_or("", Language::as_str)
     }
 }
 

@@ -7,9 +7,11 @@
 //! with [`config`] its knobs and [`Error`] what can end it. Below them: [`llm`]
 //! (OpenAI-compatible client, scripted and record/replay doubles), [`tools`] (the nine
 //! internal-ingredient tools), [`retrieve`] (similar fixes from the engine), [`patch`]
-//! (applying model patches), [`validate`] and [`scratch`] (testing them), [`condense`] (test
-//! output cut to the failure text a prompt holds), [`baseline`] (which failures were there
-//! before the patch); [`fl`] is SBFL fault localization, [`quixbugs`] the benchmark harness
+//! (applying model patches), [`validate`] and [`scratch`] (testing them: [`verdict`] the
+//! typed outcome, [`process`] one supervised command, [`test_output`] JUnit/pytest output
+//! read), [`condense`] (test output cut to the failure text a prompt holds), [`baseline`] (which failures were there
+//! before the patch), [`language`] (Java or Python) and [`toolchain`] (javac, JUnit, Python
+//! found); [`fl`] is SBFL fault localization, [`quixbugs`] the benchmark harness
 //! and [`evaluation`] its summary of workflow runs, [`serve`] the MCP/HTTP server,
 //! [`reload`] follows an index replaced on disk. [`agent`] keeps the first names of the
 //! workflow's API for one release.
@@ -22,9 +24,11 @@ pub mod config;
 pub mod error;
 pub mod evaluation;
 pub mod fl;
+pub mod language;
 pub mod llm;
 pub mod patch;
 pub mod preflight;
+pub mod process;
 pub mod quixbugs;
 pub mod reload;
 pub mod report;
@@ -33,8 +37,11 @@ pub mod scratch;
 pub mod serve;
 pub mod session;
 pub mod strategies;
+pub mod test_output;
+pub mod toolchain;
 pub mod tools;
 pub mod validate;
+pub mod verdict;
 pub mod workflow;
 
 pub use error::{Error, Result};

@@ -4,8 +4,9 @@
 //! and the buggy version's failing tests set the plausibility rule ([`crate::baseline`]).
 
 use crate::baseline::Plausibility;
-use crate::bug::{Bug, Problem, language_name, locate};
+use crate::bug::{Bug, Problem, locate};
 use crate::error::Error;
+use crate::language::Language;
 use crate::report::{Outcome, Preflight};
 use crate::session::{Session, Stop};
 use crate::validate::{Validation, Verdict};
@@ -48,7 +49,7 @@ impl Session<'_> {
         self.plausibility = Some(plausibility.clone());
         Ok(Ok(Problem {
             bug: bug.clone(),
-            lang: language_name(bug),
+            language: Language::from_path(&bug.file),
             code,
             numbered,
             lines: (start_line, end_line),

@@ -13,9 +13,9 @@
 //! `$CP` is JUnit 4 and Hamcrest (`FIXDEX_JUNIT_CP`, default Debian's
 //! `/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar` from the `junit4` and
 //! `libhamcrest-java` packages); `$PY` is `FIXDEX_PYTHON` or `python3`, with pytest and
-//! pytest-timeout installed. javac compiles only what the test reaches through `-sourcepath`,
-//! and the scratch copy holds no `.class` file, so the stale classes QuixBugs ships next to
-//! its sources can never be picked up.
+//! pytest-timeout installed (both found and checked by [`crate::toolchain`]). javac compiles
+//! only what the test reaches through `-sourcepath`, and the scratch copy holds no `.class`
+//! file, so the stale classes QuixBugs ships next to its sources can never be picked up.
 //!
 //! # Flaky programs
 //! When a program's outcome is not the expected one (buggy passes, or fixed is not plausible),
@@ -30,12 +30,18 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::fl::{CoverageSpec, FlReport, JavaTarget, PythonTarget, Target};
 use crate::patch::Patch;
-use crate::scratch::Scratch;
+use crate::scratch::{Scratch, ScratchError};
+use crate::toolchain::{self, ToolchainError};
 use crate::validate::{CommandSpec, Validation, Validator, Verdict};
 
-/// Default JUnit 4 class path (Debian packages `junit4` and `libhamcrest-java`).
-pub const DEFAULT_JUNIT_CP: &str = "/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar";
+/// A QuixBugs language: Java (`java_programs/`, JUnit 4 tests in `java_testcases/junit/`) or
+/// Python (`python_programs/`, pytest tests in `python_testcases/`). The crate's
+/// [`Language`](crate::language::Language), under the name this module has always used.
+pub use crate::language::Language as Lang;
+/// The toolchain defaults and discovery, re-exported from [`crate::toolchain`] where they live.
+pub use crate::toolchain::{DEFAULT_JUNIT_CP, python_from_env};
 
 /// Support files of the Java benchmark that are not programs.
 const JAVA_SUPPORT: &[&str] = &["Node", "WeightedEdge"];
@@ -54,8 +60,8 @@ pub enum QuixbugsError {
         missing: &'static str,
     },
     /// A toolchain is missing (javac/java, JUnit jars, Python with pytest).
-    #[error("{0}")]
-    Toolchain(String),
+    #[error(transparent)]
+    Toolchain(#[from] ToolchainError),
     /// The ground-truth file is unreadable or malformed.
     #[error("{path}:{line}: {reason}")]
     GroundTruth {
@@ -92,25 +98,6 @@ pub enum QuixbugsError {
     },
 }
 
-/// A QuixBugs language.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash)]
-#[serde(rename_all = "lowercase")]
-pub enum Lang {
-    /// `java_programs/`, JUnit 4 tests in `java_testcases/junit/`.
-    Java,
-    /// `python_programs/`, pytest tests in `python_testcases/`.
-    Python,
-}
-
-impl std::fmt::Display for Lang {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Lang::Java => "java",
-            Lang::Python => "python",
-        })
-    }
-}
-
 /// One benchmark program.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Program {
@@ -126,9 +113,10 @@ pub struct Program {
 
 /// Lists the programs of `lang` under `root` that have a test file, sorted by name.
 pub fn discover(root: &Path, lang: Lang) -> Result<Vec<Program>, QuixbugsError> {
-    let (dir, ext, support) = match lang {
-        Lang::Java => ("java_programs", "java", JAVA_SUPPORT),
-        Lang::Python => ("python_programs", "py", PYTHON_SUPPORT),
+    let ext = lang.extension();
+    let (dir, support) = match lang {
+        Lang::Java => ("java_programs", JAVA_SUPPORT),
+        Lang::Python => ("python_programs", PYTHON_SUPPORT),
     };
     let tests = match lang {
         Lang::Java => "java_testcases/junit",
@@ -194,20 +182,6 @@ pub fn scratch_filter(lang: Lang) -> crate::scratch::ScratchFilter {
     })
 }
 
-/// The Python interpreter for tests: `FIXDEX_PYTHON`, else `python3` (looked up on `PATH`).
-/// A relative path with a directory part is made absolute, since commands run in scratch
-/// copies elsewhere; a bare name stays a bare name.
-///
-/// # Errors
-/// The path and the error when the current directory cannot be read.
-pub fn python_from_env() -> Result<PathBuf, (PathBuf, std::io::Error)> {
-    let python = std::env::var_os("FIXDEX_PYTHON").map_or_else(|| PathBuf::from("python3"), PathBuf::from);
-    if python.components().count() > 1 {
-        return std::path::absolute(&python).map_err(|e| (python, e));
-    }
-    Ok(python)
-}
-
 /// Builds and tests QuixBugs programs in scratch copies.
 #[derive(Debug, Clone)]
 pub struct Runner {
@@ -229,7 +203,7 @@ impl Runner {
     /// A runner with the toolchains from the environment (`FIXDEX_JUNIT_CP`,
     /// `FIXDEX_PYTHON`), checked: errors name what is missing and how to install it.
     pub fn new(root: &Path, lang: Lang, timeout: Duration) -> Result<Runner, QuixbugsError> {
-        let junit_cp = std::env::var("FIXDEX_JUNIT_CP").unwrap_or_else(|_| DEFAULT_JUNIT_CP.to_string());
+        let junit_cp = toolchain::junit_cp_from_env();
         let python = python_from_env().map_err(|(path, source)| QuixbugsError::Io { path, source })?;
         Runner::with_toolchain(root, lang, timeout, junit_cp, python)
     }
@@ -248,49 +222,25 @@ impl Runner {
         Ok(runner)
     }
 
-    fn check_toolchain(&self) -> Result<(), QuixbugsError> {
-        let ok = |argv: &[&str]| {
-            std::process::Command::new(argv[0])
-                .args(&argv[1..])
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success())
-        };
+    fn check_toolchain(&self) -> Result<(), ToolchainError> {
         match self.lang {
             Lang::Java => {
-                if !ok(&["javac", "-version"]) || !ok(&["java", "-version"]) {
-                    return Err(QuixbugsError::Toolchain(
-                        "javac/java not found: install a JDK (Debian: apt-get install default-jdk-headless)".into(),
-                    ));
-                }
-                for jar in self.junit_cp.split(':').filter(|j| !j.is_empty()) {
-                    if !Path::new(jar).is_file() {
-                        return Err(QuixbugsError::Toolchain(format!(
-                            "JUnit class path entry {jar} not found: install JUnit 4 and Hamcrest \
-                             (Debian: apt-get install junit4 libhamcrest-java) or set FIXDEX_JUNIT_CP"
-                        )));
-                    }
-                }
+                toolchain::check_jdk()?;
+                toolchain::check_class_path(&self.junit_cp)
             }
-            Lang::Python => {
-                let py = self.python.to_string_lossy();
-                if !ok(&[&py, "-c", "import pytest, pytest_timeout"]) {
-                    return Err(QuixbugsError::Toolchain(format!(
-                        "{py} cannot import pytest and pytest_timeout: `{py} -m pip install pytest pytest-timeout`, \
-                         or set FIXDEX_PYTHON to an interpreter that has them"
-                    )));
-                }
-            }
+            Lang::Python => toolchain::check_pytest(&self.python),
         }
-        Ok(())
     }
 
     /// A scratch copy of the parts of the root this language needs: sources and tests only
     /// (no `.class` files, no correct programs, no other language).
     pub fn scratch(&self) -> Result<Scratch, QuixbugsError> {
+        Ok(self.scratch_copy()?)
+    }
+
+    fn scratch_copy(&self) -> Result<Scratch, ScratchError> {
         let skip = scratch_filter(self.lang);
-        Ok(Scratch::copy(&self.root, move |rel, is_dir| skip(rel, is_dir))?)
+        Scratch::copy(&self.root, move |rel, is_dir| skip(rel, is_dir))
     }
 
     /// The build and test commands of `program`.
@@ -356,6 +306,62 @@ impl Runner {
         }
         Ok(Ok(self.validator(program).validate(scratch.root())?))
     }
+}
+
+/// SBFL fault localization of `program` ([`crate::fl`]), in a scratch copy of the benchmark
+/// made like [`Runner::scratch`], with [`sbfl_spec`].
+///
+/// # Errors
+/// As [`crate::fl::sbfl`]: missing JaCoCo jars or coverage.py, a failed build or test run,
+/// no test, no failing test, no coverage, I/O.
+///
+/// # Example
+/// ```no_run
+/// use std::time::Duration;
+/// use repair::quixbugs::{self, Lang, Runner};
+///
+/// let root = std::path::Path::new("../shared/benchmarks/quixbugs");
+/// let runner = Runner::new(root, Lang::Java, Duration::from_secs(120))?;
+/// let program = quixbugs::select(quixbugs::discover(root, Lang::Java)?, &["GET_FACTORS".into()])?.remove(0);
+/// let report = quixbugs::sbfl(&runner, &program)?;
+/// println!("most suspicious method: {}", report.methods[0].name);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn sbfl(runner: &Runner, program: &Program) -> Result<FlReport, crate::fl::FlError> {
+    let scratch = runner.scratch_copy()?;
+    crate::fl::sbfl_in(scratch.root(), &sbfl_spec(runner, program))
+}
+
+/// The coverage spec of `program`, from the runner's commands ([`Runner::validator`]): Java
+/// builds with the runner's `javac` line and measures `java_programs.*` while running
+/// `java_testcases.junit.P_TEST`; Python runs the runner's pytest options on the program's
+/// test file and measures `python_programs`. The JaCoCo folder comes from
+/// [`toolchain::jacoco_dir_from_env`].
+pub fn sbfl_spec(runner: &Runner, program: &Program) -> CoverageSpec {
+    let validator = runner.validator(program);
+    let target = match runner.lang {
+        Lang::Java => Target::Java(JavaTarget {
+            build: validator.build,
+            classes_dir: PathBuf::from(".fixdex-classes"),
+            class_path: runner.junit_cp.split(':').filter(|s| !s.is_empty()).map(PathBuf::from).collect(),
+            test_classes: vec![format!("java_testcases.junit.{}_TEST", program.name)],
+            includes: vec!["java_programs.*".into()],
+            source_roots: vec![PathBuf::from(".")],
+            jacoco_dir: toolchain::jacoco_dir_from_env(),
+        }),
+        Lang::Python => Target::Python(PythonTarget {
+            python: runner.python.clone(),
+            pytest_args: vec![
+                "-q".into(),
+                "-p".into(),
+                "no:cacheprovider".into(),
+                format!("--timeout={}", runner.per_test_timeout_s),
+                program.test.to_string_lossy().into_owned(),
+            ],
+            sources: vec![PathBuf::from("python_programs")],
+        }),
+    };
+    CoverageSpec { target, timeout: runner.timeout }
 }
 
 /// Ground-truth fixes of QuixBugs: the `diff` field of `quixbugs.jsonl` (../shared/data),

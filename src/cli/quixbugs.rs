@@ -130,46 +130,56 @@ pub fn run(a: &QuixbugsArgs) -> anyhow::Result<ExitCode> {
     if a.json {
         out!("{}", serde_json::to_string(&summary)?)?;
     } else {
-        let v = |s: &quixbugs::RunSummary| match s.verdict {
-            None => "patch-refused".to_string(),
-            Some(Verdict::Plausible) => "plausible".to_string(),
-            Some(Verdict::TestFailure) => format!("test-failure({})", s.failing_tests),
-            Some(Verdict::CompileError) => "compile-error".to_string(),
-            Some(Verdict::Timeout) => "timeout".to_string(),
-            Some(other) => other.as_str().replace('_', "-"),
-        };
-        out!("{:<28} {:<18} {:<18} {:>8}  check", "program", "buggy", "fixed (truth)", "time s")?;
-        for c in &summary.programs {
-            let check = if c.flaky {
-                "FLAKY"
-            } else if c.ok {
-                "ok"
-            } else {
-                "FAILED"
-            };
-            let secs = (c.buggy.wall_ms + c.fixed.wall_ms) as f64 / 1e3;
-            out!("{:<28} {:<18} {:<18} {:>8.1}  {check}", c.program, v(&c.buggy), v(&c.fixed), secs)?;
-        }
-        out!(
-            "{} {lang} programs: buggy failed {}, fixed plausible {}, flaky {:?}, failed checks {:?}, wall {:.0} s",
-            summary.total,
-            summary.buggy_failed,
-            summary.fixed_plausible,
-            summary.flaky,
-            summary.failed_checks,
-            summary.wall_s
-        )?;
-        for c in summary.programs.iter().filter(|c| !c.ok) {
-            for (what, r) in [("buggy", &c.buggy), ("fixed", &c.fixed)] {
-                if let Some(d) = &r.detail {
-                    eprintln!("--- {} ({what}):\n{d}", c.program);
-                }
-            }
-        }
+        print_oracle_table(&summary, lang)?;
     }
     Ok(if summary.failed_checks.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(crate::cli::exit::ERROR) })
 }
 
+/// The `--oracle ground-truth` table: one row per program, the summary line, then the
+/// output of each check that failed.
+fn print_oracle_table(summary: &quixbugs::OracleSummary, lang: Lang) -> anyhow::Result<()> {
+    let v = |s: &quixbugs::RunSummary| match s.verdict {
+        None => "patch-refused".to_string(),
+        Some(Verdict::Plausible) => "plausible".to_string(),
+        Some(Verdict::TestFailure) => format!("test-failure({})", s.failing_tests),
+        Some(Verdict::CompileError) => "compile-error".to_string(),
+        Some(Verdict::Timeout) => "timeout".to_string(),
+        Some(v @ (Verdict::PatchRefused | Verdict::Duplicate)) => v.as_str().replace('_', "-"),
+    };
+    out!("{:<28} {:<18} {:<18} {:>8}  check", "program", "buggy", "fixed (truth)", "time s")?;
+    for c in &summary.programs {
+        let check = if c.flaky {
+            "FLAKY"
+        } else if c.ok {
+            "ok"
+        } else {
+            "FAILED"
+        };
+        let secs = (c.buggy.wall_ms + c.fixed.wall_ms) as f64 / 1e3;
+        out!("{:<28} {:<18} {:<18} {:>8.1}  {check}", c.program, v(&c.buggy), v(&c.fixed), secs)?;
+    }
+    out!(
+        "{} {lang} programs: buggy failed {}, fixed plausible {}, flaky {:?}, failed checks {:?}, wall {:.0} s",
+        summary.total,
+        summary.buggy_failed,
+        summary.fixed_plausible,
+        summary.flaky,
+        summary.failed_checks,
+        summary.wall_s
+    )?;
+    for c in summary.programs.iter().filter(|c| !c.ok) {
+        for (what, r) in [("buggy", &c.buggy), ("fixed", &c.fixed)] {
+            if let Some(d) = &r.detail {
+                eprintln!("--- {} ({what}):\n{d}", c.program);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `--oracle llm`: the ReinFix workflow on each program, then the table or JSON summary.
+// Over 60 lines: one loop that shares the client, config and retriever across programs and
+// writes each report as it goes; the pieces that stand alone (`localize`, the table) are out.
 fn llm_oracle(
     a: &QuixbugsArgs,
     runner: &Runner,
@@ -190,16 +200,7 @@ fn llm_oracle(
     let mut complete = true;
     for (i, p) in programs.iter().enumerate() {
         eprintln!("[{}/{}] {}", i + 1, programs.len(), p.name);
-        let (method, loc_error) = match a.localization {
-            Localization::Perfect => (truth.method(p).map(str::to_string), None),
-            Localization::Sbfl => match repair::fl::quixbugs(runner, p) {
-                Ok(fl) => match fl.methods.first() {
-                    Some(m) => (Some(m.name.rsplit('.').next().unwrap_or(&m.name).to_string()), None),
-                    None => (None, Some("SBFL ranked no method".to_string())),
-                },
-                Err(e) => (None, Some(e.to_string())),
-            },
-        };
+        let (method, loc_error) = localize(a.localization, runner, truth, p);
         let Some(method) = method else {
             let why = loc_error.unwrap_or_else(|| "no buggy method known (quixbugs.jsonl `meta.function`)".into());
             bugs.push(BugResult::localization_failed(&p.name, why));
@@ -247,6 +248,25 @@ fn llm_oracle(
         print_llm_table(&bugs, &counts, lang_of(runner), synthetic)?;
     }
     Ok(if counts.errors > 0 { ExitCode::from(crate::cli::exit::ERROR) } else { ExitCode::SUCCESS })
+}
+
+/// The buggy method of `p` by `localization` (its simple name), or why there is none.
+fn localize(
+    localization: Localization,
+    runner: &Runner,
+    truth: &GroundTruth,
+    p: &quixbugs::Program,
+) -> (Option<String>, Option<String>) {
+    match localization {
+        Localization::Perfect => (truth.method(p).map(str::to_string), None),
+        Localization::Sbfl => match quixbugs::sbfl(runner, p) {
+            Ok(fl) => match fl.methods.first() {
+                Some(m) => (Some(m.name.rsplit('.').next().unwrap_or(&m.name).to_string()), None),
+                None => (None, Some("SBFL ranked no method".to_string())),
+            },
+            Err(e) => (None, Some(e.to_string())),
+        },
+    }
 }
 
 /// The `--oracle llm` table: one row per bug, the summary line, then each error's message.

@@ -302,22 +302,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     {
         bail!("--file {} is not a file under --project {}", file.display(), a.project.display());
     }
-    let mut fault_localization = None;
-    let (file, location) = match (&a.method, &a.lines, a.sbfl) {
-        (Some(m), None, false) => (a.file.clone().expect("clap: --file required"), Location::Method(m.clone())),
-        (None, Some(l), false) => {
-            let (s, e) = l.split_once('-').context("--lines must be START-END, e.g. 12-30")?;
-            let loc =
-                Location::Lines(s.trim().parse().context("--lines START")?, e.trim().parse().context("--lines END")?);
-            (a.file.clone().expect("clap: --file required"), loc)
-        }
-        (None, None, true) => {
-            let (file, loc, summary) = sbfl(a)?;
-            fault_localization = Some(summary);
-            (file, loc)
-        }
-        _ => bail!("give the fault location: --method NAME or --lines START-END (with --file), or --sbfl"),
-    };
+    let (file, location, fault_localization) = fault_location(a)?;
     let exclusion = Exclusion { ids: a.bug_id.iter().cloned().collect(), projects: a.exclude_project.clone() };
     let retriever =
         a.index.as_deref().map(|path| super::model::open_retriever(path, a.model.as_deref(), exclusion)).transpose()?;
@@ -367,13 +352,32 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The fault location: `--method` or `--lines` in `--file`, or SBFL's top method (with its
+/// summary for the report).
+fn fault_location(a: &Args) -> anyhow::Result<(PathBuf, Location, Option<serde_json::Value>)> {
+    Ok(match (&a.method, &a.lines, a.sbfl) {
+        (Some(m), None, false) => (a.file.clone().expect("clap: --file required"), Location::Method(m.clone()), None),
+        (None, Some(l), false) => {
+            let (s, e) = l.split_once('-').context("--lines must be START-END, e.g. 12-30")?;
+            let loc =
+                Location::Lines(s.trim().parse().context("--lines START")?, e.trim().parse().context("--lines END")?);
+            (a.file.clone().expect("clap: --file required"), loc, None)
+        }
+        (None, None, true) => {
+            let (file, loc, summary) = sbfl(a)?;
+            (file, loc, Some(summary))
+        }
+        _ => bail!("give the fault location: --method NAME or --lines START-END (with --file), or --sbfl"),
+    })
+}
+
 /// SBFL on the project (in a scratch copy): the top-ranked method (in `--file` when given)
 /// as `(file, line range, summary for the report)`.
 fn sbfl(a: &Args) -> anyhow::Result<(PathBuf, Location, serde_json::Value)> {
     use repair::fl::{CoverageSpec, JavaTarget, PythonTarget, Target};
     let sources = if a.sbfl_source.is_empty() { vec![PathBuf::from(".")] } else { a.sbfl_source.clone() };
     let target = if a.sbfl_tests.is_empty() {
-        let python = repair::quixbugs::python_from_env()
+        let python = repair::toolchain::python_from_env()
             .map_err(|(p, e)| anyhow::Error::new(e).context(format!("FIXDEX_PYTHON {}", p.display())))?;
         let pytest_args = shlex::split(&a.sbfl_pytest_args)
             .with_context(|| format!("--sbfl-pytest-args {:?}", a.sbfl_pytest_args))?;
@@ -388,7 +392,7 @@ fn sbfl(a: &Args) -> anyhow::Result<(PathBuf, Location, serde_json::Value)> {
             test_classes: a.sbfl_tests.clone(),
             includes: a.sbfl_includes.clone(),
             source_roots: sources,
-            jacoco_dir: repair::fl::jacoco_dir_from_env(),
+            jacoco_dir: repair::toolchain::jacoco_dir_from_env(),
         })
     };
     let spec = CoverageSpec { target, timeout: Duration::from_secs(a.test_timeout_s) };

@@ -1,13 +1,7 @@
-//! Method and function spans from tree-sitter, to aggregate line scores to methods.
+//! Method and function spans (the tools' extractor, [`crate::tools::method_spans`]), to
+//! aggregate line scores to methods.
 
 use std::path::Path;
-
-use tree_sitter::{Node, Parser};
-
-/// Java node kinds that declare a method or constructor.
-const JAVA_METHODS: &[&str] = &["method_declaration", "constructor_declaration", "compact_constructor_declaration"];
-/// Java node kinds that declare a class-like type.
-const JAVA_CLASSES: &[&str] = &["class_declaration", "interface_declaration", "enum_declaration", "record_declaration"];
 
 /// The lines of one method, constructor or function.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,44 +14,14 @@ pub(super) struct Span {
     pub(super) end: u32,
 }
 
-/// The method spans of the Java or Python file at `path`, in source order; empty for other
-/// extensions and unreadable files.
+/// The method spans of the Java or Python file at `path`, in source order
+/// ([`crate::tools::method_spans`]); empty for other extensions and unreadable files.
 pub(super) fn spans(path: &Path) -> Vec<Span> {
-    let language: tree_sitter::Language = match path.extension().and_then(|e| e.to_str()) {
-        Some("java") => tree_sitter_java::LANGUAGE.into(),
-        Some("py") => tree_sitter_python::LANGUAGE.into(),
-        _ => return Vec::new(),
-    };
-    let Ok(text) = std::fs::read_to_string(path) else { return Vec::new() };
-    let mut parser = Parser::new();
-    if parser.set_language(&language).is_err() {
-        return Vec::new();
-    }
-    parser.parse(&text, None).map_or_else(Vec::new, |tree| collect(tree.root_node(), &text))
-}
-
-/// Every method below `root`, named after its innermost enclosing class.
-fn collect(root: Node<'_>, text: &str) -> Vec<Span> {
-    let mut spans = Vec::new();
-    let mut stack = vec![(root, None::<String>)];
-    while let Some((node, owner)) = stack.pop() {
-        let name = || node.child_by_field_name("name").map_or("", |n| &text[n.byte_range()]).to_string();
-        let kind = node.kind();
-        let owner = if JAVA_CLASSES.contains(&kind) || kind == "class_definition" { Some(name()) } else { owner };
-        if JAVA_METHODS.contains(&kind) || kind == "function_definition" {
-            let name = owner.as_ref().map_or_else(name, |o| format!("{o}.{}", name()));
-            spans.push(Span { name, start: line(node.start_position()), end: line(node.end_position()) });
-        }
-        let mut cursor = node.walk();
-        let children: Vec<_> = node.children(&mut cursor).collect();
-        stack.extend(children.into_iter().rev().map(|c| (c, owner.clone())));
-    }
-    spans
-}
-
-/// 1-based line of a tree-sitter position.
-fn line(p: tree_sitter::Point) -> u32 {
-    u32::try_from(p.row + 1).unwrap_or(u32::MAX)
+    let line = |l: usize| u32::try_from(l).unwrap_or(u32::MAX);
+    crate::tools::method_spans(path)
+        .into_iter()
+        .map(|m| Span { name: m.name, start: line(m.start), end: line(m.end) })
+        .collect()
 }
 
 /// Index of the innermost span holding `line` (the latest start, then the earliest end).

@@ -21,8 +21,8 @@
 //! Java needs a JDK and JaCoCo with ASM: Debian's `libjacoco-java` (0.8.6, which brings
 //! `libasm-java`), looked up in `FIXDEX_JACOCO_DIR` (default `/usr/share/java`, see
 //! [`JACOCO_JARS`]). Python needs pytest and coverage.py ≥ 5 (CI pins `coverage==7.17.5`) in
-//! the interpreter (`FIXDEX_PYTHON`). Missing pieces are reported by [`FlError`] with the
-//! command that installs them.
+//! the interpreter (`FIXDEX_PYTHON`); both variables are read by [`crate::toolchain`].
+//! Missing pieces are reported by [`FlError`] with the command that installs them.
 //!
 //! # Limits
 //! - SBFL ranks only what failing tests execute: a missing statement, or a fault in code no
@@ -39,13 +39,17 @@
 //!
 //! # Example
 //! ```no_run
+//! use std::path::PathBuf;
 //! use std::time::Duration;
-//! use repair::quixbugs::{self, Lang, Runner};
+//! use repair::fl::{self, CoverageSpec, PythonTarget, Target};
 //!
-//! let root = std::path::Path::new("../shared/benchmarks/quixbugs");
-//! let runner = Runner::new(root, Lang::Java, Duration::from_secs(120))?;
-//! let program = quixbugs::select(quixbugs::discover(root, Lang::Java)?, &["GET_FACTORS".into()])?.remove(0);
-//! let report = repair::fl::quixbugs(&runner, &program)?;
+//! let target = Target::Python(PythonTarget {
+//!     python: repair::toolchain::python_from_env().map_err(|(_, e)| e)?,
+//!     pytest_args: vec!["-q".into(), "tests".into()],
+//!     sources: vec![PathBuf::from("src")],
+//! });
+//! let spec = CoverageSpec { target, timeout: Duration::from_secs(300) };
+//! let report = fl::sbfl(std::path::Path::new("my-project"), &spec)?;
 //! println!("most suspicious method: {}", report.methods[0].name);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -63,15 +67,12 @@ use serde::{Deserialize, Serialize};
 
 pub use rank::{localize, ochiai};
 
-use crate::quixbugs::{Lang, Program, Runner};
+use crate::language::Language;
+use crate::process::{CommandSpec, Exit, RunOutput};
 use crate::scratch::Scratch;
-use crate::validate::{CommandSpec, Exit, RunOutput};
-
-/// Environment variable naming the folder that holds the JaCoCo and ASM jars.
-pub const JACOCO_DIR_ENV: &str = "FIXDEX_JACOCO_DIR";
-
-/// Default folder of the JaCoCo and ASM jars (Debian `libjacoco-java`, `libasm-java`).
-pub const DEFAULT_JACOCO_DIR: &str = "/usr/share/java";
+/// Where the JaCoCo jars are looked up: toolchain discovery, re-exported from
+/// [`crate::toolchain`] where it lives.
+pub use crate::toolchain::{DEFAULT_JACOCO_DIR, JACOCO_DIR_ENV, jacoco_dir_from_env};
 
 /// The jars looked up in the JaCoCo folder: the agent (which carries `jacocoagent.jar`), its
 /// runtime API (`RT`, `IAgent`, to compile the helper against), the analysis core, and the
@@ -150,12 +151,9 @@ pub enum FlError {
     /// Scratch copy failed.
     #[error(transparent)]
     Scratch(#[from] crate::scratch::ScratchError),
-    /// The QuixBugs runner failed (its scratch copy).
-    #[error(transparent)]
-    Quixbugs(#[from] crate::quixbugs::QuixbugsError),
     /// A command could not be started.
     #[error(transparent)]
-    Validate(#[from] crate::validate::ValidateError),
+    Validate(#[from] crate::process::ValidateError),
     /// Other I/O.
     #[error("{path}: {source}")]
     Io {
@@ -187,6 +185,16 @@ pub enum Target {
     Java(JavaTarget),
     /// pytest tests under coverage.py.
     Python(PythonTarget),
+}
+
+impl Target {
+    /// The language of the project this target measures; its name is the serde tag `lang`.
+    pub fn language(&self) -> Language {
+        match self {
+            Target::Java(_) => Language::Java,
+            Target::Python(_) => Language::Python,
+        }
+    }
 }
 
 /// Java: build, then run JUnit 4 test classes with the JaCoCo agent.
@@ -239,7 +247,7 @@ pub enum Outcome {
 /// The coverage of one test.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TestCoverage {
-    /// `pkg.Class#method` (JUnit, as [`crate::validate`] names failing tests) or the pytest
+    /// `pkg.Class#method` (JUnit, as [`crate::test_output`] names failing tests) or the pytest
     /// node id (`tests/test_x.py::test_y[case]`).
     pub name: String,
     /// How it ended.
@@ -349,50 +357,6 @@ pub fn sbfl_in(dir: &Path, spec: &CoverageSpec) -> Result<FlReport> {
     Ok(report)
 }
 
-/// SBFL of a QuixBugs program, in the runner's scratch copy of the benchmark, with
-/// [`quixbugs_spec`]. Errors as [`sbfl`].
-pub fn quixbugs(runner: &Runner, program: &Program) -> Result<FlReport> {
-    let scratch = runner.scratch()?;
-    sbfl_in(scratch.root(), &quixbugs_spec(runner, program))
-}
-
-/// The coverage spec of a QuixBugs program, from the runner's commands (see
-/// [`crate::quixbugs`]): Java builds with the runner's `javac` line and measures
-/// `java_programs.*` while running `java_testcases.junit.P_TEST`; Python runs the runner's
-/// pytest options on the program's test file and measures `python_programs`. The JaCoCo
-/// folder comes from [`jacoco_dir_from_env`].
-pub fn quixbugs_spec(runner: &Runner, program: &Program) -> CoverageSpec {
-    let validator = runner.validator(program);
-    let target = match runner.lang {
-        Lang::Java => Target::Java(JavaTarget {
-            build: validator.build,
-            classes_dir: PathBuf::from(".fixdex-classes"),
-            class_path: runner.junit_cp.split(':').filter(|s| !s.is_empty()).map(PathBuf::from).collect(),
-            test_classes: vec![format!("java_testcases.junit.{}_TEST", program.name)],
-            includes: vec!["java_programs.*".into()],
-            source_roots: vec![PathBuf::from(".")],
-            jacoco_dir: jacoco_dir_from_env(),
-        }),
-        Lang::Python => Target::Python(PythonTarget {
-            python: runner.python.clone(),
-            pytest_args: vec![
-                "-q".into(),
-                "-p".into(),
-                "no:cacheprovider".into(),
-                format!("--timeout={}", runner.per_test_timeout_s),
-                program.test.to_string_lossy().into_owned(),
-            ],
-            sources: vec![PathBuf::from("python_programs")],
-        }),
-    };
-    CoverageSpec { target, timeout: runner.timeout }
-}
-
-/// `FIXDEX_JACOCO_DIR`, or [`DEFAULT_JACOCO_DIR`].
-pub fn jacoco_dir_from_env() -> PathBuf {
-    std::env::var_os(JACOCO_DIR_ENV).map_or_else(|| PathBuf::from(DEFAULT_JACOCO_DIR), PathBuf::from)
-}
-
 /// Per-test coverage of the tests of `spec`, run in `dir` (a disposable copy; see
 /// [`sbfl_in`]), in run order.
 ///
@@ -419,7 +383,7 @@ fn run(
     ok_codes: &[i32],
 ) -> Result<RunOutput> {
     let env: Vec<_> = env.iter().map(|(k, v)| ((*k).into(), v.into())).collect();
-    let out = crate::validate::run_command(command, dir, &env, timeout)?;
+    let out = crate::process::run_command(command, dir, &env, timeout)?;
     match out.exit {
         Exit::Code(c) if c == 0 || ok_codes.contains(&c) => Ok(out),
         exit => Err(command_error(&out, exit)),
@@ -460,4 +424,27 @@ fn read_output(path: &Path) -> Result<String> {
 /// Write a file into the work folder.
 fn write_file(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).map_err(|source| FlError::Io { path: path.to_path_buf(), source })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The serde tag of a target is its language's name.
+    #[test]
+    fn target_tag_is_the_language_name() {
+        let python = Target::Python(PythonTarget { python: "python3".into(), pytest_args: vec![], sources: vec![] });
+        let java = Target::Java(JavaTarget {
+            build: None,
+            classes_dir: "classes".into(),
+            class_path: vec![],
+            test_classes: vec![],
+            includes: vec![],
+            source_roots: vec![],
+            jacoco_dir: DEFAULT_JACOCO_DIR.into(),
+        });
+        for target in [python, java] {
+            assert_eq!(serde_json::to_value(&target).unwrap()["lang"], target.language().as_str());
+        }
+    }
 }

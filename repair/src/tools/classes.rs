@@ -7,9 +7,10 @@ use tree_sitter::Node;
 
 use super::ToolError;
 use super::render::Output;
-use super::source::{Lang, SourceFile, children, descendants, line_of, one_line};
+use super::source::{SourceFile, children, descendants, line_of, one_line};
 use super::syntax::{ClassDef, classes, enclosing_class, header, is_method};
 use super::variables::{Role, classify, list};
+use crate::language::Language;
 
 /// The classes named `wanted` (simple name, or the last part of a dotted one) in `files`,
 /// or an error listing the classes the project has.
@@ -71,7 +72,7 @@ fn summarise(file: &SourceFile, class: ClassDef<'_>, out: &mut Output) {
     out.push(format!("declaration: {}", header(file, class.node)));
     let (superclass, interfaces) = supertypes(file, class.node);
     out.push(format!("superclass: {}", superclass.unwrap_or_else(|| "(none)".into())));
-    if file.lang == Lang::Java {
+    if file.lang == Language::Java {
         out.push(format!("interfaces: {}", interfaces.unwrap_or_else(|| "(none)".into())));
     }
     let members = body_members(class.node);
@@ -102,7 +103,7 @@ fn classes_kind(file: &SourceFile, node: Node<'_>) -> bool {
 fn supertypes(file: &SourceFile, class: Node<'_>) -> (Option<String>, Option<String>) {
     let text = |n: Node<'_>| one_line(file.text(n));
     match file.lang {
-        Lang::Java => {
+        Language::Java => {
             let sup = class
                 .child_by_field_name("superclass")
                 .map(|s| text(s).trim_start_matches("extends").trim().to_string());
@@ -113,7 +114,7 @@ fn supertypes(file: &SourceFile, class: Node<'_>) -> (Option<String>, Option<Str
                 .map(|i| text(i).trim_start_matches("implements").trim_start_matches("extends").trim().to_string());
             (sup, ifaces)
         }
-        Lang::Python => {
+        Language::Python => {
             let bases = class.child_by_field_name("superclasses").map(|s| text(s).trim_matches(['(', ')']).to_string());
             (bases.filter(|b| !b.is_empty()), None)
         }
@@ -145,13 +146,13 @@ fn fields(file: &SourceFile, class: Node<'_>, members: &[Node<'_>]) -> Vec<Strin
             "field_declaration" | "constant_declaration" | "enum_constant" => {
                 out.push(format!("  {} {}", file.anchor(*member), one_line(file.text(*member))));
             }
-            "expression_statement" if file.lang == Lang::Python => {
+            "expression_statement" if file.lang == Language::Python => {
                 out.push(format!("  {} class attribute: {}", file.anchor(*member), one_line(file.text(*member))));
             }
             _ => {}
         }
     }
-    if file.lang == Lang::Python {
+    if file.lang == Language::Python {
         out.extend(instance_attributes(file, class, members));
     }
     out

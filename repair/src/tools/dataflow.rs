@@ -13,9 +13,10 @@ use std::collections::{BTreeSet, HashMap};
 use tree_sitter::Node;
 
 use super::render::Output;
-use super::source::{Lang, SourceFile, children, line_of, one_line};
+use super::source::{SourceFile, children, line_of, one_line};
 use super::syntax::{VarName, as_call, field_name_in_parent, is_method, names_read, variable_node};
 use super::variables::{Role, classify, gives_value};
+use crate::language::Language;
 
 type Defs = BTreeSet<usize>;
 
@@ -95,7 +96,7 @@ impl<'t> Flow<'t> {
             "if_statement" | "ternary_expression" => self.branch(node),
             "conditional_expression" => self.python_ternary(node),
             "while_statement" => self.while_loop(node),
-            "for_statement" if self.file.lang == Lang::Java => self.java_for(node),
+            "for_statement" if self.file.lang == Language::Java => self.java_for(node),
             "for_statement" | "enhanced_for_statement" => self.for_each(node),
             "do_statement" => self.looped(&[], &[], &[self.field(node, "body"), self.field(node, "condition")]),
             "try_statement" | "try_with_resources_statement" => self.try_catch(node),
@@ -150,7 +151,7 @@ impl<'t> Flow<'t> {
             .filter(|c| matches!(field_name_in_parent(*c), Some("consequence" | "alternative")))
             .collect();
         let has_else = arms.iter().any(|a| a.kind() == "else_clause")
-            || (self.file.lang == Lang::Java && self.field(node, "alternative").is_some());
+            || (self.file.lang == Language::Java && self.field(node, "alternative").is_some());
         self.join_arms(&arms, !has_else);
     }
 
@@ -189,8 +190,8 @@ impl<'t> Flow<'t> {
     /// Java enhanced `for` and Python `for`: the iterable once, then bind and run the body.
     fn for_each(&mut self, node: Node<'t>) {
         let (value, target) = match self.file.lang {
-            Lang::Java => (self.field(node, "value"), self.field(node, "name")),
-            Lang::Python => (self.field(node, "right"), self.field(node, "left")),
+            Language::Java => (self.field(node, "value"), self.field(node, "name")),
+            Language::Python => (self.field(node, "right"), self.field(node, "left")),
         };
         self.looped(&[value], &[target], &[self.field(node, "body")]);
         self.visit_opt(self.field(node, "alternative"));

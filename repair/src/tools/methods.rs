@@ -7,9 +7,10 @@ use tree_sitter::Node;
 
 use super::ToolError;
 use super::render::Output;
-use super::source::{Lang, SourceFile, children, descendants, line_of, one_line};
+use super::source::{SourceFile, children, descendants, line_of, one_line};
 use super::syntax::{MethodDef, calls, header, methods, names_variable, scope_name};
 use super::variables::{Role, classify, list};
+use crate::language::Language;
 
 /// Control-structure kinds reported by analyze_method_details, with their display names.
 const CONTROL: [(&str, &str); 16] = [
@@ -100,13 +101,13 @@ fn analyze_one(file: &SourceFile, method: &MethodDef<'_>, out: &mut Output) {
 
 fn return_type(file: &SourceFile, node: Node<'_>) -> String {
     let ty = match file.lang {
-        Lang::Java => node.child_by_field_name("type"),
-        Lang::Python => node.child_by_field_name("return_type"),
+        Language::Java => node.child_by_field_name("type"),
+        Language::Python => node.child_by_field_name("return_type"),
     };
     match (ty, file.lang, node.kind()) {
         (Some(ty), _, _) => one_line(file.text(ty)),
-        (None, Lang::Java, _) => "(constructor)".into(),
-        (None, Lang::Python, _) => "(not annotated)".into(),
+        (None, Language::Java, _) => "(constructor)".into(),
+        (None, Language::Python, _) => "(not annotated)".into(),
     }
 }
 

@@ -336,3 +336,32 @@ impl<'a> Args<'a> {
 pub fn method_span(root: &Path, file: &Path, method: &str) -> Result<(usize, usize), ToolError> {
     Toolbox::new(root).method_span(file, method)
 }
+
+/// One method, constructor or function of a file ([`method_spans`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MethodSpan {
+    /// `Owner.name` (the innermost enclosing class, interface, enum or record), or `name`
+    /// outside any class; a constructor's name is its class's.
+    pub name: String,
+    /// 1-based first line of the declaration (a Python function's decorators excluded).
+    pub start: usize,
+    /// 1-based last line.
+    pub end: usize,
+}
+
+/// The methods, constructors and functions of the Java or Python file at `path`, in source
+/// order (nested ones after their parent): the one method-span extractor of fixdex, shared by
+/// the tools' `find_method_in_file`, SBFL's method aggregation ([`crate::fl`]) and the
+/// repair location ([`method_span`]). Empty for other extensions, unreadable and unparsable
+/// files; invalid UTF-8 is read lossily.
+#[must_use]
+pub fn method_spans(path: &Path) -> Vec<MethodSpan> {
+    let Some(lang) = crate::language::Language::from_path(path) else { return Vec::new() };
+    let Ok(bytes) = std::fs::read(path) else { return Vec::new() };
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let Ok(file) = source::SourceFile::parse(path.display().to_string(), lang, text, 0) else { return Vec::new() };
+    syntax::methods(&file)
+        .iter()
+        .map(|m| MethodSpan { name: m.qualified(), start: source::line_of(m.node), end: source::end_line_of(m.node) })
+        .collect()
+}

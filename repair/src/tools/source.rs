@@ -1,4 +1,4 @@
-//! Project files: path confinement, language by extension, the parse cache and the
+//! Project files: path confinement, language by extension ([`Language::from_path`]), the parse cache and the
 //! project walk shared by the nine tools.
 
 use std::collections::HashMap;
@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use tree_sitter::{Node, Parser, Tree};
 
 use super::ToolError;
+use crate::language::Language;
 
 /// Directory names the project walk never enters (besides hidden ones).
 const SKIPPED_DIRS: [&str; 4] = ["build", "target", "node_modules", "__pycache__"];
@@ -16,40 +17,13 @@ const SKIPPED_DIRS: [&str; 4] = ["build", "target", "node_modules", "__pycache__
 /// The most source files one project walk visits; larger projects are cut, in path order.
 const MAX_PROJECT_FILES: usize = 20_000;
 
-/// A language the tools parse, chosen by file extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Lang {
-    /// `.java`, parsed with tree-sitter-java.
-    Java,
-    /// `.py`, parsed with tree-sitter-python.
-    Python,
-}
-
-impl Lang {
-    /// The language of `path` by extension, or `None` for anything else.
-    pub(crate) fn from_path(path: &str) -> Option<Lang> {
-        match Path::new(path).extension()?.to_str()? {
-            "java" => Some(Lang::Java),
-            "py" => Some(Lang::Python),
-            _ => None,
-        }
-    }
-
-    fn grammar(self) -> tree_sitter::Language {
-        match self {
-            Lang::Java => tree_sitter_java::LANGUAGE.into(),
-            Lang::Python => tree_sitter_python::LANGUAGE.into(),
-        }
-    }
-}
-
 /// One parsed source file: its text, line table and syntax tree.
 #[derive(Debug)]
 pub(crate) struct SourceFile {
     /// Path relative to the project root, `/`-separated.
     pub(crate) rel: String,
     /// Language of the file.
-    pub(crate) lang: Lang,
+    pub(crate) lang: Language,
     text: String,
     line_starts: Vec<usize>,
     tree: Tree,
@@ -57,7 +31,7 @@ pub(crate) struct SourceFile {
 }
 
 impl SourceFile {
-    fn parse(rel: String, lang: Lang, text: String, hash: u64) -> Result<SourceFile, ToolError> {
+    pub(crate) fn parse(rel: String, lang: Language, text: String, hash: u64) -> Result<SourceFile, ToolError> {
         let mut parser = Parser::new();
         parser.set_language(&lang.grammar()).map_err(|_| ToolError::Parse { path: rel.clone() })?;
         let tree = parser.parse(&text, None).ok_or_else(|| ToolError::Parse { path: rel.clone() })?;
@@ -155,7 +129,8 @@ impl Project {
     /// Loads and parses the file at `rel` (root-relative), reusing the cached tree when the
     /// content is unchanged.
     pub(crate) fn load(&self, rel: &str) -> Result<Arc<SourceFile>, ToolError> {
-        let lang = Lang::from_path(rel).ok_or_else(|| ToolError::UnsupportedLanguage { path: rel.to_string() })?;
+        let lang = Language::from_path(Path::new(rel))
+            .ok_or_else(|| ToolError::UnsupportedLanguage { path: rel.to_string() })?;
         let bytes =
             std::fs::read(self.root.join(rel)).map_err(|_| ToolError::FileNotFound { path: rel.to_string() })?;
         let text = String::from_utf8_lossy(&bytes).into_owned();
@@ -194,7 +169,7 @@ fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>) {
         let rel = if prefix.is_empty() { name.clone() } else { format!("{prefix}/{name}") };
         if kind.is_dir() && !name.starts_with('.') && !SKIPPED_DIRS.contains(&name.as_str()) {
             walk(&entry.path(), &rel, out);
-        } else if kind.is_file() && Lang::from_path(&name).is_some() {
+        } else if kind.is_file() && Language::from_path(Path::new(&name)).is_some() {
             out.push(rel);
         }
     }
@@ -261,7 +236,7 @@ mod tests {
 
     #[test]
     fn lines_are_one_based() {
-        let file = SourceFile::parse("a.py".into(), Lang::Python, "x = 1\ny = 2\n".into(), 0).ok();
+        let file = SourceFile::parse("a.py".into(), Language::Python, "x = 1\ny = 2\n".into(), 0).ok();
         let file = file.as_ref().map(|f| (f.line(1), f.line(2), f.line(9)));
         assert_eq!(file, Some(("x = 1", "y = 2", "")));
     }

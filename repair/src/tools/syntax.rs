@@ -3,7 +3,8 @@
 
 use tree_sitter::Node;
 
-use super::source::{Lang, SourceFile, children, descendants, one_line};
+use super::source::{SourceFile, children, descendants, one_line};
+use crate::language::Language;
 
 /// Java node kinds that declare a class-like type.
 const JAVA_CLASS_KINDS: [&str; 4] =
@@ -57,21 +58,21 @@ fn name_of<'t>(file: &'t SourceFile, node: Node<'t>) -> &'t str {
 }
 
 /// The class kind of `node`, if it declares one.
-fn class_kind(lang: Lang, node: Node<'_>) -> Option<&'static str> {
+fn class_kind(lang: Language, node: Node<'_>) -> Option<&'static str> {
     match (lang, node.kind()) {
-        (Lang::Java, "class_declaration") | (Lang::Python, "class_definition") => Some("class"),
-        (Lang::Java, "interface_declaration") => Some("interface"),
-        (Lang::Java, "enum_declaration") => Some("enum"),
-        (Lang::Java, "record_declaration") => Some("record"),
+        (Language::Java, "class_declaration") | (Language::Python, "class_definition") => Some("class"),
+        (Language::Java, "interface_declaration") => Some("interface"),
+        (Language::Java, "enum_declaration") => Some("enum"),
+        (Language::Java, "record_declaration") => Some("record"),
         _ => None,
     }
 }
 
 /// Whether `node` declares a method, constructor or function.
-pub(crate) fn is_method(lang: Lang, node: Node<'_>) -> bool {
+pub(crate) fn is_method(lang: Language, node: Node<'_>) -> bool {
     match lang {
-        Lang::Java => JAVA_METHOD_KINDS.contains(&node.kind()),
-        Lang::Python => node.kind() == "function_definition",
+        Language::Java => JAVA_METHOD_KINDS.contains(&node.kind()),
+        Language::Python => node.kind() == "function_definition",
     }
 }
 
@@ -144,21 +145,21 @@ pub(crate) struct Call<'t> {
 pub(crate) fn as_call<'t>(file: &'t SourceFile, node: Node<'t>) -> Option<Call<'t>> {
     let text = |n: Node<'t>| file.text(n);
     match (file.lang, node.kind()) {
-        (Lang::Java, "method_invocation") => Some(Call {
+        (Language::Java, "method_invocation") => Some(Call {
             node,
             name: text(node.child_by_field_name("name")?),
             receiver: node.child_by_field_name("object").map(text),
         }),
-        (Lang::Java, "object_creation_expression") => {
+        (Language::Java, "object_creation_expression") => {
             let ty = node.child_by_field_name("type")?;
             let name = text(ty).split('<').next()?.rsplit('.').next()?;
             Some(Call { node, name, receiver: Some("new") })
         }
-        (Lang::Java, "method_reference") => {
+        (Language::Java, "method_reference") => {
             let last = children(node).into_iter().last()?;
             (last.kind() == "identifier").then(|| Call { node, name: text(last), receiver: Some("::") })
         }
-        (Lang::Python, "call") => {
+        (Language::Python, "call") => {
             let function = node.child_by_field_name("function")?;
             match function.kind() {
                 "identifier" => Some(Call { node, name: text(function), receiver: None }),
@@ -182,8 +183,8 @@ pub(crate) fn calls<'t>(file: &'t SourceFile, node: Node<'t>) -> Vec<Call<'t>> {
 /// Every import statement (and the Java package declaration) at any depth in `file`.
 pub(crate) fn imports(file: &SourceFile) -> Vec<Node<'_>> {
     let kinds: &[&str] = match file.lang {
-        Lang::Java => &["package_declaration", "import_declaration"],
-        Lang::Python => &["import_statement", "import_from_statement", "future_import_statement"],
+        Language::Java => &["package_declaration", "import_declaration"],
+        Language::Python => &["import_statement", "import_from_statement", "future_import_statement"],
     };
     descendants(file.root()).into_iter().filter(|n| kinds.contains(&n.kind())).collect()
 }
@@ -198,8 +199,8 @@ pub(crate) fn names_variable(file: &SourceFile, node: Node<'_>) -> bool {
     let Some(parent) = node.parent() else { return false };
     let field = field_name_in_parent(node);
     match file.lang {
-        Lang::Java => java_names_variable(parent.kind(), field),
-        Lang::Python => python_names_variable(parent.kind(), field),
+        Language::Java => java_names_variable(parent.kind(), field),
+        Language::Python => python_names_variable(parent.kind(), field),
     }
 }
 
@@ -263,17 +264,17 @@ impl VarName {
 /// Python `self.x` is only matched when asked for as `self.x`.
 pub(crate) fn variable_node<'t>(file: &'t SourceFile, node: Node<'t>, var: &VarName) -> Option<Node<'t>> {
     let attr_kind = match file.lang {
-        Lang::Java => "field_access",
-        Lang::Python => "attribute",
+        Language::Java => "field_access",
+        Language::Python => "attribute",
     };
-    let attr_field = if file.lang == Lang::Java { "field" } else { "attribute" };
+    let attr_field = if file.lang == Language::Java { "field" } else { "attribute" };
     if node.kind() == attr_kind {
         let object = file.text(node.child_by_field_name("object")?);
         let name = file.text(node.child_by_field_name(attr_field)?);
-        let wanted = var.object.as_deref().or((file.lang == Lang::Java).then_some("this"));
+        let wanted = var.object.as_deref().or((file.lang == Language::Java).then_some("this"));
         return (name == var.name && Some(object) == wanted).then_some(node);
     }
-    let plain = var.object.is_none() || (file.lang == Lang::Java && var.object.as_deref() == Some("this"));
+    let plain = var.object.is_none() || (file.lang == Language::Java && var.object.as_deref() == Some("this"));
     (plain && file.text(node) == var.name && names_variable(file, node)).then_some(node)
 }
 

@@ -7,8 +7,9 @@ use tree_sitter::Node;
 
 use super::ToolError;
 use super::render::Output;
-use super::source::{Lang, SourceFile, children, descendants, line_of};
+use super::source::{SourceFile, children, descendants, line_of};
 use super::syntax::{VarName, field_name_in_parent, names_variable, scope_name, variable_refs};
+use crate::language::Language;
 
 /// What a reference does to its variable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,8 +62,8 @@ impl<'t> Access<'t> {
 /// Classifies the reference `node` (a variable identifier or attribute node).
 pub(crate) fn classify<'t>(file: &'t SourceFile, node: Node<'t>) -> Access<'t> {
     match file.lang {
-        Lang::Java => classify_java(file, node),
-        Lang::Python => classify_python(file, node),
+        Language::Java => classify_java(file, node),
+        Language::Python => classify_python(file, node),
     }
 }
 
@@ -259,8 +260,8 @@ pub(crate) fn identify_variable(file: &SourceFile, var: &str, out: &mut Output) 
 fn split_definitions<'a, 't>(file: &SourceFile, all: &'a [Access<'t>]) -> (Vec<&'a Access<'t>>, Vec<&'a Access<'t>>) {
     let mut scopes = BTreeSet::new();
     all.iter().partition(|a| match file.lang {
-        Lang::Java => a.role == Role::Declaration,
-        Lang::Python => a.role != Role::Use && a.role != Role::Update && scopes.insert(scope_name(file, a.node)),
+        Language::Java => a.role == Role::Declaration,
+        Language::Python => a.role != Role::Use && a.role != Role::Update && scopes.insert(scope_name(file, a.node)),
     })
 }
 

@@ -34,7 +34,7 @@ fn line_table(r: &FlReport) -> Vec<(u32, u32, u32, u32, u32, usize, usize)> {
 /// group, and the method is first.
 #[test]
 fn java_sum_to_loop_line_in_top_group() {
-    let r = fl::quixbugs(&runner(Lang::Java), &program(Lang::Java, "SUM_TO")).unwrap_or_else(|e| panic!("{e}"));
+    let r = quixbugs::sbfl(&runner(Lang::Java), &program(Lang::Java, "SUM_TO")).unwrap_or_else(|e| panic!("{e}"));
     let outcomes: Vec<_> = r.tests.iter().map(|t| (t.name.as_str(), t.outcome)).collect();
     assert_eq!(
         outcomes,
@@ -58,7 +58,7 @@ fn java_sum_to_loop_line_in_top_group() {
 
 #[test]
 fn python_sum_to_loop_line_in_top_group() {
-    let r = fl::quixbugs(&runner(Lang::Python), &program(Lang::Python, "sum_to")).unwrap_or_else(|e| panic!("{e}"));
+    let r = quixbugs::sbfl(&runner(Lang::Python), &program(Lang::Python, "sum_to")).unwrap_or_else(|e| panic!("{e}"));
     let outcomes: Vec<_> = r.tests.iter().map(|t| (t.name.as_str(), t.outcome)).collect();
     assert_eq!(
         outcomes,
@@ -83,7 +83,7 @@ fn python_sum_to_loop_line_in_top_group() {
 #[test]
 fn sbfl_runs_in_a_scratch_copy() {
     let r = runner(Lang::Python);
-    let spec = fl::quixbugs_spec(&r, &program(Lang::Python, "spin"));
+    let spec = quixbugs::sbfl_spec(&r, &program(Lang::Python, "spin"));
     let report = fl::sbfl(&minibugs(), &spec).unwrap_or_else(|e| panic!("{e}"));
     assert!(!minibugs().join(fl::WORK_DIR).exists());
     // The endless loop is killed by pytest-timeout: one failing test, every line it ran ranks 1.
@@ -98,7 +98,7 @@ fn sbfl_runs_in_a_scratch_copy() {
 #[test]
 fn missing_jacoco_jars_are_named() {
     let r = runner(Lang::Java);
-    let mut spec = fl::quixbugs_spec(&r, &program(Lang::Java, "SUM_TO"));
+    let mut spec = quixbugs::sbfl_spec(&r, &program(Lang::Java, "SUM_TO"));
     let empty = tempfile::tempdir().unwrap();
     let Target::Java(t) = &mut spec.target else { panic!("java spec") };
     t.jacoco_dir = empty.path().to_path_buf();
@@ -121,7 +121,7 @@ fn python_without_coverage_is_named() {
     let script = format!("#!/bin/sh\nPYTHONPATH={} exec {} \"$@\"\n", shadow.path().display(), r.python.display());
     std::fs::write(&python, script).unwrap();
     std::fs::set_permissions(&python, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let mut spec = fl::quixbugs_spec(&r, &program(Lang::Python, "sum_to"));
+    let mut spec = quixbugs::sbfl_spec(&r, &program(Lang::Python, "sum_to"));
     let Target::Python(t) = &mut spec.target else { panic!("python spec") };
     t.python = python;
     let e = fl::sbfl(&minibugs(), &spec).unwrap_err();
@@ -134,12 +134,12 @@ fn python_without_coverage_is_named() {
 #[test]
 fn build_failure_and_no_tests() {
     let r = runner(Lang::Java);
-    let mut spec: CoverageSpec = fl::quixbugs_spec(&r, &program(Lang::Java, "SUM_TO"));
+    let mut spec: CoverageSpec = quixbugs::sbfl_spec(&r, &program(Lang::Java, "SUM_TO"));
     let Target::Java(t) = &mut spec.target else { panic!("java spec") };
     t.build = Some(repair::validate::CommandSpec::Shell("echo broken >&2; exit 3".into()));
     let e = fl::sbfl(&minibugs(), &spec).unwrap_err();
     assert!(matches!(&e, FlError::Command { exit, tail, .. } if exit == "exited with 3" && tail == "broken"), "{e}");
-    let mut spec = fl::quixbugs_spec(&runner(Lang::Python), &program(Lang::Python, "sum_to"));
+    let mut spec = quixbugs::sbfl_spec(&runner(Lang::Python), &program(Lang::Python, "sum_to"));
     let Target::Python(t) = &mut spec.target else { panic!("python spec") };
     t.pytest_args.push("-k".into());
     t.pytest_args.push("no_such_test".into());

@@ -145,7 +145,7 @@ fn fl_ranks(
     program: &repair::quixbugs::Program,
 ) -> Ranks {
     let bug = quixbugs_buggy_lines(root, truth, program);
-    let report = repair::fl::quixbugs(runner, program).unwrap_or_else(|e| panic!("{}: {e}", program.name));
+    let report = repair::quixbugs::sbfl(runner, program).unwrap_or_else(|e| panic!("{}: {e}", program.name));
     let file = program.source.to_string_lossy();
     let line = report.lines.iter().find(|l| l.file == file && bug.contains(&l.line));
     let method = report.methods.first().map(|m| (m.name.clone(), m.rank, m.ties));
@@ -166,7 +166,7 @@ fn shared_fl_quixbugs_all_ranks() {
         for p in quixbugs::discover(&root, lang).unwrap() {
             total += 1;
             let bug = quixbugs_buggy_lines(&root, &truth, &p);
-            let report = match repair::fl::quixbugs(&runner, &p) {
+            let report = match repair::quixbugs::sbfl(&runner, &p) {
                 Ok(r) => r,
                 Err(e) => {
                     println!("{lang} {}: {}", p.name, e.to_string().lines().next().unwrap_or(""));

@@ -20,23 +20,23 @@ with one line `ROOT CAUSE: <one or two sentences>` and no tool call.";
 pub const CAUSE_QUESTION: &str = "What is the root cause of this bug? If you are confident, answer with one line \
 `ROOT CAUSE: <one or two sentences>`. If you need more context from the project first, answer `ROOT CAUSE: NONE`.";
 
-pub(super) fn cause_prompt(run: &Problem) -> String {
+pub(super) fn cause_prompt(problem: &Problem) -> String {
     format!(
         "Buggy {lang} code from `{file}`:\n```{lang}\n{code}```\nThe failing tests report:\n```\n{failure}\n```\n\
          {CAUSE_QUESTION}",
-        lang = run.lang,
-        file = run.bug.file.display(),
-        code = run.numbered,
-        failure = run.failure.trim_end(),
+        lang = problem.lang(),
+        file = problem.bug.file.display(),
+        code = problem.numbered,
+        failure = problem.failure.trim_end(),
     )
 }
 
-pub(super) fn suggest_prompt(run: &Problem, cause: &str, similar: &str, failures: &[String], n: usize) -> String {
+pub(super) fn suggest_prompt(problem: &Problem, cause: &str, similar: &str, failures: &[String], n: usize) -> String {
     let mut s = format!(
         "Buggy {lang} code from `{file}`:\n```{lang}\n{code}```\nRoot cause: {cause}\n",
-        lang = run.lang,
-        file = run.bug.file.display(),
-        code = run.numbered,
+        lang = problem.lang(),
+        file = problem.bug.file.display(),
+        code = problem.numbered,
     );
     if !similar.is_empty() {
         s.push_str("\nSimilar historical bug fixes (external repair ingredients):\n");
@@ -55,14 +55,14 @@ pub(super) fn suggest_prompt(run: &Problem, cause: &str, similar: &str, failures
     s
 }
 
-pub(super) fn patch_prompt(run: &Problem, cause: &str, suggestion: &str) -> String {
+pub(super) fn patch_prompt(problem: &Problem, cause: &str, suggestion: &str) -> String {
     format!(
         "Buggy {lang} code from `{file}`:\n```{lang}\n{code}```\nRoot cause: {cause}\nRepair suggestion: \
          {suggestion}\n\nWrite the fix as a unified diff against `{file}` (or as SEARCH/REPLACE blocks). Quote \
          the code exactly, without the line numbers, and change only what the fix needs.",
-        lang = run.lang,
-        file = run.bug.file.display(),
-        code = run.numbered,
+        lang = problem.lang(),
+        file = problem.bug.file.display(),
+        code = problem.numbered,
     )
 }
 

@@ -1,7 +1,7 @@
 //! `fixdex bench`: `ann`, ANN build and search on raw vectors (TEXMEX fvecs/ivecs), without
 //! the embedder, for side-by-side comparison with hnswlib, FAISS and usearch
-//! (`scripts/bench-vs-peers.sh`); `embed` and `open`; `quixbugs`, the repair harness
-//! (see [`super::quixbugs`]).
+//! (`scripts/bench-vs-peers.sh`); `embed` and `open`. `quixbugs` is the deprecated
+//! spelling of `fixdex eval quixbugs` (hidden; see [`super::quixbugs`]).
 //!
 //! Prints one JSON object per measurement (build, open, and each ef × threads pass):
 //! recall@10 against the ground truth, QPS over one batched pass of all queries (best of
@@ -32,9 +32,9 @@ enum What {
     Embed(EmbedArgs),
     /// Open time of an index (best of --repeats) and resident memory right after opening.
     Open(OpenArgs),
-    /// QuixBugs harness: build and test every program; `--oracle ground-truth` checks that the
-    /// developer fix, applied through the patch path, makes each program plausible.
-    Quixbugs(Box<super::quixbugs::QuixbugsArgs>),
+    /// Deprecated: `fixdex eval quixbugs` (`--oracle ground-truth` is `--check`).
+    #[command(hide = true)]
+    Quixbugs(Box<super::quixbugs::BenchArgs>),
 }
 
 /// Arguments of `fixdex bench open`.
@@ -129,7 +129,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         What::Ann(a) => ann(a),
         What::Embed(a) => embed(a),
         What::Open(a) => open(a),
-        What::Quixbugs(a) => super::quixbugs::run(a),
+        What::Quixbugs(a) => super::quixbugs::run_deprecated(a),
     }
 }
 

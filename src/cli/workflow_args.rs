@@ -1,4 +1,4 @@
-//! The repair workflow's options beside [`LlmArgs`](super::llm_args::LlmArgs), shared by
+//! The repair workflow's options beside [`LlmArgs`], shared by
 //! `fixdex repair` and `fixdex eval quixbugs`: the strategy, retrieval of similar fixes
 //! ([`RetrievalArgs`]) and the ReinFix search space ([`ReinfixArgs`]).
 

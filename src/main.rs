@@ -31,15 +31,15 @@ enum Command {
     Inspect(cli::inspect::Args),
     /// Check every checksum and structure of an index (reads the whole file).
     Verify(cli::verify::Args),
-    /// Benchmarks: ANN on raw vectors (`ann`), embedding (`embed`), open time (`open`), and the
-    /// QuixBugs repair harness (`quixbugs`).
+    /// Benchmarks: ANN on raw vectors (`ann`), embedding (`embed`) and open time (`open`).
     Bench(cli::bench::Args),
     /// Repair a bug with the ReinFix workflow: root cause, similar fixes, patches validated by
     /// the project's tests.
     Repair(Box<cli::repair::Args>),
     /// Combine segment files from sharded builds into one searchable manifest.
     Manifest(cli::manifest::Args),
-    /// Retrieval sanity on an index: self-retrieval rank 1 and HNSW recall@10 vs exact.
+    /// Evaluations: the repair workflow on QuixBugs (`eval quixbugs`, `--check`: the
+    /// benchmark check), retrieval sanity on an index (`eval INDEX` or `eval retrieval INDEX`).
     Eval(cli::eval::Args),
     /// Serve search_similar_fixes and the code-analysis tools to other agents, over MCP
     /// (stdio) or a local JSON HTTP API.

@@ -61,6 +61,21 @@ impl FromStr for Space {
     }
 }
 
+/// Serialized by its [`name`](Space::name) (`"code+cause"`, `"code"`, `"cause"`).
+impl serde::Serialize for Space {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// Deserialized from its name through [`FromStr`]; an unknown name is an error with the
+/// same text as [`Error::UnknownSpace`].
+impl<'de> serde::Deserialize<'de> for Space {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Space, D::Error> {
+        <String as serde::Deserialize>::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 impl fmt::Display for Space {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -85,5 +100,16 @@ mod tests {
         assert!(e.to_string().contains("unknown vector space `codes`"), "{e}");
         assert!(Space::parse_list("code,code").is_err());
         assert!(Space::parse_list("").is_err());
+    }
+
+    #[test]
+    fn serde_uses_the_names() {
+        for s in Space::ALL {
+            let json = serde_json::to_string(&s).unwrap();
+            assert_eq!(json, format!("\"{}\"", s.name()));
+            assert_eq!(serde_json::from_str::<Space>(&json).unwrap(), s);
+        }
+        let e = serde_json::from_str::<Space>("\"codes\"").unwrap_err();
+        assert!(e.to_string().contains("unknown vector space `codes`"), "{e}");
     }
 }

@@ -1,5 +1,5 @@
-//! The summary of the repair workflow run over many bugs (`fixdex bench quixbugs --oracle
-//! llm`): per bug the outcome and, when the run ended in an error, the error's message; and
+//! The summary of the repair workflow run over many bugs (`fixdex eval quixbugs`,
+//! any strategy): per bug the outcome and, when the run ended in an error, the error's message; and
 //! counts that keep errors apart from "no plausible patch" (issue 9, fault 8: a benchmark whose
 //! every run failed on a broken endpoint must not read like one the model could not fix).
 //!

@@ -460,7 +460,7 @@ pub struct ProgramCheck {
 }
 
 /// Summary of an oracle run over a language, the JSON of
-/// `fixdex bench quixbugs --oracle ground-truth --json`.
+/// `fixdex eval quixbugs --check --json`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct OracleSummary {
     /// Language.

@@ -319,7 +319,7 @@ impl Retriever {
         }
         if let Some(s) = arg("space") {
             let name = s.as_str().unwrap_or_default();
-            p.space = Space::ALL.into_iter().find(|sp| sp.name() == name).ok_or_else(|| {
+            p.space = name.parse::<Space>().map_err(|_| {
                 RetrieveError::Arguments(format!("`space` must be one of code+cause, code, cause; got {s}"))
             })?;
         }

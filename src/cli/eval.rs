@@ -1,6 +1,8 @@
-//! `fixdex eval`: retrieval sanity checks on an existing index.
+//! `fixdex eval`: evaluations. `fixdex eval quixbugs` runs the repair workflow on the
+//! QuixBugs benchmark (see [`super::quixbugs`]); `fixdex eval retrieval INDEX`, also spelled
+//! `fixdex eval INDEX`, runs retrieval sanity checks on an existing index.
 //!
-//! For `--n` records drawn with a seeded generator it re-embeds the record's own buggy code
+//! Retrieval: for `--n` records drawn with a seeded generator it re-embeds the record's own buggy code
 //! and root cause with the index's model and searches (self-retrieval: the record should come
 //! back at rank 1), and compares HNSW top-10 with exact top-10 for the same query vectors
 //! (recall@10 = |HNSW ∩ exact| / 10, averaged), reporting queries per second for both.
@@ -17,11 +19,33 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::seq::index::sample;
 use rand::{SeedableRng, rngs::StdRng};
 
-/// Arguments of `fixdex eval`.
+/// Arguments of `fixdex eval`: an evaluation, or the retrieval check's arguments directly
+/// (`fixdex eval INDEX`, the spelling from before `eval quixbugs`).
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Args {
+    #[command(subcommand)]
+    what: Option<What>,
+    #[command(flatten)]
+    retrieval: RetrievalArgs,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum What {
+    /// Retrieval sanity on an index: self-retrieval rank 1 and HNSW recall@10 vs exact (also
+    /// spelled `fixdex eval INDEX`).
+    Retrieval(RetrievalArgs),
+    /// The repair workflow on every QuixBugs program (`--check`: the benchmark check, no
+    /// model).
+    Quixbugs(Box<super::quixbugs::QuixbugsArgs>),
+}
+
+/// Arguments of `fixdex eval retrieval` (and `fixdex eval INDEX`).
+#[derive(Debug, clap::Args)]
+pub struct RetrievalArgs {
     /// The index file.
-    index: std::path::PathBuf,
+    #[arg(required = true)]
+    index: Option<std::path::PathBuf>,
     /// Records to sample.
     #[arg(long, default_value_t = 1000)]
     n: usize,
@@ -50,62 +74,110 @@ pub struct Args {
 
 /// Runs `fixdex eval`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let index = Index::open(&args.index).with_context(|| format!("opening index {}", args.index.display()))?;
+    match &args.what {
+        Some(What::Quixbugs(a)) => super::quixbugs::run(a),
+        Some(What::Retrieval(a)) => retrieval(a),
+        None => retrieval(&args.retrieval),
+    }
+}
+
+/// Query vectors of the sampled records (`rows`: their row numbers), in the index's rule.
+struct Queries {
+    rows: Vec<usize>,
+    vectors: Vec<Vec<f32>>,
+    sampled: usize,
+    embed_s: f64,
+}
+
+/// Runs the retrieval sanity check.
+fn retrieval(args: &RetrievalArgs) -> anyhow::Result<ExitCode> {
+    let path = args.index.as_deref().expect("clap: INDEX is required");
+    let index = Index::open(path).with_context(|| format!("opening index {}", path.display()))?;
     let model = super::model::load(&super::model::resolve(args.model.as_deref()))?;
     index.check_model(&model)?;
     let space = args.space.parse()?;
     let sampled = sample(&mut StdRng::seed_from_u64(args.seed), index.len(), args.n.min(index.len())).into_vec();
     let bar = bar(args.quiet, sampled.len() as u64, "embedding");
-    let t = Instant::now();
-    let (mut rows, mut queries) = (Vec::with_capacity(sampled.len()), Vec::with_capacity(sampled.len()));
-    for &r in &sampled {
-        let d = index.doc(r as u32)?;
-        bar.inc(1);
-        if engine::query::check_query_text(space, &d.buggy_code, &d.root_cause).is_err() {
-            continue;
-        }
-        queries.push(index.embed_query(&model, space, &d.buggy_code, &d.root_cause)?);
-        rows.push(r);
-    }
-    let embed_s = t.elapsed().as_secs_f64();
+    let queries = embed_queries(&index, &model, space, &sampled, &bar)?;
     let hnsw = SearchParams { space, k: 10, ef_search: args.ef, int8: !args.no_int8, ..SearchParams::default() };
     let exact = SearchParams { exact: true, ..hnsw.clone() };
     let search = |p: &SearchParams, what: &str| {
         bar.reset();
-        bar.set_length(queries.len() as u64);
+        bar.set_length(queries.vectors.len() as u64);
         bar.set_message(what.to_string());
-        timed(|| queries.iter().map(|q| index.search(q, p).inspect(|_| bar.inc(1))).collect::<Result<Vec<_>, _>>())
+        let q = &queries.vectors;
+        timed(|| q.iter().map(|q| index.search(q, p).inspect(|_| bar.inc(1))).collect::<Result<Vec<_>, _>>())
     };
-    let (approx_hits, hnsw_s) = search(&hnsw, "HNSW search")?;
-    let (exact_hits, exact_s) = search(&exact, "exact search")?;
+    let approx = search(&hnsw, "HNSW search")?;
+    let exact = search(&exact, "exact search")?;
     bar.finish_and_clear();
-    let n = rows.len().max(1) as f64;
-    let rank1 = rows.iter().zip(&approx_hits).filter(|(r, h)| h.first().is_some_and(|h| h.row as usize == **r)).count();
-    // A tie: another document scores the same as the record itself (identical text).
-    let tied = rows.iter().zip(&approx_hits).filter(|(r, h)| {
-        h.len() > 1
-            && h[0].row as usize != **r
-            && h.iter().any(|x| x.row as usize == **r && x.score >= h[0].score - 1e-6)
-    });
-    let tied = tied.count();
-    let overlap: usize = approx_hits
-        .iter()
-        .zip(&exact_hits)
-        .map(|(a, e)| a.iter().filter(|x| e.iter().any(|y| y.row == x.row)).count())
-        .sum();
-    let report = serde_json::json!({
-        "index": args.index.display().to_string(), "space": space.name(), "n": rows.len(), "seed": args.seed,
-        "skipped_blank": sampled.len() - rows.len(),
-        "ef_search": args.ef, "self_rank1": rank1 as f64 / n, "self_rank1_or_tie": (rank1 + tied) as f64 / n,
-        "recall10": overlap as f64 / (10.0 * n).min(exact_hits.iter().map(Vec::len).sum::<usize>().max(1) as f64),
-        "hnsw_qps": n / hnsw_s, "exact_qps": n / exact_s, "embed_queries_per_s": n / embed_s,
-    });
+    let report = report(args, path, space, &queries, approx, exact);
     if args.json {
         out!("{report}")?;
     } else {
         print_table(&report)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Embeds the query of every sampled record whose text the space needs is not blank.
+fn embed_queries(
+    index: &Index,
+    model: &engine::embed::BertEmbedder,
+    space: engine::Space,
+    sampled: &[usize],
+    bar: &ProgressBar,
+) -> anyhow::Result<Queries> {
+    let t = Instant::now();
+    let (mut rows, mut vectors) = (Vec::with_capacity(sampled.len()), Vec::with_capacity(sampled.len()));
+    for &r in sampled {
+        let d = index.doc(r as u32)?;
+        bar.inc(1);
+        if engine::query::check_query_text(space, &d.buggy_code, &d.root_cause).is_err() {
+            continue;
+        }
+        vectors.push(index.embed_query(model, space, &d.buggy_code, &d.root_cause)?);
+        rows.push(r);
+    }
+    Ok(Queries { rows, vectors, sampled: sampled.len(), embed_s: t.elapsed().as_secs_f64() })
+}
+
+/// The report: self-retrieval at rank 1 (and with ties), recall@10 and speeds.
+fn report(
+    args: &RetrievalArgs,
+    path: &std::path::Path,
+    space: engine::Space,
+    queries: &Queries,
+    (approx_hits, hnsw_s): (Vec<Vec<engine::Hit>>, f64),
+    (exact_hits, exact_s): (Vec<Vec<engine::Hit>>, f64),
+) -> serde_json::Value {
+    let rows = &queries.rows;
+    let n = rows.len().max(1) as f64;
+    let rank1 = rows.iter().zip(&approx_hits).filter(|(r, h)| h.first().is_some_and(|h| h.row as usize == **r)).count();
+    let tied = ties(rows, &approx_hits);
+    let overlap: usize = approx_hits
+        .iter()
+        .zip(&exact_hits)
+        .map(|(a, e)| a.iter().filter(|x| e.iter().any(|y| y.row == x.row)).count())
+        .sum();
+    serde_json::json!({
+        "index": path.display().to_string(), "space": space.name(), "n": rows.len(), "seed": args.seed,
+        "skipped_blank": queries.sampled - rows.len(),
+        "ef_search": args.ef, "self_rank1": rank1 as f64 / n, "self_rank1_or_tie": (rank1 + tied) as f64 / n,
+        "recall10": overlap as f64 / (10.0 * n).min(exact_hits.iter().map(Vec::len).sum::<usize>().max(1) as f64),
+        "hnsw_qps": n / hnsw_s, "exact_qps": n / exact_s, "embed_queries_per_s": n / queries.embed_s,
+    })
+}
+
+/// Queries whose record is not first but ties with the first: another document scores the
+/// same as the record itself (identical text).
+fn ties(rows: &[usize], hits: &[Vec<engine::Hit>]) -> usize {
+    let tied = rows.iter().zip(hits).filter(|(r, h)| {
+        h.len() > 1
+            && h[0].row as usize != **r
+            && h.iter().any(|x| x.row as usize == **r && x.score >= h[0].score - 1e-6)
+    });
+    tied.count()
 }
 
 /// A progress bar on stderr (hidden with `--quiet`, and by indicatif when stderr is not a

@@ -3,10 +3,10 @@
 //! | code | meaning |
 //! | --- | --- |
 //! | 0 | success (a search with no hit above the threshold is a success) |
-//! | 1 | error: bad input, I/O, model mismatch, invalid parameter; `bench quixbugs --oracle llm`: a program ended in error (outcome `error` or `preflight_failed`, or localization failed), after the summary is printed |
+//! | 1 | error: bad input, I/O, model mismatch, invalid parameter; `eval quixbugs` (without `--check`): a program ended in error (outcome `error` or `preflight_failed`, or localization failed), after the summary is printed |
 //! | 2 | usage error (unknown flag, missing argument) from clap; a `--project` or `--lang` filter that matches nothing in the index |
 //! | 3 | the index is corrupt or not an index (open or `verify` failed, or a search met a damaged vector) |
-//! | 4 | `repair`: no plausible patch (search space, budget or time exhausted); `bench quixbugs`: not used |
+//! | 4 | `repair`: no plausible patch (search space, budget or time exhausted); `eval quixbugs`: not used |
 
 use std::process::ExitCode;
 

@@ -50,6 +50,7 @@ pub fn describe(index: &Index) -> serde_json::Value {
     })
 }
 
+/// The header, model, text rule, spaces and sections as text.
 fn print_text(path: &std::path::Path, index: &Index) -> std::io::Result<()> {
     let m = index.meta();
     out!("{}: fixdex index format v{}, {} bytes", path.display(), index.format_version(), index.file_len())?;
@@ -73,7 +74,13 @@ fn print_text(path: &std::path::Path, index: &Index) -> std::io::Result<()> {
         m.text.cause_field,
         m.text.cause_max_tokens
     )?;
-    for s in &m.spaces {
+    print_spaces(index)?;
+    print_sections(index)
+}
+
+/// One line per vector space: its HNSW parameters.
+fn print_spaces(index: &Index) -> std::io::Result<()> {
+    for s in &index.meta().spaces {
         let h = &s.hnsw;
         out!(
             "space {}: HNSW M={} M0={} ef_construction={} levels={} entry={} ({})",
@@ -86,6 +93,12 @@ fn print_text(path: &std::path::Path, index: &Index) -> std::io::Result<()> {
             h.builder
         )?;
     }
+    Ok(())
+}
+
+/// The file's sections: kind, space, level, offset and length.
+fn print_sections(index: &Index) -> std::io::Result<()> {
+    let m = index.meta();
     out!("sections:")?;
     for s in index.sections().iter() {
         let space = s.space.map_or(String::new(), |i| format!(" {}", m.spaces[i as usize].name));

@@ -14,6 +14,7 @@ pub mod eval;
 pub mod exit;
 pub mod index;
 pub mod inspect;
+pub mod llm_args;
 pub mod logging;
 pub mod manifest;
 pub mod model;
@@ -23,6 +24,7 @@ pub mod repair;
 pub mod search;
 pub mod serve;
 pub mod verify;
+pub mod workflow_args;
 
 use std::path::Path;
 

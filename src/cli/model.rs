@@ -22,7 +22,7 @@ pub fn resolve(arg: Option<&Path>) -> PathBuf {
 }
 
 /// Opens the index or manifest at `index` with the model from `--model` (see [`resolve`])
-/// and a fixed exclusion: the external-ingredient tool of `repair`, `bench quixbugs` and
+/// and a fixed exclusion: the external-ingredient tool of `repair`, `eval quixbugs` and
 /// `serve`.
 ///
 /// # Errors

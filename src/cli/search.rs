@@ -187,11 +187,7 @@ fn print_hits(p: &SearchParams, hits: &[SegmentHit], docs: &[Record]) -> std::io
 
 /// Unified diff buggy → fixed (3 lines of context).
 fn diff(d: &Record) -> String {
-    similar::TextDiff::from_lines(&d.buggy_code, &d.fixed_code)
-        .unified_diff()
-        .context_radius(3)
-        .header("buggy", "fixed")
-        .to_string()
+    repair::patch::labelled_diff("buggy", "fixed", &d.buggy_code, &d.fixed_code)
 }
 
 fn one_line(s: &str, max: usize) -> String {

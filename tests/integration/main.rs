@@ -9,7 +9,8 @@ mod common;
 /// Issue 8, indexer side: outputs checked first, invisible and no-op rows, empty shards,
 /// dedup memory.
 mod indexer_hardening;
-/// `fixdex repair` (replayed) and `fixdex bench quixbugs` on the minibugs fixture.
+/// `fixdex repair` (replayed) and `fixdex eval quixbugs` (and the deprecated `bench
+/// quixbugs`) on the minibugs fixture.
 mod repair;
 /// The quickstart path with the real model on the bundled sample corpus.
 mod sample;

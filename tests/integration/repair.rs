@@ -1,4 +1,5 @@
-//! `fixdex repair` and `fixdex bench quixbugs` as real processes on the minibugs fixture
+//! `fixdex repair` and `fixdex eval quixbugs` (and its deprecated spelling `fixdex bench
+//! quixbugs`) as real processes on the minibugs fixture
 //! (javac / JUnit 4 from Debian, pytest from scripts/setup-test-tools.sh).
 
 use crate::common::{fixdex, repo, stderr, stdout_json};
@@ -475,4 +476,83 @@ fn issue_9_repair_cli_wall_limit_cuts_a_slow_server() {
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["outcome"], "timeout");
     assert_eq!(r["server"]["endpoint"], url.as_str());
+}
+
+/// Issue 10: `fixdex eval quixbugs --check` is the benchmark check (`bench quixbugs --oracle
+/// ground-truth` before): every buggy program fails and every developer fix is plausible.
+#[test]
+fn issue_10_eval_quixbugs_check_on_minibugs() {
+    let root = minibugs();
+    let truth = root.join("quixbugs.jsonl");
+    for lang in ["java", "python"] {
+        let args = ["eval", "quixbugs", "--check", "--root", root.to_str().unwrap(), "--lang", lang];
+        let out = fixdex(&[&args[..], &["--ground-truth", truth.to_str().unwrap(), "--json"]].concat(), None);
+        assert!(out.status.success(), "{lang}: {}", stderr(&out));
+        assert!(!stderr(&out).contains("deprecated"), "{}", stderr(&out));
+        let s = stdout_json(&out);
+        assert_eq!(
+            (s["total"].as_u64(), s["buggy_failed"].as_u64(), s["fixed_plausible"].as_u64()),
+            (Some(2), Some(2), Some(2)),
+            "{lang}: {s}"
+        );
+    }
+}
+
+/// Issue 10: `fixdex eval quixbugs` runs the repair strategy (the replayed SUM_TO session)
+/// and names the strategy in the summary; `--strategy` takes only known names.
+#[test]
+fn issue_10_eval_quixbugs_runs_the_strategy() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = recordings(dir.path(), 0);
+    let root = minibugs();
+    let truth = root.join("quixbugs.jsonl");
+    let mut args = vec!["eval", "quixbugs", "--root", root.to_str().unwrap(), "--lang", "java", "--programs", "SUM_TO"];
+    args.extend(["--ground-truth", truth.to_str().unwrap(), "--replay", rec.to_str().unwrap()]);
+    args.extend(["--llm-model", "replayed-model", "--patches", "2", "--suggestions", "1", "--json"]);
+    let out = fixdex(&[&args[..], &["--strategy", "reinfix"]].concat(), None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = stdout_json(&out);
+    assert_eq!((s["total"].as_u64(), s["plausible"].as_u64(), s["calls"].as_u64()), (Some(1), Some(1), Some(3)), "{s}");
+    assert_eq!(s["strategy"], "reinfix", "{s}");
+    let out = fixdex(&[&args[..], &["--strategy", "nope"]].concat(), None);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("[possible values: reinfix]"), "{}", stderr(&out));
+}
+
+/// Issue 10: `fixdex bench quixbugs` still works for one release, hidden from `bench --help`,
+/// with a one-line note on stderr naming the new spelling.
+#[test]
+fn issue_10_bench_quixbugs_is_a_hidden_deprecated_alias() {
+    let help = fixdex(&["bench", "--help"], None);
+    assert!(help.status.success());
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(text.contains("ann") && !text.contains("quixbugs"), "{text}");
+    let root = minibugs();
+    let truth = root.join("quixbugs.jsonl");
+    let args = ["bench", "quixbugs", "--root", root.to_str().unwrap(), "--lang", "java", "--programs", "SUM_TO"];
+    let out = fixdex(&[&args[..], &["--ground-truth", truth.to_str().unwrap(), "--json"]].concat(), None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let notes: Vec<String> = stderr(&out).lines().filter(|l| l.contains("deprecated")).map(String::from).collect();
+    assert_eq!(notes.len(), 1, "{}", stderr(&out));
+    assert!(notes[0].contains("`fixdex eval quixbugs --check`"), "{}", notes[0]);
+    assert_eq!(stdout_json(&out)["fixed_plausible"], 1);
+}
+
+/// Issue 10: `fixdex repair --strategy` takes only known strategies and lists them.
+#[test]
+fn issue_10_repair_refuses_an_unknown_strategy() {
+    let root = minibugs();
+    let args = ["repair", "--project", root.to_str().unwrap(), "--test-cmd", "true"];
+    let location = ["--file", "java_programs/SUM_TO.java", "--method", "sum_to"];
+    let out = fixdex(&[&args[..], &location, &["--strategy", "nope"]].concat(), None);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("invalid value 'nope' for '--strategy") && err.contains("[possible values: reinfix]"),
+        "{err}"
+    );
+    // The known one gets past argument parsing (to the missing model).
+    let out = fixdex(&[&args[..], &location, &["--strategy", "reinfix"]].concat(), None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no LLM configured"), "{}", stderr(&out));
 }

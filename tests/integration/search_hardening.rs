@@ -236,6 +236,27 @@ fn issue_8_eval_prints_a_table_unless_json() {
     assert_eq!(j["self_rank1"], 1.0);
 }
 
+/// Issue 10: `fixdex eval retrieval INDEX` is the same check as `fixdex eval INDEX` (the
+/// older spelling, kept): the same report for the same sample.
+#[test]
+fn issue_10_eval_retrieval_is_eval_index() {
+    let (s, idx, _) = indexed();
+    let run = |args: &[&str]| {
+        let mut j = stdout_json(&s.run(&[args, &[idx.to_str().unwrap(), "--n", "10", "--json"]].concat()));
+        for speed in ["hnsw_qps", "exact_qps", "embed_queries_per_s"] {
+            j.as_object_mut().unwrap().remove(speed);
+        }
+        j
+    };
+    let new = run(&["eval", "retrieval"]);
+    assert_eq!(new, run(&["eval"]));
+    assert_eq!((new["n"].as_u64(), new["self_rank1"].as_f64()), (Some(10), Some(1.0)), "{new}");
+    // Without INDEX and without a subcommand: a usage error naming the index.
+    let o = s.run(&["eval"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("<INDEX>"), "{}", stderr(&o));
+}
+
 /// A 24-record index over the given projects (record i in `projects[i % len]`).
 fn project_index(s: &Scratch, projects: &[&str]) -> std::path::PathBuf {
     let lines: Vec<String> = records(24)

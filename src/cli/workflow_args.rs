@@ -1,0 +1,115 @@
+//! The repair workflow's options beside [`LlmArgs`], shared by
+//! `fixdex repair` and `fixdex eval quixbugs`: the strategy, retrieval of similar fixes
+//! ([`RetrievalArgs`]) and the ReinFix search space ([`ReinfixArgs`]).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use engine::Space;
+use repair::agent::AgentConfig;
+use repair::llm::Budget;
+use repair::retrieve::RetrieveParams;
+
+use super::llm_args::{Client, LlmArgs};
+
+/// The repair strategy (`--strategy NAME`): one of the repair crate's registry
+/// ([`repair::strategies::NAMES`]; the first is the default).
+#[derive(Debug, Clone, clap::Args)]
+pub struct StrategyArgs {
+    /// Repair strategy: `reinfix` (root cause with the internal tools, similar fixes, repair
+    /// suggestions, candidate patches; ReinFix, Algorithm 1).
+    #[arg(long = "strategy", default_value = repair::strategies::NAMES[0],
+          value_parser = clap::builder::PossibleValuesParser::new(repair::strategies::NAMES))]
+    pub(crate) name: String,
+}
+
+impl StrategyArgs {
+    /// The strategy's name as `--strategy` spells it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The strategy from the repair crate's registry.
+    ///
+    /// # Errors
+    /// An unknown name (clap refuses those first).
+    pub fn strategy(&self) -> anyhow::Result<Box<dyn repair::strategies::Strategy>> {
+        Ok(repair::strategies::by_name(&self.name)?)
+    }
+}
+
+/// Retrieval of similar fixes (external repair ingredients).
+#[derive(Debug, clap::Args)]
+pub struct RetrievalArgs {
+    /// Index or manifest of similar fixes (external ingredients); without it the workflow runs
+    /// without retrieval.
+    #[arg(long)]
+    pub(crate) index: Option<PathBuf>,
+    /// Embedding model folder; must be the index's model [default: data/models/all-MiniLM-L6-v2].
+    #[arg(long, env = "FIXDEX_MODEL")]
+    pub(crate) model: Option<PathBuf>,
+    /// Retrieval space: code+cause (ReinFix), code (RAP-Gen style), cause.
+    #[arg(long, default_value = "code+cause")]
+    pub(crate) space: String,
+    /// Similar fixes given to the model (top n).
+    #[arg(long, default_value_t = 3)]
+    pub(crate) top_n: usize,
+    /// Minimum cosine similarity of a similar fix, in [-1, 1].
+    #[arg(long)]
+    pub(crate) threshold: Option<f32>,
+}
+
+/// The ReinFix search space: attempts × suggestions × patches.
+#[derive(Debug, clap::Args)]
+pub struct ReinfixArgs {
+    /// Repair attempts.
+    #[arg(long, default_value_t = 3)]
+    pub(crate) attempts: usize,
+    /// Repair suggestions per attempt.
+    #[arg(long, default_value_t = 3)]
+    pub(crate) suggestions: usize,
+    /// Candidate patches per suggestion.
+    #[arg(long, default_value_t = 5)]
+    pub(crate) patches: usize,
+    /// Collect every plausible patch instead of stopping at the first.
+    #[arg(long)]
+    pub(crate) all: bool,
+}
+
+impl RetrievalArgs {
+    /// The retrieval parameters.
+    ///
+    /// # Errors
+    /// An unknown `--space` name ([`engine::Error::UnknownSpace`]).
+    pub fn params(&self) -> anyhow::Result<RetrieveParams> {
+        let space: Space = self.space.parse()?;
+        Ok(RetrieveParams { space, k: self.top_n, threshold: self.threshold })
+    }
+}
+
+/// The workflow configuration for `client` from the three option groups.
+///
+/// # Errors
+/// An unknown `--space` name.
+pub fn agent_config(
+    llm: &LlmArgs,
+    retrieval: &RetrievalArgs,
+    reinfix: &ReinfixArgs,
+    client: &Client,
+) -> anyhow::Result<AgentConfig> {
+    Ok(AgentConfig {
+        model: client.model.clone(),
+        temperature: Some(llm.temperature),
+        seed: llm.seed,
+        attempts: reinfix.attempts,
+        suggestions: reinfix.suggestions,
+        patches: reinfix.patches,
+        collect_all: reinfix.all,
+        retrieval: retrieval.params()?,
+        max_tokens: Some(llm.max_reply_tokens),
+        budget: Budget { max_calls: Some(llm.max_calls), max_tokens: llm.max_total_tokens },
+        context_tokens: client.context_tokens(llm.llm_context),
+        wall: Some(Duration::from_secs(llm.max_wall_s)),
+        ..AgentConfig::default()
+    })
+}

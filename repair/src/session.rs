@@ -443,7 +443,7 @@ impl<'a> Session<'a> {
 
     /// How a strategy that searched to its end without a plausible patch ends the run:
     /// [`Error::NoUsableReply`] when every model request was degraded; else a warning about
-    /// tests that failed in every candidate ([`Self::warn_persistent_failures`]).
+    /// tests that failed in every candidate.
     ///
     /// # Errors
     /// [`Stop::Failed`] with [`Error::NoUsableReply`].

@@ -4,7 +4,7 @@
 //! 1. **Reasoning phase**: `CauseAnalyzewithoutDonor`: one call with the buggy code and the
 //!    failure asks for `ROOT CAUSE: ...` or `ROOT CAUSE: NONE`. On `NONE` (or no parsable
 //!    answer), a ReAct loop offers the nine internal-ingredient tools ([`crate::tools`]) until
-//!    the model states a root cause, for at most [`RunConfig::react_steps`] turns
+//!    the model states a root cause, for at most [`RunConfig::react_steps`](crate::config::RunConfig::react_steps) turns
 //!    ([`react`]).
 //! 2. **Solution phase**: the external-ingredient tool ([`crate::retrieve`]) is queried with
 //!    `buggy code ⊕ root cause` (eq. 2); the model gives up to [`RunConfig::suggestions`](crate::config::RunConfig::suggestions)

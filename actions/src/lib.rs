@@ -111,3 +111,24 @@ pub fn classify(buggy: &str, fixed: &str, lang: Language) -> Classification {
     let edits = script::edit_script(&a, &b, &m);
     summarise::summarise(&summarise::Diff { a: &a, b: &b, m: &m, lang }, &edits)
 }
+
+/// The edit script behind [`classify`] as text, one edit a line (`update < → <=`,
+/// `insert if_statement at 3`, `delete …`, `move …`), for people checking a label. Empty
+/// when the input is refused (too long, unparsable) or nothing changed.
+pub fn explain(buggy: &str, fixed: &str, lang: Language) -> String {
+    if buggy.len() > MAX_INPUT_BYTES || fixed.len() > MAX_INPUT_BYTES {
+        return String::new();
+    }
+    let Ok((a, b)) = tree::parse_pair(buggy, fixed, lang) else { return String::new() };
+    let m = matcher::match_trees(&a, &b);
+    let show = |t: &tree::Ast, n: usize| format!("{} `{}` (line {})", t.nodes[n].kind, t.text(n), t.nodes[n].lines.0);
+    let line = |e: &script::Edit| match *e {
+        script::Edit::Update { a: x, b: y } => format!("update {} → {}", show(&a, x), show(&b, y)),
+        script::Edit::Insert { b: y } => format!("insert {}", show(&b, y)),
+        script::Edit::Delete { a: x } => format!("delete {}", show(&a, x)),
+        script::Edit::Move { a: x, b: y } => {
+            format!("move {} → under {}", show(&a, x), show(&b, b.nodes[y].parent.unwrap_or(y)))
+        }
+    };
+    script::edit_script(&a, &b, &m).iter().map(line).collect::<Vec<_>>().join("\n")
+}

@@ -128,13 +128,24 @@ fn statement_kind(t: &Ast, n: usize, inserted: bool) -> ActionKind {
     if inserted && matches!(node.kind.as_str(), "if_statement" | "elif_clause") {
         return ActionKind::AddGuard;
     }
-    let call_stmt = node.kind == "expression_statement" && sub().any(|i| is_call(&t.nodes[i]));
+    let call_stmt = is_call_statement(t, n);
     match (call_stmt, inserted) {
         (true, true) => ActionKind::AddMethodCall,
         (true, false) => ActionKind::RemoveMethodCall,
         (false, true) => ActionKind::InsertStatement,
         (false, false) => ActionKind::DeleteStatement,
     }
+}
+
+/// A statement that is a call and nothing more (`f(x);`, `await g()`; not `y = f(x)`).
+fn is_call_statement(t: &Ast, n: usize) -> bool {
+    let node = &t.nodes[n];
+    let expr = node.children.iter().copied().find(|&c| t.nodes[c].named);
+    let unwrap = |e: usize| match t.nodes[e].kind.as_str() {
+        "await" => t.nodes[e].children.iter().copied().find(|&c| t.nodes[c].named),
+        _ => Some(e),
+    };
+    node.kind == "expression_statement" && expr.and_then(unwrap).is_some_and(|e| is_call(&t.nodes[e]))
 }
 
 /// The action of the edits inside one statement.
@@ -148,22 +159,14 @@ fn group_action(d: &Diff<'_>, g: &Group) -> Action {
 
 /// Lines, enclosing statement and field of a set of edits (tokens left empty).
 fn locate(d: &Diff<'_>, edits: &[Edit], kind: ActionKind) -> Action {
-    let (la, lb) = (loci_a(d, edits), loci_b(d, edits));
-    let span = |t: &Ast, ns: &[usize]| {
-        let lo = ns.iter().map(|&n| t.nodes[n].lines.0).min().unwrap_or(1);
-        (lo, ns.iter().map(|&n| t.nodes[n].lines.1).max().unwrap_or(lo))
+    let (t, first) = match edits.iter().find(|e| !matches!(e, Edit::Insert { .. })) {
+        Some(Edit::Update { a, .. } | Edit::Delete { a } | Edit::Move { a, .. }) => (d.a, *a),
+        _ => match edits.first() {
+            Some(Edit::Insert { b }) => (d.b, *b),
+            _ => (d.a, 0),
+        },
     };
-    let (t, first) = match (la.first(), lb.first()) {
-        (Some(&n), _) => (d.a, n),
-        (None, Some(&n)) => (d.b, n),
-        (None, None) => (d.a, 0),
-    };
-    let stmt = if is_statement(&t.nodes[first]) {
-        t.nodes[first].parent.and_then(|p| statement_or_self(t, p))
-    } else {
-        statement_of(t, first)
-    };
-    let (enclosing, field) = match stmt {
+    let (enclosing, field) = match statement_of(t, first) {
         Some(s) => (t.nodes[s].kind.clone(), field_under(t, first, s)),
         None => (t.nodes[0].kind.clone(), None),
     };
@@ -173,13 +176,42 @@ fn locate(d: &Diff<'_>, edits: &[Edit], kind: ActionKind) -> Action {
         after: String::new(),
         enclosing,
         field,
-        buggy_lines: span(d.a, &la),
-        fixed_lines: span(d.b, &lb),
+        buggy_lines: span(d.a, d.b, d.m.b2a.as_slice(), edits, Side::A),
+        fixed_lines: span(d.b, d.a, d.m.a2b.as_slice(), edits, Side::B),
     }
 }
 
-fn statement_or_self(t: &Ast, n: usize) -> Option<usize> {
-    if is_statement(&t.nodes[n]) { Some(n) } else { statement_of(t, n) }
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    A,
+    B,
+}
+
+/// Lines of the edits on one side (`t`); an edit with no node on that side (an insertion
+/// seen from the buggy side) counts as the line after which it happened: the end of the
+/// matched sibling before it in the other tree (`u`), else the start of its parent.
+fn span(t: &Ast, u: &Ast, u2t: &[Option<usize>], edits: &[Edit], side: Side) -> (u32, u32) {
+    let lines = |e: &Edit| match (*e, side) {
+        (Edit::Update { a, .. } | Edit::Delete { a } | Edit::Move { a, .. }, Side::A) => Some(t.nodes[a].lines),
+        (Edit::Update { b, .. } | Edit::Insert { b } | Edit::Move { b, .. }, Side::B) => Some(t.nodes[b].lines),
+        (Edit::Insert { b: n } | Edit::Delete { a: n }, _) => insertion_point(t, u, u2t, n).map(|l| (l, l)),
+    };
+    let all: Vec<(u32, u32)> = edits.iter().filter_map(lines).collect();
+    let lo = all.iter().map(|l| l.0).min().unwrap_or(1);
+    (lo, all.iter().map(|l| l.1).max().unwrap_or(lo))
+}
+
+/// Where node `n` of `u` would sit in `t`: after its matched previous sibling, else at the
+/// start of its matched parent.
+fn insertion_point(t: &Ast, u: &Ast, u2t: &[Option<usize>], n: usize) -> Option<u32> {
+    let p = u.nodes[n].parent?;
+    let sibs = &u.nodes[p].children;
+    let at = sibs.iter().position(|&c| c == n).unwrap_or(0);
+    let before = sibs[..at].iter().rev().find_map(|&c| u2t[c]);
+    match before {
+        Some(s) => Some(t.nodes[s].lines.1),
+        None => u2t[p].map(|q| t.nodes[q].lines.0),
+    }
 }
 
 /// The field of the child of `s` that holds `n` (`condition` of an `if`), if named.

@@ -46,9 +46,19 @@ pub(crate) enum ParseFailure {
     Syntax,
 }
 
-/// Token kinds that are collapsed into one leaf with their full text.
-const LEAF_KINDS: &[&str] =
-    &["string_literal", "character_literal", "text_block", "string", "concatenated_string", "true", "false"];
+/// Kinds that are collapsed into one leaf with their full text: literals, and Python's
+/// two-word operators (an alias of two tokens).
+const LEAF_KINDS: &[&str] = &[
+    "string_literal",
+    "character_literal",
+    "text_block",
+    "string",
+    "concatenated_string",
+    "true",
+    "false",
+    "is not",
+    "not in",
+];
 
 /// Comment kinds: dropped from the tree.
 const COMMENT_KINDS: &[&str] = &["line_comment", "block_comment", "comment"];

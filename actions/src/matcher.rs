@@ -188,6 +188,9 @@ fn recover(a: &Ast, b: &Ast, x: usize, y: usize, m: &mut Mapping) {
         |t, n| (0, class(&t.nodes[n]).to_string()),
     ];
     for (step, key) in keys.iter().enumerate() {
+        if step == 2 {
+            wrapped(a, b, x, y, m);
+        }
         let ua: Vec<usize> = a.nodes[x].children.iter().copied().filter(|&c| m.a2b[c].is_none()).collect();
         let ub: Vec<usize> = b.nodes[y].children.iter().copied().filter(|&c| m.b2a[c].is_none()).collect();
         let ka: Vec<_> = ua.iter().map(|&n| key(a, n)).collect();
@@ -201,7 +204,6 @@ fn recover(a: &Ast, b: &Ast, x: usize, y: usize, m: &mut Mapping) {
             }
         }
     }
-    wrapped(a, b, x, y, m);
 }
 
 /// An unmatched child on one side that reappears, identical, inside an unmatched child on

@@ -91,12 +91,15 @@ pub(crate) fn is_null_check(t: &Ast, n: usize) -> bool {
     is_call(node) && call_name(t, n).is_some_and(|name| NULL_CHECK_CALLS.contains(&t.nodes[name].label.as_str()))
 }
 
-/// The name token of a call: Java `name`, Python the function identifier or the attribute
+/// The name token of a call: Java `name` (of `new`: the class name), Python the function
+/// identifier or the attribute
 /// of an `a.f(...)` call.
 pub(crate) fn call_name(t: &Ast, call: usize) -> Option<usize> {
     let child = |n: usize, f: &str| t.nodes[n].children.iter().copied().find(|&c| t.nodes[c].field == Some(f));
     match t.nodes[call].kind.as_str() {
         "method_invocation" => child(call, "name"),
+        "object_creation_expression" => child(call, "type")
+            .map(|ty| (ty..ty + t.nodes[ty].size).find(|&i| t.nodes[i].kind == "type_identifier").unwrap_or(ty)),
         "call" => {
             let f = child(call, "function")?;
             if t.nodes[f].kind == "attribute" { child(f, "attribute") } else { Some(f) }

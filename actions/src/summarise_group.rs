@@ -37,10 +37,14 @@ fn within(t: &Ast, n: usize, top: usize) -> bool {
     n == top || t.is_descendant(n, top)
 }
 
+/// Every edited node (on either side) is a modifier, an annotation, or inside one.
 fn modifier(d: &Diff<'_>, g: &Group) -> Option<ActionKind> {
-    let (la, lb) = (loci_a(d, &g.edits), loci_b(d, &g.edits));
-    let all = la.iter().all(|&n| in_modifiers(d.a, n)) && lb.iter().all(|&n| in_modifiers(d.b, n));
-    all.then_some(ActionKind::ChangeModifier)
+    let ok = g.edits.iter().all(|e| match *e {
+        Edit::Update { a, b } | Edit::Move { a, b } => in_modifiers(d.a, a) && in_modifiers(d.b, b),
+        Edit::Insert { b } => in_modifiers(d.b, b),
+        Edit::Delete { a } => in_modifiers(d.a, a),
+    });
+    ok.then_some(ActionKind::ChangeModifier)
 }
 
 fn throws(d: &Diff<'_>, g: &Group) -> Option<ActionKind> {
@@ -192,11 +196,21 @@ fn caller(d: &Diff<'_>, g: &Group) -> Option<ActionKind> {
             Edit::Delete { a } => inside(a) || added_receiver(d.a, a),
             Edit::Update { a, .. } | Edit::Move { a, .. } => inside(a),
         });
-        if edits_ok {
+        if edits_ok && !adds_call_to_chain(d, g) {
             return Some(ActionKind::ChangeCaller);
         }
     }
     None
+}
+
+/// Only insertions, one of them a new call: `a.f()` → `a.g().f()` adds a call to a chain.
+fn adds_call_to_chain(d: &Diff<'_>, g: &Group) -> bool {
+    let only_inserts = g.edits.iter().all(|e| matches!(e, Edit::Insert { .. } | Edit::Move { .. }));
+    let new_call = g.edits.iter().any(|e| match *e {
+        Edit::Insert { b } => (b..b + d.b.nodes[b].size).any(|n| is_call(&d.b.nodes[n]) && d.m.b2a[n].is_none()),
+        _ => false,
+    });
+    only_inserts && new_call
 }
 
 /// `n` is the receiver (or its `.`) of a call: `f(x)` ↔ `o.f(x)`.
@@ -242,14 +256,17 @@ fn null_check(d: &Diff<'_>, g: &Group) -> Option<ActionKind> {
     added.then_some(ActionKind::AddNullCheck)
 }
 
-/// One operand of a surviving binary expression replaced.
+/// One operand of a surviving binary expression replaced (what it held may move into the
+/// new operand: `x < 0` → `(x - y) < 0`).
 fn operand(d: &Diff<'_>, g: &Group) -> Option<ActionKind> {
+    let inserted: Vec<usize> =
+        g.edits.iter().filter_map(|e| if let Edit::Insert { b } = *e { Some(b) } else { None }).collect();
     let operand_of = |t: &Ast, n: usize| t.nodes[n].named && t.nodes[n].parent.is_some_and(|p| is_binary(&t.nodes[p]));
     let ok = g.edits.iter().all(|e| match *e {
         Edit::Insert { b } => operand_of(d.b, b) && d.b.nodes[b].parent.is_some_and(|p| d.m.b2a[p].is_some()),
         Edit::Delete { a } => operand_of(d.a, a) && d.a.nodes[a].parent.is_some_and(|p| d.m.a2b[p].is_some()),
         Edit::Update { a, b } => operand_of(d.a, a) && operand_of(d.b, b),
-        Edit::Move { .. } => false,
+        Edit::Move { b, .. } => inserted.iter().any(|&i| d.b.is_descendant(b, i)),
     });
     let has_insert = g.edits.iter().any(|e| matches!(e, Edit::Insert { .. }));
     (ok && has_insert).then_some(ActionKind::ChangeOperand)

@@ -104,7 +104,7 @@ fn statement_action(d: &Diff<'_>, e: Edit) -> Action {
     };
     let kind = match e {
         Edit::Move { .. } | Edit::Update { .. } => ActionKind::Other,
-        _ => statement_kind(t, n, inserted),
+        _ => statement_kind(d, t, n, inserted),
     };
     let text = clip(&t.text(n));
     let (before, after) = if inserted { (String::new(), text) } else { (text, String::new()) };
@@ -114,7 +114,7 @@ fn statement_action(d: &Diff<'_>, e: Edit) -> Action {
 }
 
 /// What a whole inserted (or deleted) statement does.
-fn statement_kind(t: &Ast, n: usize, inserted: bool) -> ActionKind {
+fn statement_kind(d: &Diff<'_>, t: &Ast, n: usize, inserted: bool) -> ActionKind {
     let node = &t.nodes[n];
     let sub = || n..n + node.size;
     let new_nodes = |pred: &dyn Fn(usize) -> bool| sub().any(pred);
@@ -128,6 +128,9 @@ fn statement_kind(t: &Ast, n: usize, inserted: bool) -> ActionKind {
     if inserted && matches!(node.kind.as_str(), "if_statement" | "elif_clause") {
         return ActionKind::AddGuard;
     }
+    if node.kind == "decorated_definition" && unchanged_definition(d, t, n, inserted) {
+        return ActionKind::ChangeModifier;
+    }
     let call_stmt = is_call_statement(t, n);
     match (call_stmt, inserted) {
         (true, true) => ActionKind::AddMethodCall,
@@ -135,6 +138,13 @@ fn statement_kind(t: &Ast, n: usize, inserted: bool) -> ActionKind {
         (false, true) => ActionKind::InsertStatement,
         (false, false) => ActionKind::DeleteStatement,
     }
+}
+
+/// A Python definition that gained (lost) its decorators: the definition inside the
+/// inserted (deleted) `decorated_definition` has a partner.
+fn unchanged_definition(d: &Diff<'_>, t: &Ast, n: usize, inserted: bool) -> bool {
+    let def = t.nodes[n].children.iter().copied().find(|&c| t.nodes[c].field == Some("definition"));
+    def.is_some_and(|c| if inserted { d.m.b2a[c].is_some() } else { d.m.a2b[c].is_some() })
 }
 
 /// A statement that is a call and nothing more (`f(x);`, `await g()`; not `y = f(x)`).

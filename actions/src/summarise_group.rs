@@ -177,7 +177,8 @@ fn arguments(d: &Diff<'_>, g: &Group) -> Option<ActionKind> {
         std::cmp::Ordering::Less => Some(ActionKind::FewerArguments),
         std::cmp::Ordering::Equal => {
             let (mut sa, mut sb) = (xa.clone(), xb.clone());
-            (sa.sort_unstable(), sb.sort_unstable());
+            sa.sort_unstable();
+            sb.sort_unstable();
             (xa.len() >= 2 && sa == sb && xa != xb).then_some(ActionKind::SwapArguments)
         }
     }

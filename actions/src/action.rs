@@ -43,7 +43,10 @@ impl fmt::Display for Action {
             (false, true) => write!(f, " {}", self.before)?,
             (true, true) => {}
         }
-        let place = self.enclosing.trim_end_matches("_statement").replace('_', " ");
+        let place = match self.enclosing.as_str() {
+            "expression_statement" => "expression statement".to_string(),
+            kind => kind.trim_end_matches("_statement").replace('_', " "),
+        };
         match &self.field {
             Some(field) => write!(f, " in {place} {field}"),
             None => write!(f, " in {place}"),

@@ -263,12 +263,17 @@ fn changed_tokens(d: &Diff<'_>, edits: &[Edit]) -> (String, String) {
                 before.push(d.a.nodes[a].label.clone());
                 after.push(d.b.nodes[b].label.clone());
             }
-            Edit::Delete { a } => before.push(d.a.text(a)),
-            Edit::Insert { b } => after.push(d.b.text(b)),
-            Edit::Move { .. } => {}
+            Edit::Delete { a } if !separator(d.a, a) => before.push(d.a.text(a)),
+            Edit::Insert { b } if !separator(d.b, b) => after.push(d.b.text(b)),
+            _ => {}
         }
     }
     (before.join(" "), after.join(" "))
+}
+
+/// A `,` or `;` that came or went with an argument or statement: not worth showing.
+fn separator(t: &Ast, n: usize) -> bool {
+    matches!(t.nodes[n].label.as_str(), "," | ";")
 }
 
 fn clip(s: &str) -> String {

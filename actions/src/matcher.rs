@@ -18,6 +18,10 @@ use crate::tree::{Ast, class};
 /// Smallest subtree height the top-down phase matches (GumTree's default, 2): tokens are
 /// matched later, inside a matched parent, so a common `;` or `i` is not matched at random.
 pub(crate) const MIN_HEIGHT: usize = 2;
+/// Most pairs of identical twins weighed against each other per subtree hash; past it
+/// (hundreds of copies of one statement) twins pair up in order, keeping the matching
+/// linear on repetitive code.
+pub(crate) const MAX_TWIN_PAIRS: usize = 256;
 /// Smallest dice coefficient for a bottom-up match (GumTree's default, 0.5).
 pub(crate) const MIN_DICE: f64 = 0.5;
 
@@ -107,18 +111,25 @@ fn top_down(a: &Ast, b: &Ast, m: &mut Mapping) {
         }
         let (ta, tb) = (take_height(&mut la, a, ha), take_height(&mut lb, b, hb));
         let (mut used_a, mut used_b) = (vec![false; ta.len()], vec![false; tb.len()]);
+        let mut by_hash: HashMap<u64, (Vec<usize>, Vec<usize>)> = HashMap::new();
         for (i, &x) in ta.iter().enumerate() {
-            for (j, &y) in tb.iter().enumerate() {
-                if a.nodes[x].hash != b.nodes[y].hash {
-                    continue;
-                }
-                (used_a[i], used_b[j]) = (true, true);
-                let h = a.nodes[x].hash;
-                if ca[&h] == 1 && cb[&h] == 1 {
-                    map_subtree(a, b, x, y, m);
-                } else {
-                    candidates.push((x, y));
-                }
+            by_hash.entry(a.nodes[x].hash).or_default().0.push(i);
+        }
+        for (j, &y) in tb.iter().enumerate() {
+            if let Some(e) = by_hash.get_mut(&b.nodes[y].hash) {
+                e.1.push(j);
+            }
+        }
+        for (h, (is, js)) in by_hash.into_iter().filter(|e| !e.1.1.is_empty()) {
+            is.iter().for_each(|&i| used_a[i] = true);
+            js.iter().for_each(|&j| used_b[j] = true);
+            if ca[&h] == 1 && cb[&h] == 1 {
+                map_subtree(a, b, ta[is[0]], tb[js[0]], m);
+            } else if is.len() * js.len() <= MAX_TWIN_PAIRS {
+                candidates
+                    .extend(is.iter().flat_map(|&i| js.iter().map(move |&j| (i, j))).map(|(i, j)| (ta[i], tb[j])));
+            } else {
+                candidates.extend(is.iter().zip(&js).map(|(&i, &j)| (ta[i], tb[j])));
             }
         }
         let rest = |t: &[usize], used: &[bool]| t.iter().zip(used).filter(|p| !p.1).map(|p| *p.0).collect::<Vec<_>>();
@@ -137,7 +148,7 @@ fn resolve_candidates(a: &Ast, b: &Ast, m: &mut Mapping, mut candidates: Vec<(us
             (parent_dice(a, b, x, y, m), (pos * 1e6) as usize, x, y)
         })
         .collect();
-    scored.sort_by(|p, q| q.0.total_cmp(&p.0).then(p.1.cmp(&q.1)));
+    scored.sort_by(|p, q| q.0.total_cmp(&p.0).then(p.1.cmp(&q.1)).then(p.2.cmp(&q.2)).then(p.3.cmp(&q.3)));
     for (_, _, x, y) in scored {
         if m.a2b[x].is_none() && m.b2a[y].is_none() {
             map_subtree(a, b, x, y, m);

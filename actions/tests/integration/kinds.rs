@@ -218,3 +218,14 @@ fn language_names_parse() {
     let e = "rust".parse::<Language>().unwrap_err();
     assert!(e.to_string().contains("java"), "{e}");
 }
+
+#[test]
+fn repetitive_code_classifies_the_same_every_time() {
+    let body =
+        |n: usize, k: usize| (0..n).map(|i| format!("  x{} = g(y{});\n", (i * k) % 7, (i * 3) % 5)).collect::<String>();
+    let (buggy, fixed) = (format!("void f() {{\n{}}}", body(400, 1)), format!("void f() {{\n{}}}", body(400, 2)));
+    let first = classify(&buggy, &fixed, Java);
+    for _ in 0..4 {
+        assert_eq!(classify(&buggy, &fixed, Java), first);
+    }
+}

@@ -184,7 +184,8 @@ fn arguments(d: &Diff<'_>, g: &Group) -> Option<ActionKind> {
     }
 }
 
-/// Every edit in the receiver of one call, or a receiver added or removed.
+/// Every edit in the receiver of one call, or a receiver added or removed; calls are tried
+/// from the innermost out, up to the first whose arguments hold every edit.
 fn caller(d: &Diff<'_>, g: &Group) -> Option<ActionKind> {
     let la = loci_a(d, &g.edits);
     let first = *la.first()?;
@@ -199,6 +200,10 @@ fn caller(d: &Diff<'_>, g: &Group) -> Option<ActionKind> {
         });
         if edits_ok && !adds_call_to_chain(d, g) {
             return Some(ActionKind::ChangeCaller);
+        }
+        // Edits in the arguments of an inner call are not a change of an outer receiver.
+        if call_arguments(d.a, call).is_some_and(|args| la.iter().all(|&n| within(d.a, n, args))) {
+            return None;
         }
     }
     None
@@ -270,7 +275,9 @@ fn operand(d: &Diff<'_>, g: &Group) -> Option<ActionKind> {
         Edit::Move { b, .. } => inserted.iter().any(|&i| d.b.is_descendant(b, i)),
     });
     let has_insert = g.edits.iter().any(|e| matches!(e, Edit::Insert { .. }));
-    (ok && has_insert).then_some(ActionKind::ChangeOperand)
+    // The old operand wrapped in a new call (`x` → `x.get()`) is a call added.
+    let wrapped_in_call = g.edits.iter().any(|e| matches!(e, Edit::Move { .. })) && adds_call_to_chain(d, g);
+    (ok && has_insert && !wrapped_in_call).then_some(ActionKind::ChangeOperand)
 }
 
 /// A call wrapped around or added to an expression (only insertions), or removed.

@@ -124,6 +124,12 @@ const PAIRS: &[(ActionKind, Language, &str, &str)] = &[
         "def f():\n    try:\n        foo()\n    except ValueError:\n        pass\n",
     ),
     (AddMethodCall, Python, "def f():\n    open()\n    work()\n", "def f():\n    open()\n    work()\n    close()\n"),
+    (
+        AddMethodCall,
+        Python,
+        "def f():\n    raise ValueError('got %r' % result)\n",
+        "def f():\n    raise ValueError('got %r' % result.result())\n",
+    ),
     (RemoveMethodCall, Python, "def f():\n    open()\n    work()\n    close()\n", "def f():\n    open()\n    work()\n"),
     (ChangeReturnValue, Python, "def f():\n    return x\n", "def f():\n    return -1\n"),
     (ChangeModifier, Python, "def f(self):\n    return 1\n", "@staticmethod\ndef f(self):\n    return 1\n"),

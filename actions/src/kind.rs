@@ -15,7 +15,7 @@ pub enum ActionKind {
     ChangeUnaryOperator,
     /// One operand of a binary expression replaced by another expression.
     ChangeOperand,
-    /// A change inside the header of a counted `for` / `while` loop (Python: `for … in
+    /// A change inside the header of a counted `for`, `while` or `do … while` loop (Python: `for … in
     /// range(…)` or `while`).
     ChangeLoopBound,
     /// A number literal changed.

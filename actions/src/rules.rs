@@ -123,8 +123,8 @@ pub(crate) fn call_arguments(t: &Ast, call: usize) -> Option<usize> {
     t.nodes[call].children.iter().copied().find(|&c| t.nodes[c].field == Some("arguments"))
 }
 
-/// Is `s` a loop whose header decides how often it runs: a counted `for` or a `while`
-/// (Python: `while`, or `for … in` over `range`/`xrange`/`len`)?
+/// Is `s` a loop whose header decides how often it runs: a counted `for`, a `while` or a
+/// `do … while` (Python: `while`, or `for … in` over `range`/`xrange`/`len`)?
 pub(crate) fn is_bounded_loop(t: &Ast, s: usize) -> bool {
     let node = &t.nodes[s];
     match node.kind.as_str() {
@@ -135,7 +135,7 @@ pub(crate) fn is_bounded_loop(t: &Ast, s: usize) -> bool {
                 (r..r + t.nodes[r].size).any(|i| matches!(t.nodes[i].label.as_str(), "range" | "xrange" | "len"))
             })
         }
-        "for_statement" => true,
+        "for_statement" | "do_statement" => true,
         _ => false,
     }
 }

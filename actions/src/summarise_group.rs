@@ -73,11 +73,12 @@ fn loop_bound(d: &Diff<'_>, g: &Group) -> Option<ActionKind> {
         return None;
     }
     let body = |t: &Ast, s: usize| t.nodes[s].children.iter().copied().find(|&c| t.nodes[c].field == Some("body"));
-    let in_header = |t: &Ast, s: usize, ns: &[usize]| {
-        let body = body(t, s);
-        ns.iter().all(|&n| n != s && !body.is_some_and(|b| within(t, n, b)))
-    };
-    let ok = in_header(d.a, sa, &loci_a(d, &g.edits)) && in_header(d.b, sb, &loci_b(d, &g.edits));
+    let in_header = |t: &Ast, s: usize, n: usize| n != s && !body(t, s).is_some_and(|b| within(t, n, b));
+    let ok = g.edits.iter().all(|e| match *e {
+        Edit::Update { a, b } | Edit::Move { a, b } => in_header(d.a, sa, a) && in_header(d.b, sb, b),
+        Edit::Insert { b } => in_header(d.b, sb, b),
+        Edit::Delete { a } => in_header(d.a, sa, a),
+    });
     ok.then_some(ActionKind::ChangeLoopBound)
 }
 

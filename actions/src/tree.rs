@@ -197,11 +197,15 @@ impl Ast {
 }
 
 /// The matching class of a node: anonymous tokens form one class (so `<` can be updated to
-/// `<=`), the boolean literals one class; named nodes are their kind.
+/// `<=`), as do the boolean literals, the number literals (`0.0` → `0`, `10` → `0xA`) and
+/// the string literals; other named nodes are their kind.
 pub(crate) fn class(n: &Node) -> &str {
     match n.kind.as_str() {
         _ if !n.named => "#token",
         "true" | "false" => "#bool",
+        "integer" | "float" => "#number",
+        k if k.ends_with("integer_literal") || k.ends_with("floating_point_literal") => "#number",
+        "string_literal" | "character_literal" | "text_block" | "string" | "concatenated_string" => "#string",
         k => k,
     }
 }

@@ -109,7 +109,7 @@ pub fn classify(buggy: &str, fixed: &str, lang: Language) -> Classification {
     };
     let m = matcher::match_trees(&a, &b);
     let edits = script::edit_script(&a, &b, &m);
-    summarise::summarise(&summarise::Diff { a: &a, b: &b, m: &m, lang }, &edits)
+    summarise::summarise(&summarise::Diff { a: &a, b: &b, m: &m }, &edits)
 }
 
 /// The edit script behind [`classify`] as text, one edit a line (`update < → <=`,

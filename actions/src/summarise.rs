@@ -6,12 +6,12 @@
 //! classified by [`classify_group`]. The primary label prefers structural additions of a
 //! small fix (try/catch, then null check, then guard), then the kind every action shares.
 
+use crate::ActionKind;
 use crate::action::{Action, Classification};
 use crate::matcher::Mapping;
 use crate::rules::*;
 use crate::script::Edit;
 use crate::tree::Ast;
-use crate::{ActionKind, Language};
 
 /// A fix is *small* when at most this many tokens were inserted ...
 pub(crate) const SMALL_INSERTED_TOKENS: usize = 60;
@@ -24,8 +24,6 @@ pub(crate) struct Diff<'t> {
     pub a: &'t Ast,
     pub b: &'t Ast,
     pub m: &'t Mapping,
-    #[allow(dead_code)]
-    pub lang: Language,
 }
 
 /// The edits inside one statement: `sa` on the buggy side, `sb` on the fixed side.

@@ -249,3 +249,11 @@ fn repetitive_code_classifies_the_same_every_time() {
         assert_eq!(classify(&buggy, &fixed, Java), first);
     }
 }
+
+#[test]
+fn classifications_round_trip_through_json() {
+    let c = classify("void f() { foo(a); }", "void f() { foo(a, b); }", Java);
+    let json = serde_json::to_string(&c).unwrap();
+    assert!(json.contains("\"label\":\"MORE_ARGUMENTS\""), "{json}");
+    assert_eq!(serde_json::from_str::<Classification>(&json).unwrap(), c);
+}

@@ -23,8 +23,11 @@
 //! assert_eq!(c.actions[0].to_string(), "change loop bound < → <= in for condition");
 //! ```
 //!
-//! Never panics on any input: text over [`MAX_INPUT_BYTES`] or that does not parse is
-//! labelled [`ActionKind::Other`] with a [`Classification::reason`].
+//! Never panics on any input: text over [`MAX_INPUT_BYTES`], nested deeper than
+//! [`MAX_DEPTH`], or with a syntax error under every wrapper (Java: as a class member, as
+//! statements, as a file; Python: dedented) is labelled [`ActionKind::Other`] with a
+//! [`Classification::reason`] (`input too long …`, `syntax tree deeper than …`,
+//! `parse error`).
 
 #![warn(missing_docs)]
 
@@ -41,6 +44,7 @@ use std::str::FromStr;
 
 pub use action::{Action, Classification};
 pub use kind::ActionKind;
+pub use tree::MAX_DEPTH;
 
 /// Longest side (buggy or fixed, in bytes) that is diffed; longer pairs are labelled
 /// [`ActionKind::Other`] with reason "input too long". Matching is quadratic in the worst
@@ -104,8 +108,12 @@ pub fn classify(buggy: &str, fixed: &str, lang: Language) -> Classification {
     if buggy.len() > MAX_INPUT_BYTES || fixed.len() > MAX_INPUT_BYTES {
         return Classification::other(format!("input too long (over {MAX_INPUT_BYTES} bytes)"));
     }
-    let Ok((a, b)) = tree::parse_pair(buggy, fixed, lang) else {
-        return Classification::other("parse error".to_string());
+    let (a, b) = match tree::parse_pair(buggy, fixed, lang) {
+        Ok(trees) => trees,
+        Err(tree::ParseFailure::Syntax) => return Classification::other("parse error".to_string()),
+        Err(tree::ParseFailure::TooDeep) => {
+            return Classification::other(format!("syntax tree deeper than {MAX_DEPTH}"));
+        }
     };
     let m = matcher::match_trees(&a, &b);
     let edits = script::edit_script(&a, &b, &m);

@@ -44,7 +44,14 @@ pub(crate) struct Ast {
 pub(crate) enum ParseFailure {
     /// Syntax errors under every wrapper.
     Syntax,
+    /// The syntax tree is deeper than [`MAX_DEPTH`].
+    TooDeep,
 }
+
+/// Deepest syntax tree we diff. Tree building and matching recurse along the tree's depth,
+/// so a pathological input (thousands of nested brackets) would exhaust the stack; real
+/// methods stay far below (a 40-deep tree is already unusual).
+pub const MAX_DEPTH: usize = 400;
 
 /// Kinds that are collapsed into one leaf with their full text: literals, and Python's
 /// two-word operators (an alias of two tokens).
@@ -67,23 +74,24 @@ const COMMENT_KINDS: &[&str] = &["line_comment", "block_comment", "comment"];
 const JAVA_WRAPPERS: &[(&str, &str)] =
     &[("class __Fixdex {\n", "\n}\n"), ("class __Fixdex { void __fixdex() {\n", "\n}}\n"), ("\n", "\n")];
 
-/// Parses both sides under the first wrapper that suits both; `None` when none does.
+/// Parses both sides under the first wrapper that suits both.
 pub(crate) fn parse_pair(buggy: &str, fixed: &str, lang: Language) -> Result<(Ast, Ast), ParseFailure> {
     match lang {
         Language::Java => {
             for (pre, post) in JAVA_WRAPPERS {
-                let a = parse_wrapped(buggy, pre, post, lang);
-                let b = parse_wrapped(fixed, pre, post, lang);
-                if let (Some(a), Some(b)) = (a, b) {
-                    return Ok((a, b));
+                match (parse_wrapped(buggy, pre, post, lang), parse_wrapped(fixed, pre, post, lang)) {
+                    (Ok(a), Ok(b)) => return Ok((a, b)),
+                    (Err(ParseFailure::TooDeep), _) | (_, Err(ParseFailure::TooDeep)) => {
+                        return Err(ParseFailure::TooDeep);
+                    }
+                    _ => {}
                 }
             }
             Err(ParseFailure::Syntax)
         }
         Language::Python => {
-            let a = parse_wrapped(&dedent(buggy), "\n", "\n", lang);
-            let b = parse_wrapped(&dedent(fixed), "\n", "\n", lang);
-            a.zip(b).ok_or(ParseFailure::Syntax)
+            let a = parse_wrapped(&dedent(buggy), "\n", "\n", lang)?;
+            Ok((a, parse_wrapped(&dedent(fixed), "\n", "\n", lang)?))
         }
     }
 }
@@ -96,19 +104,42 @@ pub(crate) fn dedent(src: &str) -> String {
     src.lines().map(cut).collect::<Vec<&str>>().join("\n")
 }
 
-fn parse_wrapped(src: &str, pre: &str, post: &str, lang: Language) -> Option<Ast> {
+fn parse_wrapped(src: &str, pre: &str, post: &str, lang: Language) -> Result<Ast, ParseFailure> {
     let text = format!("{pre}{src}{post}");
     let mut parser = tree_sitter::Parser::new();
-    parser.set_language(&lang.grammar()).ok()?;
-    let tree = parser.parse(&text, None)?;
+    parser.set_language(&lang.grammar()).map_err(|_| ParseFailure::Syntax)?;
+    let tree = parser.parse(&text, None).ok_or(ParseFailure::Syntax)?;
+    if deeper_than(tree.root_node(), MAX_DEPTH) {
+        return Err(ParseFailure::TooDeep);
+    }
     if tree.root_node().has_error() {
-        return None;
+        return Err(ParseFailure::Syntax);
     }
     let offset = pre.matches('\n').count() as u32;
     let mut ast = Ast { nodes: Vec::new() };
     ast.push(tree.root_node(), None, None, &text, offset);
     ast.finish();
-    Some(ast)
+    Ok(ast)
+}
+
+/// Is the tree under `root` deeper than `max`? Iterative: safe on any depth.
+fn deeper_than(root: tree_sitter::Node<'_>, max: usize) -> bool {
+    let (mut cursor, mut depth) = (root.walk(), 0);
+    loop {
+        if depth > max {
+            return true;
+        }
+        if cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return false;
+            }
+            depth -= 1;
+        }
+    }
 }
 
 impl Ast {

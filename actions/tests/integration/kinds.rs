@@ -218,6 +218,9 @@ fn refused_inputs_are_other_with_a_reason() {
     let long = format!("void f() {{ {} }}", "g();".repeat(actions::MAX_INPUT_BYTES / 4));
     let c = classify(&long, "void f() { g(); }", Java);
     assert!(c.reason.as_deref().is_some_and(|r| r.starts_with("input too long")), "{c:?}");
+    let nested = |x: &str| format!("def f():\n    x = {}{x}{}\n", "(".repeat(20_000), ")".repeat(20_000));
+    let c = classify(&nested("1"), &nested("2"), Python);
+    assert_eq!(c.reason, Some(format!("syntax tree deeper than {}", actions::MAX_DEPTH)));
     let c = classify("void f() { g(); }", "void f() {\n  // a comment\n  g();\n}", Java);
     assert_eq!((c.label, c.reason.as_deref(), c.actions.len()), (Other, Some("no change"), 0));
 }

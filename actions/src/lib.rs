@@ -100,10 +100,12 @@ impl FromStr for Language {
 
 /// Classifies the fix `buggy` → `fixed` in `lang`: its actions and one primary label.
 ///
-/// Cost: two or more tree-sitter parses per side (wrappers, see [`Classification`]) and a
-/// matching that is near-linear for similar trees, quadratic at worst; well under a
-/// millisecond for a typical 30-line method. Identical code (after comments and layout)
-/// gives no actions and [`ActionKind::Other`] with reason "no change".
+/// Cost: one to three tree-sitter parses per side (the Java wrappers in the crate docs) and
+/// a matching that is near-linear for similar trees and grows with size × depth² at worst.
+/// Measured on this project's machine (release build, one thread): about 2,200 pairs/s over
+/// the harness corpus (median pair well under a millisecond, slowest 18 ms); 0.6 s for an
+/// adversarial 37 KB pair of 180 nested `if`s that share nothing. Identical code (after
+/// comments and layout) gives no actions and [`ActionKind::Other`] with reason "no change".
 pub fn classify(buggy: &str, fixed: &str, lang: Language) -> Classification {
     if buggy.len() > MAX_INPUT_BYTES || fixed.len() > MAX_INPUT_BYTES {
         return Classification::other(format!("input too long (over {MAX_INPUT_BYTES} bytes)"));

@@ -95,7 +95,7 @@ fn top_down(a: &Ast, b: &Ast, m: &mut Mapping) {
         t.nodes.iter().for_each(|n| *c.entry(n.hash).or_default() += 1);
         c
     };
-    let (ca, cb) = (count(a), count(b));
+    let counts = (count(a), count(b));
     let (mut la, mut lb) = (vec![0], vec![0]);
     let mut candidates = Vec::new();
     loop {
@@ -110,33 +110,44 @@ fn top_down(a: &Ast, b: &Ast, m: &mut Mapping) {
             continue;
         }
         let (ta, tb) = (take_height(&mut la, a, ha), take_height(&mut lb, b, hb));
-        let (mut used_a, mut used_b) = (vec![false; ta.len()], vec![false; tb.len()]);
-        let mut by_hash: HashMap<u64, (Vec<usize>, Vec<usize>)> = HashMap::new();
-        for (i, &x) in ta.iter().enumerate() {
-            by_hash.entry(a.nodes[x].hash).or_default().0.push(i);
-        }
-        for (j, &y) in tb.iter().enumerate() {
-            if let Some(e) = by_hash.get_mut(&b.nodes[y].hash) {
-                e.1.push(j);
-            }
-        }
-        for (h, (is, js)) in by_hash.into_iter().filter(|e| !e.1.1.is_empty()) {
-            is.iter().for_each(|&i| used_a[i] = true);
-            js.iter().for_each(|&j| used_b[j] = true);
-            if ca[&h] == 1 && cb[&h] == 1 {
-                map_subtree(a, b, ta[is[0]], tb[js[0]], m);
-            } else if is.len() * js.len() <= MAX_TWIN_PAIRS {
-                candidates
-                    .extend(is.iter().flat_map(|&i| js.iter().map(move |&j| (i, j))).map(|(i, j)| (ta[i], tb[j])));
-            } else {
-                candidates.extend(is.iter().zip(&js).map(|(&i, &j)| (ta[i], tb[j])));
-            }
-        }
-        let rest = |t: &[usize], used: &[bool]| t.iter().zip(used).filter(|p| !p.1).map(|p| *p.0).collect::<Vec<_>>();
-        open(&mut la, a, &rest(&ta, &used_a));
-        open(&mut lb, b, &rest(&tb, &used_b));
+        let (rest_a, rest_b) = match_level(a, b, (&ta, &tb), &counts, m, &mut candidates);
+        open(&mut la, a, &rest_a);
+        open(&mut lb, b, &rest_b);
     }
     resolve_candidates(a, b, m, candidates);
+}
+
+/// Matches the subtrees of one height: unique identical pairs at once, twins as
+/// candidates. Returns the nodes with no identical partner (to be opened).
+fn match_level(
+    a: &Ast,
+    b: &Ast,
+    (ta, tb): (&[usize], &[usize]),
+    (ca, cb): &(HashMap<u64, usize>, HashMap<u64, usize>),
+    m: &mut Mapping,
+    candidates: &mut Vec<(usize, usize)>,
+) -> (Vec<usize>, Vec<usize>) {
+    let (mut used_a, mut used_b) = (vec![false; ta.len()], vec![false; tb.len()]);
+    let mut by_hash: HashMap<u64, (Vec<usize>, Vec<usize>)> = HashMap::new();
+    ta.iter().enumerate().for_each(|(i, &x)| by_hash.entry(a.nodes[x].hash).or_default().0.push(i));
+    for (j, &y) in tb.iter().enumerate() {
+        if let Some(e) = by_hash.get_mut(&b.nodes[y].hash) {
+            e.1.push(j);
+        }
+    }
+    for (h, (is, js)) in by_hash.into_iter().filter(|e| !e.1.1.is_empty()) {
+        is.iter().for_each(|&i| used_a[i] = true);
+        js.iter().for_each(|&j| used_b[j] = true);
+        if ca[&h] == 1 && cb[&h] == 1 {
+            map_subtree(a, b, ta[is[0]], tb[js[0]], m);
+        } else if is.len() * js.len() <= MAX_TWIN_PAIRS {
+            candidates.extend(is.iter().flat_map(|&i| js.iter().map(move |&j| (ta[i], tb[j]))));
+        } else {
+            candidates.extend(is.iter().zip(&js).map(|(&i, &j)| (ta[i], tb[j])));
+        }
+    }
+    let rest = |t: &[usize], used: &[bool]| t.iter().zip(used).filter(|p| !p.1).map(|p| *p.0).collect::<Vec<_>>();
+    (rest(ta, &used_a), rest(tb, &used_b))
 }
 
 /// Twins: the pair whose parents share the most, then the closest in position, first.

@@ -1,0 +1,8 @@
+//! Integration tests of the actions crate.
+
+/// Arbitrary input never panics.
+mod fuzz;
+/// Hand-written pairs, one or more per action kind, in Java and Python.
+mod kinds;
+/// The shared corpus (FIXDEX_SHARED): no panic, a non-trivial share of labelled pairs.
+mod shared;

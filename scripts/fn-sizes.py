@@ -160,10 +160,15 @@ def percentile(sorted_values, q):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("paths", nargs="+", metavar="PATH")
-    ap.add_argument("--over", type=int, default=60, metavar="N")
-    ap.add_argument("--json", action="store_true")
+    ap.add_argument("paths", nargs="+", metavar="PATH", help="Rust files or folders to measure")
+    ap.add_argument("--over", type=int, default=60, metavar="N", help="list the functions longer than N lines")
+    ap.add_argument("--json", action="store_true", help="one JSON object instead of the text summary")
     a = ap.parse_args()
+    missing = [p for p in a.paths if not os.path.exists(p)]
+    if missing:
+        ap.error(f"no such file or folder: {', '.join(missing)}")
+    if a.over < 0:
+        ap.error("--over must be at least 0")
     rows = [(f, name, line, n) for f in rust_files(a.paths) for name, line, n in functions(f)]
     sizes = sorted(n for *_, n in rows)
     over = sorted((r for r in rows if r[3] > a.over), key=lambda r: -r[3])
@@ -178,7 +183,8 @@ def main():
     if a.json:
         print(json.dumps(summary))
         return 0
-    print(f"{summary['count']} functions: median {summary['median']}, p90 {summary['p90']}, max {summary['max']}")
+    print(f"{summary['count']} functions, lines each: median {summary['median']:g}, p90 {summary['p90']}, "
+          f"max {summary['max']}")
     print(f"over {a.over} lines: {len(over)}")
     for f, name, line, n in over:
         print(f"  {n:>4}  {f}:{line}  {name}")

@@ -87,15 +87,35 @@ impl Problem {
 /// [`Error::Read`] for an unreadable file, [`Error::Tool`] for a method that is not in it,
 /// [`Error::Location`] for a line range outside the file.
 pub(crate) fn locate(bug: &Bug) -> Result<(usize, usize, String)> {
-    let path = bug.root.join(&bug.file);
+    let path = confined(bug)?;
     let text = std::fs::read_to_string(&path).map_err(|source| Error::Read { path: path.clone(), source })?;
     let count = text.lines().count();
     let (a, b) = match &bug.location {
         Location::Lines(a, b) => (*a, *b),
         Location::Method(name) => crate::tools::method_span(&bug.root, &bug.file, name)?,
     };
-    if a == 0 || b < a || b > count {
+    if a == 0 || b < a {
+        return Err(Error::Location(format!("line range {a}-{b} is empty: lines are 1-based, start ≤ end")));
+    }
+    if b > count {
         return Err(Error::Location(format!("line range {a}-{b} is outside {} ({count} lines)", bug.file.display())));
     }
     Ok((a, b, text))
+}
+
+/// The buggy file's path, refused when it is not inside the project (an absolute path
+/// elsewhere, `..`, a link out): the buggy code goes into prompts, so no other file may.
+fn confined(bug: &Bug) -> Result<PathBuf> {
+    let read =
+        |path: &std::path::Path| path.canonicalize().map_err(|source| Error::Read { path: path.to_path_buf(), source });
+    let root = read(&bug.root)?;
+    let path = read(&bug.root.join(&bug.file))?;
+    if !path.starts_with(&root) {
+        return Err(Error::Location(format!(
+            "{} is outside the project {}: give a file under the project root",
+            bug.file.display(),
+            bug.root.display()
+        )));
+    }
+    Ok(path)
 }

@@ -49,6 +49,12 @@ pub enum Error {
         /// The limit, seconds.
         limit_s: u64,
     },
+    /// A strategy's limit on validations (tested candidates) was reached.
+    #[error("validation budget of {limit} candidates reached")]
+    ValidationBudget {
+        /// The limit.
+        limit: usize,
+    },
     /// Every model request of the run was degraded ([`crate::report::Degraded`]).
     #[error("no reply of the model was usable ({requests} requests); the last: {last}")]
     NoUsableReply {

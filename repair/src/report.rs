@@ -30,6 +30,22 @@ pub enum Outcome {
     Error,
 }
 
+impl Outcome {
+    /// The serde name: `plausible`, `no_plausible_patch`, `budget_exhausted`, `timeout`,
+    /// `preflight_failed`, `error`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Plausible => "plausible",
+            Outcome::NoPlausiblePatch => "no_plausible_patch",
+            Outcome::BudgetExhausted => "budget_exhausted",
+            Outcome::Timeout => "timeout",
+            Outcome::PreflightFailed => "preflight_failed",
+            Outcome::Error => "error",
+        }
+    }
+}
+
 /// One internal- or external-ingredient tool call.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ToolCallRecord {

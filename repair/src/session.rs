@@ -427,7 +427,11 @@ impl<'a> Session<'a> {
     ///
     /// # Errors
     /// The scratch copy or the commands cannot be run.
-    pub fn validate(&self, bug: &Bug, patch: Option<&Patch>) -> Result<Result<(String, Validation), Refusal>, Error> {
+    pub(crate) fn validate(
+        &self,
+        bug: &Bug,
+        patch: Option<&Patch>,
+    ) -> Result<Result<(String, Validation), Refusal>, Error> {
         let skip = std::sync::Arc::clone(&self.skip);
         let scratch = Scratch::copy(&bug.root, move |p, d| skip(p, d))?;
         let mut diff = String::new();

@@ -4,12 +4,13 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use repair::agent::DEFAULT_CONTEXT_TOKENS;
-use repair::llm::{ChatClient, OpenAiClient, OpenAiConfig, Price, PriceTable, RecordingClient, ReplayClient};
+use repair::config::DEFAULT_CONTEXT_TOKENS;
+use repair::llm::{ChatClient, NoModel, OpenAiClient, OpenAiConfig, Price, PriceTable, RecordingClient, ReplayClient};
 
 /// Model, sampling, budget and limit options, shared by `fixdex repair` and
 /// `fixdex eval quixbugs`.
 #[derive(Debug, clap::Args)]
+#[command(next_help_heading = "Model")]
 pub struct LlmArgs {
     /// OpenAI-compatible base URL, e.g. http://localhost:8000/v1.
     #[arg(long, env = "FIXDEX_LLM_URL")]
@@ -62,6 +63,8 @@ pub struct LlmArgs {
 /// The chat client chosen by [`LlmArgs`]: a replay file, an endpoint, or an endpoint whose
 /// exchanges are recorded.
 pub struct Client {
+    /// Set for a strategy that needs no model: nothing is ever sent.
+    none: Option<NoModel>,
     replay: Option<ReplayClient>,
     http: Option<OpenAiClient>,
     recording: Option<RecordingClient<OpenAiClient>>,
@@ -78,6 +81,9 @@ impl std::fmt::Debug for Client {
 impl Client {
     /// The client to use.
     pub fn get(&self) -> &dyn ChatClient {
+        if let Some(none) = &self.none {
+            return none;
+        }
         match (&self.replay, &self.recording, &self.http) {
             (Some(r), _, _) => r,
             (None, Some(r), _) => r,
@@ -111,6 +117,15 @@ impl LlmArgs {
         self.record.as_deref().map_or(Ok(()), |p| super::check_output("--record", p))
     }
 
+    /// The client for `strategy`: [`NoModel`] when it needs no model (the model options
+    /// are then ignored), else [`Self::client`].
+    pub fn client_for(&self, strategy: &dyn repair::strategies::Strategy) -> anyhow::Result<Client> {
+        if strategy.needs_model() {
+            return self.client();
+        }
+        Ok(Client { none: Some(NoModel), replay: None, http: None, recording: None, model: String::new() })
+    }
+
     /// Opens the replay file, or configures the endpoint (recording when asked).
     pub fn client(&self) -> anyhow::Result<Client> {
         if let Some(path) = &self.replay {
@@ -119,18 +134,18 @@ impl LlmArgs {
         let cfg = self.endpoint()?;
         let model = cfg.model.clone();
         let Some(rec) = &self.record else {
-            return Ok(Client { replay: None, http: Some(OpenAiClient::new(cfg)), recording: None, model });
+            return Ok(Client { none: None, replay: None, http: Some(OpenAiClient::new(cfg)), recording: None, model });
         };
         let recording = RecordingClient::create(OpenAiClient::new(cfg), rec)
             .with_context(|| format!("creating {}", rec.display()))?;
-        Ok(Client { replay: None, http: None, recording: Some(recording), model })
+        Ok(Client { none: None, replay: None, http: None, recording: Some(recording), model })
     }
 
     /// The client replaying the recordings in `path`.
     fn replay_client(&self, path: &std::path::Path) -> anyhow::Result<Client> {
         let replay = ReplayClient::open(path).with_context(|| format!("reading recordings {}", path.display()))?;
         let model = self.llm_model.clone().unwrap_or_default();
-        Ok(Client { replay: Some(replay), http: None, recording: None, model })
+        Ok(Client { none: None, replay: Some(replay), http: None, recording: None, model })
     }
 
     /// The endpoint's configuration from the flags and the environment.

@@ -7,9 +7,9 @@
 //! must make it plausible. Exit 0 when every program passes that check (flaky ones
 //! excepted), 1 otherwise.
 //!
-//! Without `--check` it runs the repair strategy (`--strategy`, today only `reinfix`: the
-//! ReinFix workflow, [`repair::agent`]) on every program with the model options of `fixdex
-//! repair` (an endpoint, or `--replay`), the bug's own record and the QuixBugs project
+//! Without `--check` it runs the repair strategy (`--strategy`: `reinfix`, the ReinFix
+//! workflow, or `patterns`, no model; [`repair::workflow`]) on every program with the model
+//! options of `fixdex repair` (an endpoint, or `--replay`; none for `patterns`), the bug's own record and the QuixBugs project
 //! excluded from retrieval, and perfect function-level localization (ReinFix's setting) or
 //! `--localization sbfl` (the top Ochiai method). It reports per bug the outcome, the error
 //! message of a run that ended in error, LLM calls, tokens and time, and counts plausible,
@@ -23,11 +23,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use repair::agent::{AgentConfig, Bug, Location, Outcome, Workflow};
+use repair::bug::{Bug, Location};
+use repair::config::RunConfig as AgentConfig;
 use repair::evaluation::{self, BugResult};
 use repair::quixbugs::{self, GroundTruth, Lang, OracleSummary, Program, ProgramCheck, RunSummary, Runner};
+use repair::report::Outcome;
 use repair::retrieve::{Exclusion, Retriever};
 use repair::validate::Verdict;
+use repair::workflow::Workflow;
 
 use super::llm_args::{Client, LlmArgs};
 use super::workflow_args::{ReinfixArgs, RetrievalArgs, StrategyArgs, agent_config};
@@ -243,7 +246,7 @@ struct Evaluation<'a> {
 /// The repair strategy on every program; a table or JSON.
 fn evaluate(a: &QuixbugsArgs, runner: &Runner, truth: &GroundTruth, programs: &[Program]) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
-    let client = a.llm.client()?;
+    let client = a.llm.client_for(a.strategy.strategy()?.as_ref())?;
     let config = agent_config(&a.llm, &a.retrieval, &a.reinfix, &client)?;
     let retriever = a
         .retrieval
@@ -318,7 +321,7 @@ impl Evaluation<'_> {
     }
 
     /// Writes the bug's report into `--report-dir`, when given.
-    fn keep_report(&self, p: &Program, report: &repair::agent::RepairReport) -> anyhow::Result<()> {
+    fn keep_report(&self, p: &Program, report: &repair::report::RepairReport) -> anyhow::Result<()> {
         let Some(dir) = &self.a.report_dir else { return Ok(()) };
         let path = dir.join(format!("{}.json", p.name));
         std::fs::write(&path, serde_json::to_string_pretty(report)?)

@@ -1,4 +1,5 @@
-//! `fixdex repair`: the ReinFix workflow on one bug of a project (repair::agent).
+//! `fixdex repair`: a repair strategy (`--strategy`, ReinFix by default) on one bug of a project
+//! (repair::workflow).
 //!
 //! Prints the first plausible patch as a unified diff (or the whole report with `--json`)
 //! and always writes the JSON report (`--report`); the report's warnings (tolerated failing
@@ -12,9 +13,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use repair::agent::{Bug, Location, Outcome, Workflow};
+use repair::bug::{Bug, Location};
+use repair::report::Outcome;
 use repair::retrieve::Exclusion;
 use repair::validate::{CommandSpec, Validator};
+use repair::workflow::Workflow;
 
 use super::llm_args::LlmArgs;
 use super::workflow_args::{ReinfixArgs, RetrievalArgs, StrategyArgs, agent_config};
@@ -114,9 +117,9 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     if let Some(r) = &retriever {
         super::search::warn_unmatched(&r.excluded_projects());
     }
-    let client = a.llm.client()?;
-    let config = agent_config(&a.llm, &a.retrieval, &a.reinfix, &client)?;
     let strategy = a.strategy.strategy()?;
+    let client = a.llm.client_for(strategy.as_ref())?;
+    let config = agent_config(&a.llm, &a.retrieval, &a.reinfix, &client)?;
     let prices = a.llm.prices(&client.model);
     let bug =
         Bug { id: a.bug_id.clone(), root: a.project.clone(), file, location, failing_tests: a.failing_test.clone() };
@@ -136,12 +139,23 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
 fn check_inputs(a: &Args) -> anyhow::Result<()> {
     super::check_output("--report", &a.report)?;
     a.llm.check_outputs()?;
-    if let Some(file) = &a.file
-        && !a.project.join(file).is_file()
-    {
-        bail!("--file {} is not a file under --project {}", file.display(), a.project.display());
+    if !a.project.is_dir() {
+        bail!("--project {} is not a folder", a.project.display());
     }
-    Ok(())
+    match &a.file {
+        Some(file) if !is_file_under(&a.project, file) => {
+            bail!("--file {} is not a file under --project {}", file.display(), a.project.display())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Whether `project/file` is a file inside `project` (after resolving `..` and links).
+fn is_file_under(project: &std::path::Path, file: &std::path::Path) -> bool {
+    match (project.canonicalize(), project.join(file).canonicalize()) {
+        (Ok(root), Ok(path)) => path.is_file() && path.starts_with(root),
+        _ => false,
+    }
 }
 
 /// The buggy file and location: `--file` with `--method` or `--lines`, or SBFL (whose
@@ -159,7 +173,12 @@ fn locate(a: &Args) -> anyhow::Result<(PathBuf, Location, Option<serde_json::Val
 /// `--lines START-END` as a location.
 fn parse_lines(l: &str) -> anyhow::Result<Location> {
     let (s, e) = l.split_once('-').context("--lines must be START-END, e.g. 12-30")?;
-    Ok(Location::Lines(s.trim().parse().context("--lines START")?, e.trim().parse().context("--lines END")?))
+    let (start, end): (usize, usize) =
+        (s.trim().parse().context("--lines START")?, e.trim().parse().context("--lines END")?);
+    if start == 0 || end < start {
+        bail!("--lines {l}: lines are 1-based and START must not be after END, e.g. 12-30");
+    }
+    Ok(Location::Lines(start, end))
 }
 
 /// The validator running `--build-cmd` and `--test-cmd`.
@@ -174,7 +193,7 @@ fn validator(a: &Args) -> Validator {
 
 /// The patch (or the report with `--json`) on stdout; the warnings and a one-line summary
 /// on stderr.
-fn print_result(a: &Args, report: &repair::agent::RepairReport, json: &str) -> anyhow::Result<()> {
+fn print_result(a: &Args, report: &repair::report::RepairReport, json: &str) -> anyhow::Result<()> {
     if a.json {
         out!("{json}")?;
     } else if let Some(p) = &report.patch {
@@ -185,8 +204,8 @@ fn print_result(a: &Args, report: &repair::agent::RepairReport, json: &str) -> a
     }
     let tried = report.candidates.len();
     eprintln!(
-        "{:?}: {tried} candidates, {} LLM calls, {} tokens, {:.1} s{}{} (report: {})",
-        report.outcome,
+        "{}: {tried} candidates tried, {} LLM calls, {} tokens, {:.1} s{}{} (report: {})",
+        report.outcome.as_str(),
         report.llm.calls,
         report.llm.tokens(),
         report.wall_s,

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use engine::Space;
-use repair::agent::AgentConfig;
+use repair::config::RunConfig as AgentConfig;
 use repair::llm::Budget;
 use repair::retrieve::RetrieveParams;
 
@@ -17,7 +17,8 @@ use super::llm_args::{Client, LlmArgs};
 #[derive(Debug, Clone, clap::Args)]
 pub struct StrategyArgs {
     /// Repair strategy: `reinfix` (root cause with the internal tools, similar fixes, repair
-    /// suggestions, candidate patches; ReinFix, Algorithm 1).
+    /// suggestions, candidate patches; ReinFix, Algorithm 1) or `patterns` (no model: fix
+    /// templates on the localized method, up to 200 validations or 10 minutes).
     #[arg(long = "strategy", default_value = repair::strategies::NAMES[0],
           value_parser = clap::builder::PossibleValuesParser::new(repair::strategies::NAMES))]
     pub(crate) name: String,
@@ -40,6 +41,7 @@ impl StrategyArgs {
 
 /// Retrieval of similar fixes (external repair ingredients).
 #[derive(Debug, clap::Args)]
+#[command(next_help_heading = "Retrieval")]
 pub struct RetrievalArgs {
     /// Index or manifest of similar fixes (external ingredients); without it the workflow runs
     /// without retrieval.
@@ -61,6 +63,7 @@ pub struct RetrievalArgs {
 
 /// The ReinFix search space: attempts × suggestions × patches.
 #[derive(Debug, clap::Args)]
+#[command(next_help_heading = "ReinFix search space")]
 pub struct ReinfixArgs {
     /// Repair attempts.
     #[arg(long, default_value_t = 3)]

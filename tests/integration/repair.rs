@@ -516,7 +516,7 @@ fn issue_10_eval_quixbugs_runs_the_strategy() {
     assert_eq!(s["strategy"], "reinfix", "{s}");
     let out = fixdex(&[&args[..], &["--strategy", "nope"]].concat(), None);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("[possible values: reinfix]"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("[possible values: reinfix, patterns]"), "{}", stderr(&out));
 }
 
 /// Issue 10: `fixdex bench quixbugs` still works for one release, hidden from `bench --help`,
@@ -548,11 +548,49 @@ fn issue_10_repair_refuses_an_unknown_strategy() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
-        err.contains("invalid value 'nope' for '--strategy") && err.contains("[possible values: reinfix]"),
+        err.contains("invalid value 'nope' for '--strategy") && err.contains("[possible values: reinfix, patterns]"),
         "{err}"
     );
     // The known one gets past argument parsing (to the missing model).
     let out = fixdex(&[&args[..], &location, &["--strategy", "reinfix"]].concat(), None);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("no LLM configured"), "{}", stderr(&out));
+}
+
+/// Issue 11, item 5 (first part): `fixdex repair --strategy patterns` repairs SUM_TO with no
+/// model and no model options: a fix template (the loop bound `<` → `<=`) validated by the
+/// project's tests; the report names the strategy, the `none` client and no LLM call; bad
+/// `--lines` and a `--file` outside the project are refused before anything runs.
+#[test]
+fn issue_11_repair_with_patterns_needs_no_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let root = minibugs();
+    let mut args = vec!["repair", "--strategy", "patterns", "--project", root.to_str().unwrap()];
+    args.extend(["--file", "java_programs/SUM_TO.java", "--method", "sum_to", "--build-cmd", BUILD]);
+    args.extend(["--test-cmd", TEST, "--failing-test", "SUM_TO_TEST#test_1", "--report", report.to_str().unwrap()]);
+    let out = fixdex(&args, None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let diff = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(diff.contains("+        for (int i = 1; i <= n; i++) {"), "{diff}");
+    assert!(stderr(&out).contains("plausible: "), "{}", stderr(&out));
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!((r["strategy"].as_str(), r["outcome"].as_str()), (Some("patterns"), Some("plausible")), "{r:#}");
+    assert_eq!((r["client"]["kind"].as_str(), r["synthetic"].as_bool()), (Some("none"), Some(false)));
+    assert_eq!(r["llm"]["calls"], 0);
+    assert_eq!(r["details"]["order"], "default");
+    assert!(r["details"]["first_plausible_at"].as_u64().is_some_and(|k| k >= 1), "{r:#}");
+
+    let bad = |extra: &[&str]| {
+        let mut a = vec!["repair", "--strategy", "patterns", "--project", root.to_str().unwrap()];
+        a.extend(["--test-cmd", "false", "--report", report.to_str().unwrap()]);
+        a.extend(extra);
+        let out = fixdex(&a, None);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        stderr(&out)
+    };
+    let reversed = bad(&["--file", "java_programs/SUM_TO.java", "--lines", "5-3"]);
+    assert!(reversed.contains("--lines 5-3: lines are 1-based and START must not be after END"), "{reversed}");
+    let outside = bad(&["--file", "../../../../README.md", "--lines", "1-3"]);
+    assert!(outside.contains("is not a file under --project"), "{outside}");
 }

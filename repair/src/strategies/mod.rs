@@ -13,6 +13,7 @@
 //! | name | method | module |
 //! |---|---|---|
 //! | `reinfix` | ReinFix (../shared/papers/reinfix.txt, Algorithm 1): root cause with internal ingredients, retrieval, suggestions, patches | [`reinfix`] |
+//! | `patterns` | no model: fix templates on the localized method (TBar-style), validated in a fixed order | [`patterns`] |
 //!
 //! A new strategy goes in its own folder here, implements [`Strategy`], and is added to
 //! [`NAMES`] and [`by_name`]; ARCHITECTURE.md says what it may use.
@@ -20,12 +21,19 @@
 use crate::bug::Problem;
 use crate::session::{Session, Stop};
 
+pub mod patterns;
 pub mod reinfix;
 
 /// A repair workflow over the shared session services.
 pub trait Strategy: Send + Sync {
     /// The name `--strategy` takes and the report records.
     fn name(&self) -> &'static str;
+
+    /// Whether the strategy talks to a model; one that does not runs without an endpoint
+    /// ([`crate::llm::NoModel`]).
+    fn needs_model(&self) -> bool {
+        true
+    }
 
     /// Searches for a plausible patch of `problem`: samples candidates and validates each
     /// through `session`, stopping when [`Session::push_candidate`] says so. `Ok(())` when
@@ -38,7 +46,7 @@ pub trait Strategy: Send + Sync {
 }
 
 /// The strategies `--strategy` accepts; the first is the default.
-pub const NAMES: &[&str] = &["reinfix"];
+pub const NAMES: &[&str] = &["reinfix", "patterns"];
 
 /// The strategy called `name` ([`NAMES`]).
 ///
@@ -47,6 +55,7 @@ pub const NAMES: &[&str] = &["reinfix"];
 pub fn by_name(name: &str) -> Result<Box<dyn Strategy>, UnknownStrategy> {
     match name {
         "reinfix" => Ok(Box::new(reinfix::ReinFix)),
+        "patterns" => Ok(Box::new(patterns::Patterns::default())),
         other => Err(UnknownStrategy(other.to_string())),
     }
 }

@@ -136,6 +136,17 @@ fn operator_family(op: &str, language: Language) -> &'static [&'static str] {
         ("<<", _) => &[">>"],
         (">>", _) => &["<<", ">>>"],
         (">>>", _) => &[">>"],
+        ("+=", _) => &["-=", "*="],
+        ("-=", _) => &["+="],
+        ("*=", _) => &["/=", "+="],
+        ("/=", _) => &["*=", "//="],
+        ("//=", _) => &["/="],
+        ("%=", _) => &["/="],
+        ("&=", _) => &["|=", "^="],
+        ("|=", _) => &["&=", "^="],
+        ("^=", _) => &["&=", "|="],
+        ("<<=", _) => &[">>="],
+        (">>=", _) => &["<<="],
         ("is", _) => &["is not"],
         ("is not", _) => &["is"],
         ("in", _) => &["not in"],
@@ -144,10 +155,14 @@ fn operator_family(op: &str, language: Language) -> &'static [&'static str] {
     }
 }
 
-/// Whether `node` is an operator token of a binary, comparison or boolean expression.
+/// Whether `node` is an operator token of a binary, comparison, boolean or compound
+/// assignment expression (`+=`; `=` has no family).
 fn is_binary_operator(node: Node<'_>) -> bool {
     let Some(parent) = node.parent() else { return false };
-    let binary = matches!(parent.kind(), "binary_expression" | "binary_operator" | "boolean_operator");
+    let binary = matches!(
+        parent.kind(),
+        "binary_expression" | "binary_operator" | "boolean_operator" | "assignment_expression" | "augmented_assignment"
+    );
     let comparison = parent.kind() == "comparison_operator";
     !node.is_named() && (binary && parent.child_by_field_name("operator") == Some(node) || comparison)
 }
@@ -373,6 +388,9 @@ mod tests {
         assert!(results.iter().any(|r| r.contains("return a <= b ? 1 : 0;")), "{all:#?}");
         assert!(results.iter().any(|r| r.contains("return a < b ? 2 : 0;")));
         assert!(results.iter().any(|r| r.contains("log(b, a);")));
+        let bits = "class B {\n  int f(int n) {\n    n ^= n - 1;\n    return n;\n  }\n}\n";
+        let compound: Vec<String> = edits(bits, Language::Java, (2, 5)).iter().map(|e| apply(bits, e)).collect();
+        assert!(compound.iter().any(|r| r.contains("n &= n - 1;")), "{compound:#?}");
         assert!(results.iter().any(|r| !r.contains("log(") && r.contains("  int f(int a, int b) {\n    return")));
         // Names of declarations and called methods are never replaced.
         assert!(!results.iter().any(|r| r.contains("int b(int a") || r.contains("a(a, b)")));

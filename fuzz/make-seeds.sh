@@ -8,5 +8,5 @@ cd "$(dirname "$0")/.."
 rm -rf fuzz/seeds
 export FIXDEX_FUZZ_SEEDS="$PWD/fuzz/seeds"
 cargo test -p fixdex-engine -p fixdex-indexer -p fixdex-repair --test integration -- fuzz::fuzz_seeds_
-cp engine/tests/data/index_v1.fdx fuzz/seeds/index_bytes/
+cp engine/tests/data/index_v2.fdx fuzz/seeds/index_bytes/
 du -sh fuzz/seeds/*

@@ -1,10 +1,14 @@
-//! Writes the golden index fixture `engine/tests/data/index_v1.fdx` (format v1) with the
-//! tiny test model: 40 synthetic records in the `code+cause` and `code` spaces.
+//! Writes the golden index fixture of the current format, `engine/tests/data/index_v2.fdx`
+//! (format v2), with the tiny test model: 40 synthetic records (with their repair actions,
+//! `engine::testing::SAMPLE_ACTIONS`) in the `code+cause` and `code` spaces.
 //!
-//! Run through `scripts/make-fixtures.sh`. The test `golden::index_v1_still_opens` opens the
-//! committed file with the current build; keep it when the format changes (add a v2 beside it).
+//! Run through `scripts/make-fixtures.sh`. The test `golden::index_v2_opens_verifies_and_answers`
+//! opens the committed file with the current build; keep it when the format changes (add a v3
+//! beside it). `index_v1.fdx` was written by fixdex 0.1.0 with this example as it was then
+//! (commit b12e676); it stays as the fixture of a refused old version.
 
 use engine::embed::Embedder;
+use engine::format::FORMAT_VERSION;
 use engine::hnsw::{self, HnswConfig};
 use engine::{IndexBuilder, Space};
 
@@ -19,7 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let g = hnsw::build(&v, model.dim(), &cfg)?;
         b.add_space(space, v, g, &cfg)?;
     }
-    b.write(out.as_ref(), &docs, serde_json::json!({"fixture": "index_v1"}))?;
+    b.write(out.as_ref(), &docs, serde_json::json!({ "fixture": format!("index_v{FORMAT_VERSION}") }))?;
     println!("wrote {out}");
     Ok(())
 }

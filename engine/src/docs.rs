@@ -1,7 +1,8 @@
 //! The document store: bug-fix pairs as an Arrow IPC file inside the index.
 //!
 //! Schema (all non-null `Utf8`): `id, source, project, language, buggy_code, fixed_code,
-//! root_cause, description, license, meta`. Rows are written in batches of
+//! root_cause, description, license, meta, action_label, action_reason, actions` (the last
+//! three since format v2: the fix's repair actions, see [`Record::actions`]). Rows are written in batches of
 //! [`BATCH_ROWS`] (the last may be shorter); row *i* of the store is document *i*, the
 //! node with id *i* in every vector space. Reading is zero-copy: a batch is decoded straight
 //! from the memory map when a row in it is requested.
@@ -31,8 +32,21 @@ use crate::{Error, Record, Result};
 pub const BATCH_ROWS: usize = 256;
 
 /// Column names, in schema order.
-pub const COLUMNS: [&str; 10] =
-    ["id", "source", "project", "language", "buggy_code", "fixed_code", "root_cause", "description", "license", "meta"];
+pub const COLUMNS: [&str; 13] = [
+    "id",
+    "source",
+    "project",
+    "language",
+    "buggy_code",
+    "fixed_code",
+    "root_cause",
+    "description",
+    "license",
+    "meta",
+    "action_label",
+    "action_reason",
+    "actions",
+];
 
 /// The Arrow schema of the document store.
 pub fn schema() -> SchemaRef {
@@ -271,6 +285,32 @@ pub fn check_message_buffers(message: &arrow_ipc::Message<'_>, body_len: u64) ->
     Ok(())
 }
 
+/// Checks the repair-action columns of one document (format v2) without interpreting
+/// them: `action_label` is empty or an upper-case name (`A-Z`, `_`); an empty label comes
+/// with an empty `action_reason` and `actions`; a label comes with `actions` holding a JSON
+/// array of objects. O(length of `actions`).
+///
+/// # Errors
+/// What is wrong, in words, naming the column.
+pub fn check_action_columns(rec: &Record) -> std::result::Result<(), String> {
+    let label = &rec.action_label;
+    if label.is_empty() {
+        if !rec.action_reason.is_empty() || !rec.actions.is_empty() {
+            return Err("actions without an action_label".into());
+        }
+        return Ok(());
+    }
+    if !label.bytes().all(|b| b.is_ascii_uppercase() || b == b'_') {
+        return Err(format!("action_label {label:?} is not an action name"));
+    }
+    let list: Vec<serde_json::Value> =
+        serde_json::from_str(&rec.actions).map_err(|e| format!("the actions column is not a JSON array: {e}"))?;
+    match list.iter().position(|a| !a.is_object()) {
+        Some(i) => Err(format!("action {i} of the actions column is not a JSON object")),
+        None => Ok(()),
+    }
+}
+
 fn record_at(batch: &RecordBatch, r: usize) -> Record {
     let col = |c: usize| -> String {
         let a = batch.column(c).as_any().downcast_ref::<StringArray>().expect("schema checked");
@@ -287,6 +327,9 @@ fn record_at(batch: &RecordBatch, r: usize) -> Record {
         description: col(7),
         license: col(8),
         meta: col(9),
+        action_label: col(10),
+        action_reason: col(11),
+        actions: col(12),
     }
 }
 

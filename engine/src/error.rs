@@ -24,7 +24,7 @@ pub enum Error {
     #[error("not a fixdex index (bad magic bytes); expected a file written by `fixdex index`")]
     NotAnIndex,
     /// The index was written by an unsupported format version.
-    #[error("index format v{got}, this build reads v{oldest}..=v{current}; rebuild it with `fixdex index`")]
+    #[error("index format v{got}, this build reads v{oldest}..=v{current}; {}", version_remedy(*got, *current))]
     Version {
         /// Version found in the file.
         got: u32,
@@ -179,6 +179,18 @@ fn empty_query_hint(space: &crate::Space) -> &'static str {
     match space {
         crate::Space::Cause => "",
         _ => " (to search by root cause alone, use space `cause`)",
+    }
+}
+
+/// What to do about an index of format `got` when this build reads up to `current`: an
+/// older file is rebuilt with this release or a later one, a newer file needs a newer fixdex.
+fn version_remedy(got: u32, current: u32) -> String {
+    let release = crate::format::FIRST_RELEASE_OF_FORMAT;
+    if got < current {
+        format!("rebuild the index with fixdex ≥ {release} (`fixdex index`; format v{current} adds repair actions)")
+    } else {
+        "it was written by a newer fixdex: upgrade fixdex, or rebuild the index with this one (`fixdex index`)"
+            .to_string()
     }
 }
 

@@ -465,7 +465,7 @@ impl Index {
             if lang != Some(&rec.language) || project != Some(rec.project.as_str()) {
                 return Err(Error::corrupt(format!("document {row}: language or project table disagrees")));
             }
-            Ok(())
+            crate::docs::check_action_columns(&rec).map_err(|e| Error::corrupt(format!("document {row}: {e}")))
         })?;
         if n != self.len() {
             return Err(Error::corrupt(format!("document store has {n} rows, header says {}", self.len())));

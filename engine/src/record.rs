@@ -29,13 +29,27 @@ pub struct Record {
     pub license: String,
     /// Provenance as a JSON object in text form; empty when the corpus had none.
     pub meta: String,
+    /// The primary repair action of the fix (format v2): the JSON name of an
+    /// `actions::ActionKind` (`CHANGE_OPERATOR`, ..., `OTHER`), filled by `fixdex index`
+    /// with `actions::classify`. Empty when the document was never classified (a record
+    /// written through [`crate::IndexBuilder`] without one). The engine stores it and does
+    /// not interpret it.
+    pub action_label: String,
+    /// Why the label is what it is when the actions do not say (`parse error`, `mixed
+    /// edits`, `no change`, ...); empty when there is no reason to give.
+    pub action_reason: String,
+    /// The fix's repair actions as a JSON array, as `actions` serialises a
+    /// `Vec<actions::Action>` (`[{"kind": "CHANGE_OPERATOR", "before": "<", ...}]`); `[]` for
+    /// none, empty when [`Record::action_label`] is empty. Stored as text, not interpreted
+    /// here; [`crate::Index::verify`] checks that it is a JSON array of objects.
+    pub actions: String,
 }
 
 impl Record {
-    /// The ten text fields in the order of the document section's columns
+    /// The thirteen text fields in the order of the document section's columns
     /// ([`crate::docs::COLUMNS`]): id, source, project, language, buggy_code, fixed_code,
-    /// root_cause, description, license, meta.
-    pub fn fields(&self) -> [&str; 10] {
+    /// root_cause, description, license, meta, action_label, action_reason, actions.
+    pub fn fields(&self) -> [&str; 13] {
         [
             &self.id,
             &self.source,
@@ -47,6 +61,9 @@ impl Record {
             &self.description,
             &self.license,
             &self.meta,
+            &self.action_label,
+            &self.action_reason,
+            &self.actions,
         ]
     }
 }

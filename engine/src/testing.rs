@@ -184,7 +184,26 @@ pub fn random_unit_vectors(n: usize, dim: usize, seed: u64) -> Vec<f32> {
     v
 }
 
-/// `n` synthetic, distinct bug-fix records alternating Java and Python over 3 projects.
+/// The repair-action columns of [`sample_records`] by `i % 4` (which fixes both the bug
+/// and the language): what `actions::classify` gives for each (the indexer's tests check
+/// that it still does). The Python records hold Java code, so they do not parse.
+pub const SAMPLE_ACTIONS: [(&str, &str, &str); 4] = [
+    (
+        "CHANGE_LOOP_BOUND",
+        "",
+        r#"[{"kind":"CHANGE_LOOP_BOUND","before":"<=","after":"<","enclosing":"for_statement","field":"condition","buggy_lines":[1,1],"fixed_lines":[1,1]}]"#,
+    ),
+    ("OTHER", "parse error", "[]"),
+    (
+        "CHANGE_RETURN_VALUE",
+        "",
+        r#"[{"kind":"CHANGE_RETURN_VALUE","before":"","after":"","enclosing":"return_statement","field":null,"buggy_lines":[1,1],"fixed_lines":[1,1]}]"#,
+    ),
+    ("OTHER", "parse error", "[]"),
+];
+
+/// `n` synthetic, distinct bug-fix records alternating Java and Python over 3 projects,
+/// with their repair actions ([`SAMPLE_ACTIONS`]).
 pub fn sample_records(n: usize) -> Vec<Record> {
     const BUGS: [(&str, &str, &str); 4] = [
         (
@@ -199,6 +218,7 @@ pub fn sample_records(n: usize) -> Vec<Record> {
     (0..n)
         .map(|i| {
             let (bug, fix, cause) = BUGS[i % BUGS.len()];
+            let (label, reason, actions) = SAMPLE_ACTIONS[i % SAMPLE_ACTIONS.len()];
             Record {
                 id: format!("test:{i}"),
                 source: "test".into(),
@@ -210,6 +230,9 @@ pub fn sample_records(n: usize) -> Vec<Record> {
                 description: format!("fix f{i}"),
                 license: "MIT".into(),
                 meta: String::new(),
+                action_label: label.into(),
+                action_reason: reason.into(),
+                actions: actions.into(),
             }
         })
         .collect()

@@ -1,5 +1,6 @@
-//! The build pipeline: read → validate → dedup/exclude → tokenize → compose → embed in
-//! token-budget batches → HNSW per space → write (temporary file + rename).
+//! The build pipeline: read → validate → dedup/exclude → label repair actions (rayon) →
+//! tokenize → compose → embed in token-budget batches → HNSW per space → write (temporary
+//! file + rename).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -33,6 +34,8 @@ pub enum OnError {
 pub enum Stage {
     /// Reading and validating corpus files (total = bytes of all inputs).
     Read,
+    /// Classifying each pair's repair actions (total = records; advanced once at the end).
+    Label,
     /// Tokenizing code and root causes (total = records).
     Tokenize,
     /// Embedding one space (total = records).
@@ -169,6 +172,8 @@ pub struct BuildStats {
     pub embedded: u64,
     /// Seconds spent reading and validating.
     pub read_seconds: f64,
+    /// Seconds spent labelling repair actions ([`crate::label`]).
+    pub label_seconds: f64,
     /// Seconds spent tokenizing.
     pub tokenize_seconds: f64,
     /// Seconds spent in the model.
@@ -221,8 +226,14 @@ pub fn build_index(opts: &BuildOptions, model: &dyn Embedder, progress: &dyn Pro
     }
     check_outputs(opts)?;
     let mut stats = BuildStats::default();
-    let docs = read_all(opts, &mut stats, progress)?;
+    let mut docs = read_all(opts, &mut stats, progress)?;
     stats.empty = docs.is_empty();
+    let t = Instant::now();
+    progress.start(Stage::Label, docs.len() as u64);
+    crate::label::label_all(&mut docs);
+    progress.advance(docs.len() as u64);
+    progress.finish();
+    stats.label_seconds = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let tokens = tokenize(model, &docs, progress)?;
     stats.tokenize_seconds = t.elapsed().as_secs_f64();

@@ -2,7 +2,7 @@
 //!
 //! Offline corpus indexing: read bug-fix pairs from JSONL, Parquet or Arrow IPC files
 //! ([`corpus`]), validate them, drop duplicates and excluded benchmark bugs ([`dedup`],
-//! [`exclude`]), tokenize and compose `root_cause ⊕ buggy_code` ([`engine::embed::compose`]),
+//! [`exclude`]), label each pair's repair actions ([`label`], [`actions::classify`]), tokenize and compose `root_cause ⊕ buggy_code` ([`engine::embed::compose`]),
 //! embed in length-sorted, token-budget batches ([`batch`]), build one HNSW graph per vector
 //! space, and write the index atomically ([`build`]).
 //!
@@ -27,6 +27,7 @@ pub mod corpus;
 pub mod dedup;
 mod error;
 pub mod exclude;
+pub mod label;
 mod report;
 pub mod shard;
 

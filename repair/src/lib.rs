@@ -6,7 +6,8 @@
 //! [`session::Session`] (model requests, candidate validation, budgets, the [`report`]),
 //! with [`config`] its knobs and [`Error`] what can end it. Below them: [`llm`]
 //! (OpenAI-compatible client, scripted and record/replay doubles), [`tools`] (the nine
-//! internal-ingredient tools), [`retrieve`] (similar fixes from the engine), [`patch`]
+//! internal-ingredient tools), [`retrieve`] (similar fixes from the engine, with
+//! [`fix_actions`], what each fix did), [`patch`]
 //! (applying model patches), [`validate`] and [`scratch`] (testing them: [`verdict`] the
 //! typed outcome, [`process`] one supervised command, [`test_output`] JUnit/pytest output
 //! read), [`condense`] (test output cut to the failure text a prompt holds), [`baseline`] (which failures were there
@@ -23,6 +24,7 @@ pub mod condense;
 pub mod config;
 pub mod error;
 pub mod evaluation;
+pub mod fix_actions;
 pub mod fl;
 pub mod language;
 pub mod llm;

@@ -30,6 +30,7 @@ use engine::{Filter, Load, ProjectMatch, SearchParams, Segments, Space};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::fix_actions::FixActions;
 use crate::reload::{IndexStatus, LiveIndex};
 use crate::tools::ToolSpec;
 
@@ -94,6 +95,10 @@ pub struct SimilarFix {
     pub fixed_code: String,
     /// Unified diff from buggy to fixed code.
     pub diff: String,
+    /// What the fix did: `action_label`, `action_reason` and `actions` (flattened into the
+    /// fix's JSON; empty for a document that was never classified).
+    #[serde(flatten)]
+    pub fix_actions: FixActions,
 }
 
 /// The answer of one query.
@@ -245,6 +250,7 @@ impl Retriever {
                 continue;
             }
             let diff = crate::patch::labelled_diff("buggy", "fixed", &d.buggy_code, &d.fixed_code);
+            let fix_actions = FixActions::of(&d)?;
             fixes.push(SimilarFix {
                 rank: fixes.len() + 1,
                 score: h.score,
@@ -255,6 +261,7 @@ impl Retriever {
                 buggy_code: d.buggy_code,
                 fixed_code: d.fixed_code,
                 diff,
+                fix_actions,
             });
         }
         Ok(Retrieval { space: p.space.name().to_string(), fixes, dropped_exact })
@@ -266,8 +273,9 @@ impl Retriever {
             name: "search_similar_fixes".into(),
             description: "Search a corpus of historical bug-fix pairs for fixes similar to the given buggy code \
                           and its root cause (ReinFix external repair ingredients). Returns the top matches with \
-                          their similarity score, root cause and the fix as a unified diff. The bug under repair \
-                          is never returned."
+                          their similarity score, root cause, what each fix did (its repair actions, e.g. \
+                          `change operator < → <= in for condition`) and the fix as a unified diff. The bug under \
+                          repair is never returned."
                 .into(),
             parameters: json!({
                 "type": "object",
@@ -355,8 +363,9 @@ pub enum FixStyle {
     Prompt,
 }
 
-/// Model-facing text of a retrieval: each fix with its score, root cause and diff
-/// (buggy → fixed), cut to `max_chars` characters (whole fixes are dropped from the end;
+/// Model-facing text of a retrieval: each fix with its score, root cause, repair actions
+/// (`Action: change operator < → <= in for condition`, [`FixActions::line`]; no line for a
+/// document never classified) and diff (buggy → fixed), cut to `max_chars` characters (whole fixes are dropped from the end;
 /// `style` says what else is written).
 #[must_use]
 pub fn render_as(r: &Retrieval, max_chars: usize, style: FixStyle) -> String {
@@ -375,7 +384,8 @@ pub fn render_as(r: &Retrieval, max_chars: usize, style: FixStyle) -> String {
             }
             FixStyle::Prompt => format!("Fix {} (similarity {:.2})", f.rank, f.score),
         };
-        let block = format!("### {head}\nRoot cause: {cause}\n```diff\n{}```\n", f.diff);
+        let action = f.fix_actions.line().map_or(String::new(), |a| format!("Action: {a}\n"));
+        let block = format!("### {head}\nRoot cause: {cause}\n{action}```diff\n{}```\n", f.diff);
         if out.len() + block.len() > max_chars {
             if style == FixStyle::Tool && i > 0 {
                 out.push_str(&format!("[{} more similar fixes left out for length]\n", r.fixes.len() - i));

@@ -199,9 +199,10 @@ fn print_summary(opts: &BuildOptions, s: &BuildStats) -> std::io::Result<()> {
         s.truncated
     )?;
     out!(
-        "  time: {:.1} s wall (read {:.1}, tokenize {:.1}, embed {:.1}, graph {:.1}, write {:.1})",
+        "  time: {:.1} s wall (read {:.1}, label actions {:.1}, tokenize {:.1}, embed {:.1}, graph {:.1}, write {:.1})",
         s.wall_seconds,
         s.read_seconds,
+        s.label_seconds,
         s.tokenize_seconds,
         s.embed_seconds,
         s.graph_seconds,

@@ -31,6 +31,7 @@ impl Bars {
 fn label(stage: Stage) -> String {
     match stage {
         Stage::Read => "reading".into(),
+        Stage::Label => "labelling actions".into(),
         Stage::Tokenize => "tokenizing".into(),
         Stage::Embed(s) => format!("embedding {s}"),
         Stage::Graph(s) => format!("HNSW graph {s}"),
@@ -40,7 +41,7 @@ fn label(stage: Stage) -> String {
 
 fn style(stage: Stage, total: u64) -> ProgressStyle {
     let template = match (stage, total) {
-        (_, 0) | (Stage::Graph(_), _) => "{spinner} {msg} [{elapsed_precise}]",
+        (_, 0) | (Stage::Graph(_) | Stage::Label, _) => "{spinner} {msg} [{elapsed_precise}]",
         (Stage::Read, _) => "{msg:>18} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}",
         _ => "{msg:>18} [{bar:30}] {pos}/{len} {per_sec} ETA {eta}",
     };
@@ -57,7 +58,7 @@ impl Progress for Bars {
         };
         bar.set_style(style(stage, total));
         bar.set_message(label(stage));
-        if total == 0 || matches!(stage, Stage::Graph(_)) {
+        if total == 0 || matches!(stage, Stage::Graph(_) | Stage::Label) {
             bar.enable_steady_tick(Duration::from_millis(120));
         }
         if let Ok(mut g) = self.bar.lock() {

@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use engine::{Filter, ProjectMatch, Record, SearchParams, SegmentHit, Segments, Space};
+use repair::fix_actions::FixActions;
 
 /// Arguments of `fixdex search`.
 #[derive(Debug, clap::Args)]
@@ -77,12 +78,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let hits = index.query(&model, &code, &args.cause, &params)?;
     let seconds = t.elapsed().as_secs_f64();
     let docs = hits.iter().map(|h| index.doc(*h)).collect::<engine::Result<Vec<_>>>()?;
+    let actions = docs.iter().map(FixActions::of).collect::<engine::Result<Vec<_>>>()?;
     if args.json {
-        let mut report = json_report(&params, &hits, &docs, seconds);
+        let mut report = json_report(&params, &hits, &docs, &actions, seconds);
         report["exclude_projects"] = serde_json::to_value(&excluded)?;
         out!("{}", serde_json::to_string(&report)?)?;
     } else {
-        print_hits(&params, &hits, &docs)?;
+        print_hits(&params, &hits, &docs, &actions)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -148,17 +150,25 @@ pub fn read_query_text(path: &str, flag: &str) -> anyhow::Result<String> {
     })
 }
 
-fn json_report(p: &SearchParams, hits: &[SegmentHit], docs: &[Record], seconds: f64) -> serde_json::Value {
+fn json_report(
+    p: &SearchParams,
+    hits: &[SegmentHit],
+    docs: &[Record],
+    actions: &[FixActions],
+    seconds: f64,
+) -> serde_json::Value {
     let rows: Vec<serde_json::Value> = hits
         .iter()
-        .zip(docs)
+        .zip(docs.iter().zip(actions))
         .enumerate()
-        .map(|(i, (h, d))| {
+        .map(|(i, (h, (d, a)))| {
             serde_json::json!({
                 "rank": i + 1, "score": h.score, "id": d.id, "source": d.source, "project": d.project,
                 "language": d.language, "root_cause": d.root_cause, "description": d.description,
                 "buggy_code": d.buggy_code, "fixed_code": d.fixed_code, "diff": diff(d),
                 "license": d.license, "meta": serde_json::from_str::<serde_json::Value>(&d.meta).unwrap_or(serde_json::Value::Null),
+                "action_label": a.action_label, "action_reason": a.action_reason, "actions": a.actions,
+                "action": a.line(),
             })
         })
         .collect();
@@ -168,15 +178,18 @@ fn json_report(p: &SearchParams, hits: &[SegmentHit], docs: &[Record], seconds: 
     })
 }
 
-fn print_hits(p: &SearchParams, hits: &[SegmentHit], docs: &[Record]) -> std::io::Result<()> {
+fn print_hits(p: &SearchParams, hits: &[SegmentHit], docs: &[Record], actions: &[FixActions]) -> std::io::Result<()> {
     if hits.is_empty() {
         let why = p.threshold.map_or(String::new(), |t| format!(" with score ≥ {t}"));
         out!("no hits{why}")?;
     }
-    for (i, (h, d)) in hits.iter().zip(docs).enumerate() {
+    for (i, (h, (d, a))) in hits.iter().zip(docs.iter().zip(actions)).enumerate() {
         out!("#{} score {:.4}  {}  [{}, {}]", i + 1, h.score, d.id, d.project, d.language)?;
         let cause = if d.root_cause.is_empty() { "(none recorded)" } else { d.root_cause.trim() };
         out!("   root cause: {}", one_line(cause, 200))?;
+        if let Some(line) = a.line() {
+            out!("   action: {line}")?;
+        }
         for line in diff(d).lines() {
             out!("   {line}")?;
         }

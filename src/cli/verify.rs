@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use engine::Index;
+use repair::fix_actions::FixActions;
 
 /// Arguments of `fixdex verify`.
 #[derive(Debug, clap::Args)]
@@ -17,11 +18,14 @@ pub struct Args {
     json: bool,
 }
 
-/// Runs `fixdex verify`. Exit code 3 when the index is corrupt.
+/// Runs `fixdex verify`: the engine's checks ([`Index::verify`]), then every document's
+/// repair actions read as this build's actions ([`FixActions::of`]). Exit code 3 when the
+/// index is corrupt.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let t = Instant::now();
     let index = Index::open(&args.index).with_context(|| format!("opening index {}", args.index.display()))?;
     let report = index.verify().with_context(|| format!("verifying {}", args.index.display()))?;
+    check_actions(&index).with_context(|| format!("verifying {}", args.index.display()))?;
     let seconds = t.elapsed().as_secs_f64();
     if args.json {
         out!("{}", serde_json::json!({ "ok": true, "report": report, "seconds": seconds }))?;
@@ -38,4 +42,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         )?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Reads the `actions` column of every document as repair actions (the engine checked only
+/// that it is a JSON array of objects). O(documents).
+fn check_actions(index: &Index) -> engine::Result<()> {
+    index.docs()?.for_each(|_, rec| FixActions::of(&rec).map(drop))?;
+    Ok(())
 }

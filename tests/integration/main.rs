@@ -1,5 +1,7 @@
 //! End-to-end tests of the `fixdex` binary: real processes, real files.
 
+/// Issue 11: repair actions stored at index time, printed in hits, verified; v1 refused.
+mod actions;
 /// Every bad input of issue 2 gets a clear error and loses nothing.
 mod bad_inputs;
 /// `fixdex index` / `search` / `inspect` / `verify` on good input, with the tiny model.

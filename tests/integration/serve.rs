@@ -35,6 +35,21 @@ fn indexed() -> (Scratch, PathBuf) {
     (s, idx)
 }
 
+/// Issue 11: every fix of a `search_similar_fixes` answer carries the repair actions that
+/// `fixdex index` stored for it (`engine::testing::SAMPLE_ACTIONS` for the synthetic
+/// records), in the structured answer and as an `Action:` line in the text.
+fn check_actions(fixes: &[Value], text: &str) {
+    for f in fixes {
+        let i: usize = f["id"].as_str().unwrap().trim_start_matches("test:").parse().unwrap();
+        let (label, reason, actions) = engine::testing::SAMPLE_ACTIONS[i % 4];
+        assert_eq!(f["action_label"], label, "{f}");
+        assert_eq!(f["action_reason"], if reason.is_empty() { Value::Null } else { json!(reason) }, "{f}");
+        assert_eq!(f["actions"], serde_json::from_str::<Value>(actions).unwrap(), "{f}");
+    }
+    assert!(text.contains("\nAction: change loop bound <= → < in for condition\n"), "{text}");
+    assert!(text.contains("\nAction: OTHER (parse error)\n"), "{text}");
+}
+
 fn toolproject() -> PathBuf {
     repo().join("repair/tests/fixtures/toolproject")
 }
@@ -151,6 +166,7 @@ fn serve_mcp_session_lists_and_calls_tools() {
     assert!(!ids.contains(&EXCLUDED), "{ids:?}");
     assert!(text(&found).contains("### Similar fix 1"), "{}", text(&found));
     assert!(!text(&found).contains(&format!("{EXCLUDED},")));
+    check_actions(fixes, text(&found));
 
     let method = mcp.call("find_method_in_file", &json!({"file": "python/geometry/utils.py", "method": "clamp"}));
     assert_eq!(method["isError"], false, "{method}");
@@ -242,6 +258,7 @@ fn serve_http_answers_list_call_and_errors() {
     assert_eq!(ids.len(), 11, "{ids:?}");
     assert!(!ids.contains(&EXCLUDED));
     assert!(found["result"].as_str().unwrap().contains("### Similar fix 1"));
+    check_actions(found["structured"]["fixes"].as_array().unwrap(), found["result"].as_str().unwrap());
 
     let args = json!({"file": "Circle.java", "method": "area"}).to_string();
     let (status, method) = http.post("/tools/find_method_in_file", &args);

@@ -1,4 +1,4 @@
-//! The fixdex index file format, version 1.
+//! The fixdex index file format, version 2.
 //!
 //! An index is one immutable file, little-endian, written once by [`IndexWriter`] under a
 //! temporary name and published by `rename`. [`crate::Index::open`] memory-maps it and checks
@@ -38,6 +38,13 @@
 //! | `VectorsI8` (12) | yes, optional | `i8 [n_docs, dim]` int8 codes for graph traversal ([`crate::quant`]) |
 //! | `QuantScales` (13) | yes, optional | `f32 [dim]`: code = round(x · scale), clipped to ±127 |
 //!
+//! # Versions
+//!
+//! | version | written by | change |
+//! | --- | --- | --- |
+//! | 1 | fixdex 0.1.0 | first format |
+//! | 2 | fixdex ≥ 0.2.0 | `Docs` gains the columns `action_label`, `action_reason` and `actions` (the fix's repair actions, [`crate::Record::actions`]); v1 files are refused ([`crate::Error::Version`]: rebuild them), since their documents carry no actions |
+//!
 //! # Files
 //!
 //! | file | responsibility |
@@ -60,6 +67,10 @@ pub use write::{IndexWriter, SectionSink, check_output};
 /// The 8 bytes every index file starts with.
 pub const MAGIC: [u8; 8] = *b"FIXDEXIX";
 /// The format version this build writes.
-pub const FORMAT_VERSION: u32 = 1;
-/// The oldest format version this build reads.
-pub const OLDEST_SUPPORTED_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest format version this build reads. v1 is refused: its documents have no
+/// repair actions, and a search over it would print none without saying why.
+pub const OLDEST_SUPPORTED_VERSION: u32 = 2;
+/// The first fixdex release that writes [`FORMAT_VERSION`]: an index of an older format
+/// must be rebuilt with it or a later one.
+pub const FIRST_RELEASE_OF_FORMAT: &str = "0.2.0";

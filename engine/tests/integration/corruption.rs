@@ -54,7 +54,8 @@ fn header_damage_magic_and_version() {
     let mut b = bytes.clone();
     b[8] = 9; // version 9
     let e = Index::from_bytes(&b).unwrap_err();
-    assert!(e.to_string().contains("index format v9, this build reads v1..=v1"), "{e}");
+    assert!(e.to_string().contains("index format v9, this build reads v2..=v2"), "{e}");
+    assert!(e.to_string().contains("written by a newer fixdex"), "{e}");
     let mut b = bytes;
     b[44] ^= 1; // n_docs, covered by the header CRC
     assert!(Index::from_bytes(&b).unwrap_err().to_string().contains("header checksum"));

@@ -8,7 +8,8 @@ mod corruption;
 mod format;
 /// Fuzz tests: damaged indexes never panic open, verify or search (issue 8).
 mod fuzz;
-/// The committed format-v1 fixture.
+/// The committed format fixtures: v2 opens and answers, v1 is refused with the rebuild
+/// message.
 mod golden;
 /// Issue 8, search side: blank queries, scores past ±1, damaged vectors, the index's cause
 /// budget, filters that match nothing, project identity.

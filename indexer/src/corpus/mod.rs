@@ -23,6 +23,10 @@
 //! | `meta` | no | JSONL: object; Parquet/Arrow: string (other types ignored) | compact JSON text; `""` when missing |
 //! | `root_cause` | no | string | see below |
 //!
+//! The repair-action columns of the index (`action_label`, `action_reason`, `actions`) are
+//! computed by the build from `buggy_code` and `fixed_code` ([`crate::label`]), never read:
+//! fields of those names in a corpus are ignored like any other unknown field, so an index
+//! always holds the labels of the classifier that built it.
 //! "Blank" means empty once whitespace and invisible characters are removed: Unicode
 //! categories Cc (control), Cf (format, e.g. the zero-width space U+200B or U+FEFF), Mn and
 //! Me (combining marks), which embed exactly like an empty string. A row whose

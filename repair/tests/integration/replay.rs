@@ -210,6 +210,8 @@ fn sample_index() -> (Retriever, tempfile::TempDir) {
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
             let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+            // The repair actions as `fixdex index` labels them (indexer::label).
+            let c = actions::classify(&s("buggy_code"), &s("fixed_code"), s("language").parse().unwrap());
             Record {
                 id: s("id"),
                 source: s("source"),
@@ -221,6 +223,9 @@ fn sample_index() -> (Retriever, tempfile::TempDir) {
                 description: s("description"),
                 license: s("license"),
                 meta: String::new(),
+                action_label: c.label.as_str().to_string(),
+                action_reason: c.reason.unwrap_or_default(),
+                actions: serde_json::to_string(&c.actions).unwrap(),
             }
         })
         .collect();

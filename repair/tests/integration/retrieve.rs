@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use engine::hnsw::{self, HnswConfig};
 use engine::{IndexBuilder, Record, Space};
-use repair::retrieve::{Exclusion, RetrieveParams, Retriever, render};
+use repair::retrieve::{Exclusion, FixStyle, RetrieveParams, Retriever, render, render_as};
 
 fn build(dir: &std::path::Path) -> (std::path::PathBuf, Arc<dyn engine::embed::Embedder>, Vec<Record>) {
     build_at(&dir.join("t.fdx"), engine::testing::sample_records(24))
@@ -70,6 +70,38 @@ fn exclusion_and_exact_match_leakage_filter() {
         .unwrap();
     assert!(r.fixes.iter().all(|f| f.score >= 0.99999));
     assert!(render(&r, 1000).contains("similar fix") || r.fixes.is_empty());
+}
+
+/// Issue 11: each retrieved fix carries the actions stored with its document, and both the
+/// tool answer and the repair prompt's similar-fix section print them above the diff.
+#[test]
+fn issue_11_fixes_carry_their_stored_actions_into_answers_and_prompts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, model, docs) = build(dir.path());
+    let r = Retriever::open(&path, model, Exclusion::default()).unwrap();
+    let q = &docs[5];
+    let found = r.search(&q.buggy_code, &q.root_cause, &RetrieveParams { k: 8, ..RetrieveParams::default() }).unwrap();
+    assert_eq!(found.fixes.len(), 8);
+    for f in &found.fixes {
+        let d = docs.iter().find(|d| d.id == f.id).unwrap();
+        assert_eq!(f.fix_actions.action_label, d.action_label);
+        assert_eq!(serde_json::to_string(&f.fix_actions.actions).unwrap(), d.actions);
+        let json = serde_json::to_value(f).unwrap();
+        assert_eq!(json["action_label"], d.action_label.as_str(), "{json}");
+        assert!(json["actions"].is_array(), "{json}");
+    }
+    let loop_fix = "Action: change loop bound <= → < in for condition\n```diff\n";
+    let unparsed = "Action: OTHER (parse error)\n```diff\n";
+    for style in [FixStyle::Tool, FixStyle::Prompt] {
+        let text = render_as(&found, 100_000, style);
+        assert!(text.contains(loop_fix) && text.contains(unparsed), "{style:?}: {text}");
+        assert_eq!(text.matches("\nAction: ").count(), 8, "{text}");
+    }
+    // A document never classified gets no action line.
+    let mut bare = found;
+    bare.fixes.truncate(1);
+    bare.fixes[0].fix_actions = repair::fix_actions::FixActions::default();
+    assert!(!render_as(&bare, 100_000, FixStyle::Prompt).contains("Action:"));
 }
 
 #[test]

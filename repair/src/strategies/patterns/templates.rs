@@ -220,7 +220,9 @@ impl Cx<'_> {
         let range_arg = parent.kind() == "argument_list"
             && node.is_named()
             && parent.parent().and_then(|c| c.child_by_field_name("function")).is_some_and(|f| self.of(f) == "range");
-        if comparison_rhs || index || range_arg {
+        // An integer literal is the numeral template's (`0` → `1`, not `0 + 1`).
+        let literal = matches!(node.kind(), "integer" | "decimal_integer_literal");
+        if (comparison_rhs || index || range_arg) && !literal {
             let t = self.of(node);
             let wrapped = if node.named_child_count() > 0 && !matches!(node.kind(), "call" | "method_invocation") {
                 format!("({t})")

@@ -39,6 +39,7 @@ pub mod scratch;
 pub mod serve;
 pub mod session;
 pub mod strategies;
+pub mod suggest;
 pub mod test_output;
 pub mod toolchain;
 pub mod tools;

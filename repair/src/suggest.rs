@@ -1,0 +1,180 @@
+//! Action suggestions: the repair actions of the top-k similar fixes, aggregated into a
+//! ranked list of likely actions for the query (issue 11 item 2): "what should the fix
+//! do?", which an agent reads before the fixes themselves.
+//!
+//! # Rule
+//! Each hit votes for its primary label (the `action_label` column) with weight
+//! `max(score, 0)`, its cosine similarity; hits labelled `OTHER` or never classified cast
+//! no vote (they name no action). A kind's `share` is its weight over the total weight
+//! (shares sum to 1 when any hit voted); kinds are ranked by share, ties by the best hit's
+//! rank. This is a similarity-weighted k-nearest-neighbour vote (Dudani, "The
+//! distance-weighted k-nearest-neighbor rule", IEEE SMC 1976) over the hits' labels.
+//!
+//! ```
+//! use repair::fix_actions::FixActions;
+//! use repair::suggest::{Voter, suggest};
+//!
+//! let op = FixActions { action_label: "CHANGE_OPERATOR".into(), ..FixActions::default() };
+//! let guard = FixActions { action_label: "ADD_GUARD".into(), ..FixActions::default() };
+//! let hits = [
+//!     Voter { id: "a", score: 0.9, actions: &guard },
+//!     Voter { id: "b", score: 0.8, actions: &op },
+//!     Voter { id: "c", score: 0.7, actions: &op },
+//! ];
+//! let s = suggest(&hits, 5);
+//! assert_eq!(s[0].kind, "CHANGE_OPERATOR");
+//! assert!((s[0].share - 0.625).abs() < 1e-6);
+//! assert_eq!(s[0].evidence.len(), 2);
+//! ```
+
+use std::collections::BTreeMap;
+
+use actions::Action;
+use serde::{Deserialize, Serialize};
+
+use crate::fix_actions::FixActions;
+
+/// Concrete actions kept per suggestion (distinct ones, from the best-ranked hits first).
+pub const EXAMPLES: usize = 3;
+
+/// One hit as a voter: its id, cosine score in [-1, 1] and stored actions.
+#[derive(Debug, Clone, Copy)]
+pub struct Voter<'a> {
+    /// Document id.
+    pub id: &'a str,
+    /// Similarity to the query (cosine, or a ranking score in [-1, 1]).
+    pub score: f32,
+    /// What the hit's fix did.
+    pub actions: &'a FixActions,
+}
+
+/// One hit supporting a suggestion.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// Document id of the hit.
+    pub id: String,
+    /// 1-based rank of the hit in the answer.
+    pub rank: usize,
+    /// The hit's score.
+    pub score: f32,
+}
+
+/// A likely repair action for the query.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Suggestion {
+    /// The action kind's JSON name (`CHANGE_OPERATOR`, `ADD_NULL_CHECK`, ...).
+    pub kind: String,
+    /// Its share of the similarity-weighted vote, in [0, 1].
+    pub share: f32,
+    /// The hits that voted for it, best first.
+    pub evidence: Vec<Evidence>,
+    /// Up to [`EXAMPLES`] distinct concrete actions of this kind from those hits, with
+    /// their tokens (`change operator < → <= in for condition`), best hit first.
+    pub examples: Vec<Action>,
+}
+
+impl Suggestion {
+    /// One line for people: `CHANGE_OPERATOR 0.62 (2 hits: a, b) e.g. change operator < → <=`.
+    pub fn line(&self) -> String {
+        let ids: Vec<&str> = self.evidence.iter().map(|e| e.id.as_str()).collect();
+        let n = ids.len();
+        let mut s = format!("{} {:.2} ({n} hit{}: {})", self.kind, self.share, if n == 1 { "" } else { "s" }, ids.join(", "));
+        if let Some(first) = self.examples.first() {
+            s.push_str(&format!(" e.g. {first}"));
+        }
+        s
+    }
+}
+
+/// Ranks the actions of `hits` (best first, in answer order) by the rule in the module
+/// docs and keeps the best `max` kinds. Empty when no hit names an action. O(hits ·
+/// actions per hit).
+pub fn suggest(hits: &[Voter<'_>], max: usize) -> Vec<Suggestion> {
+    let mut by_kind: BTreeMap<&str, (f32, Suggestion)> = BTreeMap::new();
+    let mut total = 0.0f32;
+    for (i, h) in hits.iter().enumerate() {
+        let label = h.actions.action_label.as_str();
+        if label.is_empty() || label == "OTHER" {
+            continue;
+        }
+        let w = h.score.max(0.0);
+        total += w;
+        let entry = by_kind.entry(label).or_insert_with(|| {
+            let s = Suggestion { kind: label.to_string(), share: 0.0, evidence: Vec::new(), examples: Vec::new() };
+            (0.0, s)
+        });
+        entry.0 += w;
+        entry.1.evidence.push(Evidence { id: h.id.to_string(), rank: i + 1, score: h.score });
+        for a in h.actions.actions.iter().filter(|a| a.kind.as_str() == label) {
+            if entry.1.examples.len() < EXAMPLES && !entry.1.examples.contains(a) {
+                entry.1.examples.push(a.clone());
+            }
+        }
+    }
+    let mut out: Vec<Suggestion> = by_kind
+        .into_values()
+        .map(|(w, mut s)| {
+            // No positive weight anywhere (all scores ≤ 0): shares by count instead.
+            s.share = if total > 0.0 { w / total } else { 0.0 };
+            s
+        })
+        .collect();
+    if total <= 0.0 {
+        let n: usize = out.iter().map(|s| s.evidence.len()).sum();
+        for s in &mut out {
+            s.share = s.evidence.len() as f32 / n.max(1) as f32;
+        }
+    }
+    out.sort_by(|a, b| b.share.total_cmp(&a.share).then(a.evidence[0].rank.cmp(&b.evidence[0].rank)));
+    out.truncate(max);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fa(label: &str) -> FixActions {
+        FixActions { action_label: label.into(), ..FixActions::default() }
+    }
+
+    #[test]
+    fn other_and_unclassified_hits_do_not_vote() {
+        let (o, u, g) = (fa("OTHER"), fa(""), fa("ADD_GUARD"));
+        let hits = [
+            Voter { id: "o", score: 0.99, actions: &o },
+            Voter { id: "u", score: 0.98, actions: &u },
+            Voter { id: "g", score: 0.2, actions: &g },
+        ];
+        let s = suggest(&hits, 5);
+        assert_eq!(s.len(), 1);
+        assert_eq!((s[0].kind.as_str(), s[0].share), ("ADD_GUARD", 1.0));
+        assert_eq!(s[0].evidence, vec![Evidence { id: "g".into(), rank: 3, score: 0.2 }]);
+        assert!(suggest(&hits[..2], 5).is_empty());
+    }
+
+    #[test]
+    fn ties_go_to_the_better_ranked_hit_and_max_cuts() {
+        let (a, b, c) = (fa("CHANGE_NUMERAL"), fa("ADD_GUARD"), fa("SWAP_ARGUMENTS"));
+        let hits = [
+            Voter { id: "1", score: 0.5, actions: &b },
+            Voter { id: "2", score: 0.5, actions: &a },
+            Voter { id: "3", score: 0.1, actions: &c },
+        ];
+        let s = suggest(&hits, 2);
+        assert_eq!(s.iter().map(|s| s.kind.as_str()).collect::<Vec<_>>(), ["ADD_GUARD", "CHANGE_NUMERAL"]);
+        let sum: f32 = suggest(&hits, 9).iter().map(|s| s.share).sum();
+        assert!((sum - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn negative_scores_fall_back_to_counts_and_examples_are_distinct() {
+        let c = actions::classify("int f() { return a < b; }", "int f() { return a <= b; }", actions::Language::Java);
+        let op = FixActions { action_label: c.label.as_str().into(), action_reason: None, actions: c.actions };
+        let hits = [Voter { id: "x", score: -0.3, actions: &op }, Voter { id: "y", score: -0.4, actions: &op }];
+        let s = suggest(&hits, 5);
+        assert_eq!(s[0].share, 1.0);
+        assert_eq!(s[0].examples.len(), 1, "{:?}", s[0].examples);
+        assert!(s[0].line().starts_with("CHANGE_OPERATOR 1.00 (2 hits: x, y) e.g. change operator < → <="), "{}", s[0].line());
+    }
+}

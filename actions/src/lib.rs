@@ -36,6 +36,7 @@ mod kind;
 mod matcher;
 mod rules;
 mod script;
+mod shape;
 mod summarise;
 mod summarise_group;
 mod tree;
@@ -44,6 +45,7 @@ use std::str::FromStr;
 
 pub use action::{Action, Classification};
 pub use kind::ActionKind;
+pub use shape::{Fit, Shape};
 pub use tree::MAX_DEPTH;
 
 /// Longest side (buggy or fixed, in bytes) that is diffed; longer pairs are labelled

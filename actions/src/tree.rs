@@ -104,7 +104,28 @@ pub(crate) fn dedent(src: &str) -> String {
     src.lines().map(cut).collect::<Vec<&str>>().join("\n")
 }
 
+/// One snippet's tree for reading, not diffing: the first wrapper (Java) under which it
+/// parses without errors, else tree-sitter's error-recovering tree under the first wrapper
+/// (Python: dedented). Only a tree deeper than [`MAX_DEPTH`] is refused.
+pub(crate) fn parse_lenient(src: &str, lang: Language) -> Result<Ast, ParseFailure> {
+    let (src, wrappers): (String, &[(&str, &str)]) = match lang {
+        Language::Java => (src.to_string(), JAVA_WRAPPERS),
+        Language::Python => (dedent(src), &[("\n", "\n")]),
+    };
+    for (pre, post) in wrappers {
+        match parse_wrapped_with(&src, pre, post, lang, false) {
+            Err(ParseFailure::Syntax) => continue,
+            done => return done,
+        }
+    }
+    parse_wrapped_with(&src, wrappers[0].0, wrappers[0].1, lang, true)
+}
+
 fn parse_wrapped(src: &str, pre: &str, post: &str, lang: Language) -> Result<Ast, ParseFailure> {
+    parse_wrapped_with(src, pre, post, lang, false)
+}
+
+fn parse_wrapped_with(src: &str, pre: &str, post: &str, lang: Language, errors_ok: bool) -> Result<Ast, ParseFailure> {
     let text = format!("{pre}{src}{post}");
     let mut parser = tree_sitter::Parser::new();
     parser.set_language(&lang.grammar()).map_err(|_| ParseFailure::Syntax)?;
@@ -112,7 +133,7 @@ fn parse_wrapped(src: &str, pre: &str, post: &str, lang: Language) -> Result<Ast
     if deeper_than(tree.root_node(), MAX_DEPTH) {
         return Err(ParseFailure::TooDeep);
     }
-    if tree.root_node().has_error() {
+    if tree.root_node().has_error() && !errors_ok {
         return Err(ParseFailure::Syntax);
     }
     let offset = pre.matches('\n').count() as u32;

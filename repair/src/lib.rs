@@ -32,6 +32,7 @@ pub mod patch;
 pub mod preflight;
 pub mod process;
 pub mod quixbugs;
+pub mod rank;
 pub mod reload;
 pub mod report;
 pub mod retrieve;

@@ -8,6 +8,8 @@ use std::time::Instant;
 use anyhow::Context;
 use engine::{Filter, ProjectMatch, Record, SearchParams, SegmentHit, Segments, Space};
 use repair::fix_actions::FixActions;
+use repair::rank::{CorpusStats, Features, Rank, Weights};
+use repair::suggest::{Suggestion, Voter};
 
 /// Arguments of `fixdex search`.
 #[derive(Debug, clap::Args)]
@@ -56,10 +58,34 @@ pub struct Args {
     /// Embedding model folder; must be the index's model [default: data/models/all-MiniLM-L6-v2].
     #[arg(long, env = "FIXDEX_MODEL")]
     model: Option<PathBuf>,
+    /// Ranking of the hits: `dense` (cosine), `hybrid` (cosine + BM25 over code terms) or
+    /// `action` (hybrid + whether each hit's repair action fits the query code, the top
+    /// hits' action vote and the action prior; reranks at least 100 dense candidates).
+    #[arg(long, default_value = "action", value_parser = parse_rank)]
+    rank: Rank,
+    /// First print the likely repair actions for the query: the hits' actions aggregated
+    /// (kind, vote share, supporting hits, an example). The JSON answer always has them.
+    #[arg(long)]
+    actions: bool,
+    /// Language of the query code, for the action fit [default: the single --lang, else the
+    /// best dense hit's language].
+    #[arg(long, value_parser = parse_language)]
+    query_lang: Option<actions::Language>,
     /// Print hits as one JSON object.
     #[arg(long)]
     json: bool,
 }
+
+fn parse_rank(s: &str) -> Result<Rank, String> {
+    s.parse()
+}
+
+fn parse_language(s: &str) -> Result<actions::Language, String> {
+    s.parse().map_err(|e: actions::Error| e.to_string())
+}
+
+/// Suggestions kept in an answer.
+const SUGGESTIONS: usize = 5;
 
 /// Runs `fixdex search`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -75,18 +101,86 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     warn_unmatched(&excluded);
     let model = super::model::load(&super::model::resolve(args.model.as_deref()))?;
     let t = Instant::now();
-    let hits = index.query(&model, &code, &args.cause, &params)?;
+    let answer = ranked_answer(args, &index, &model, &code, params.clone())?;
     let seconds = t.elapsed().as_secs_f64();
-    let docs = hits.iter().map(|h| index.doc(*h)).collect::<engine::Result<Vec<_>>>()?;
-    let actions = docs.iter().map(FixActions::of).collect::<engine::Result<Vec<_>>>()?;
+    let suggestions = answer.suggestions();
     if args.json {
-        let mut report = json_report(&params, &hits, &docs, &actions, seconds);
+        let mut report = json_report(&params, &answer, seconds);
+        report["rank"] = args.rank.name().into();
+        report["suggestions"] = serde_json::to_value(&suggestions)?;
         report["exclude_projects"] = serde_json::to_value(&excluded)?;
         out!("{}", serde_json::to_string(&report)?)?;
     } else {
-        print_hits(&params, &hits, &docs, &actions)?;
+        if args.actions {
+            print_suggestions(&suggestions)?;
+        }
+        print_hits(&params, &answer)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The hits of one query, in the ranking's order, with what their fixes did.
+struct Answer {
+    hits: Vec<SegmentHit>,
+    docs: Vec<Record>,
+    actions: Vec<FixActions>,
+    /// Per hit, for rankings other than `dense`.
+    features: Vec<Option<Features>>,
+}
+
+impl Answer {
+    fn suggestions(&self) -> Vec<Suggestion> {
+        let voters: Vec<Voter<'_>> = (0..self.hits.len())
+            .map(|i| Voter { id: &self.docs[i].id, score: self.hits[i].score, actions: &self.actions[i] })
+            .collect();
+        repair::suggest::suggest(&voters, SUGGESTIONS)
+    }
+}
+
+/// Searches (a pool of [`repair::rank::pool_size`] dense candidates) and reranks by `--rank`.
+fn ranked_answer(
+    args: &Args,
+    index: &Segments,
+    model: &dyn engine::embed::Embedder,
+    code: &str,
+    mut params: SearchParams,
+) -> anyhow::Result<Answer> {
+    let k = params.k;
+    params.k = repair::rank::pool_size(args.rank, k);
+    let hits = index.query(model, code, &args.cause, &params)?;
+    if args.rank == Rank::Dense || hits.is_empty() {
+        let hits: Vec<SegmentHit> = hits.into_iter().take(k).collect();
+        let docs = hits.iter().map(|h| index.doc(*h)).collect::<engine::Result<Vec<_>>>()?;
+        let actions = docs.iter().map(FixActions::of).collect::<engine::Result<Vec<_>>>()?;
+        let features = vec![None; hits.len()];
+        return Ok(Answer { hits, docs, actions, features });
+    }
+    let stats = CorpusStats::of(index).context("reading the index's documents for the ranking")?;
+    let lang = match (args.query_lang, args.languages.as_slice()) {
+        (Some(l), _) => Some(l),
+        (None, [one]) => one.parse().ok(),
+        (None, _) => index.doc(hits[0])?.language.parse().ok(),
+    };
+    let ranked = repair::rank::rerank(index, &stats, code, lang, &hits, args.rank, &Weights::FITTED)?;
+    let mut a = Answer { hits: Vec::new(), docs: Vec::new(), actions: Vec::new(), features: Vec::new() };
+    for r in ranked.into_iter().take(k) {
+        a.hits.push(r.hit);
+        a.docs.push(r.doc);
+        a.actions.push(r.actions);
+        a.features.push(Some(r.features));
+    }
+    Ok(a)
+}
+
+fn print_suggestions(suggestions: &[Suggestion]) -> std::io::Result<()> {
+    if suggestions.is_empty() {
+        return out!("likely repair actions: none (no hit names an action)\n");
+    }
+    out!("likely repair actions:")?;
+    for (i, s) in suggestions.iter().enumerate() {
+        out!("  {}. {}", i + 1, s.line())?;
+    }
+    out!()
 }
 
 fn params(args: &Args) -> anyhow::Result<SearchParams> {
@@ -150,25 +244,21 @@ pub fn read_query_text(path: &str, flag: &str) -> anyhow::Result<String> {
     })
 }
 
-fn json_report(
-    p: &SearchParams,
-    hits: &[SegmentHit],
-    docs: &[Record],
-    actions: &[FixActions],
-    seconds: f64,
-) -> serde_json::Value {
-    let rows: Vec<serde_json::Value> = hits
+fn json_report(p: &SearchParams, answer: &Answer, seconds: f64) -> serde_json::Value {
+    let rows: Vec<serde_json::Value> = answer
+        .hits
         .iter()
-        .zip(docs.iter().zip(actions))
+        .zip(answer.docs.iter().zip(&answer.actions))
+        .zip(&answer.features)
         .enumerate()
-        .map(|(i, (h, (d, a)))| {
+        .map(|(i, ((h, (d, a)), f))| {
             serde_json::json!({
                 "rank": i + 1, "score": h.score, "id": d.id, "source": d.source, "project": d.project,
                 "language": d.language, "root_cause": d.root_cause, "description": d.description,
                 "buggy_code": d.buggy_code, "fixed_code": d.fixed_code, "diff": diff(d),
                 "license": d.license, "meta": serde_json::from_str::<serde_json::Value>(&d.meta).unwrap_or(serde_json::Value::Null),
                 "action_label": a.action_label, "action_reason": a.action_reason, "actions": a.actions,
-                "action": a.line(),
+                "action": a.line(), "features": f,
             })
         })
         .collect();
@@ -178,12 +268,12 @@ fn json_report(
     })
 }
 
-fn print_hits(p: &SearchParams, hits: &[SegmentHit], docs: &[Record], actions: &[FixActions]) -> std::io::Result<()> {
-    if hits.is_empty() {
+fn print_hits(p: &SearchParams, answer: &Answer) -> std::io::Result<()> {
+    if answer.hits.is_empty() {
         let why = p.threshold.map_or(String::new(), |t| format!(" with score ≥ {t}"));
         out!("no hits{why}")?;
     }
-    for (i, (h, (d, a))) in hits.iter().zip(docs.iter().zip(actions)).enumerate() {
+    for (i, (h, (d, a))) in answer.hits.iter().zip(answer.docs.iter().zip(&answer.actions)).enumerate() {
         out!("#{} score {:.4}  {}  [{}, {}]", i + 1, h.score, d.id, d.project, d.language)?;
         let cause = if d.root_cause.is_empty() { "(none recorded)" } else { d.root_cause.trim() };
         out!("   root cause: {}", one_line(cause, 200))?;

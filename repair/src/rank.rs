@@ -1,0 +1,377 @@
+//! Action-aware ranking of retrieved bug-fix pairs (issue 11 item 3): the dense cosine,
+//! a lexical BM25 score over code tokens, and whether each hit's repair action *fits* the
+//! query code, combined linearly over a candidate pool from the dense search.
+//!
+//! # Rankings
+//! | `--rank` | score of a candidate |
+//! | --- | --- |
+//! | `dense` | its cosine similarity (the engine's order) |
+//! | `hybrid` | `dense + w_bm25 · bm25` (RAP-Gen's hybrid retriever: dense and BM25 together, Wang et al., FSE 2023) |
+//! | `action` | `hybrid + w_kind · [fit ≥ kind] + w_tokens · [fit = tokens] + w_vote · vote + w_prior · prior − w_other · [no action]` |
+//!
+//! with, per candidate: `bm25` its Okapi BM25 score (k1 = 1.2, b = 0.75; Robertson &
+//! Zaragoza, "The probabilistic relevance framework: BM25 and beyond", 2009) for the
+//! query's code terms, divided by the pool's best (so in [0, 1]); `fit` how its action
+//! fits the query code ([`actions::Fit`]); `vote` the share of its label in the
+//! suggestions of the top [`VOTE_DEPTH`] dense hits ([`crate::suggest`]: a k-nearest-
+//! neighbour vote, hits whose buggy code equals the query's excluded); `prior` the share
+//! of its label among the index's classified non-`OTHER` documents; `[no action]` 1 for
+//! a hit labelled `OTHER` or unclassified (its fix names no action to apply).
+//!
+//! The weights ([`Weights::FITTED`]) were fixed on a split of the action-retrieval
+//! corpus that shares no project with the evaluation queries, with this project's own
+//! labels as relevance (`scripts/fit-rank-weights.py`); nothing was learned on the
+//! evaluation queries.
+//!
+//! Terms: identifiers split at `_` and camelCase humps, lower-cased, plus whole
+//! identifiers and numbers; a term of one character is dropped.
+
+use std::collections::HashMap;
+use std::str::FromStr;
+
+use actions::{Fit, Language, Shape};
+use engine::{Record, SegmentHit, Segments};
+use serde::Serialize;
+
+use crate::fix_actions::FixActions;
+use crate::suggest::{Voter, suggest};
+
+/// Dense hits whose labels vote for [`Features::vote`].
+pub const VOTE_DEPTH: usize = 20;
+
+/// Fewest dense candidates reranked, whatever `k`: a reranking needs room to move.
+pub const MIN_POOL: usize = 100;
+
+/// A ranking of the candidates (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rank {
+    /// Cosine similarity only.
+    Dense,
+    /// Cosine plus BM25.
+    Hybrid,
+    /// Hybrid plus action fit, vote and prior.
+    Action,
+}
+
+impl Rank {
+    /// Every ranking's name, for help and errors.
+    pub const NAMES: [&str; 3] = ["dense", "hybrid", "action"];
+
+    /// The ranking's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rank::Dense => "dense",
+            Rank::Hybrid => "hybrid",
+            Rank::Action => "action",
+        }
+    }
+}
+
+impl FromStr for Rank {
+    type Err = String;
+
+    /// `dense`, `hybrid` or `action`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "dense" => Ok(Rank::Dense),
+            "hybrid" => Ok(Rank::Hybrid),
+            "action" => Ok(Rank::Action),
+            _ => Err(format!("unknown ranking {s:?}: use one of {}", Rank::NAMES.join(", "))),
+        }
+    }
+}
+
+/// Weights of the linear score (module docs). Dense has weight 1.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Weights {
+    /// Of the pool-normalised BM25 score.
+    pub bm25: f32,
+    /// Of "the hit's action kind fits the query code".
+    pub fit_kind: f32,
+    /// Of "its concrete tokens occur there too".
+    pub fit_tokens: f32,
+    /// Of the label's share of the top dense hits' vote.
+    pub vote: f32,
+    /// Of the label's share among the index's labelled documents.
+    pub prior: f32,
+    /// Subtracted for a hit without an action (`OTHER`, unclassified).
+    pub no_action: f32,
+}
+
+impl Weights {
+    /// The weights `--rank action` uses, fitted as the module docs say.
+    pub const FITTED: Weights = Weights { bm25: 0.05, fit_kind: 0.05, fit_tokens: 0.05, vote: 0.3, prior: 0.5, no_action: 0.3 };
+
+    /// `hybrid`: BM25 only.
+    pub fn hybrid(self) -> Weights {
+        Weights { bm25: self.bm25, fit_kind: 0.0, fit_tokens: 0.0, vote: 0.0, prior: 0.0, no_action: 0.0 }
+    }
+}
+
+/// Corpus statistics the ranking needs: BM25 document frequencies and lengths, and the
+/// label distribution. One pass over every document of the segments (O(corpus bytes));
+/// build once per process (a server keeps it).
+#[derive(Debug, Clone, Default)]
+pub struct CorpusStats {
+    df: HashMap<String, u32>,
+    docs: usize,
+    avg_len: f32,
+    /// Share of each label among classified non-`OTHER` documents.
+    prior: HashMap<String, f32>,
+}
+
+impl CorpusStats {
+    /// Reads every document of `index`.
+    ///
+    /// # Errors
+    /// [`engine::Error::Corrupt`] when a document batch cannot be decoded.
+    pub fn of(index: &Segments) -> engine::Result<CorpusStats> {
+        let mut s = CorpusStats::default();
+        let (mut total_len, mut labels) = (0usize, HashMap::<String, usize>::new());
+        for ix in index.indexes() {
+            ix.docs()?.for_each(|_, r| {
+                let terms = unique_terms(&r.buggy_code);
+                total_len += terms.1;
+                for t in terms.0.into_keys() {
+                    *s.df.entry(t).or_default() += 1;
+                }
+                if !r.action_label.is_empty() && r.action_label != "OTHER" {
+                    *labels.entry(r.action_label).or_default() += 1;
+                }
+                s.docs += 1;
+                Ok(())
+            })?;
+        }
+        s.avg_len = total_len as f32 / s.docs.max(1) as f32;
+        let n: usize = labels.values().sum();
+        s.prior = labels.into_iter().map(|(l, c)| (l, c as f32 / n.max(1) as f32)).collect();
+        Ok(s)
+    }
+
+    /// Okapi BM25 of the document with term counts `doc` (and `len` terms) for `query`
+    /// terms; 0 for an empty query.
+    fn bm25(&self, query: &[String], doc: &HashMap<String, u32>, len: usize) -> f32 {
+        const K1: f32 = 1.2;
+        const B: f32 = 0.75;
+        let n = self.docs as f32;
+        query
+            .iter()
+            .filter_map(|t| doc.get(t).map(|&tf| (t, tf as f32)))
+            .map(|(t, tf)| {
+                let df = self.df.get(t).copied().unwrap_or(0) as f32;
+                let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+                idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len as f32 / self.avg_len.max(1.0)))
+            })
+            .sum()
+    }
+
+    /// Share of `label` among the index's labelled non-`OTHER` documents, 0 when unseen.
+    pub fn prior(&self, label: &str) -> f32 {
+        self.prior.get(label).copied().unwrap_or(0.0)
+    }
+}
+
+/// Terms of `code` with their counts, and the number of terms (module docs).
+fn unique_terms(code: &str) -> (HashMap<String, u32>, usize) {
+    let mut counts = HashMap::new();
+    let mut n = 0;
+    for t in terms(code) {
+        *counts.entry(t).or_default() += 1;
+        n += 1;
+    }
+    (counts, n)
+}
+
+/// The code terms of `code`, in order (module docs).
+pub fn terms(code: &str) -> impl Iterator<Item = String> + '_ {
+    code.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).flat_map(|word| {
+        let mut out = vec![word.to_lowercase()];
+        let parts = split_identifier(word);
+        if parts.len() > 1 {
+            out.extend(parts);
+        }
+        out.into_iter().filter(|t| t.chars().count() > 1)
+    })
+}
+
+/// `parseHTTPRequest_now` → `parse`, `http`, `request`, `now`.
+fn split_identifier(word: &str) -> Vec<String> {
+    let chars: Vec<char> = word.chars().collect();
+    let mut parts = Vec::new();
+    let mut cur = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+        let prev = i.checked_sub(1).map(|p| chars[p]);
+        let boundary = c == '_'
+            || (c.is_uppercase() && prev.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit()))
+            || (c.is_uppercase() && prev.is_some_and(char::is_uppercase) && next_lower);
+        if boundary && !cur.is_empty() {
+            parts.push(std::mem::take(&mut cur));
+        }
+        if c != '_' {
+            cur.extend(c.to_lowercase());
+        }
+    }
+    if !cur.is_empty() {
+        parts.push(cur);
+    }
+    parts
+}
+
+/// Per-candidate features (module docs), reported with `--explain`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Features {
+    /// Cosine similarity.
+    pub dense: f32,
+    /// BM25 over the pool's best, in [0, 1].
+    pub bm25: f32,
+    /// How the hit's action fits the query code.
+    pub fit: Fit,
+    /// The hit label's share of the top dense hits' vote, in [0, 1].
+    pub vote: f32,
+    /// The hit label's share among the index's labelled documents, in [0, 1].
+    pub prior: f32,
+    /// The hit names no action (`OTHER` or unclassified).
+    pub no_action: bool,
+}
+
+impl Features {
+    /// The score under `rank` with `w`.
+    pub fn score(&self, rank: Rank, w: &Weights) -> f32 {
+        match rank {
+            Rank::Dense => self.dense,
+            Rank::Hybrid => self.dense + w.bm25 * self.bm25,
+            Rank::Action => {
+                let fit = |level: Fit| if self.fit >= level { 1.0 } else { 0.0 };
+                self.dense + w.bm25 * self.bm25 + w.fit_kind * fit(Fit::Kind) + w.fit_tokens * fit(Fit::Tokens)
+                    + w.vote * self.vote
+                    + w.prior * self.prior
+                    - if self.no_action { w.no_action } else { 0.0 }
+            }
+        }
+    }
+}
+
+/// One reranked candidate.
+#[derive(Debug, Clone)]
+pub struct Ranked {
+    /// The dense hit (its `score` stays the cosine).
+    pub hit: SegmentHit,
+    /// The stored pair.
+    pub doc: Record,
+    /// What its fix did.
+    pub actions: FixActions,
+    /// Its features.
+    pub features: Features,
+    /// Its score under the ranking used.
+    pub score: f32,
+}
+
+/// Dense hits to fetch for a ranking that returns `k`: `k` for `dense`, else at least
+/// [`MIN_POOL`].
+pub fn pool_size(rank: Rank, k: usize) -> usize {
+    if rank == Rank::Dense { k } else { k.max(MIN_POOL) }
+}
+
+/// Reranks the dense `hits` (best first) of `index` for the query `code` in `lang` (the
+/// shape of unknown-language code is empty, so no action fits) and returns them in the
+/// new order, best first, each with its features. A stable sort: equal scores keep the
+/// dense order.
+///
+/// # Errors
+/// [`engine::Error::Corrupt`] when a document or its actions column cannot be read.
+pub fn rerank(
+    index: &Segments,
+    stats: &CorpusStats,
+    code: &str,
+    lang: Option<Language>,
+    hits: &[SegmentHit],
+    rank: Rank,
+    w: &Weights,
+) -> engine::Result<Vec<Ranked>> {
+    let docs = hits.iter().map(|h| index.doc(*h)).collect::<engine::Result<Vec<_>>>()?;
+    let actions = docs.iter().map(FixActions::of).collect::<engine::Result<Vec<_>>>()?;
+    let shape = lang.map(|l| Shape::of(code, l)).unwrap_or_default();
+    let query_terms: Vec<String> = unique_terms(code).0.into_keys().collect();
+    let bm25: Vec<f32> = docs
+        .iter()
+        .map(|d| {
+            let (counts, len) = unique_terms(&d.buggy_code);
+            stats.bm25(&query_terms, &counts, len)
+        })
+        .collect();
+    let best_bm25 = bm25.iter().copied().fold(0.0f32, f32::max);
+    let normalized_query = normalize(code);
+    let voters: Vec<Voter<'_>> = hits
+        .iter()
+        .zip(docs.iter().zip(&actions))
+        .filter(|(_, (d, _))| normalize(&d.buggy_code) != normalized_query)
+        .take(VOTE_DEPTH)
+        .map(|(h, (d, a))| Voter { id: &d.id, score: h.score, actions: a })
+        .collect();
+    let votes: HashMap<String, f32> = suggest(&voters, usize::MAX).into_iter().map(|s| (s.kind, s.share)).collect();
+    let mut out: Vec<Ranked> = hits
+        .iter()
+        .zip(docs.into_iter().zip(actions))
+        .zip(bm25)
+        .map(|((h, (doc, actions)), b)| {
+            let label = actions.action_label.as_str();
+            let fit = actions.actions.iter().filter(|a| a.kind.as_str() == label).map(|a| shape.fit(a)).max();
+            let features = Features {
+                dense: h.score,
+                bm25: if best_bm25 > 0.0 { b / best_bm25 } else { 0.0 },
+                fit: fit.unwrap_or(Fit::None),
+                vote: votes.get(label).copied().unwrap_or(0.0),
+                prior: stats.prior(label),
+                no_action: label.is_empty() || label == "OTHER",
+            };
+            Ranked { hit: *h, doc, actions, score: features.score(rank, w), features }
+        })
+        .collect();
+    out.sort_by(|a, b| b.score.total_cmp(&a.score));
+    Ok(out)
+}
+
+/// Code with all whitespace removed, to find hits whose buggy code is the query's.
+fn normalize(code: &str) -> String {
+    code.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_split_into_terms() {
+        assert_eq!(split_identifier("parseHTTPRequest_now"), ["parse", "http", "request", "now"]);
+        assert_eq!(split_identifier("x2Value"), ["x2", "value"]);
+        let t: Vec<String> = terms("if (node.getName() == null) i++;").collect();
+        assert_eq!(t, ["if", "node", "getname", "get", "name", "null"]);
+    }
+
+    #[test]
+    fn ranks_parse_and_scores_order() {
+        assert_eq!("action".parse::<Rank>(), Ok(Rank::Action));
+        assert!("bm25".parse::<Rank>().unwrap_err().contains("dense, hybrid, action"));
+        let f = Features { dense: 0.5, bm25: 1.0, fit: Fit::Tokens, vote: 0.5, prior: 0.2, no_action: false };
+        let w = Weights::FITTED;
+        assert_eq!(f.score(Rank::Dense, &w), 0.5);
+        assert!(f.score(Rank::Hybrid, &w) > 0.5);
+        let none = Features { fit: Fit::None, no_action: true, ..f };
+        assert!(none.score(Rank::Action, &w) < f.score(Rank::Action, &w));
+    }
+
+    #[test]
+    fn bm25_prefers_rare_shared_terms() {
+        let mut s = CorpusStats { docs: 100, avg_len: 10.0, ..CorpusStats::default() };
+        s.df.insert("common".into(), 90);
+        s.df.insert("rare".into(), 2);
+        let q = vec!["common".to_string(), "rare".to_string()];
+        let doc = |t: &str| (HashMap::from([(t.to_string(), 1u32)]), 10);
+        let (rare, n) = doc("rare");
+        let (common, _) = doc("common");
+        assert!(s.bm25(&q, &rare, n) > 5.0 * s.bm25(&q, &common, n));
+        assert_eq!(s.bm25(&[], &rare, n), 0.0);
+    }
+}

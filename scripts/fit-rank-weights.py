@@ -31,6 +31,12 @@ NAMES = ["bm25", "fit_kind", "fit_tokens", "vote", "prior", "no_action"]
 GRID = [0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0]
 
 
+def dev_binary():
+    """The dev-profile fixdex binary, wherever cargo puts it (scripts/fixdex-path.sh)."""
+    out = subprocess.run([str(ROOT / "scripts/fixdex-path.sh"), "dev"], capture_output=True, text=True, check=True)
+    return Path(out.stdout.strip())
+
+
 def our_labels(recs, binary, cache):
     if cache.exists():
         return json.loads(cache.read_text())
@@ -76,7 +82,10 @@ def precisions(data, w, mode, depth=5):
     """Per query: fraction of the top `depth` admissible candidates sharing the query's label."""
     out = []
     for qlabel, hits in data:
-        ranked = sorted(hits, key=lambda h: -score(h[2], w, mode))  # stable: dense order on ties
+        # near-duplicates (cosine >= 0.95, rank.rs NEAR_DUPLICATE) first in dense order, then by score;
+        # stable: dense order on ties
+        ranked = sorted(hits, key=lambda h: (-(h[2]["dense"] >= 0.95),
+                                             -(h[2]["dense"] if h[2]["dense"] >= 0.95 else score(h[2], w, mode))))
         top = ranked[:depth]
         out.append(sum(h[1] == qlabel for h in top) / depth)
     return out
@@ -113,8 +122,8 @@ def main():
     ap.add_argument("--corpus", type=Path, required=True)
     ap.add_argument("--index", type=Path, required=True)
     ap.add_argument("--eval-queries", type=Path, default=ROOT.parent / "shared/eval/queries.jsonl")
-    ap.add_argument("--fixdex", type=Path, default=ROOT / "target/debug/fixdex")
-    ap.add_argument("--classify", type=Path, default=ROOT / "target/debug/examples/classify")
+    ap.add_argument("--fixdex", type=Path, help="the binary [default: scripts/fixdex-path.sh dev]")
+    ap.add_argument("--classify", type=Path, help="the classify example [default: beside the dev binary]")
     ap.add_argument("--space", default="code")
     ap.add_argument("--queries", type=int, default=600)
     ap.add_argument("--pool", type=int, default=200)
@@ -122,6 +131,8 @@ def main():
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--cache", type=Path, default=ROOT / "target/rank-fit")
     args = ap.parse_args()
+    args.fixdex = args.fixdex or dev_binary()
+    args.classify = args.classify or args.fixdex.parent / "examples" / "classify"
     sys.path.insert(0, str(args.eval_queries.parent))
     import bfp  # the harness's canonical project names, for the split and the exclusions
 

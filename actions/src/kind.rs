@@ -101,6 +101,11 @@ impl ActionKind {
         self.names().0
     }
 
+    /// The kind named `name` (its [`ActionKind::as_str`] JSON name), if any. O(kinds).
+    pub fn from_name(name: &str) -> Option<ActionKind> {
+        ActionKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
     /// The verb phrase of the one-line description, e.g. `change operator`.
     pub fn phrase(self) -> &'static str {
         self.names().1

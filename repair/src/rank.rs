@@ -29,7 +29,7 @@
 use std::collections::HashMap;
 use std::str::FromStr;
 
-use actions::{Fit, Language, Shape};
+use actions::{ActionKind, Fit, Language, Shape};
 use engine::{Record, SegmentHit, Segments};
 use serde::Serialize;
 
@@ -41,6 +41,12 @@ pub const VOTE_DEPTH: usize = 20;
 
 /// Fewest dense candidates reranked, whatever `k`: a reranking needs room to move.
 pub const MIN_POOL: usize = 100;
+
+/// Cosine at or above which a candidate is a near-duplicate of the query: near-duplicates
+/// come first, in dense order, under every ranking. The same code fixed elsewhere (a fork,
+/// a backport, the bug itself when it is in the corpus) is the strongest ingredient there
+/// is, and no action prior may bury it.
+pub const NEAR_DUPLICATE: f32 = 0.95;
 
 /// A ranking of the candidates (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -276,7 +282,8 @@ pub fn pool_size(rank: Rank, k: usize) -> usize {
 
 /// Reranks the dense `hits` (best first) of `index` for the query `code` in `lang` (the
 /// shape of unknown-language code is empty, so no action fits) and returns them in the
-/// new order, best first, each with its features. A stable sort: equal scores keep the
+/// new order, best first, each with its features: near-duplicates ([`NEAR_DUPLICATE`])
+/// first in dense order, then the rest by score. A stable sort: equal scores keep the
 /// dense order.
 ///
 /// # Errors
@@ -317,7 +324,12 @@ pub fn rerank(
         .zip(bm25)
         .map(|((h, (doc, actions)), b)| {
             let label = actions.action_label.as_str();
+            // The label's own actions; a label given for the whole fix (a try-catch made of
+            // inserted statements) fits by its kind.
             let fit = actions.actions.iter().filter(|a| a.kind.as_str() == label).map(|a| shape.fit(a)).max();
+            let fit = fit.or_else(|| {
+                ActionKind::from_name(label).map(|k| if shape.fits_kind(k) { Fit::Kind } else { Fit::None })
+            });
             let features = Features {
                 dense: h.score,
                 bm25: if best_bm25 > 0.0 { b / best_bm25 } else { 0.0 },
@@ -329,7 +341,11 @@ pub fn rerank(
             Ranked { hit: *h, doc, actions, score: features.score(rank, w), features }
         })
         .collect();
-    out.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let key = |r: &Ranked| if r.features.dense >= NEAR_DUPLICATE { (1, r.features.dense) } else { (0, r.score) };
+    out.sort_by(|a, b| {
+        let (ka, kb) = (key(a), key(b));
+        kb.0.cmp(&ka.0).then(kb.1.total_cmp(&ka.1))
+    });
     Ok(out)
 }
 

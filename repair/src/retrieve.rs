@@ -23,7 +23,7 @@
 //! a `fixdex serve` session picks up a rebuilt index and never touches a replaced one.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use engine::embed::Embedder;
 use engine::{Filter, Load, ProjectMatch, SearchParams, Segments, Space};
@@ -31,7 +31,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::fix_actions::FixActions;
+use crate::rank::{CorpusStats, Rank, Weights};
 use crate::reload::{IndexStatus, LiveIndex};
+use crate::suggest::{Suggestion, Voter};
 use crate::tools::ToolSpec;
 
 /// Default number of similar fixes returned (top `n` of ReinFix eq. 4).
@@ -110,7 +112,21 @@ pub struct Retrieval {
     pub fixes: Vec<SimilarFix>,
     /// Hits dropped because their buggy code equals the query code (leakage control).
     pub dropped_exact: usize,
+    /// The ranking used (`dense`, `hybrid`, `action`; [`crate::rank`]).
+    #[serde(default = "default_rank_name")]
+    pub rank: String,
+    /// Likely repair actions for the query: the fixes' actions aggregated
+    /// ([`crate::suggest`]), at most [`SUGGESTIONS`].
+    #[serde(default)]
+    pub suggestions: Vec<Suggestion>,
 }
+
+fn default_rank_name() -> String {
+    "dense".into()
+}
+
+/// Most action suggestions in a [`Retrieval`].
+pub const SUGGESTIONS: usize = 5;
 
 /// Query parameters the model (or the workflow) may choose.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,11 +137,17 @@ pub struct RetrieveParams {
     pub k: usize,
     /// Minimum cosine similarity in [-1, 1] (ReinFix eq. 4); `None` keeps all top `n`.
     pub threshold: Option<f32>,
+    /// How the candidates are ranked ([`crate::rank`]). Default [`Rank::Dense`], the order
+    /// the repair workflow's recorded model sessions were made with; `fixdex search` and
+    /// `fixdex serve` choose theirs.
+    pub rank: Rank,
+    /// Language of the query code, for the action fit; `None`: the best dense hit's.
+    pub language: Option<actions::Language>,
 }
 
 impl Default for RetrieveParams {
     fn default() -> Self {
-        RetrieveParams { space: Space::CodeCause, k: DEFAULT_TOP_N, threshold: None }
+        RetrieveParams { space: Space::CodeCause, k: DEFAULT_TOP_N, threshold: None, rank: Rank::Dense, language: None }
     }
 }
 
@@ -136,6 +158,11 @@ pub struct Retriever {
     index: Arc<LiveIndex>,
     model: Arc<dyn Embedder>,
     exclusion: Exclusion,
+    /// The ranking's corpus statistics of the index last served, built at its first
+    /// non-dense query (one pass over its documents) and rebuilt after a reload.
+    stats: Arc<Mutex<Option<(Arc<Segments>, Arc<CorpusStats>)>>>,
+    /// The ranking of tool calls ([`Retriever::call`]).
+    rank: Rank,
 }
 
 impl std::fmt::Debug for Retriever {
@@ -158,7 +185,7 @@ impl Retriever {
         if let Some(first) = index.indexes().first() {
             first.check_model(model.as_ref())?;
         }
-        Ok(Retriever { index: Arc::new(LiveIndex::fixed(index)), model, exclusion })
+        Ok(Retriever { index: Arc::new(LiveIndex::fixed(index)), model, exclusion, stats: Arc::default(), rank: Rank::Dense })
     }
 
     /// Opens the index or manifest at `path` memory-mapped (O(1) per segment) with `model`;
@@ -183,7 +210,7 @@ impl Retriever {
         load: Load,
     ) -> Result<Self, RetrieveError> {
         let index = LiveIndex::open(path, load, model.as_ref())?;
-        Ok(Retriever { index: Arc::new(index), model, exclusion })
+        Ok(Retriever { index: Arc::new(index), model, exclusion, stats: Arc::default(), rank: Rank::Dense })
     }
 
     /// Which index is served (path, load, generation, files) and whether the files now at
@@ -194,7 +221,21 @@ impl Retriever {
 
     /// The same index and model with another exclusion (one retriever per bug).
     pub fn with_exclusion(&self, exclusion: Exclusion) -> Retriever {
-        Retriever { index: Arc::clone(&self.index), model: Arc::clone(&self.model), exclusion }
+        Retriever {
+            index: Arc::clone(&self.index),
+            model: Arc::clone(&self.model),
+            exclusion,
+            stats: Arc::clone(&self.stats),
+            rank: self.rank,
+        }
+    }
+
+    /// The same retriever ranking tool calls ([`Retriever::call`]) by `rank` (default
+    /// [`Rank::Dense`]).
+    #[must_use]
+    pub fn with_rank(mut self, rank: Rank) -> Retriever {
+        self.rank = rank;
+        self
     }
 
     /// The exclusion in force.
@@ -236,12 +277,23 @@ impl Retriever {
         if p.k == 0 {
             return Err(engine::Error::InvalidParameter { name: "k", reason: "must be at least 1".into() }.into());
         }
+        let mut params = params;
+        params.k = crate::rank::pool_size(p.rank, params.k);
         let hits = index.query(self.model.as_ref(), code, cause, &params)?;
+        let ranked: Vec<(engine::SegmentHit, engine::Record, FixActions)> = if p.rank == Rank::Dense || hits.is_empty() {
+            let docs = hits.iter().map(|h| index.doc(*h)).collect::<engine::Result<Vec<_>>>()?;
+            let actions = docs.iter().map(FixActions::of).collect::<engine::Result<Vec<_>>>()?;
+            hits.into_iter().zip(docs.into_iter().zip(actions)).map(|(h, (d, a))| (h, d, a)).collect()
+        } else {
+            let stats = self.stats_for(&index)?;
+            let lang = p.language.or_else(|| index.doc(hits[0]).ok().and_then(|d| d.language.parse().ok()));
+            let r = crate::rank::rerank(&index, &stats, code, lang, &hits, p.rank, &Weights::FITTED)?;
+            r.into_iter().map(|r| (r.hit, r.doc, r.actions)).collect()
+        };
         let query_code = normalize(code);
         let mut fixes = Vec::with_capacity(p.k);
         let mut dropped_exact = 0;
-        for h in hits {
-            let d = index.doc(h)?;
+        for (h, d, fix_actions) in ranked {
             if !query_code.is_empty() && normalize(&d.buggy_code) == query_code {
                 dropped_exact += 1;
                 continue;
@@ -250,7 +302,6 @@ impl Retriever {
                 continue;
             }
             let diff = crate::patch::labelled_diff("buggy", "fixed", &d.buggy_code, &d.fixed_code);
-            let fix_actions = FixActions::of(&d)?;
             fixes.push(SimilarFix {
                 rank: fixes.len() + 1,
                 score: h.score,
@@ -264,7 +315,24 @@ impl Retriever {
                 fix_actions,
             });
         }
-        Ok(Retrieval { space: p.space.name().to_string(), fixes, dropped_exact })
+        let voters: Vec<Voter<'_>> =
+            fixes.iter().map(|f| Voter { id: &f.id, score: f.score, actions: &f.fix_actions }).collect();
+        let suggestions = crate::suggest::suggest(&voters, SUGGESTIONS);
+        let rank = p.rank.name().to_string();
+        Ok(Retrieval { space: p.space.name().to_string(), fixes, dropped_exact, rank, suggestions })
+    }
+
+    /// The ranking statistics of `index`, built once per index served.
+    fn stats_for(&self, index: &Arc<Segments>) -> Result<Arc<CorpusStats>, RetrieveError> {
+        let mut cache = self.stats.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((served, stats)) = cache.as_ref()
+            && Arc::ptr_eq(served, index)
+        {
+            return Ok(Arc::clone(stats));
+        }
+        let stats = Arc::new(CorpusStats::of(index)?);
+        *cache = Some((Arc::clone(index), Arc::clone(&stats)));
+        Ok(stats)
     }
 
     /// The LLM tool `search_similar_fixes` (also served over MCP and HTTP).
@@ -309,7 +377,7 @@ impl Retriever {
         };
         let code = text("code")?;
         let cause = text("root_cause")?;
-        let mut p = RetrieveParams::default();
+        let mut p = RetrieveParams { rank: self.rank, ..RetrieveParams::default() };
         if let Some(k) = arg("k") {
             p.k = k
                 .as_u64()

@@ -61,6 +61,10 @@ pub struct Args {
     /// (`cp other.fdx INDEX`) kills the server with SIGBUS; publish only by rename.
     #[arg(long, value_enum, default_value_t = LoadArg::Memory)]
     load: LoadArg,
+    /// Ranking of search_similar_fixes answers: `dense`, `hybrid` or `action` (see `fixdex
+    /// search --help`).
+    #[arg(long, default_value = "action", value_parser = |s: &str| s.parse::<repair::rank::Rank>())]
+    rank: repair::rank::Rank,
 }
 
 /// `--load`: see [`Args`].
@@ -112,7 +116,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 /// address line, which scripts read first).
 fn host(args: &Args) -> anyhow::Result<(ToolHost, Vec<engine::ProjectMatch>)> {
     let exclusion = Exclusion { ids: args.exclude_id.clone(), projects: args.exclude_project.clone() };
-    let retriever = super::model::open_retriever_with(&args.index, args.model.as_deref(), exclusion, args.load.into())?;
+    let retriever = super::model::open_retriever_with(&args.index, args.model.as_deref(), exclusion, args.load.into())?
+        .with_rank(args.rank);
     let excluded = retriever.excluded_projects();
     let project = match &args.project {
         Some(p) => p.clone(),

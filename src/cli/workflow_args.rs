@@ -59,6 +59,10 @@ pub struct RetrievalArgs {
     /// Minimum cosine similarity of a similar fix, in [-1, 1].
     #[arg(long)]
     pub(crate) threshold: Option<f32>,
+    /// Ranking of the similar fixes: `dense`, `hybrid` or `action` (see `fixdex search
+    /// --help`). The workflow keeps `dense`, the order its recorded sessions were made with.
+    #[arg(long, default_value = "dense", value_parser = |s: &str| s.parse::<repair::rank::Rank>())]
+    pub(crate) rank: repair::rank::Rank,
 }
 
 /// The ReinFix search space: attempts × suggestions × patches.
@@ -86,7 +90,7 @@ impl RetrievalArgs {
     /// An unknown `--space` name ([`engine::Error::UnknownSpace`]).
     pub fn params(&self) -> anyhow::Result<RetrieveParams> {
         let space: Space = self.space.parse()?;
-        Ok(RetrieveParams { space, k: self.top_n, threshold: self.threshold })
+        Ok(RetrieveParams { space, k: self.top_n, threshold: self.threshold, rank: self.rank, language: None })
     }
 }
 

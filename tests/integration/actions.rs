@@ -114,3 +114,87 @@ fn issue_11_format_v1_index_is_refused_with_the_rebuild_message() {
         assert!(e.contains("index format v1, this build reads v2..=v2; rebuild the index with fixdex ≥ 0.2.0"), "{e}");
     }
 }
+
+/// Issue 11, items 2 and 3: `--actions` aggregates the hits' actions into suggestions with
+/// evidence, every JSON answer carries them, `--rank action` reports per-hit features (how
+/// each hit's action fits the query code), `--rank dense` keeps the cosine order.
+#[test]
+fn issue_11_search_suggests_actions_and_reports_the_action_fit() {
+    let s = Scratch::new();
+    let lines = vec![
+        record(
+            "s:loop1",
+            "java",
+            "int sum(int[] a, int n) { int s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }",
+            "int sum(int[] a, int n) { int s = 0; for (int i = 0; i <= n; i++) s += a[i]; return s; }",
+            "the loop stops one element early",
+        ),
+        record(
+            "s:loop2",
+            "java",
+            "int max(int[] v, int m) { int r = v[0]; for (int j = 1; j < m; j++) r = Math.max(r, v[j]); return r; }",
+            "int max(int[] v, int m) { int r = v[0]; for (int j = 1; j <= m; j++) r = Math.max(r, v[j]); return r; }",
+            "the last element is skipped",
+        ),
+        record(
+            "s:null",
+            "java",
+            "String name(Node node) { return node.name(); }",
+            "String name(Node node) { if (node == null) return null; return node.name(); }",
+            "a null node throws",
+        ),
+        record("s:rewrite", "java", "int f() { return 1; }", "void g(String s) { System.out.println(s); }", "rewrite"),
+    ];
+    let corpus = s.corpus("c.jsonl", &lines);
+    let idx = s.path("c.fdx");
+    s.index(&corpus, &idx, &[]);
+    let code = s.path("q.java");
+    std::fs::write(&code, "int count(int[] xs, int n) { int c = 0; for (int k = 0; k < n; k++) c++; return c; }").unwrap();
+    let base = ["search", idx.to_str().unwrap(), "--code", code.to_str().unwrap(), "--cause", "off by one", "-k", "4"];
+    let with = |extra: &[&'static str]| -> Vec<String> { base.iter().chain(extra).map(|a| a.to_string()).collect() };
+
+    let answer = run_json(&s, &with(&["--rank", "action", "--json"]));
+    assert_eq!(answer["rank"], "action", "{answer}");
+    let sug = answer["suggestions"].as_array().unwrap();
+    let kinds: Vec<&str> = sug.iter().map(|x| x["kind"].as_str().unwrap()).collect();
+    assert!(kinds.contains(&"CHANGE_LOOP_BOUND") && kinds.contains(&"ADD_NULL_CHECK"), "{answer}");
+    assert!(!kinds.contains(&"OTHER"), "OTHER names no action: {answer}");
+    let loop_s = sug.iter().find(|x| x["kind"] == "CHANGE_LOOP_BOUND").unwrap();
+    let mut ev: Vec<&str> = loop_s["evidence"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap()).collect();
+    ev.sort_unstable();
+    assert_eq!(ev, ["s:loop1", "s:loop2"], "{loop_s}");
+    assert_eq!(loop_s["examples"][0]["before"], "<", "{loop_s}");
+    let share_sum: f64 = sug.iter().map(|x| x["share"].as_f64().unwrap()).sum();
+    assert!((share_sum - 1.0).abs() < 1e-4, "{answer}");
+    let hits = answer["hits"].as_array().unwrap();
+    let fit = |id: &str| hits.iter().find(|h| h["id"] == id).unwrap()["features"]["fit"].clone();
+    assert_eq!(fit("s:loop1"), "tokens", "the query has a for loop with <: {answer}");
+    assert_eq!(fit("s:rewrite"), "none", "{answer}");
+    let rewrite = hits.iter().find(|h| h["id"] == "s:rewrite").unwrap();
+    assert_eq!(rewrite["features"]["no_action"], true, "{rewrite}");
+    assert_eq!(hits.last().unwrap()["id"], "s:rewrite", "a hit with no action ranks last: {answer}");
+
+    let dense = run_json(&s, &with(&["--rank", "dense", "--json"]));
+    let scores: Vec<f64> = dense["hits"].as_array().unwrap().iter().map(|h| h["score"].as_f64().unwrap()).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "dense keeps the cosine order: {dense}");
+    assert!(dense["hits"][0]["features"].is_null(), "{dense}");
+    assert!(!dense["suggestions"].as_array().unwrap().is_empty(), "every JSON answer has suggestions: {dense}");
+
+    let text = run_strs(&s, &with(&["--actions"]));
+    assert!(text.status.success(), "{}", stderr(&text));
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.starts_with("likely repair actions:\n  1. "), "{text}");
+    assert!(text.contains("CHANGE_LOOP_BOUND") && text.contains("e.g. change loop bound < → <= in for condition"), "{text}");
+
+    let bad = run_strs(&s, &with(&["--rank", "bm25"]));
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+    assert!(stderr(&bad).contains("unknown ranking \"bm25\": use one of dense, hybrid, action"), "{}", stderr(&bad));
+}
+
+fn run_strs(s: &Scratch, args: &[String]) -> std::process::Output {
+    s.run(&args.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+fn run_json(s: &Scratch, args: &[String]) -> Value {
+    stdout_json(&run_strs(s, args))
+}

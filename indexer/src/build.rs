@@ -183,7 +183,8 @@ pub struct BuildStats {
     pub read_seconds: f64,
     /// Seconds spent labelling repair actions ([`crate::label`]).
     pub label_seconds: f64,
-    /// Seconds spent tokenizing.
+    /// Seconds spent tokenizing (and, for the window rule, diffing each pair for its
+    /// buggy lines).
     pub tokenize_seconds: f64,
     /// Seconds spent in the model.
     pub embed_seconds: f64,

@@ -156,7 +156,7 @@ pub enum Error {
     UnknownRule {
         /// The rule recorded in the index.
         rule: String,
-        /// The rule this build implements.
+        /// The rules this build implements, comma-separated.
         known: &'static str,
     },
     /// A filter that keeps only some documents (`--project`, `--lang`) names a value that

@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 
-use crate::embed::{Embedder, RULE};
+use crate::embed::{Embedder, LineRange, Rule};
 use crate::hnsw::{Candidate, DEFAULT_EF_SEARCH, Stored};
 use crate::{Error, Index, Result, Space, exact, hnsw};
 
@@ -125,34 +125,67 @@ pub fn check_query_text(space: Space, code: &str, cause: &str) -> Result<()> {
 
 impl Index {
     /// Embeds `code` and `cause` with `model` for `params.space` and searches. The model
-    /// must be the one the index was built with.
+    /// must be the one the index was built with. The buggy lines are unknown; see
+    /// [`Index::query_lines`].
     ///
     /// # Errors
     /// As [`Index::embed_query`] and [`Index::search`].
     pub fn query(&self, model: &dyn Embedder, code: &str, cause: &str, params: &SearchParams) -> Result<Vec<Hit>> {
+        self.query_lines(model, (code, cause), None, params)
+    }
+
+    /// [`Index::query`] for a query whose buggy lines `lines` (1-based, relative to
+    /// `code`) are known: an index composed by `cause-first-window-v1` then embeds the
+    /// window around them ([`crate::embed::window`]); `None` is [`Index::query`].
+    ///
+    /// # Errors
+    /// As [`Index::embed_query`] and [`Index::search`].
+    pub fn query_lines(
+        &self,
+        model: &dyn Embedder,
+        (code, cause): (&str, &str),
+        lines: Option<LineRange>,
+        params: &SearchParams,
+    ) -> Result<Vec<Hit>> {
         params.validate()?;
-        let v = self.embed_query(model, params.space, code, cause)?;
+        let v = self.embed_query_lines(model, params.space, (code, cause), lines)?;
         self.search(&v, params)
     }
 
     /// The query vector for `code` and `cause` in `space`, composed the way this index
     /// composed its documents: its recorded rule and root-cause budget
     /// ([`crate::format::TextMeta`]), not the build's defaults. `dim` floats, unit norm.
+    /// The buggy lines are unknown; see [`Index::embed_query_lines`].
     ///
     /// # Errors
     /// [`Error::ModelMismatch`] for another model, [`Error::NoSuchSpace`] for a space the
     /// index lacks, [`Error::EmptyQuery`] for blank text ([`check_query_text`]),
     /// [`Error::UnknownRule`] for an index composed by a rule this build does not know;
-    /// otherwise as [`Embedder::embed_query_with`].
+    /// otherwise as [`Embedder::embed_tokens`].
     pub fn embed_query(&self, model: &dyn Embedder, space: Space, code: &str, cause: &str) -> Result<Vec<f32>> {
+        self.embed_query_lines(model, space, (code, cause), None)
+    }
+
+    /// [`Index::embed_query`] with the query's buggy lines `lines` (1-based, relative to
+    /// `code`) when known: used by `cause-first-window-v1`, ignored by `cause-first-v1`.
+    ///
+    /// # Errors
+    /// As [`Index::embed_query`].
+    pub fn embed_query_lines(
+        &self,
+        model: &dyn Embedder,
+        space: Space,
+        (code, cause): (&str, &str),
+        lines: Option<LineRange>,
+    ) -> Result<Vec<f32>> {
         self.check_model(model)?;
         self.vectors(space)?;
         check_query_text(space, code, cause)?;
         let text = &self.meta().text;
-        if text.rule != RULE {
-            return Err(Error::UnknownRule { rule: text.rule.clone(), known: RULE });
-        }
-        model.embed_query_with(space, code, cause, text.cause_max_tokens)
+        let rule = Rule::from_recorded(&text.rule)
+            .ok_or_else(|| Error::UnknownRule { rule: text.rule.clone(), known: Rule::KNOWN })?;
+        let ids = model.compose_by_rule(rule, space, (code, cause), lines, text.cause_max_tokens)?;
+        Ok(model.embed_tokens(&[&ids])?.remove(0))
     }
 
     /// Refuses `model` unless it is the model the index was built with (same SHA-256).

@@ -188,8 +188,23 @@ impl Segments {
         cause: &str,
         params: &SearchParams,
     ) -> Result<Vec<SegmentHit>> {
+        self.query_lines(model, (code, cause), None, params)
+    }
+
+    /// [`Segments::query`] with the query's buggy lines (1-based, relative to `code`)
+    /// when known ([`Index::query_lines`]; all segments share one rule).
+    ///
+    /// # Errors
+    /// As [`Index::query`].
+    pub fn query_lines(
+        &self,
+        model: &dyn Embedder,
+        (code, cause): (&str, &str),
+        lines: Option<crate::embed::LineRange>,
+        params: &SearchParams,
+    ) -> Result<Vec<SegmentHit>> {
         params.validate()?;
-        let v = self.indexes[0].embed_query(model, params.space, code, cause)?;
+        let v = self.indexes[0].embed_query_lines(model, params.space, (code, cause), lines)?;
         self.search(&v, params)
     }
 

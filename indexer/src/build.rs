@@ -5,10 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use engine::embed::{CAUSE_MAX_TOKENS, Embedder, RULE, compose};
+use engine::embed::{CAUSE_MAX_TOKENS, Embedder, LineRange, Rule, compose, window};
 use engine::format::TextMeta;
 use engine::hnsw::{self, HnswConfig};
 use engine::{IndexBuilder, Record, Space};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::batch::{self, BatchConfig};
@@ -92,6 +93,10 @@ pub struct BuildOptions {
     pub batch: BatchConfig,
     /// Root-cause token cap in the `code+cause` space.
     pub cause_max_tokens: usize,
+    /// How the embedded text is composed ([`engine::embed::compose`]); the default,
+    /// `cause-first-window-v1`, embeds a long method's window around the lines its fix
+    /// changes ([`crate::buggy_lines`]).
+    pub rule: Rule,
     /// Index only the records of this shard (sharded builds); `None` = all.
     pub shard: Option<Shard>,
     /// Also store int8 codes for graph traversal ([`engine::quant`]).
@@ -114,6 +119,7 @@ impl BuildOptions {
             hnsw: HnswConfig::default(),
             batch: BatchConfig::default(),
             cause_max_tokens: CAUSE_MAX_TOKENS,
+            rule: Rule::default(),
             shard: None,
             int8: false,
         }
@@ -166,6 +172,9 @@ pub struct BuildStats {
     pub without_cause: u64,
     /// Composed sequences whose code was cut to fit the window, over all spaces.
     pub truncated: u64,
+    /// Composed sequences whose code is a window around the buggy lines rather than the
+    /// code's first tokens (rule `cause-first-window-v1`), over all spaces.
+    pub windowed: u64,
     /// Tokens fed to the model (sum of sequence lengths over all spaces).
     pub tokens: u64,
     /// Embeddings computed (documents × spaces).
@@ -174,7 +183,8 @@ pub struct BuildStats {
     pub read_seconds: f64,
     /// Seconds spent labelling repair actions ([`crate::label`]).
     pub label_seconds: f64,
-    /// Seconds spent tokenizing.
+    /// Seconds spent tokenizing (and, for the window rule, diffing each pair for its
+    /// buggy lines).
     pub tokenize_seconds: f64,
     /// Seconds spent in the model.
     pub embed_seconds: f64,
@@ -236,16 +246,23 @@ pub fn build_index(opts: &BuildOptions, model: &dyn Embedder, progress: &dyn Pro
     stats.label_seconds = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let tokens = tokenize(model, &docs, progress)?;
+    let lines = match opts.rule {
+        Rule::CauseFirst => vec![None; docs.len()],
+        Rule::CauseFirstWindow => {
+            docs.par_iter().map(|d| crate::buggy_lines::buggy_lines(&d.buggy_code, &d.fixed_code)).collect()
+        }
+    };
     stats.tokenize_seconds = t.elapsed().as_secs_f64();
     stats.without_cause = tokens.iter().filter(|(_, c)| c.is_empty()).count() as u64;
+    let texts = Texts { docs: &docs, tokens, lines };
     let text = TextMeta {
-        rule: RULE.into(),
+        rule: opts.rule.name().into(),
         cause_max_tokens: opts.cause_max_tokens,
         cause_field: opts.read.cause_field.clone().unwrap_or_else(|| "auto".into()),
     };
     let mut builder = IndexBuilder::new(model.identity().to_meta(), text).with_int8(opts.int8).allow_empty(stats.empty);
     for &space in &opts.spaces {
-        let vectors = embed_space(model, space, &tokens, opts, &mut stats, progress)?;
+        let vectors = embed_space(model, space, &texts, opts, &mut stats, progress)?;
         let t = Instant::now();
         progress.start(Stage::Graph(space), docs.len() as u64);
         let graph = hnsw::build(&vectors, model.dim(), &opts.hnsw)?;
@@ -275,7 +292,7 @@ fn build_meta(s: &BuildStats, shard: Option<Shard>) -> serde_json::Value {
         "records_read": s.records_read, "skipped": s.skipped, "duplicate_ids": s.duplicate_ids,
         "duplicate_pairs": s.duplicate_pairs, "excluded": s.excluded, "other_shards": s.other_shards,
         "indexed": s.indexed,
-        "without_cause": s.without_cause, "truncated": s.truncated, "tokens": s.tokens,
+        "without_cause": s.without_cause, "truncated": s.truncated, "windowed": s.windowed, "tokens": s.tokens,
     })
 }
 
@@ -382,6 +399,14 @@ impl<'a> Accumulator<'a> {
 /// Token ids (no special tokens) of each document's code and root cause.
 type Tokens = Vec<(Vec<u32>, Vec<u32>)>;
 
+/// The documents with their tokens and, for the window rule, their buggy lines.
+struct Texts<'a> {
+    docs: &'a [Record],
+    tokens: Tokens,
+    /// Per document; all `None` under `cause-first-v1`.
+    lines: Vec<Option<LineRange>>,
+}
+
 /// Records tokenized per chunk (the tokenizer parallelises within a chunk).
 const TOKENIZE_CHUNK: usize = 2048;
 
@@ -403,14 +428,15 @@ fn tokenize(model: &dyn Embedder, docs: &[Record], progress: &dyn Progress) -> R
 fn embed_space(
     model: &dyn Embedder,
     space: Space,
-    tokens: &Tokens,
+    texts: &Texts<'_>,
     opts: &BuildOptions,
     stats: &mut BuildStats,
     progress: &dyn Progress,
 ) -> Result<Vec<f32>> {
-    let id = model.identity();
-    let seqs: Vec<Vec<u32>> =
-        tokens.iter().map(|(code, cause)| compose(space, code, cause, id, opts.cause_max_tokens)).collect();
+    let tokens = &texts.tokens;
+    let seqs = compose_space(model, space, texts, opts.cause_max_tokens)?;
+    stats.windowed += seqs.iter().filter(|(_, w)| *w).count() as u64;
+    let seqs: Vec<Vec<u32>> = seqs.into_iter().map(|(s, _)| s).collect();
     stats.truncated +=
         tokens.iter().zip(&seqs).filter(|((code, cause), s)| is_truncated(space, code, cause, s)).count() as u64;
     stats.tokens += seqs.iter().map(|s| s.len() as u64).sum::<u64>();
@@ -430,6 +456,33 @@ fn embed_space(
     stats.embedded += seqs.len() as u64;
     progress.finish();
     Ok(out)
+}
+
+/// Each document's sequence for `space` (in parallel), and whether its code was windowed
+/// ([`window::window_code`], only for documents with buggy lines whose code overflows).
+fn compose_space(
+    model: &dyn Embedder,
+    space: Space,
+    texts: &Texts<'_>,
+    cause_max_tokens: usize,
+) -> Result<Vec<(Vec<u32>, bool)>> {
+    let id = model.identity();
+    let tokenize = |t: &str| model.tokenize(t);
+    (0..texts.docs.len())
+        .into_par_iter()
+        .map(|i| {
+            let (code, cause) = &texts.tokens[i];
+            let budget = window::code_budget(space, cause.len(), id.max_seq_length, cause_max_tokens);
+            let seq = match texts.lines[i] {
+                Some(l) if space != Space::Cause && code.len() > budget => {
+                    let cut = window::window_code(&texts.docs[i].buggy_code, code, l, budget, &tokenize)?;
+                    (compose(space, &cut, cause, id, cause_max_tokens), cut != *code)
+                }
+                _ => (compose(space, code, cause, id, cause_max_tokens), false),
+            };
+            Ok(seq)
+        })
+        .collect()
 }
 
 /// Whether the composed sequence dropped part of the code or cause it was built from.

@@ -2,7 +2,8 @@
 //!
 //! Offline corpus indexing: read bug-fix pairs from JSONL, Parquet or Arrow IPC files
 //! ([`corpus`]), validate them, drop duplicates and excluded benchmark bugs ([`dedup`],
-//! [`exclude`]), label each pair's repair actions ([`label`], [`actions::classify`]), tokenize and compose `root_cause ⊕ buggy_code` ([`engine::embed::compose`]),
+//! [`exclude`]), label each pair's repair actions ([`label`], [`actions::classify`]), tokenize and compose `root_cause ⊕ buggy_code` ([`engine::embed::compose`]; with the window rule,
+//! around the lines the fix changes, [`buggy_lines`]),
 //! embed in length-sorted, token-budget batches ([`batch`]), build one HNSW graph per vector
 //! space, and write the index atomically ([`build`]).
 //!
@@ -22,6 +23,7 @@
 #![warn(missing_docs)]
 
 pub mod batch;
+pub mod buggy_lines;
 pub mod build;
 pub mod corpus;
 pub mod dedup;

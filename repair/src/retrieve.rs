@@ -25,7 +25,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use engine::embed::Embedder;
+use engine::embed::{Embedder, LineRange};
 use engine::{Filter, Load, ProjectMatch, SearchParams, Segments, Space};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -259,6 +259,23 @@ impl Retriever {
     /// [`RetrieveError::Unavailable`] when the index changed on disk and the new files
     /// cannot be opened.
     pub fn search(&self, code: &str, cause: &str, p: &RetrieveParams) -> Result<Retrieval, RetrieveError> {
+        self.search_lines(code, cause, None, p)
+    }
+
+    /// [`Retriever::search`] for code whose buggy lines `lines` (1-based, relative to
+    /// `code`) are known: an index built with rule `cause-first-window-v1` then embeds a
+    /// long `code` as its signature plus the lines around these
+    /// ([`engine::Index::query_lines`]); `None` is [`Retriever::search`].
+    ///
+    /// # Errors
+    /// As [`Retriever::search`].
+    pub fn search_lines(
+        &self,
+        code: &str,
+        cause: &str,
+        lines: Option<LineRange>,
+        p: &RetrieveParams,
+    ) -> Result<Retrieval, RetrieveError> {
         let index = self.index.current(self.model.as_ref())?;
         // Ask for more than k: exact matches of the query code are dropped afterwards.
         let params = SearchParams {
@@ -279,7 +296,7 @@ impl Retriever {
         }
         let mut params = params;
         params.k = crate::rank::pool_size(p.rank, params.k);
-        let hits = index.query(self.model.as_ref(), code, cause, &params)?;
+        let hits = index.query_lines(self.model.as_ref(), (code, cause), lines, &params)?;
         let ranked: Vec<(engine::SegmentHit, engine::Record, FixActions)> = if p.rank == Rank::Dense || hits.is_empty() {
             let docs = hits.iter().map(|h| index.doc(*h)).collect::<engine::Result<Vec<_>>>()?;
             let actions = docs.iter().map(FixActions::of).collect::<engine::Result<Vec<_>>>()?;
@@ -354,7 +371,10 @@ impl Retriever {
                     "threshold": {"type": "number", "minimum": -1, "maximum": 1,
                                   "description": "Minimum cosine similarity (optional)."},
                     "space": {"type": "string", "enum": ["code+cause", "code", "cause"],
-                              "description": "What to match on (default code+cause)."}
+                              "description": "What to match on (default code+cause)."},
+                    "lines": {"type": "string",
+                              "description": "The buggy lines of `code`, `A-B` or `A` (1-based, optional): a long \
+                                              function is then matched around them."}
                 },
                 "required": ["code", "root_cause"]
             }),
@@ -399,11 +419,29 @@ impl Retriever {
                 RetrieveError::Arguments(format!("`space` must be one of code+cause, code, cause; got {s}"))
             })?;
         }
-        self.search(&code, &cause, &p).map_err(|e| match e {
+        let lines = match arg("lines") {
+            None => None,
+            Some(v) => Some(line_range(v, &code)?),
+        };
+        self.search_lines(&code, &cause, lines, &p).map_err(|e| match e {
             RetrieveError::Engine(e @ engine::Error::EmptyQuery { .. }) => RetrieveError::Arguments(e.to_string()),
             e => e,
         })
     }
+}
+
+/// The `lines` argument: `A-B` or `A`, 1-based, within `code`.
+fn line_range(v: &Value, code: &str) -> Result<LineRange, RetrieveError> {
+    let bad = |why: String| {
+        RetrieveError::Arguments(format!("`lines` must be `A-B` or `A` (1-based lines of `code`): {why}"))
+    };
+    let r: LineRange =
+        v.as_str().ok_or_else(|| bad(format!("got {v}")))?.parse().map_err(|e: engine::Error| bad(e.to_string()))?;
+    let n = code.lines().count();
+    if r.last > n {
+        return Err(bad(format!("{r} is past the code's {n} lines")));
+    }
+    Ok(r)
 }
 
 /// The project names each excluded project matches in `index`.

@@ -6,7 +6,9 @@
 //! and root cause with the index's model and searches (self-retrieval: the record should come
 //! back at rank 1), and compares HNSW top-10 with exact top-10 for the same query vectors
 //! (recall@10 = |HNSW ∩ exact| / 10, averaged), reporting queries per second for both.
-//! Queries are embedded by the index's own rule ([`Index::embed_query`]); records whose
+//! Queries are embedded by the index's own rule ([`Index::embed_query_lines`], with the
+//! record's buggy lines from its diff, [`indexer::buggy_lines`], as the indexer used them
+//! for rule `cause-first-window-v1`); records whose
 //! text the space needs is blank are skipped and counted. Prints a short table (or one
 //! JSON object with `--json`); a progress bar on stderr while embedding and searching.
 
@@ -136,7 +138,9 @@ fn embed_queries(
         if engine::query::check_query_text(space, &d.buggy_code, &d.root_cause).is_err() {
             continue;
         }
-        vectors.push(index.embed_query(model, space, &d.buggy_code, &d.root_cause)?);
+        // The document's own buggy lines, as the indexer found them for the window rule.
+        let lines = indexer::buggy_lines::buggy_lines(&d.buggy_code, &d.fixed_code);
+        vectors.push(index.embed_query_lines(model, space, (&d.buggy_code, &d.root_cause), lines)?);
         rows.push(r);
     }
     Ok(Queries { rows, vectors, sampled: sampled.len(), embed_s: t.elapsed().as_secs_f64() })

@@ -82,6 +82,12 @@ pub struct Args {
     /// Root-cause tokens kept before the code in the code+cause space.
     #[arg(long, default_value_t = engine::embed::CAUSE_MAX_TOKENS)]
     cause_max_tokens: usize,
+    /// How the embedded text is composed: `window-v1` (rule cause-first-window-v1: a long
+    /// method is embedded as its signature plus the lines around those its fix changes) or
+    /// `v1` (rule cause-first-v1: the code's first tokens). Short methods embed the same
+    /// under both.
+    #[arg(long, default_value = "window-v1", value_parser = ["window-v1", "v1", "cause-first-window-v1", "cause-first-v1"])]
+    embed_rule: String,
     /// No progress bars.
     #[arg(long, short)]
     quiet: bool,
@@ -140,6 +146,7 @@ fn options(args: &Args) -> anyhow::Result<BuildOptions> {
     opts.hnsw = HnswConfig { m: args.m, ef_construction: args.ef_construction, builder, ..HnswConfig::default() };
     opts.batch = BatchConfig { max_batch_tokens: args.max_batch_tokens, max_batch_items: args.max_batch_items };
     opts.cause_max_tokens = args.cause_max_tokens;
+    opts.rule = args.embed_rule.parse()?;
     opts.int8 = args.quantize == "int8";
     if opts.batch.max_batch_items == 0 || opts.batch.max_batch_tokens == 0 {
         anyhow::bail!("--max-batch-tokens and --max-batch-items must be at least 1");
@@ -190,13 +197,16 @@ fn print_summary(opts: &BuildOptions, s: &BuildStats) -> std::io::Result<()> {
         s.other_shards
     )?;
     out!(
-        "  embedding: {} snippets, {} tokens, {:.1} snippets/s, {:.0} tokens/s ({} without root cause, {} truncated)",
+        "  embedding: {} snippets, {} tokens, {:.1} snippets/s, {:.0} tokens/s ({} without root cause, {} truncated, \
+         {} windowed by rule {})",
         s.embedded,
         s.tokens,
         s.snippets_per_second,
         s.tokens_per_second,
         s.without_cause,
-        s.truncated
+        s.truncated,
+        s.windowed,
+        opts.rule
     )?;
     out!(
         "  time: {:.1} s wall (read {:.1}, label actions {:.1}, tokenize {:.1}, embed {:.1}, graph {:.1}, write {:.1})",

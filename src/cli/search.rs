@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
+use engine::embed::LineRange;
 use engine::{Filter, ProjectMatch, Record, SearchParams, SegmentHit, Segments, Space};
 use repair::fix_actions::FixActions;
 use repair::rank::{CorpusStats, Features, Rank, Weights};
@@ -71,6 +72,12 @@ pub struct Args {
     /// best dense hit's language].
     #[arg(long, value_parser = parse_language)]
     query_lang: Option<actions::Language>,
+    /// The buggy lines of --code, `A-B` or `A` (1-based, inclusive): an index built with
+    /// rule cause-first-window-v1 then embeds a long snippet as its signature plus the
+    /// lines around these (as it embedded its documents). Without it, the snippet's first
+    /// tokens are embedded.
+    #[arg(long)]
+    lines: Option<String>,
     /// Print hits as one JSON object.
     #[arg(long)]
     json: bool,
@@ -91,6 +98,7 @@ const SUGGESTIONS: usize = 5;
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let params = params(args)?;
     let code = read_code(args.code.as_deref(), params.space)?;
+    let lines = buggy_lines(args.lines.as_deref(), &code)?;
     engine::query::check_query_text(params.space, &code, &args.cause).with_context(|| match &args.code {
         Some(path) if params.space != Space::Cause => format!("the query from --code {path}"),
         _ => "the query from --cause".to_string(),
@@ -101,7 +109,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     warn_unmatched(&excluded);
     let model = super::model::load(&super::model::resolve(args.model.as_deref()))?;
     let t = Instant::now();
-    let answer = ranked_answer(args, &index, &model, &code, params.clone())?;
+    let answer = ranked_answer(args, &index, &model, (&code, lines), params.clone())?;
     let seconds = t.elapsed().as_secs_f64();
     let suggestions = answer.suggestions();
     if args.json {
@@ -142,12 +150,12 @@ fn ranked_answer(
     args: &Args,
     index: &Segments,
     model: &dyn engine::embed::Embedder,
-    code: &str,
+    (code, lines): (&str, Option<LineRange>),
     mut params: SearchParams,
 ) -> anyhow::Result<Answer> {
     let k = params.k;
     params.k = repair::rank::pool_size(args.rank, k);
-    let hits = index.query(model, code, &args.cause, &params)?;
+    let hits = index.query_lines(model, (code, &args.cause), lines, &params)?;
     if args.rank == Rank::Dense || hits.is_empty() {
         let hits: Vec<SegmentHit> = hits.into_iter().take(k).collect();
         let docs = hits.iter().map(|h| index.doc(*h)).collect::<engine::Result<Vec<_>>>()?;
@@ -207,6 +215,17 @@ pub fn warn_unmatched(excluded: &[ProjectMatch]) {
     for m in excluded.iter().filter(|m| m.matched.is_empty()) {
         eprintln!("warning: --exclude-project {} matches no project in the index; it excludes nothing", m.given);
     }
+}
+
+/// The `--lines` range, checked against the snippet's line count.
+fn buggy_lines(arg: Option<&str>, code: &str) -> anyhow::Result<Option<LineRange>> {
+    let Some(arg) = arg else { return Ok(None) };
+    let r: LineRange = arg.parse()?;
+    let n = code.lines().count();
+    if r.last > n {
+        anyhow::bail!("--lines {r} is outside the --code snippet ({n} lines)");
+    }
+    Ok(Some(r))
 }
 
 fn read_code(arg: Option<&str>, space: Space) -> anyhow::Result<String> {

@@ -27,3 +27,5 @@ mod serve;
 mod shards;
 /// On ../shared data (FIXDEX_SHARED).
 mod shared;
+/// Issue 11 item 4: the window rule with the real model; `--embed-rule`, `--lines`.
+mod window;

@@ -15,6 +15,40 @@
 //! So the root cause is kept whole up to `cause_max_tokens` (default [`CAUSE_MAX_TOKENS`])
 //! and the code is truncated from the end: a long function can never push the cause out of
 //! the window, and an over-long input is truncated, never an error. Token type ids are all 0.
+//!
+//! # Rule `cause-first-window-v1` (the default for new indexes)
+//!
+//! Source: issue 11 item 4 ("embed where the bug is"); ReinFix embeds the buggy code with
+//! its root cause, and for a bug deep in a long method `cause-first-v1` never sees the
+//! buggy line. The sequences are those of `cause-first-v1`, with `code` replaced by
+//! `code'` below. Let `B` be the code budget of the space (`W - 2` for `code`, and for
+//! `code+cause` with an empty cause; `W - 3 - c` for `code+cause`), and `L` the buggy
+//! lines (1-based, inclusive; documents: from the buggy → fixed line diff, see
+//! `indexer::buggy_lines`; queries: `fixdex search --lines A-B`):
+//!
+//! | case | `code'` |
+//! | --- | --- |
+//! | `L` unknown, `len(code) ≤ B`, or `L` starts past the last line | `code` (the `cause-first-v1` sequence, token for token) |
+//! | otherwise | `sig[..min(32, B)] ++ tok(window)`, cut to `B` by the table above |
+//!
+//! * Lines are the code's `\n`-separated lines with a trailing `\r` dropped (CRLF = LF).
+//! * `sig`: tokens of lines `0..=k` joined by `\n`, comment lines (trimmed start `//`,
+//!   `/*`, `*`, `#`) left out, where `k` is the first non-comment line among the first 16
+//!   whose text ends (trailing whitespace trimmed) with `{` (Java) or `:` (Python); empty
+//!   when there is no such line (then `k = -1`). Capped at 32 tokens
+//!   ([`super::window::SIGNATURE_MAX_TOKENS`]), keeping the first.
+//! * `window`: lines chosen over `k+1..n`, starting from `L` clamped to that range (a bug
+//!   inside the signature starts the window at line `k+1`); each line costs the tokens of
+//!   the line alone. The window grows by one line at a time, alternating before (first)
+//!   and after, skipping a side with no lines left, while the total cost stays ≤
+//!   `B - len(sig)`; the first line that does not fit ends it. The buggy lines are kept
+//!   even when they alone exceed the budget (then the window's end is cut).
+//! * Windowing is on lines, before tokenization: the chosen lines are joined by `\n` and
+//!   tokenized as one text (for WordPiece the same tokens as the lines' sum).
+//!
+//! So a short method (or any code without known buggy lines) embeds exactly as under
+//! `cause-first-v1`, and an index built with `cause-first-v1` is queried by that rule
+//! (buggy lines given to a query are then ignored).
 
 use super::ModelIdentity;
 use crate::Space;

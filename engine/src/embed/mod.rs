@@ -14,11 +14,13 @@ pub mod bf16;
 mod compose;
 mod encoder;
 mod st_config;
+pub mod window;
 
 pub use bert::{Backend, BertEmbedder, fingerprint as bert_fingerprint};
 pub use compose::{CAUSE_MAX_TOKENS, MAX_FIELD_CHARS, RULE, compose, cut_chars};
 pub use encoder::Encoder;
 pub use st_config::{Pooling, SentenceConfig};
+pub use window::{LineRange, Rule, WINDOW_RULE};
 
 use crate::format::ModelMeta;
 use crate::{Result, Space};
@@ -140,6 +142,32 @@ pub trait Embedder: Send + Sync {
     fn compose_text_with(&self, space: Space, code: &str, cause: &str, cause_max_tokens: usize) -> Result<Vec<u32>> {
         let (code, cause) = (self.tokenize(code)?, self.tokenize(cause)?);
         Ok(compose(space, &code, &cause, self.identity(), cause_max_tokens))
+    }
+
+    /// The token sequence `rule` makes for `space` from `code` and `cause` with a cause
+    /// budget of `cause_max_tokens` tokens, `lines` being the buggy lines of `code` when
+    /// known (see the rules in [`compose()`]'s module; `cause-first-v1` ignores `lines`).
+    ///
+    /// # Errors
+    /// As [`Embedder::tokenize`].
+    fn compose_by_rule(
+        &self,
+        rule: Rule,
+        space: Space,
+        (code, cause): (&str, &str),
+        lines: Option<LineRange>,
+        cause_max_tokens: usize,
+    ) -> Result<Vec<u32>> {
+        let (code_ids, cause_ids) = (self.tokenize(code)?, self.tokenize(cause)?);
+        let code_ids = match (rule, lines) {
+            (Rule::CauseFirstWindow, Some(l)) if space != Space::Cause => {
+                let w = self.identity().max_seq_length;
+                let budget = window::code_budget(space, cause_ids.len(), w, cause_max_tokens);
+                window::window_code(code, &code_ids, l, budget, &|t| self.tokenize(t))?
+            }
+            _ => code_ids,
+        };
+        Ok(compose(space, &code_ids, &cause_ids, self.identity(), cause_max_tokens))
     }
 
     /// Embeds plain texts as sentence-transformers does (`[CLS] text [SEP]`, truncated to

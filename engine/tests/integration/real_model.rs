@@ -95,3 +95,41 @@ fn fast_encoder_matches_candle_reference() {
         }
     }
 }
+
+/// Issue 11 item 4: for a 160-line method whose bug is near the end, rule
+/// `cause-first-window-v1` composes (and embeds) the signature and the lines around the
+/// bug, not the first 254 tokens; without buggy lines, or for a short method, both rules
+/// compose the same tokens.
+#[test]
+fn window_rule_embeds_the_buggy_region_of_a_long_method() {
+    use engine::embed::{LineRange, Rule};
+    let m = model();
+    let mut code = String::from("public int score(int[] values) {\n");
+    for j in 0..155 {
+        code += &format!("    audit.record(\"value {j}\", values.length);\n");
+    }
+    code += "    int best = values[values.length];\n    return best;\n}\n";
+    let bug = LineRange::new(157, 157).unwrap();
+    let compose = |rule, lines| m.compose_by_rule(rule, Space::Code, (&code, ""), lines, 64).unwrap();
+    let (old, new) = (compose(Rule::CauseFirst, Some(bug)), compose(Rule::CauseFirstWindow, Some(bug)));
+    assert_eq!(old.len(), 256);
+    assert!(new.len() > 230 && new.len() <= 256, "the window fills the budget up to a line: {}", new.len());
+    let has = |seq: &[u32], text: &str| {
+        let t = m.tokenize(text).unwrap();
+        seq.windows(t.len()).any(|w| w == t.as_slice())
+    };
+    let line = "int best = values[values.length];";
+    assert!(!has(&old, line) && has(&new, line));
+    assert!(has(&new, "public int score(int[] values) {"), "the signature comes first");
+    assert_eq!(compose(Rule::CauseFirstWindow, None), old, "unknown lines: the old tokens");
+    let short = "int f(int[] a) {\n  return a[a.length];\n}\n";
+    let two = |rule| m.compose_by_rule(rule, Space::CodeCause, (short, "off by one"), Some(bug), 64).unwrap();
+    assert_eq!(two(Rule::CauseFirst), two(Rule::CauseFirstWindow), "a short method embeds the same");
+    // The vectors differ, and the window's is closer to the buggy region alone.
+    let v = |ids: &[u32]| m.embed_tokens(&[ids]).unwrap().remove(0);
+    let region =
+        m.embed_query(Space::Code, "    int best = values[values.length];\n    return best;\n}\n", "").unwrap();
+    let (vo, vn) = (v(&old), v(&new));
+    assert!(cos(&vo, &vn) < 0.99, "{}", cos(&vo, &vn));
+    assert!(cos(&vn, &region) > cos(&vo, &region) + 0.05, "{} vs {}", cos(&vn, &region), cos(&vo, &region));
+}

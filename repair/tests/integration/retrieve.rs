@@ -125,10 +125,19 @@ fn tool_arguments() {
         (serde_json::json!({"code": "x", "root_cause": "y", "k": 0}), "`k` must be"),
         (serde_json::json!({"code": "x", "root_cause": "y", "threshold": 2}), "`threshold` must be"),
         (serde_json::json!({"code": "x", "root_cause": "y", "space": "diff"}), "`space` must be one of"),
+        (serde_json::json!({"code": "x\ny", "root_cause": "y", "lines": "2-3"}), "2-3 is past the code's 2 lines"),
+        (serde_json::json!({"code": "x", "root_cause": "y", "lines": 1}), "`lines` must be `A-B` or `A`"),
+        (serde_json::json!({"code": "x", "root_cause": "y", "lines": "0"}), "`lines` must be `A-B` or `A`"),
     ] {
         let e = r.call(&args).unwrap_err().to_string();
         assert!(e.contains(needle), "{args}: {e}");
     }
+    // Issue 11 item 4: `lines` within the code is accepted (short code: the same answer).
+    let code = &docs[1].buggy_code;
+    let with = r.call(&serde_json::json!({"code": code, "root_cause": "null check", "k": 2, "lines": "1"})).unwrap();
+    let without = r.call(&serde_json::json!({"code": code, "root_cause": "null check", "k": 2})).unwrap();
+    let ids = |x: &repair::retrieve::Retrieval| x.fixes.iter().map(|f| f.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&with), ids(&without));
     // A space the index does not have is named by the engine.
     let e = r.call(&serde_json::json!({"code": "x", "root_cause": "y", "space": "cause"})).unwrap_err().to_string();
     assert!(e.contains("cause"), "{e}");

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Fits the weights of `fixdex search --rank action` (repair/src/rank.rs, Weights::FITTED) on a
-split of the action-retrieval corpus that shares no project with the evaluation queries, with
-fixdex's own action labels (the `classify` example of the actions crate) as relevance. Nothing
-is read from the evaluation queries except their projects, which the split avoids.
+split of the action-retrieval corpus disjoint from the evaluation queries, with fixdex's own
+action labels (the `classify` example of the actions crate) as relevance. Nothing is read from
+the evaluation queries except their ids, which the split avoids (their 59 projects cover the
+whole corpus, so a split by project is impossible; candidates are always other projects').
 
 Steps: (1) label the corpus with our classifier; (2) sample training queries (non-OTHER by our
-label) from projects with no evaluation query; (3) run each through the CLI once with
+label) among the records that are not evaluation queries; (3) run each through the CLI once with
 `--rank action --json -k POOL` (the features of a candidate do not depend on the weights, so
 one run serves every weight vector); (4) coordinate ascent on the weights for mean action
 precision@5 (candidates: same language, other project, not the query, as the harness does);
@@ -28,6 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FIT = {"none": 0, "kind": 1, "tokens": 2}
 NAMES = ["bm25", "fit_kind", "fit_tokens", "vote", "prior", "no_action"]
+# Weights up to 2 (dense has 1): larger ones turn the cosine into a mere tie-breaker for no
+# held-out gain (measured: 0.155 vs 0.151 P@5 on the held-out half, well inside the CI).
 GRID = [0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0]
 
 
@@ -101,12 +104,12 @@ def bootstrap(xs, n=2000, seed=7):
     return ms[int(0.025 * n)], ms[int(0.975 * n) - 1]
 
 
-def fit(data):
+def fit(data, names=NAMES):
     w = {k: 0.0 for k in NAMES}
     best = mean(precisions(data, w, "action"))
     for _ in range(3):
         improved = False
-        for name in NAMES:
+        for name in names:
             for v in GRID:
                 trial = dict(w, **{name: v})
                 p = mean(precisions(data, trial, "action"))
@@ -130,6 +133,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--cache", type=Path, default=ROOT / "target/rank-fit")
+    ap.add_argument("--without", action="append", default=[], choices=NAMES,
+                    help="leave this feature out of the fit (weight 0; repeatable)")
     args = ap.parse_args()
     args.fixdex = args.fixdex or dev_binary()
     args.classify = args.classify or args.fixdex.parent / "examples" / "classify"
@@ -140,13 +145,13 @@ def main():
     recs = [json.loads(line) for line in args.corpus.open()]
     by_id = {r["id"]: r for r in recs}
     labels = our_labels(recs, args.classify, args.cache / f"labels-{len(recs)}.json")
-    eval_ids = [json.loads(line)["id"] for line in args.eval_queries.open()]
-    eval_projects = {canonical(by_id[i], bfp) for i in eval_ids if i in by_id}
-    pool = [r for r in recs if labels.get(r["id"], "OTHER") != "OTHER" and canonical(r, bfp) not in eval_projects
-            and r["id"] not in set(eval_ids)]
+    eval_ids = {json.loads(line)["id"] for line in args.eval_queries.open()}
+    pool = [r for r in recs if labels.get(r["id"], "OTHER") != "OTHER" and r["id"] not in eval_ids]
+    if not pool:
+        raise SystemExit("no admissible training record")
     random.Random(args.seed).shuffle(pool)
     train = pool[: args.queries]
-    print(f"corpus {len(recs)}, eval projects {len(eval_projects)}, admissible training records {len(pool)}, "
+    print(f"corpus {len(recs)}, evaluation queries {len(eval_ids)}, admissible training records {len(pool)}, "
           f"training queries {len(train)} ({collections.Counter(r['language'] for r in train)})", file=sys.stderr)
 
     dump = args.cache / f"features-{args.space}-{args.queries}-{args.seed}.jsonl"
@@ -158,7 +163,10 @@ def main():
                     print(f"{n}/{len(train)} queries", file=sys.stderr)
     data = []
     for line in dump.open():
-        q = json.loads(line)
+        try:
+            q = json.loads(line)
+        except json.JSONDecodeError:  # the last line of a dump cut short
+            continue
         rec = by_id[q["id"]]
         proj = canonical(rec, bfp)
         hits = [(h, labels.get(h, "OTHER"), f) for h, f in q["hits"]
@@ -168,7 +176,7 @@ def main():
 
     # Two halves: fit on one, check on the other, so the reported gain is not the fit's own.
     half = len(data) // 2
-    w, p_fit = fit(data[:half])
+    w, p_fit = fit(data[:half], [n for n in NAMES if n not in args.without])
     print(f"fitted on {half} queries: P@5 {p_fit:.3f}; weights {json.dumps(w)}")
     w_bm25 = max(GRID, key=lambda v: mean(precisions(data[:half], {"bm25": v}, "hybrid")))
     for name, part in (("fit half", data[:half]), ("held-out half", data[half:]), ("all", data)):

@@ -199,6 +199,43 @@ impl DocStore {
         Ok(record_at(&batch, r))
     }
 
+    /// Calls `f` with each row number and the text of the columns `names` (in that order;
+    /// a null is `""`), decoding only those columns' values: a pass over one or two fields
+    /// of every document without building [`Record`]s. O(store size) to decode batches,
+    /// O(those columns) to read.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when a batch cannot be decoded; [`Error::InvalidParameter`] for a
+    /// name that is not a column of [`schema`].
+    pub fn for_each_fields<const N: usize>(
+        &self,
+        names: [&str; N],
+        mut f: impl FnMut(usize, [&str; N]) -> Result<()>,
+    ) -> Result<usize> {
+        let schema = schema();
+        let mut idx = [0usize; N];
+        for (slot, name) in idx.iter_mut().zip(names) {
+            *slot = schema.index_of(name).map_err(|_| Error::InvalidParameter {
+                name: "column",
+                reason: format!("{name:?} is not a document column"),
+            })?;
+        }
+        let mut row = 0;
+        for i in 0..self.blocks.len() {
+            let batch = self.batch(i)?;
+            let cols: Vec<&StringArray> = idx
+                .iter()
+                .map(|&c| batch.column(c).as_any().downcast_ref::<StringArray>().expect("schema checked"))
+                .collect();
+            for r in 0..batch.num_rows() {
+                let vals: [&str; N] = std::array::from_fn(|k| if cols[k].is_null(r) { "" } else { cols[k].value(r) });
+                f(row, vals)?;
+                row += 1;
+            }
+        }
+        Ok(row)
+    }
+
     /// Decodes every batch, in order, calling `f` with each row number and record.
     /// O(store size); used by `verify` and exports.
     ///

@@ -37,6 +37,10 @@ use crate::fix_actions::FixActions;
 /// Concrete actions kept per suggestion (distinct ones, from the best-ranked hits first).
 pub const EXAMPLES: usize = 3;
 
+/// Supporting hits listed per suggestion (the best-ranked ones); [`Suggestion::support`]
+/// counts them all.
+pub const EVIDENCE: usize = 10;
+
 /// One hit as a voter: its id, cosine score in [-1, 1] and stored actions.
 #[derive(Debug, Clone, Copy)]
 pub struct Voter<'a> {
@@ -66,7 +70,9 @@ pub struct Suggestion {
     pub kind: String,
     /// Its share of the similarity-weighted vote, in [0, 1].
     pub share: f32,
-    /// The hits that voted for it, best first.
+    /// How many hits voted for it.
+    pub support: usize,
+    /// The best-ranked [`EVIDENCE`] hits that voted for it, best first.
     pub evidence: Vec<Evidence>,
     /// Up to [`EXAMPLES`] distinct concrete actions of this kind from those hits, with
     /// their tokens (`change operator < → <= in for condition`), best hit first.
@@ -74,10 +80,14 @@ pub struct Suggestion {
 }
 
 impl Suggestion {
-    /// One line for people: `CHANGE_OPERATOR 0.62 (2 hits: a, b) e.g. change operator < → <=`.
+    /// One line for people: `CHANGE_OPERATOR 0.62 (2 hits: a, b) e.g. change operator < → <=`
+    /// (at most 3 ids, then `…`).
     pub fn line(&self) -> String {
-        let ids: Vec<&str> = self.evidence.iter().map(|e| e.id.as_str()).collect();
-        let n = ids.len();
+        let mut ids: Vec<&str> = self.evidence.iter().take(3).map(|e| e.id.as_str()).collect();
+        if self.support > ids.len() {
+            ids.push("…");
+        }
+        let n = self.support;
         let mut s = format!("{} {:.2} ({n} hit{}: {})", self.kind, self.share, if n == 1 { "" } else { "s" }, ids.join(", "));
         if let Some(first) = self.examples.first() {
             s.push_str(&format!(" e.g. {first}"));
@@ -100,11 +110,14 @@ pub fn suggest(hits: &[Voter<'_>], max: usize) -> Vec<Suggestion> {
         let w = h.score.max(0.0);
         total += w;
         let entry = by_kind.entry(label).or_insert_with(|| {
-            let s = Suggestion { kind: label.to_string(), share: 0.0, evidence: Vec::new(), examples: Vec::new() };
+            let s = Suggestion { kind: label.to_string(), share: 0.0, support: 0, evidence: Vec::new(), examples: Vec::new() };
             (0.0, s)
         });
         entry.0 += w;
-        entry.1.evidence.push(Evidence { id: h.id.to_string(), rank: i + 1, score: h.score });
+        entry.1.support += 1;
+        if entry.1.evidence.len() < EVIDENCE {
+            entry.1.evidence.push(Evidence { id: h.id.to_string(), rank: i + 1, score: h.score });
+        }
         for a in h.actions.actions.iter().filter(|a| a.kind.as_str() == label) {
             if entry.1.examples.len() < EXAMPLES && !entry.1.examples.contains(a) {
                 entry.1.examples.push(a.clone());
@@ -120,9 +133,9 @@ pub fn suggest(hits: &[Voter<'_>], max: usize) -> Vec<Suggestion> {
         })
         .collect();
     if total <= 0.0 {
-        let n: usize = out.iter().map(|s| s.evidence.len()).sum();
+        let n: usize = out.iter().map(|s| s.support).sum();
         for s in &mut out {
-            s.share = s.evidence.len() as f32 / n.max(1) as f32;
+            s.share = s.support as f32 / n.max(1) as f32;
         }
     }
     out.sort_by(|a, b| b.share.total_cmp(&a.share).then(a.evidence[0].rank.cmp(&b.evidence[0].rank)));
@@ -150,6 +163,7 @@ mod tests {
         assert_eq!(s.len(), 1);
         assert_eq!((s[0].kind.as_str(), s[0].share), ("ADD_GUARD", 1.0));
         assert_eq!(s[0].evidence, vec![Evidence { id: "g".into(), rank: 3, score: 0.2 }]);
+        assert_eq!(s[0].support, 1);
         assert!(suggest(&hits[..2], 5).is_empty());
     }
 
@@ -165,6 +179,17 @@ mod tests {
         assert_eq!(s.iter().map(|s| s.kind.as_str()).collect::<Vec<_>>(), ["ADD_GUARD", "CHANGE_NUMERAL"]);
         let sum: f32 = suggest(&hits, 9).iter().map(|s| s.share).sum();
         assert!((sum - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn evidence_is_capped_and_support_counts_all() {
+        let g = fa("ADD_GUARD");
+        let ids: Vec<String> = (0..25).map(|i| format!("h{i}")).collect();
+        let hits: Vec<Voter<'_>> = ids.iter().map(|id| Voter { id, score: 0.5, actions: &g }).collect();
+        let s = suggest(&hits, 5);
+        assert_eq!((s[0].support, s[0].evidence.len()), (25, EVIDENCE));
+        assert_eq!(s[0].evidence[0].id, "h0");
+        assert!(s[0].line().starts_with("ADD_GUARD 1.00 (25 hits: h0, h1, h2, …)"), "{}", s[0].line());
     }
 
     #[test]

@@ -78,7 +78,8 @@ impl Suggestion {
     pub fn line(&self) -> String {
         let ids: Vec<&str> = self.evidence.iter().map(|e| e.id.as_str()).collect();
         let n = ids.len();
-        let mut s = format!("{} {:.2} ({n} hit{}: {})", self.kind, self.share, if n == 1 { "" } else { "s" }, ids.join(", "));
+        let mut s =
+            format!("{} {:.2} ({n} hit{}: {})", self.kind, self.share, if n == 1 { "" } else { "s" }, ids.join(", "));
         if let Some(first) = self.examples.first() {
             s.push_str(&format!(" e.g. {first}"));
         }
@@ -175,6 +176,10 @@ mod tests {
         let s = suggest(&hits, 5);
         assert_eq!(s[0].share, 1.0);
         assert_eq!(s[0].examples.len(), 1, "{:?}", s[0].examples);
-        assert!(s[0].line().starts_with("CHANGE_OPERATOR 1.00 (2 hits: x, y) e.g. change operator < → <="), "{}", s[0].line());
+        assert!(
+            s[0].line().starts_with("CHANGE_OPERATOR 1.00 (2 hits: x, y) e.g. change operator < → <="),
+            "{}",
+            s[0].line()
+        );
     }
 }

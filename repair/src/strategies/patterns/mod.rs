@@ -14,8 +14,8 @@
 //! cause) for the top [`Patterns::k`] similar fixes (the bug's own id and excluded projects
 //! never come back, [`crate::retrieve`]); their actions become suggestions
 //! ([`crate::suggest::suggest`]) and the candidates are ordered by them ([`order`]: concrete
-//! tokens of the hits first, then suggested templates by action score × suspiciousness, then
-//! the rest in the default order). Otherwise, or when retrieval fails or no hit names an
+//! tokens of the hits first, then suggested templates by action score × suspiciousness, each
+//! up to its quota of the validation budget, then the rest in the default order). Otherwise, or when retrieval fails or no hit names an
 //! action, the fixed default order ([`Template::ALL`], then source position).
 //!
 //! # Report
@@ -103,7 +103,10 @@ impl super::Strategy for Patterns {
         let ordered: Vec<&Edit> = if suggestions.is_empty() {
             edits.iter().collect()
         } else {
-            order::order(&edits, &suggestions, &self.suspiciousness).into_iter().map(|i| &edits[i]).collect()
+            order::order(&edits, &suggestions, &self.suspiciousness, self.max_validations)
+                .into_iter()
+                .map(|i| &edits[i])
+                .collect()
         };
         let mut search = Search::default();
         let ended = self.search(problem, session, &text, &ordered, &mut search);

@@ -7,7 +7,10 @@
 //! 1. **concrete** (tier 0): the edit replaces the tokens of an example action of a suggestion
 //!    whose kind maps to the edit's template with that action's tokens (the text with
 //!    whitespace removed: `<` → `<=`, `0` → `1`), e.g. the operator a hit changed to;
-//! 2. **suggested** (tier 1): the edit's template realises a suggested kind ([`templates_for`]);
+//! 2. **suggested** (tier 1): the edit's template realises a suggested kind ([`templates_for`]),
+//!    and it is among the template's best `⌈action score · budget⌉` edits ([`quota`]; budget:
+//!    the search's validation limit), so that a kind with a small share cannot spend the whole
+//!    budget on a template with many instances (identifiers: hundreds);
 //! 3. **rest** (tier 2): every other edit.
 //!
 //! Within tiers 0 and 1, edits go by `action score × suspiciousness`, descending, where the
@@ -116,6 +119,16 @@ impl Suspiciousness {
     }
 }
 
+/// The tier-1 places of a template with action score `score` in a search of `budget`
+/// validations: `⌈score · budget⌉`, at least 1.
+#[must_use]
+pub fn quota(score: f32, budget: usize) -> usize {
+    if budget == usize::MAX {
+        return usize::MAX;
+    }
+    ((f64::from(score) * budget as f64).ceil() as usize).max(1)
+}
+
 /// Where an edit stands in the retrieval-guided order.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rank {
@@ -139,12 +152,26 @@ pub fn rank(edit: &Edit, suggestions: &[Suggestion], scores: &BTreeMap<Template,
     Rank { tier: if concrete { 0 } else { 1 }, score: score * sus.weight(edit.line) }
 }
 
-/// The indexes of `edits` (given in the default order) in the retrieval-guided order.
-/// O(e log e) for e edits.
+/// The indexes of `edits` (given in the default order) in the retrieval-guided order, with
+/// each suggested template's tier-1 edits capped at its quota for a search of `budget`
+/// validations (see the module docs; `usize::MAX`: no cap). O(e log e) for e edits.
 #[must_use]
-pub fn order(edits: &[Edit], suggestions: &[Suggestion], sus: &Suspiciousness) -> Vec<usize> {
+pub fn order(edits: &[Edit], suggestions: &[Suggestion], sus: &Suspiciousness, budget: usize) -> Vec<usize> {
     let scores = template_scores(suggestions);
-    let ranks: Vec<Rank> = edits.iter().map(|e| rank(e, suggestions, &scores, sus)).collect();
+    let mut ranks: Vec<Rank> = edits.iter().map(|e| rank(e, suggestions, &scores, sus)).collect();
+    // The quota: a template's best tier-1 edits keep their place, the others join tier 2.
+    let mut by_score: Vec<usize> = (0..edits.len()).filter(|&i| ranks[i].tier == 1).collect();
+    by_score.sort_by(|&a, &b| ranks[b].score.partial_cmp(&ranks[a].score).unwrap_or(Ordering::Equal));
+    let mut used: BTreeMap<Template, usize> = BTreeMap::new();
+    for i in by_score {
+        let t = edits[i].template;
+        let quota = quota(scores.get(&t).copied().unwrap_or(0.0), budget);
+        let n = used.entry(t).or_default();
+        if *n >= quota {
+            ranks[i] = Rank { tier: 2, score: 0.0 };
+        }
+        *n += 1;
+    }
     let mut idx: Vec<usize> = (0..edits.len()).collect();
     // A stable sort: equal keys keep the default order.
     idx.sort_by(|&a, &b| {
@@ -210,7 +237,7 @@ mod tests {
             suggestion("CHANGE_OPERATOR", 0.3, vec![action(ActionKind::ChangeOperator, "<", "<=")]),
             suggestion("CHANGE_LITERAL", 0.2, vec![]),
         ];
-        let o = order(&edits(), &s, &Suspiciousness::Uniform);
+        let o = order(&edits(), &s, &Suspiciousness::Uniform, usize::MAX);
         // `<` → `<=` (concrete), the identifier (0.5), the other operator (0.3), then the
         // unsuggested templates in the default order.
         assert_eq!(o, vec![1, 5, 0, 2, 3, 4]);
@@ -222,11 +249,24 @@ mod tests {
         let s = vec![suggestion("CHANGE_NUMERAL", 0.6, vec![]), suggestion("DELETE_STATEMENT", 0.4, vec![])];
         let scores = template_scores(&s);
         assert_eq!(scores.get(&Template::ChangeOperand), Some(&0.3));
-        assert_eq!(order(&edits(), &s, &Suspiciousness::Uniform), vec![3, 4, 2, 0, 1, 5]);
-        assert_eq!(order(&edits(), &[], &Suspiciousness::Uniform), vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(order(&edits(), &s, &Suspiciousness::Uniform, usize::MAX), vec![3, 4, 2, 0, 1, 5]);
+        assert_eq!(order(&edits(), &[], &Suspiciousness::Uniform, usize::MAX), vec![0, 1, 2, 3, 4, 5]);
         // Kinds no template realises change nothing.
         let other = vec![suggestion("ADD_METHOD_CALL", 1.0, vec![])];
-        assert_eq!(order(&edits(), &other, &Suspiciousness::Uniform), vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(order(&edits(), &other, &Suspiciousness::Uniform, usize::MAX), vec![0, 1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn a_small_share_gets_a_small_quota_of_the_budget() {
+        let mut many: Vec<Edit> = vec![edit(Template::ChangeOperator, 0, "<", "<=", 1)];
+        many.extend((0..30).map(|i| edit(Template::ChangeIdentifier, 10 + i, "a", "b", 2)));
+        let s = vec![suggestion("CHANGE_IDENTIFIER", 0.25, vec![]), suggestion("CHANGE_LITERAL", 0.75, vec![])];
+        assert_eq!(quota(0.25, 20), 5);
+        assert_eq!(quota(0.01, 20), 1);
+        // Budget 20: five identifier edits, then the default order (the operator, the rest).
+        let o = order(&many, &s, &Suspiciousness::Uniform, 20);
+        assert_eq!(&o[..7], &[1, 2, 3, 4, 5, 0, 6]);
+        assert_eq!(o.len(), 31);
     }
 
     #[test]
@@ -236,7 +276,7 @@ mod tests {
         let sus = Suspiciousness::Sbfl(BTreeMap::from([(5, 0.8), (6, 0.4)]));
         assert!((sus.weight(5) - 1.0).abs() < 1e-6 && (sus.weight(6) - 0.55).abs() < 1e-6);
         assert!((sus.weight(3) - 0.1).abs() < 1e-6);
-        assert_eq!(order(&edits(), &s, &sus), vec![3, 0, 1, 2, 4, 5]);
+        assert_eq!(order(&edits(), &s, &sus, usize::MAX), vec![3, 0, 1, 2, 4, 5]);
         assert_eq!(sus.name(), "sbfl");
     }
 }

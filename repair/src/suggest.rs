@@ -200,6 +200,10 @@ mod tests {
         let s = suggest(&hits, 5);
         assert_eq!(s[0].share, 1.0);
         assert_eq!(s[0].examples.len(), 1, "{:?}", s[0].examples);
-        assert!(s[0].line().starts_with("CHANGE_OPERATOR 1.00 (2 hits: x, y) e.g. change operator < → <="), "{}", s[0].line());
+        assert!(
+            s[0].line().starts_with("CHANGE_OPERATOR 1.00 (2 hits: x, y) e.g. change operator < → <="),
+            "{}",
+            s[0].line()
+        );
     }
 }

@@ -29,6 +29,7 @@ use repair::evaluation::{self, BugResult};
 use repair::quixbugs::{self, GroundTruth, Lang, OracleSummary, Program, ProgramCheck, RunSummary, Runner};
 use repair::report::Outcome;
 use repair::retrieve::{Exclusion, Retriever};
+use repair::strategies::patterns::Suspiciousness;
 use repair::validate::Verdict;
 use repair::workflow::Workflow;
 
@@ -276,8 +277,8 @@ impl Evaluation<'_> {
     /// One program: localize, repair, keep the report. The flag is false when the run was
     /// cut short (budget, time, error), which leaves replayed recordings unused by design.
     fn repair(&self, p: &Program) -> anyhow::Result<(BugResult, bool)> {
-        let method = match self.localize(p) {
-            Ok(method) => method,
+        let (method, suspiciousness) = match self.localize(p) {
+            Ok(found) => found,
             Err(why) => return Ok((BugResult::localization_failed(&p.name, why), true)),
         };
         let id = self.truth.id(p).map(str::to_string);
@@ -295,7 +296,7 @@ impl Evaluation<'_> {
             self.runner.validator(p),
             self.config.clone(),
         )
-        .with_strategy(self.a.strategy.strategy()?)
+        .with_strategy(self.a.strategy.strategy_with(suspiciousness)?)
         .with_prices(self.a.llm.prices(&self.client.model))
         .with_scratch_filter(quixbugs::scratch_filter(self.runner.lang))
         .run(&bug);
@@ -304,18 +305,21 @@ impl Evaluation<'_> {
         Ok((BugResult::from_report(&p.name, &method, &report), complete))
     }
 
-    /// The buggy method: from quixbugs.jsonl, or SBFL's top method; else why none.
-    fn localize(&self, p: &Program) -> Result<String, String> {
+    /// The buggy method, from quixbugs.jsonl (every line equally suspicious) or SBFL's top
+    /// method (with the SBFL scores of the program's lines); else why none.
+    fn localize(&self, p: &Program) -> Result<(String, Suspiciousness), String> {
         match self.a.localization {
             Localization::Perfect => self
                 .truth
                 .method(p)
-                .map(str::to_string)
+                .map(|m| (m.to_string(), Suspiciousness::Uniform))
                 .ok_or_else(|| "no buggy method known (quixbugs.jsonl `meta.function`)".to_string()),
             Localization::Sbfl => {
                 let fl = repair::quixbugs::sbfl(self.runner, p).map_err(|e| e.to_string())?;
                 let m = fl.methods.first().ok_or_else(|| "SBFL ranked no method".to_string())?;
-                Ok(m.name.rsplit('.').next().unwrap_or(&m.name).to_string())
+                let file = p.source.to_string_lossy().replace('\\', "/");
+                let scores = fl.lines.iter().filter(|l| l.file == file).map(|l| (l.line as usize, l.score)).collect();
+                Ok((m.name.rsplit('.').next().unwrap_or(&m.name).to_string(), Suspiciousness::Sbfl(scores)))
             }
         }
     }

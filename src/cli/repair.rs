@@ -16,6 +16,7 @@ use anyhow::{Context, bail};
 use repair::bug::{Bug, Location};
 use repair::report::Outcome;
 use repair::retrieve::Exclusion;
+use repair::strategies::patterns::Suspiciousness;
 use repair::validate::{CommandSpec, Validator};
 use repair::workflow::Workflow;
 
@@ -106,7 +107,7 @@ pub const NO_PATCH: u8 = 4;
 /// Runs `fixdex repair`.
 pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     check_inputs(a)?;
-    let (file, location, fault_localization) = locate(a)?;
+    let (file, location, fault_localization, suspiciousness) = locate(a)?;
     let exclusion = Exclusion { ids: a.bug_id.iter().cloned().collect(), projects: a.exclude_project.clone() };
     let retriever = a
         .retrieval
@@ -117,7 +118,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     if let Some(r) = &retriever {
         super::search::warn_unmatched(&r.excluded_projects());
     }
-    let strategy = a.strategy.strategy()?;
+    let strategy = a.strategy.strategy_with(suspiciousness)?;
     let client = a.llm.client_for(strategy.as_ref())?;
     let config = agent_config(&a.llm, &a.retrieval, &a.reinfix, &client)?;
     let prices = a.llm.prices(&client.model);
@@ -159,13 +160,14 @@ fn is_file_under(project: &std::path::Path, file: &std::path::Path) -> bool {
 }
 
 /// The buggy file and location: `--file` with `--method` or `--lines`, or SBFL (whose
-/// summary goes into the report).
-fn locate(a: &Args) -> anyhow::Result<(PathBuf, Location, Option<serde_json::Value>)> {
+/// summary goes into the report, and whose line scores weigh the patterns strategy's
+/// candidates).
+fn locate(a: &Args) -> anyhow::Result<(PathBuf, Location, Option<serde_json::Value>, Suspiciousness)> {
     let given = || a.file.clone().expect("clap: --file required");
     match (&a.method, &a.lines, a.sbfl) {
-        (Some(m), None, false) => Ok((given(), Location::Method(m.clone()), None)),
-        (None, Some(l), false) => Ok((given(), parse_lines(l)?, None)),
-        (None, None, true) => sbfl(a).map(|(file, loc, summary)| (file, loc, Some(summary))),
+        (Some(m), None, false) => Ok((given(), Location::Method(m.clone()), None, Suspiciousness::Uniform)),
+        (None, Some(l), false) => Ok((given(), parse_lines(l)?, None, Suspiciousness::Uniform)),
+        (None, None, true) => sbfl(a).map(|(file, loc, summary, sus)| (file, loc, Some(summary), sus)),
         _ => bail!("give the fault location: --method NAME or --lines START-END (with --file), or --sbfl"),
     }
 }
@@ -226,8 +228,8 @@ fn exit_code(outcome: Outcome) -> ExitCode {
 }
 
 /// SBFL on the project (in a scratch copy): the top-ranked method (in `--file` when given)
-/// as `(file, line range, summary for the report)`.
-fn sbfl(a: &Args) -> anyhow::Result<(PathBuf, Location, serde_json::Value)> {
+/// as `(file, line range, summary for the report, the SBFL scores of that file's lines)`.
+fn sbfl(a: &Args) -> anyhow::Result<(PathBuf, Location, serde_json::Value, Suspiciousness)> {
     let spec = repair::fl::CoverageSpec { target: sbfl_target(a)?, timeout: Duration::from_secs(a.test_timeout_s) };
     let fl = repair::fl::sbfl(&a.project, &spec).context("SBFL fault localization")?;
     let top = sbfl_top(a, &fl)?;
@@ -237,7 +239,9 @@ fn sbfl(a: &Args) -> anyhow::Result<(PathBuf, Location, serde_json::Value)> {
     );
     let summary = serde_json::json!({"method": "sbfl-ochiai", "chosen": top,
         "top_methods": fl.methods.iter().take(5).collect::<Vec<_>>(), "failed": fl.failed, "passed": fl.passed});
-    Ok((PathBuf::from(&top.file), Location::Lines(top.start_line as usize, top.end_line as usize), summary))
+    let lines = fl.lines.iter().filter(|l| l.file == top.file).map(|l| (l.line as usize, l.score)).collect();
+    let location = Location::Lines(top.start_line as usize, top.end_line as usize);
+    Ok((PathBuf::from(&top.file), location, summary, Suspiciousness::Sbfl(lines)))
 }
 
 /// What SBFL measures: Python (pytest under coverage.py) without `--sbfl-tests`, else Java.

@@ -9,6 +9,7 @@ use engine::Space;
 use repair::config::RunConfig as AgentConfig;
 use repair::llm::Budget;
 use repair::retrieve::RetrieveParams;
+use repair::strategies::patterns::{Patterns, Suspiciousness};
 
 use super::llm_args::{Client, LlmArgs};
 
@@ -18,10 +19,18 @@ use super::llm_args::{Client, LlmArgs};
 pub struct StrategyArgs {
     /// Repair strategy: `reinfix` (root cause with the internal tools, similar fixes, repair
     /// suggestions, candidate patches; ReinFix, Algorithm 1) or `patterns` (no model: fix
-    /// templates on the localized method, up to 200 validations or 10 minutes).
+    /// templates on the localized method, ordered by the actions of similar fixes when there
+    /// is an `--index`, up to `--max-validations` or 10 minutes).
     #[arg(long = "strategy", default_value = repair::strategies::NAMES[0],
           value_parser = clap::builder::PossibleValuesParser::new(repair::strategies::NAMES))]
     pub(crate) name: String,
+    /// `patterns`: keep the fixed default order of the templates even with `--index` (the
+    /// ablation of the retrieval-guided order).
+    #[arg(long)]
+    pub(crate) no_retrieval: bool,
+    /// `patterns`: most candidates validated per bug.
+    #[arg(long, default_value_t = 200)]
+    pub(crate) max_validations: usize,
 }
 
 impl StrategyArgs {
@@ -35,7 +44,33 @@ impl StrategyArgs {
     /// # Errors
     /// An unknown name (clap refuses those first).
     pub fn strategy(&self) -> anyhow::Result<Box<dyn repair::strategies::Strategy>> {
-        Ok(repair::strategies::by_name(&self.name)?)
+        self.strategy_with(Suspiciousness::Uniform)
+    }
+
+    /// The strategy, with `patterns` given the line weights `suspiciousness` and the
+    /// `--no-retrieval` and `--max-validations` options.
+    ///
+    /// # Errors
+    /// An unknown name; `--no-retrieval` or `--max-validations` with another strategy.
+    pub fn strategy_with(
+        &self,
+        suspiciousness: Suspiciousness,
+    ) -> anyhow::Result<Box<dyn repair::strategies::Strategy>> {
+        if self.name != "patterns" {
+            if self.no_retrieval || self.max_validations != 200 {
+                anyhow::bail!(
+                    "--no-retrieval and --max-validations apply to --strategy patterns; {} retrieves only with --index",
+                    self.name
+                );
+            }
+            return Ok(repair::strategies::by_name(&self.name)?);
+        }
+        Ok(Box::new(Patterns {
+            retrieval: !self.no_retrieval,
+            max_validations: self.max_validations,
+            suspiciousness,
+            ..Patterns::default()
+        }))
     }
 }
 

@@ -560,7 +560,8 @@ fn issue_10_repair_refuses_an_unknown_strategy() {
 /// Issue 11, item 5 (first part): `fixdex repair --strategy patterns` repairs SUM_TO with no
 /// model and no model options: a fix template (the loop bound `<` → `<=`) validated by the
 /// project's tests; the report names the strategy, the `none` client and no LLM call; bad
-/// `--lines` and a `--file` outside the project are refused before anything runs.
+/// `--lines` and a `--file` outside the project are refused before anything runs, and so is
+/// `--no-retrieval` with another strategy.
 #[test]
 fn issue_11_repair_with_patterns_needs_no_model() {
     let dir = tempfile::tempdir().unwrap();
@@ -580,6 +581,19 @@ fn issue_11_repair_with_patterns_needs_no_model() {
     assert_eq!(r["llm"]["calls"], 0);
     assert_eq!(r["details"]["order"], "default");
     assert!(r["details"]["first_plausible_at"].as_u64().is_some_and(|k| k >= 1), "{r:#}");
+    // Every plausible patch's diff is in the report, to judge overfitting.
+    let first = r["details"]["plausible"][0]["diff"].as_str().unwrap_or_default();
+    assert!(first.contains("+        for (int i = 1; i <= n; i++) {"), "{r:#}");
+    // --no-retrieval is the patterns strategy's ablation; ReinFix refuses it.
+    let mut reinfix: Vec<&str> = args.iter().map(|a| if *a == "patterns" { "reinfix" } else { a }).collect();
+    reinfix.push("--no-retrieval");
+    let out = fixdex(&reinfix, None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--no-retrieval and --max-validations apply to --strategy patterns"),
+        "{}",
+        stderr(&out)
+    );
 
     let bad = |extra: &[&str]| {
         let mut a = vec!["repair", "--strategy", "patterns", "--project", root.to_str().unwrap()];

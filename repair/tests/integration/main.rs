@@ -17,6 +17,8 @@ mod fuzz;
 mod llm;
 /// Patches from model answers applied to project trees: formats, refusals, all-or-nothing.
 mod patch;
+/// The `patterns` strategy: retrieval-guided order against the default one, on minibugs.
+mod patterns;
 /// The QuixBugs harness on the minibugs fixture: real javac/JUnit and pytest runs.
 mod quixbugs;
 /// The workflow under the strict replay client, with real patches and real tests.

@@ -1,44 +1,81 @@
 //! The `patterns` strategy: repair with no model. Fix templates ([`templates`]: operator,
-//! operand ±1, numeral, negation, swapped arguments, deleted statement, identifier) are
-//! instantiated on the localized method's syntax tree and validated one by one through the
-//! session, in a fixed default order (template, then source position), until a plausible
-//! patch or the budget: [`Patterns::max_validations`] tested candidates (default 200) or
-//! [`Patterns::max_wall`] (default 10 minutes), whichever comes first. The design follows
-//! template-based APR (TBar, Liu et al., ISSTA 2019; PAR, Kim et al., ICSE 2013) with
-//! ManySStuBs4J's single-statement patterns as the templates (Karampatsis & Sutton, MSR 2020).
+//! operand ±1, numeral, negation, swapped arguments, deleted statement, early-return guard,
+//! null check, try/catch, identifier) are instantiated on the localized method's syntax
+//! tree and validated one by one through the session until a plausible patch (every
+//! plausible one with `collect_all`, `--all`) or the budget: [`Patterns::max_validations`]
+//! tested candidates (default 200) or [`Patterns::max_wall`] (default 10 minutes), whichever
+//! comes first. The design follows template-based APR (TBar, Liu et al., ISSTA 2019; PAR, Kim
+//! et al., ICSE 2013) with ManySStuBs4J's single-statement patterns as the templates
+//! (Karampatsis & Sutton, MSR 2020).
+//!
+//! # Order
+//! With an index in the session and [`Patterns::retrieval`] set (the default; `--no-retrieval`
+//! clears it), the localized code is searched in the `code` space (no model gives a root
+//! cause) for the top [`Patterns::k`] similar fixes (the bug's own id and excluded projects
+//! never come back, [`crate::retrieve`]); their actions become suggestions
+//! ([`crate::suggest::suggest`]) and the candidates are ordered by them ([`order`]: concrete
+//! tokens of the hits first, then suggested templates by action score × suspiciousness, each
+//! up to its quota of the validation budget, then the rest in the default order). Otherwise, or when retrieval fails or no hit names an
+//! action, the fixed default order ([`Template::ALL`], then source position).
 //!
 //! # Report
-//! Shared fields: `candidates` (attempt 1; `suggestion` is the template's 1-based place in
-//! [`Template::ALL`]; `choice` the candidate's rank in the order), `patch`. Its `details`:
-//! `order` (`default`), `max_validations`, `max_wall_s`, `generated` (edits per template),
-//! `validated` (candidates whose tests ran), `first_plausible_at` (1-based rank of the first
-//! plausible candidate among those validated, `null` when none).
+//! Shared fields: `retrieved` (the similar fixes), `suggestions` (one list: each
+//! suggestion's line), `candidates` (attempt 1; `suggestion` is the template's 1-based place
+//! in [`Template::ALL`]; `choice` the candidate's rank in the order), `patch`. Its `details`:
+//! `order` (`retrieval` or `default`), `suspiciousness` (`uniform` or `sbfl`),
+//! `retrieval` (`null` without an index or with `--no-retrieval`; else `hits`, `error`,
+//! and `suggestions`: `kind`, `share`, `evidence` ids), `max_validations`, `max_wall_s`,
+//! `generated` (edits per template), `validated` (candidates whose tests ran),
+//! `first_plausible_at` (1-based rank of the first plausible candidate among those
+//! validated, `null` when none), and `plausible`: every plausible candidate (`validated_at`,
+//! `template`, `summary`, `line`, `diff`), for judging overfitting.
 
+pub mod order;
 pub mod templates;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use serde_json::json;
+use engine::Space;
+use serde_json::{Value, json};
 
 use crate::bug::Problem;
 use crate::error::Error;
+use crate::retrieve::{RetrieveParams, Retriever};
 use crate::session::{Place, Reply, Session, Stop};
+use crate::suggest::{Suggestion, Voter, suggest};
 use crate::validate::Verdict;
+pub use order::Suspiciousness;
 pub use templates::{Edit, Template};
 
+/// Similar fixes retrieved to order the templates.
+pub const DEFAULT_K: usize = 10;
+
 /// The model-free template strategy (`--strategy patterns`).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Patterns {
     /// Most candidates validated (tests run; duplicates and refusals do not count).
     pub max_validations: usize,
     /// Wall-clock limit of the search, from the start of the run.
     pub max_wall: Duration,
+    /// Order by the actions of similar fixes when the session has an index (`false`:
+    /// `--no-retrieval`, the fixed default order).
+    pub retrieval: bool,
+    /// Similar fixes retrieved (top k, space `code`).
+    pub k: usize,
+    /// How suspicious each line is (uniform for perfect localization; SBFL line scores).
+    pub suspiciousness: Suspiciousness,
 }
 
 impl Default for Patterns {
     fn default() -> Self {
-        Patterns { max_validations: 200, max_wall: Duration::from_secs(600) }
+        Patterns {
+            max_validations: 200,
+            max_wall: Duration::from_secs(600),
+            retrieval: true,
+            k: DEFAULT_K,
+            suspiciousness: Suspiciousness::Uniform,
+        }
     }
 }
 
@@ -59,34 +96,82 @@ impl super::Strategy for Patterns {
         for e in &edits {
             *generated.entry(e.template).or_default() += 1;
         }
-        let mut search = Search { validated: 0, first_plausible_at: None };
-        let ended = self.search(problem, session, &text, &edits, &mut search);
+        let (suggestions, retrieval) = match session.retriever().filter(|_| self.retrieval) {
+            Some(r) => self.suggestions(r, problem, session),
+            None => (Vec::new(), Value::Null),
+        };
+        let ordered: Vec<&Edit> = if suggestions.is_empty() {
+            edits.iter().collect()
+        } else {
+            order::order(&edits, &suggestions, &self.suspiciousness, self.max_validations)
+                .into_iter()
+                .map(|i| &edits[i])
+                .collect()
+        };
+        let mut search = Search::default();
+        let ended = self.search(problem, session, &text, &ordered, &mut search);
         session.report.details = json!({
-            "order": "default",
+            "order": if suggestions.is_empty() { "default" } else { "retrieval" },
+            "suspiciousness": self.suspiciousness.name(),
+            "retrieval": retrieval,
             "max_validations": self.max_validations,
             "max_wall_s": self.max_wall.as_secs(),
             "generated": generated,
             "validated": search.validated,
             "first_plausible_at": search.first_plausible_at,
+            "plausible": search.plausible,
         });
         ended
     }
 }
 
 /// Progress of the search.
+#[derive(Default)]
 struct Search {
     validated: usize,
     first_plausible_at: Option<usize>,
+    /// Every plausible candidate, as the report's `details.plausible` gives it.
+    plausible: Vec<Value>,
 }
 
 impl Patterns {
+    /// The suggestions of the top [`Patterns::k`] fixes similar to the localized code, and
+    /// the report's `details.retrieval`; no suggestion when retrieval fails (the error is
+    /// reported and warned about, and the run goes on in the default order).
+    fn suggestions(&self, r: &Retriever, problem: &Problem, session: &mut Session<'_>) -> (Vec<Suggestion>, Value) {
+        // Dense: the order the QuixBugs measurement of this strategy was made with.
+        let params = RetrieveParams { space: Space::Code, k: self.k.max(1), ..RetrieveParams::default() };
+        let found = match r.search(&problem.code, "", &params) {
+            Ok(found) => found,
+            Err(e) => {
+                session.report.warnings.push(format!("retrieval failed, so the templates keep the default order: {e}"));
+                return (Vec::new(), json!({"hits": 0, "error": e.to_string(), "suggestions": []}));
+            }
+        };
+        let voters: Vec<Voter<'_>> =
+            found.fixes.iter().map(|f| Voter { id: &f.id, score: f.score, actions: &f.fix_actions }).collect();
+        let suggestions = suggest(&voters, actions::ActionKind::ALL.len());
+        let summary: Vec<Value> = suggestions
+            .iter()
+            .map(|s| {
+                let ids: Vec<&str> = s.evidence.iter().map(|e| e.id.as_str()).collect();
+                json!({"kind": s.kind, "share": s.share, "evidence": ids})
+            })
+            .collect();
+        let details = json!({"hits": found.fixes.len(), "error": null, "suggestions": summary});
+        session.report.suggestions = vec![suggestions.iter().map(Suggestion::line).collect()];
+        session.report.retrieved_dropped_exact = found.dropped_exact;
+        session.report.retrieved = found.fixes;
+        (suggestions, details)
+    }
+
     /// Validates `edits` in order until a plausible patch (unless collecting all) or the budget.
     fn search(
         &self,
         problem: &Problem,
         session: &mut Session<'_>,
         text: &str,
-        edits: &[Edit],
+        edits: &[&Edit],
         search: &mut Search,
     ) -> Result<(), Stop> {
         for (rank, edit) in edits.iter().enumerate() {
@@ -104,8 +189,12 @@ impl Patterns {
             if !matches!(rec.verdict, Verdict::Duplicate | Verdict::PatchRefused) {
                 search.validated += 1;
             }
-            if rec.verdict == Verdict::Plausible && search.first_plausible_at.is_none() {
-                search.first_plausible_at = Some(search.validated);
+            if rec.verdict == Verdict::Plausible {
+                search.first_plausible_at.get_or_insert(search.validated);
+                search.plausible.push(json!({
+                    "validated_at": search.validated, "template": edit.template, "summary": edit.summary,
+                    "line": edit.line, "diff": rec.applied_diff,
+                }));
             }
             if session.push_candidate(rec) {
                 return Ok(());

@@ -12,7 +12,9 @@ use crate::language::Language;
 /// The kind of fix a template makes, in the fixed default order in which they are tried
 /// without retrieval (`--no-retrieval`): operator changes first (the most frequent single-token
 /// bugs of ManySStuBs4J), then operands off by one, numerals, negated conditions, swapped
-/// arguments, deleted statements, and identifiers last (the most candidates).
+/// arguments, deleted statements, the structural additions (guard, null check, try/catch),
+/// and identifiers last (the most candidates). The JSON names are the action kinds'
+/// ([`actions::ActionKind`]) that the template realises most directly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Template {
@@ -28,19 +30,35 @@ pub enum Template {
     SwapArguments,
     /// One expression statement deleted.
     DeleteStatement,
+    /// An early return added at the top of the method body, per parameter: Java
+    /// `if (p == null) return D;` (arrays and collections also when empty; numbers when
+    /// `p <= 0`), Python `if not p: return D`; `D` from the return type (Java) or among
+    /// `p`, `None`, `0` (Python); `return;` in a `void` method.
+    AddGuard,
+    /// A null check before a dereference: a condition `c` that dereferences `r` becomes
+    /// `r == null || c` or `r != null && c` (`r is None or c`, `r is not None and c`), and a
+    /// one-line statement that dereferences `r` runs only `if (r != null)`
+    /// (`if r is not None:`).
+    AddNullCheck,
+    /// A one-line expression statement wrapped in `try { … } catch (Exception e) { }`
+    /// (Python: `try: … except Exception: pass`).
+    WrapTryCatch,
     /// One identifier replaced by another identifier the method uses.
     ChangeIdentifier,
 }
 
 impl Template {
     /// Every template, in the default order.
-    pub const ALL: [Template; 7] = [
+    pub const ALL: [Template; 10] = [
         Template::ChangeOperator,
         Template::ChangeOperand,
         Template::ChangeNumeral,
         Template::ChangeUnaryOperator,
         Template::SwapArguments,
         Template::DeleteStatement,
+        Template::AddGuard,
+        Template::AddNullCheck,
+        Template::WrapTryCatch,
         Template::ChangeIdentifier,
     ];
 }
@@ -54,6 +72,8 @@ pub struct Edit {
     pub start: usize,
     /// One past the last byte replaced.
     pub end: usize,
+    /// The text replaced (empty for an insertion).
+    pub original: String,
     /// The new text.
     pub replacement: String,
     /// 1-based line of the edit.
@@ -88,6 +108,11 @@ pub fn edits(text: &str, language: Language, lines: (usize, usize)) -> Vec<Edit>
         cx.unary(*node, &mut out);
         cx.swap(*node, &mut out);
         cx.delete(*node, &mut out);
+        cx.null_check(*node, &mut out);
+        cx.try_catch(*node, &mut out);
+    }
+    if let Some(method) = nodes.iter().find(|n| matches!(n.kind(), "method_declaration" | "function_definition")) {
+        cx.guard(*method, &mut out);
     }
     cx.identifiers(&nodes, &mut out);
     out.sort_by_key(|e| (e.template, e.start));
@@ -184,6 +209,7 @@ impl Cx<'_> {
             template,
             start: node.start_byte(),
             end: node.end_byte(),
+            original: self.of(node).to_string(),
             replacement,
             line: node.start_position().row + 1,
             summary,
@@ -196,33 +222,42 @@ impl Cx<'_> {
             return;
         }
         let op = self.of(node).split_whitespace().collect::<Vec<_>>().join(" ");
-        for to in operator_family(&op, self.language) {
+        // `x == null` only flips: an order against `null` / `None` is never valid.
+        let null = node.parent().is_some_and(|p| {
+            (0..p.named_child_count())
+                .filter_map(|i| p.named_child(u32::try_from(i).ok()?))
+                .any(|c| matches!(c.kind(), "null_literal" | "none"))
+        });
+        for to in operator_family(&op, self.language).iter().filter(|to| !null || matches!(**to, "==" | "!=")) {
             self.push(out, Template::ChangeOperator, node, (*to).to_string());
         }
     }
 
-    /// The right side of a comparison, an array index, and the arguments of `range(...)`,
-    /// one larger and one smaller.
+    /// Either side of a comparison, an array index, a slice bound, the arguments of
+    /// `range(...)`, and a call's identifier or `a ± b` arguments, one larger and one smaller
+    /// (off-by-one in loop bounds, indexes and recursive calls).
     fn operand(&self, node: Node<'_>, out: &mut Vec<Edit>) {
         let Some(parent) = node.parent() else { return };
-        let comparison_rhs = match parent.kind() {
+        let comparison = match parent.kind() {
             "binary_expression" => {
-                parent.child_by_field_name("right") == Some(node)
+                (parent.child_by_field_name("right") == Some(node) || parent.child_by_field_name("left") == Some(node))
                     && parent
                         .child_by_field_name("operator")
                         .is_some_and(|o| matches!(self.of(o), "<" | "<=" | ">" | ">=" | "==" | "!="))
             }
-            "comparison_operator" => node.is_named() && parent.named_child(0) != Some(node),
+            "comparison_operator" => node.is_named(),
             _ => false,
         };
         let index = matches!(parent.kind(), "array_access" if parent.child_by_field_name("index") == Some(node))
-            || (parent.kind() == "subscript" && parent.child_by_field_name("subscript") == Some(node));
-        let range_arg = parent.kind() == "argument_list"
-            && node.is_named()
-            && parent.parent().and_then(|c| c.child_by_field_name("function")).is_some_and(|f| self.of(f) == "range");
+            || (parent.kind() == "subscript" && parent.child_by_field_name("subscript") == Some(node))
+            || (parent.kind() == "slice" && node.is_named());
+        let call = parent.parent().and_then(|c| c.child_by_field_name("function").or(c.child_by_field_name("name")));
+        let range_arg =
+            parent.kind() == "argument_list" && node.is_named() && call.is_some_and(|f| self.of(f) == "range");
+        let call_arg = parent.kind() == "argument_list" && !range_arg && self.is_arithmetic_or_name(node);
         // An integer literal is the numeral template's (`0` → `1`, not `0 + 1`).
         let literal = matches!(node.kind(), "integer" | "decimal_integer_literal");
-        if (comparison_rhs || index || range_arg) && !literal {
+        if (comparison || index || range_arg || call_arg) && !literal && node.kind() != "comment" {
             let t = self.of(node);
             let wrapped = if node.named_child_count() > 0 && !matches!(node.kind(), "call" | "method_invocation") {
                 format!("({t})")
@@ -231,6 +266,17 @@ impl Cx<'_> {
             };
             self.push(out, Template::ChangeOperand, node, format!("{wrapped} + 1"));
             self.push(out, Template::ChangeOperand, node, format!("{wrapped} - 1"));
+        }
+    }
+
+    /// Whether `node` is a plain name or an `a + b` / `a - b` expression.
+    fn is_arithmetic_or_name(&self, node: Node<'_>) -> bool {
+        match node.kind() {
+            "identifier" => true,
+            "binary_expression" | "binary_operator" => {
+                node.child_by_field_name("operator").is_some_and(|o| matches!(self.of(o), "+" | "-"))
+            }
+            _ => false,
         }
     }
 
@@ -290,6 +336,7 @@ impl Cx<'_> {
                 template: Template::SwapArguments,
                 start: a.start_byte(),
                 end: b.end_byte(),
+                original: self.text[a.start_byte()..b.end_byte()].to_string(),
                 replacement: swapped,
                 line: a.start_position().row + 1,
                 summary: format!("swap {} and {}", one_line(self.of(a)), one_line(self.of(b))),
@@ -312,6 +359,7 @@ impl Cx<'_> {
             template: Template::DeleteStatement,
             start,
             end,
+            original: self.text[start..end].to_string(),
             replacement,
             line: node.start_position().row + 1,
             summary: format!("delete {}", one_line(self.of(node))),
@@ -348,6 +396,189 @@ impl Cx<'_> {
             "formal_parameter" | "variable_declarator" | "parameters" | "keyword_argument" => true,
             _ => false,
         }
+    }
+}
+
+/// Parameters given an early-return guard, at most.
+const MAX_GUARDED_PARAMETERS: usize = 3;
+
+/// Receivers given a null check per condition or statement, at most.
+const MAX_NULL_CHECKS: usize = 2;
+
+/// Java primitive number types (a guard compares them with 0).
+const JAVA_NUMBERS: &[&str] = &["int", "long", "short", "byte", "double", "float"];
+
+impl Cx<'_> {
+    /// An insertion of `text` at byte `at`.
+    fn insert(&self, out: &mut Vec<Edit>, template: Template, at: usize, text: String, summary: String) {
+        let line = self.text[..at].matches('\n').count() + 1;
+        out.push(Edit { template, start: at, end: at, original: String::new(), replacement: text, line, summary });
+    }
+
+    /// The whitespace before `node` on its line, when nothing else precedes it there.
+    fn indent(&self, node: Node<'_>) -> Option<&str> {
+        let line_start = self.text[..node.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+        let prefix = &self.text[line_start..node.start_byte()];
+        prefix.trim().is_empty().then_some(prefix)
+    }
+
+    /// Early returns at the top of `method`'s body, per parameter (see [`Template::AddGuard`]).
+    fn guard(&self, method: Node<'_>, out: &mut Vec<Edit>) {
+        let Some(body) = method.child_by_field_name("body") else { return };
+        let mut cursor = body.walk();
+        let Some(first) = body.named_children(&mut cursor).find(|n| n.kind() != "comment") else { return };
+        let Some(indent) = self.indent(first) else { return };
+        for (name, ty) in self.parameters(method).into_iter().take(MAX_GUARDED_PARAMETERS) {
+            let (conditions, returns) = match self.language {
+                Language::Java => (java_guard_conditions(&name, &ty), self.java_returns(method, &name, &ty)),
+                Language::Python => {
+                    let returns = [format!("return {name}"), "return []".into(), "return 0".into(), "return".into()];
+                    (vec![format!("not {name}")], returns.to_vec())
+                }
+            };
+            for c in &conditions {
+                for r in &returns {
+                    let guard = match self.language {
+                        Language::Java => format!("if ({c}) {r};"),
+                        Language::Python => format!("if {c}:\n{indent}    {r}"),
+                    };
+                    let summary = format!("add guard {}", one_line(&guard));
+                    self.insert(out, Template::AddGuard, first.start_byte(), format!("{guard}\n{indent}"), summary);
+                }
+            }
+        }
+    }
+
+    /// `(name, type)` of each parameter of `method` (type empty in Python).
+    fn parameters(&self, method: Node<'_>) -> Vec<(String, String)> {
+        let Some(params) = method.child_by_field_name("parameters") else { return Vec::new() };
+        let mut cursor = params.walk();
+        let mut out = Vec::new();
+        for p in params.named_children(&mut cursor) {
+            let ty = p.child_by_field_name("type").map_or(String::new(), |t| self.of(t).to_string());
+            let name = match p.kind() {
+                "formal_parameter" => p.child_by_field_name("name"),
+                "identifier" => Some(p),
+                "typed_parameter" => p.named_child(0).filter(|n| n.kind() == "identifier"),
+                "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+                _ => None,
+            };
+            if let Some(n) = name.map(|n| self.of(n)).filter(|n| *n != "self") {
+                out.push((n.to_string(), ty));
+            }
+        }
+        out
+    }
+
+    /// The returns a Java guard may make in `method`: from its return type, and the
+    /// parameter itself when it has that type.
+    fn java_returns(&self, method: Node<'_>, name: &str, ty: &str) -> Vec<String> {
+        let ret = method.child_by_field_name("type").map_or("void", |t| self.of(t));
+        let mut out: Vec<String> = match ret {
+            "void" => vec!["return".into()],
+            "boolean" => vec!["return false".into(), "return true".into()],
+            r if JAVA_NUMBERS.contains(&r) || r == "char" => vec!["return 0".into()],
+            _ => vec!["return null".into()],
+        };
+        if ret == ty && ret != "void" {
+            out.insert(0, format!("return {name}"));
+        }
+        out
+    }
+
+    /// A null check before the dereferences in `node` (see [`Template::AddNullCheck`]).
+    fn null_check(&self, node: Node<'_>, out: &mut Vec<Edit>) {
+        let Some(parent) = node.parent() else { return };
+        let condition = matches!(parent.kind(), "if_statement" | "while_statement" | "elif_clause")
+            && parent.child_by_field_name("condition") == Some(node);
+        if condition {
+            let inner =
+                if node.kind() == "parenthesized_expression" { node.named_child(0).unwrap_or(node) } else { node };
+            let c = if matches!(inner.kind(), "binary_expression" | "boolean_operator" | "ternary_expression")
+                && !self.of(inner).starts_with('(')
+            {
+                format!("({})", self.of(inner))
+            } else {
+                self.of(inner).to_string()
+            };
+            for r in self.receivers(inner).into_iter().take(MAX_NULL_CHECKS) {
+                let (is_null, is_not_null) = self.null_tests(&r);
+                let (or, and) = if self.language == Language::Java { ("||", "&&") } else { ("or", "and") };
+                self.push(out, Template::AddNullCheck, inner, format!("{is_null} {or} {c}"));
+                self.push(out, Template::AddNullCheck, inner, format!("{is_not_null} {and} {c}"));
+            }
+        }
+        if node.kind() == "expression_statement" && node.start_position().row == node.end_position().row {
+            for r in self.receivers(node).into_iter().take(MAX_NULL_CHECKS) {
+                let (_, is_not_null) = self.null_tests(&r);
+                let wrapped = match self.language {
+                    Language::Java => format!("if ({is_not_null}) {{ {} }}", self.of(node)),
+                    Language::Python => format!("if {is_not_null}: {}", self.of(node)),
+                };
+                self.push(out, Template::AddNullCheck, node, wrapped);
+            }
+        }
+    }
+
+    /// `(r == null, r != null)` in the file's language.
+    fn null_tests(&self, r: &str) -> (String, String) {
+        match self.language {
+            Language::Java => (format!("{r} == null"), format!("{r} != null")),
+            Language::Python => (format!("{r} is None"), format!("{r} is not None")),
+        }
+    }
+
+    /// The receivers dereferenced in `node` (`r` of `r.f`, `r.m()`), in source order, once
+    /// each: names or field chains, not `this`/`self`, not Java class names (capitalised).
+    fn receivers(&self, node: Node<'_>) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for n in descendants(node) {
+            if !matches!(n.kind(), "method_invocation" | "field_access" | "attribute") {
+                continue;
+            }
+            let Some(object) = n.child_by_field_name("object") else { continue };
+            if !matches!(object.kind(), "identifier" | "field_access" | "attribute") {
+                continue;
+            }
+            let r = self.of(object);
+            let class = self.language == Language::Java && r.starts_with(|c: char| c.is_ascii_uppercase());
+            if r != "this" && r != "self" && !class && !out.iter().any(|o| o == r) {
+                out.push(r.to_string());
+            }
+        }
+        out
+    }
+
+    /// A one-line expression statement wrapped in try/catch (see [`Template::WrapTryCatch`]).
+    fn try_catch(&self, node: Node<'_>, out: &mut Vec<Edit>) {
+        if node.kind() != "expression_statement" || node.start_position().row != node.end_position().row {
+            return;
+        }
+        let t = self.of(node);
+        let wrapped = match self.language {
+            Language::Java => format!("try {{ {t} }} catch (Exception e) {{ }}"),
+            Language::Python => {
+                let Some(ind) = self.indent(node) else { return };
+                format!("try:\n{ind}    {t}\n{ind}except Exception:\n{ind}    pass")
+            }
+        };
+        self.push(out, Template::WrapTryCatch, node, wrapped);
+    }
+}
+
+/// The conditions of a Java guard on parameter `name` of type `ty`.
+fn java_guard_conditions(name: &str, ty: &str) -> Vec<String> {
+    let collection = ["String", "List", "Set", "Map", "Collection", "Queue", "Deque"];
+    if JAVA_NUMBERS.contains(&ty) {
+        vec![format!("{name} <= 0")]
+    } else if ty == "boolean" || ty == "char" || ty.is_empty() {
+        Vec::new()
+    } else if ty.ends_with(']') {
+        vec![format!("{name} == null || {name}.length == 0")]
+    } else if collection.iter().any(|c| ty.split('<').next().unwrap_or(ty).ends_with(c)) {
+        vec![format!("{name} == null || {name}.isEmpty()")]
+    } else {
+        vec![format!("{name} == null")]
     }
 }
 
@@ -398,6 +629,64 @@ mod tests {
         assert!(!results.iter().any(|r| r.contains("int b(int a") || r.contains("a(a, b)")));
         // Lines outside the span are never edited.
         assert!(edits(text, Language::Java, (1, 1)).is_empty());
+    }
+
+    fn results(text: &str, language: Language) -> Vec<(Template, String)> {
+        let n = text.lines().count();
+        edits(text, language, (1, n)).iter().map(|e| (e.template, apply(text, e))).collect()
+    }
+
+    #[test]
+    fn java_guards_null_checks_and_try_catch() {
+        let text = "class A {\n  static int len(Node node) {\n    if (node.next == null)\n      return 0;\n    \
+                    node.visit();\n    return 1;\n  }\n}\n";
+        let r = results(text, Language::Java);
+        let has = |t: Template, s: &str| r.iter().any(|(tt, out)| *tt == t && out.contains(s));
+        // An early return per parameter, its value from the return type, indented like the body.
+        assert!(has(
+            Template::AddGuard,
+            "  static int len(Node node) {\n    if (node == null) return 0;\n    if (node.next"
+        ));
+        assert!(has(Template::AddNullCheck, "if (node == null || (node.next == null))"), "{r:#?}");
+        assert!(has(Template::AddNullCheck, "if (node != null && (node.next == null))"));
+        assert!(has(Template::AddNullCheck, "    if (node != null) { node.visit(); }\n"));
+        assert!(has(Template::WrapTryCatch, "    try { node.visit(); } catch (Exception e) { }\n"));
+        // An order against `null` is never generated (it cannot compile).
+        assert!(!r.iter().any(|(_, out)| out.contains("<= null") || out.contains("< null")));
+        assert!(has(Template::ChangeOperator, "node.next != null"));
+        // Arrays and collections are also guarded when empty; `void` methods return nothing.
+        let v = "class B {\n  void f(int[] xs, List<Integer> ys, int n) {\n    g(xs, n);\n  }\n}\n";
+        let r = results(v, Language::Java);
+        let guards: Vec<&String> = r.iter().filter(|(t, _)| *t == Template::AddGuard).map(|(_, o)| o).collect();
+        assert_eq!(guards.len(), 3, "{guards:#?}");
+        assert!(guards[0].contains("if (xs == null || xs.length == 0) return;\n    g(xs, n);"));
+        assert!(guards[1].contains("if (ys == null || ys.isEmpty()) return;"));
+        assert!(guards[2].contains("if (n <= 0) return;"));
+    }
+
+    #[test]
+    fn python_guards_null_checks_try_and_off_by_one_arguments() {
+        let text = "def find(arr, x, lo, hi):\n    while node.successor:\n        node.step()\n    \
+                    return find(arr, x, mid, hi) + arr[lo:hi]\n";
+        let r = results(text, Language::Python);
+        let has = |t: Template, s: &str| r.iter().any(|(tt, out)| *tt == t && out.contains(s));
+        assert!(
+            has(Template::AddGuard, "def find(arr, x, lo, hi):\n    if not arr:\n        return arr\n    while"),
+            "{r:#?}"
+        );
+        assert!(has(Template::AddGuard, "    if not lo:\n        return\n    while"));
+        assert!(has(Template::AddNullCheck, "while node is None or node.successor:"));
+        assert!(has(Template::AddNullCheck, "while node is not None and node.successor:"));
+        assert!(has(Template::AddNullCheck, "        if node is not None: node.step()\n"));
+        assert!(has(
+            Template::WrapTryCatch,
+            "        try:\n            node.step()\n        except Exception:\n            pass\n"
+        ));
+        // Off by one in a recursive call's argument and in a slice bound.
+        assert!(has(Template::ChangeOperand, "find(arr, x, mid + 1, hi)"));
+        assert!(has(Template::ChangeOperand, "arr[lo:hi - 1]"));
+        // Bounded: at most 3 guarded parameters × 4 returns.
+        assert_eq!(r.iter().filter(|(t, _)| *t == Template::AddGuard).count(), 12);
     }
 
     #[test]

@@ -1,0 +1,134 @@
+//! The `patterns` strategy end to end on minibugs (real pytest runs): the retrieval-guided
+//! order over a tiny index built here from fixture records, against the fixed default order
+//! (`--no-retrieval`), with the report's `details`.
+
+use std::sync::Arc;
+
+use engine::hnsw::{self, HnswConfig};
+use engine::{IndexBuilder, Record, Space};
+use repair::bug::{Bug, Location};
+use repair::config::RunConfig;
+use repair::llm::ScriptedClient;
+use repair::quixbugs::{self, Lang};
+use repair::report::{Outcome, RepairReport};
+use repair::retrieve::{Exclusion, Retriever};
+use repair::strategies::patterns::Patterns;
+use repair::workflow::Workflow;
+
+use crate::common::{minibugs, runner};
+
+/// A record of a Python fix from `buggy` to `fixed`, labelled as `fixdex index` labels it.
+fn record(id: &str, project: &str, buggy: &str, fixed: &str) -> Record {
+    let c = actions::classify(buggy, fixed, actions::Language::Python);
+    Record {
+        id: id.into(),
+        source: "fixture".into(),
+        project: project.into(),
+        language: "python".into(),
+        buggy_code: buggy.into(),
+        fixed_code: fixed.into(),
+        root_cause: String::new(),
+        description: String::new(),
+        license: "MIT".into(),
+        meta: String::new(),
+        action_label: c.label.as_str().to_string(),
+        action_reason: c.reason.unwrap_or_default(),
+        actions: serde_json::to_string(&c.actions).unwrap(),
+    }
+}
+
+/// A tiny index (space `code`, the tiny seeded model): two loop-bound fixes (`range(…, k)` →
+/// `range(…, k + 1)`), and a decoy from the bug's own project that changes an operator.
+fn index(dir: &std::path::Path) -> Retriever {
+    let docs = vec![
+        record(
+            "fixture:count",
+            "counter",
+            "def count(k):\n    c = 0\n    for j in range(0, k):\n        c += 1\n    return c\n",
+            "def count(k):\n    c = 0\n    for j in range(0, k + 1):\n        c += 1\n    return c\n",
+        ),
+        record(
+            "fixture:squares",
+            "squares",
+            "def squares(m):\n    out = []\n    for j in range(1, m):\n        out.append(j * j)\n    return out\n",
+            "def squares(m):\n    out = []\n    for j in range(1, m + 1):\n        out.append(j * j)\n    return out\n",
+        ),
+        record(
+            "minibugs:python:sum_to",
+            "minibugs",
+            "def sum_to(n):\n    total = 0\n    for i in range(1, n):\n        total += i\n    return total\n",
+            "def sum_to(n):\n    total = 0\n    for i in range(1, n):\n        total -= i\n    return total\n",
+        ),
+    ];
+    assert_eq!(docs[0].action_label, "CHANGE_LOOP_BOUND", "{:?}", docs[0]);
+    let model: Arc<dyn engine::embed::Embedder> = Arc::new(engine::testing::tiny_embedder());
+    let path = dir.join("fixes.fdx");
+    let mut b = IndexBuilder::new(model.identity().to_meta(), engine::testing::text_meta());
+    let cfg = HnswConfig::default();
+    let v = engine::testing::embed_records(model.as_ref(), &docs, Space::Code).unwrap();
+    let g = hnsw::build(&v, model.dim(), &cfg).unwrap();
+    b.add_space(Space::Code, v, g, &cfg).unwrap();
+    b.write(&path, &docs, serde_json::Value::Null).unwrap();
+    let exclusion = Exclusion { ids: vec!["minibugs:python:sum_to".into()], projects: vec!["minibugs".into()] };
+    Retriever::open(&path, model, exclusion).unwrap()
+}
+
+/// minibugs' Python `sum_to` repaired by `strategy`, with `retriever`.
+fn repair(strategy: Patterns, retriever: Option<Retriever>) -> RepairReport {
+    let p = quixbugs::discover(&minibugs(), Lang::Python).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();
+    let bug = Bug {
+        id: Some("minibugs:python:sum_to".into()),
+        root: minibugs(),
+        file: p.source.clone(),
+        location: Location::Method("sum_to".into()),
+        failing_tests: Vec::new(),
+    };
+    let client = ScriptedClient::new(Vec::new());
+    let config = RunConfig { model: "none".into(), collect_all: true, ..RunConfig::default() };
+    Workflow::new(&client, retriever, runner(Lang::Python).validator(&p), config)
+        .with_strategy(Box::new(strategy))
+        .with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
+        .run(&bug)
+}
+
+/// With an index, the loop-bound fixes of similar code put the operand template first: the
+/// first candidate validated is `range(1, n + 1)`, plausible. `--no-retrieval` keeps the
+/// default order (operators first: `total -= i`, `total *= i` fail), so the same patch comes
+/// third. Both runs report every plausible patch's diff (collect-all), the order and the
+/// suggestions with their evidence; the bug's own record and project never vote.
+#[test]
+fn issue_11_retrieval_orders_the_templates_and_no_retrieval_keeps_the_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let retriever = index(dir.path());
+    let short = Patterns { max_validations: 4, ..Patterns::default() };
+
+    let guided = repair(short.clone(), Some(retriever.clone()));
+    assert_eq!(guided.outcome, Outcome::Plausible, "{guided:#?}");
+    let d = &guided.details;
+    assert_eq!(d["order"], "retrieval", "{d:#}");
+    assert_eq!(d["suspiciousness"], "uniform");
+    assert_eq!(d["first_plausible_at"], 1, "{d:#}");
+    let suggestions = d["retrieval"]["suggestions"].as_array().unwrap();
+    assert_eq!(suggestions[0]["kind"], "CHANGE_LOOP_BOUND");
+    let mut evidence: Vec<&str> =
+        suggestions[0]["evidence"].as_array().unwrap().iter().filter_map(|v| v.as_str()).collect();
+    evidence.sort_unstable();
+    assert_eq!(evidence, ["fixture:count", "fixture:squares"], "{d:#}");
+    assert_eq!(d["retrieval"]["hits"], 2, "the bug's own record and project never come back");
+    assert!(guided.retrieved.iter().all(|f| f.project != "minibugs"));
+    assert!(guided.suggestions[0][0].starts_with("CHANGE_LOOP_BOUND 1.00 (2 hits"), "{:?}", guided.suggestions);
+    let plausible = d["plausible"].as_array().unwrap();
+    assert_eq!(plausible[0]["template"], "CHANGE_OPERAND");
+    assert!(plausible[0]["diff"].as_str().unwrap().contains("+    for i in range(1, n + 1):"), "{d:#}");
+    assert!(guided.patch.as_deref().unwrap().contains("+    for i in range(1, n + 1):"));
+
+    let fixed = repair(Patterns { retrieval: false, ..short }, Some(retriever));
+    let d = &fixed.details;
+    assert_eq!(d["order"], "default", "{d:#}");
+    assert!(d["retrieval"].is_null());
+    assert!(fixed.retrieved.is_empty());
+    assert_eq!(d["first_plausible_at"], 3, "{d:#}");
+    let first: Vec<&str> = fixed.candidates.iter().take(2).map(|c| c.applied_diff.as_deref().unwrap_or("")).collect();
+    assert!(first[0].contains("+        total -= i") && first[1].contains("+        total *= i"), "{first:#?}");
+    assert_eq!(fixed.patch, guided.patch);
+}

@@ -37,8 +37,14 @@ pub struct Shape {
 
 /// Node kinds of each syntax a kind needs (both grammars).
 const LOOPS: &[&str] = &["for_statement", "enhanced_for_statement", "while_statement", "do_statement"];
-const BINARY: &[&str] =
-    &["binary_expression", "binary_operator", "boolean_operator", "comparison_operator", "assignment_expression", "augmented_assignment"];
+const BINARY: &[&str] = &[
+    "binary_expression",
+    "binary_operator",
+    "boolean_operator",
+    "comparison_operator",
+    "assignment_expression",
+    "augmented_assignment",
+];
 const CONDITIONS: &[&str] = &["if_statement", "ternary_expression", "conditional_expression", "elif_clause"];
 const CALLS: &[&str] = &["method_invocation", "object_creation_expression", "call"];
 const DEREFS: &[&str] = &["method_invocation", "field_access", "array_access", "attribute", "subscript"];
@@ -98,7 +104,9 @@ impl Shape {
             AddNullCheck => self.has_any(DEREFS),
             ChangeReturnValue => self.kinds.contains("return_statement"),
             DeleteThrowsException => self.kinds.contains("throws"),
-            AddThrowsException => self.kinds.contains("method_declaration") || self.kinds.contains("constructor_declaration"),
+            AddThrowsException => {
+                self.kinds.contains("method_declaration") || self.kinds.contains("constructor_declaration")
+            }
             AddGuard | AddMethodCall | ChangeIdentifier | ChangeModifier | InsertStatement | DeleteStatement => true,
             Other => false,
         }
@@ -128,9 +136,38 @@ fn is_identifier(t: &str) -> bool {
 /// Keywords and literal names of Java and Python that say nothing about the query code.
 fn is_keyword(t: &str) -> bool {
     const WORDS: &[&str] = &[
-        "if", "else", "return", "null", "None", "true", "false", "True", "False", "new", "throw", "raise", "try",
-        "catch", "except", "finally", "not", "and", "or", "is", "in", "instanceof", "this", "self", "void", "int",
-        "boolean", "for", "while", "break", "continue", "pass",
+        "if",
+        "else",
+        "return",
+        "null",
+        "None",
+        "true",
+        "false",
+        "True",
+        "False",
+        "new",
+        "throw",
+        "raise",
+        "try",
+        "catch",
+        "except",
+        "finally",
+        "not",
+        "and",
+        "or",
+        "is",
+        "in",
+        "instanceof",
+        "this",
+        "self",
+        "void",
+        "int",
+        "boolean",
+        "for",
+        "while",
+        "break",
+        "continue",
+        "pass",
     ];
     WORDS.contains(&t)
 }

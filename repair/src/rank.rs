@@ -222,7 +222,10 @@ fn term_hashes(code: &str) -> impl Iterator<Item = u64> + '_ {
         let parts = split_identifier(word);
         let whole = std::iter::once((0, word.len()));
         let parts = if parts.len() > 1 { parts } else { Vec::new() };
-        whole.chain(parts).filter(move |&(a, b)| word[a..b].chars().nth(1).is_some()).map(move |(a, b)| fnv_lower(&word[a..b]))
+        whole
+            .chain(parts)
+            .filter(move |&(a, b)| word[a..b].chars().nth(1).is_some())
+            .map(move |(a, b)| fnv_lower(&word[a..b]))
     })
 }
 
@@ -293,7 +296,10 @@ impl Features {
             Rank::Hybrid => self.dense + w.bm25 * self.bm25,
             Rank::Action => {
                 let fit = |level: Fit| if self.fit >= level { 1.0 } else { 0.0 };
-                self.dense + w.bm25 * self.bm25 + w.fit_kind * fit(Fit::Kind) + w.fit_tokens * fit(Fit::Tokens)
+                self.dense
+                    + w.bm25 * self.bm25
+                    + w.fit_kind * fit(Fit::Kind)
+                    + w.fit_tokens * fit(Fit::Tokens)
                     + w.vote * self.vote
                     + w.prior * self.prior
                     - if self.no_action { w.no_action } else { 0.0 }

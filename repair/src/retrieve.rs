@@ -151,6 +151,9 @@ impl Default for RetrieveParams {
     }
 }
 
+/// The ranking statistics of one served index (kept with the index they describe).
+type StatsFor = (Arc<Segments>, Arc<CorpusStats>);
+
 /// An index (or manifest of segments) with its embedding model and a fixed exclusion.
 /// Clones (and [`Retriever::with_exclusion`]) share the index and its reloads.
 #[derive(Clone)]
@@ -160,7 +163,7 @@ pub struct Retriever {
     exclusion: Exclusion,
     /// The ranking's corpus statistics of the index last served, built at its first
     /// non-dense query (one pass over its documents) and rebuilt after a reload.
-    stats: Arc<Mutex<Option<(Arc<Segments>, Arc<CorpusStats>)>>>,
+    stats: Arc<Mutex<Option<StatsFor>>>,
     /// The ranking of tool calls ([`Retriever::call`]).
     rank: Rank,
 }
@@ -185,7 +188,13 @@ impl Retriever {
         if let Some(first) = index.indexes().first() {
             first.check_model(model.as_ref())?;
         }
-        Ok(Retriever { index: Arc::new(LiveIndex::fixed(index)), model, exclusion, stats: Arc::default(), rank: Rank::Dense })
+        Ok(Retriever {
+            index: Arc::new(LiveIndex::fixed(index)),
+            model,
+            exclusion,
+            stats: Arc::default(),
+            rank: Rank::Dense,
+        })
     }
 
     /// Opens the index or manifest at `path` memory-mapped (O(1) per segment) with `model`;
@@ -297,7 +306,8 @@ impl Retriever {
         let mut params = params;
         params.k = crate::rank::pool_size(p.rank, params.k);
         let hits = index.query_lines(self.model.as_ref(), (code, cause), lines, &params)?;
-        let ranked: Vec<(engine::SegmentHit, engine::Record, FixActions)> = if p.rank == Rank::Dense || hits.is_empty() {
+        let ranked: Vec<(engine::SegmentHit, engine::Record, FixActions)> = if p.rank == Rank::Dense || hits.is_empty()
+        {
             let docs = hits.iter().map(|h| index.doc(*h)).collect::<engine::Result<Vec<_>>>()?;
             let actions = docs.iter().map(FixActions::of).collect::<engine::Result<Vec<_>>>()?;
             hits.into_iter().zip(docs.into_iter().zip(actions)).map(|(h, (d, a))| (h, d, a)).collect()

@@ -88,7 +88,8 @@ impl Suggestion {
             ids.push("…");
         }
         let n = self.support;
-        let mut s = format!("{} {:.2} ({n} hit{}: {})", self.kind, self.share, if n == 1 { "" } else { "s" }, ids.join(", "));
+        let mut s =
+            format!("{} {:.2} ({n} hit{}: {})", self.kind, self.share, if n == 1 { "" } else { "s" }, ids.join(", "));
         if let Some(first) = self.examples.first() {
             s.push_str(&format!(" e.g. {first}"));
         }
@@ -110,7 +111,13 @@ pub fn suggest(hits: &[Voter<'_>], max: usize) -> Vec<Suggestion> {
         let w = h.score.max(0.0);
         total += w;
         let entry = by_kind.entry(label).or_insert_with(|| {
-            let s = Suggestion { kind: label.to_string(), share: 0.0, support: 0, evidence: Vec::new(), examples: Vec::new() };
+            let s = Suggestion {
+                kind: label.to_string(),
+                share: 0.0,
+                support: 0,
+                evidence: Vec::new(),
+                examples: Vec::new(),
+            };
             (0.0, s)
         });
         entry.0 += w;

@@ -149,7 +149,8 @@ fn issue_11_search_suggests_actions_and_reports_the_action_fit() {
     let idx = s.path("c.fdx");
     s.index(&corpus, &idx, &[]);
     let code = s.path("q.java");
-    std::fs::write(&code, "int count(int[] xs, int n) { int c = 0; for (int k = 0; k < n; k++) c++; return c; }").unwrap();
+    std::fs::write(&code, "int count(int[] xs, int n) { int c = 0; for (int k = 0; k < n; k++) c++; return c; }")
+        .unwrap();
     let base = ["search", idx.to_str().unwrap(), "--code", code.to_str().unwrap(), "--cause", "off by one", "-k", "4"];
     let with = |extra: &[&'static str]| -> Vec<String> { base.iter().chain(extra).map(|a| a.to_string()).collect() };
 
@@ -184,7 +185,10 @@ fn issue_11_search_suggests_actions_and_reports_the_action_fit() {
     assert!(text.status.success(), "{}", stderr(&text));
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(text.starts_with("likely repair actions:\n  1. "), "{text}");
-    assert!(text.contains("CHANGE_LOOP_BOUND") && text.contains("e.g. change loop bound < → <= in for condition"), "{text}");
+    assert!(
+        text.contains("CHANGE_LOOP_BOUND") && text.contains("e.g. change loop bound < → <= in for condition"),
+        "{text}"
+    );
 
     let bad = run_strs(&s, &with(&["--rank", "bm25"]));
     assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));

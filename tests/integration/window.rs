@@ -109,8 +109,17 @@ fn rank(dir: &Path, idx: &Path, i: usize) -> usize {
     std::fs::write(&q, code).unwrap();
     let line = line.to_string();
     // `--rank dense`: this measures the embedding, i.e. the cosine order.
-    let args =
-        ["search", idx.to_str().unwrap(), "--code", q.to_str().unwrap(), "--space", "code", "--exact", "--rank", "dense"];
+    let args = [
+        "search",
+        idx.to_str().unwrap(),
+        "--code",
+        q.to_str().unwrap(),
+        "--space",
+        "code",
+        "--exact",
+        "--rank",
+        "dense",
+    ];
     let o = fixdex(&[&args[..], &["--lines", &line, "-k", "8", "--json"]].concat(), Some(&model()));
     let hits = stdout_json(&o)["hits"].as_array().unwrap().clone();
     hits.iter().position(|h| h["id"] == format!("long-{i}")).map_or(0, |p| p + 1)

@@ -306,17 +306,7 @@ impl Retriever {
         let mut params = params;
         params.k = crate::rank::pool_size(p.rank, params.k);
         let hits = index.query_lines(self.model.as_ref(), (code, cause), lines, &params)?;
-        let ranked: Vec<(engine::SegmentHit, engine::Record, FixActions)> = if p.rank == Rank::Dense || hits.is_empty()
-        {
-            let docs = hits.iter().map(|h| index.doc(*h)).collect::<engine::Result<Vec<_>>>()?;
-            let actions = docs.iter().map(FixActions::of).collect::<engine::Result<Vec<_>>>()?;
-            hits.into_iter().zip(docs.into_iter().zip(actions)).map(|(h, (d, a))| (h, d, a)).collect()
-        } else {
-            let stats = self.stats_for(&index)?;
-            let lang = p.language.or_else(|| index.doc(hits[0]).ok().and_then(|d| d.language.parse().ok()));
-            let r = crate::rank::rerank(&index, &stats, code, lang, &hits, p.rank, &Weights::FITTED)?;
-            r.into_iter().map(|r| (r.hit, r.doc, r.actions)).collect()
-        };
+        let ranked = self.ranked(&index, code, hits, p)?;
         let query_code = normalize(code);
         let mut fixes = Vec::with_capacity(p.k);
         let mut dropped_exact = 0;
@@ -347,6 +337,25 @@ impl Retriever {
         let suggestions = crate::suggest::suggest(&voters, SUGGESTIONS);
         let rank = p.rank.name().to_string();
         Ok(Retrieval { space: p.space.name().to_string(), fixes, dropped_exact, rank, suggestions })
+    }
+
+    /// The dense `hits` with their documents and actions, in the order of `p.rank`.
+    fn ranked(
+        &self,
+        index: &Arc<Segments>,
+        code: &str,
+        hits: Vec<engine::SegmentHit>,
+        p: &RetrieveParams,
+    ) -> Result<Vec<(engine::SegmentHit, engine::Record, FixActions)>, RetrieveError> {
+        if p.rank == Rank::Dense || hits.is_empty() {
+            let docs = hits.iter().map(|h| index.doc(*h)).collect::<engine::Result<Vec<_>>>()?;
+            let actions = docs.iter().map(FixActions::of).collect::<engine::Result<Vec<_>>>()?;
+            return Ok(hits.into_iter().zip(docs.into_iter().zip(actions)).map(|(h, (d, a))| (h, d, a)).collect());
+        }
+        let stats = self.stats_for(index)?;
+        let lang = p.language.or_else(|| index.doc(hits[0]).ok().and_then(|d| d.language.parse().ok()));
+        let r = crate::rank::rerank(index, &stats, code, lang, &hits, p.rank, &Weights::FITTED)?;
+        Ok(r.into_iter().map(|r| (r.hit, r.doc, r.actions)).collect())
     }
 
     /// The ranking statistics of `index`, built once per index served.

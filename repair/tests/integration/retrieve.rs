@@ -272,3 +272,40 @@ fn issue_8_retriever_reports_a_truncated_index_until_a_good_one_is_published() {
         assert_eq!(r.status().served.load, load.name());
     }
 }
+
+/// Issue 11 items 2 and 3: a ranking other than dense reorders the same pool without
+/// losing the exclusions or the exact-match filter, every answer names its ranking and
+/// carries suggestions drawn from its fixes, and tool calls use the retriever's ranking.
+#[test]
+fn issue_11_ranked_retrieval_keeps_the_leakage_control_and_suggests_actions() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, model, docs) = build(dir.path());
+    let q = &docs[4];
+    let ex = Exclusion { ids: vec![], projects: vec!["proj0".into()] };
+    let r = Retriever::open(&path, Arc::clone(&model), ex).unwrap();
+    let dense = RetrieveParams { k: 6, ..RetrieveParams::default() };
+    let action = RetrieveParams { rank: repair::rank::Rank::Action, ..dense.clone() };
+    let (d, a) = (
+        r.search(&q.buggy_code, &q.root_cause, &dense).unwrap(),
+        r.search(&q.buggy_code, &q.root_cause, &action).unwrap(),
+    );
+    assert_eq!((d.rank.as_str(), a.rank.as_str()), ("dense", "action"));
+    for ans in [&d, &a] {
+        assert_eq!(ans.dropped_exact, 1, "the query's own record is dropped under every ranking");
+        assert!(ans.fixes.iter().all(|f| f.project != "proj0" && f.id != q.id), "{:?}", ans.fixes);
+        assert_eq!(ans.fixes.iter().map(|f| f.rank).collect::<Vec<_>>(), [1, 2, 3, 4, 5, 6]);
+        let ids: Vec<&str> = ans.fixes.iter().map(|f| f.id.as_str()).collect();
+        for s in &ans.suggestions {
+            assert!(s.evidence.iter().all(|e| ids.contains(&e.id.as_str())), "evidence comes from the fixes: {s:?}");
+        }
+        let labelled =
+            ans.fixes.iter().filter(|f| !matches!(f.fix_actions.action_label.as_str(), "" | "OTHER")).count();
+        assert_eq!(ans.suggestions.iter().map(|s| s.support).sum::<usize>(), labelled, "{:?}", ans.suggestions);
+    }
+    // The action ranking draws its fixes from the dense pool of at least 100 candidates.
+    let pool = r.search(&q.buggy_code, &q.root_cause, &RetrieveParams { k: 100, ..dense.clone() }).unwrap();
+    assert!(a.fixes.iter().all(|f| pool.fixes.iter().any(|p| p.id == f.id)));
+    let args = serde_json::json!({"code": q.buggy_code, "root_cause": q.root_cause, "k": 3});
+    assert_eq!(r.call(&args).unwrap().rank, "dense");
+    assert_eq!(r.clone().with_rank(repair::rank::Rank::Hybrid).call(&args).unwrap().rank, "hybrid");
+}

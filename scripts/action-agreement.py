@@ -34,27 +34,13 @@ sys.path.insert(0, str(SHARED / "eval"))
 import bfp  # noqa: E402  (the harness's loader)
 import labels  # noqa: E402  (the reference labeller)
 
-# Ours -> the harness's names. CHANGE_LITERAL splits by its tokens; statement-level kinds
-# the harness has no name for are OTHER there.
-MAP = {
-    "MORE_ARGUMENTS": "OVERLOAD_METHOD_MORE_ARGS",
-    "FEWER_ARGUMENTS": "OVERLOAD_METHOD_DELETED_ARGS",
-    "CHANGE_CALLER": "CHANGE_CALLER_IN_FUNCTION_CALL",
-    "ADD_GUARD": "ADD_GUARD_CONDITION",
-    "WRAP_TRY_CATCH": "ADD_TRY_CATCH",
-    "INSERT_STATEMENT": "OTHER",
-    "DELETE_STATEMENT": "OTHER",
-}
+sys.path.insert(0, str(ROOT / "scripts"))
+from action_names import harness_name  # noqa: E402
 
 
 def theirs(ours):
     """The harness name of one classify output line."""
-    label = ours.get("label", "OTHER")
-    if label == "CHANGE_LITERAL":
-        act = next((a for a in ours["actions"] if a["kind"] == label), {})
-        toks = {t.lower() for t in (act.get("before", "") + " " + act.get("after", "")).split()}
-        return "SWAP_BOOLEAN_LITERAL" if toks and toks <= {"true", "false"} else "CHANGE_STRING_LITERAL"
-    return MAP.get(label, label)
+    return harness_name(ours.get("label", "OTHER"), ours.get("actions", []))
 
 
 def is_dev(rid):

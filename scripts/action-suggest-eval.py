@@ -22,32 +22,13 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# Ours -> the harness's names (as scripts/action-agreement.py).
-MAP = {
-    "MORE_ARGUMENTS": "OVERLOAD_METHOD_MORE_ARGS",
-    "FEWER_ARGUMENTS": "OVERLOAD_METHOD_DELETED_ARGS",
-    "CHANGE_CALLER": "CHANGE_CALLER_IN_FUNCTION_CALL",
-    "ADD_GUARD": "ADD_GUARD_CONDITION",
-    "WRAP_TRY_CATCH": "ADD_TRY_CATCH",
-    "INSERT_STATEMENT": "OTHER",
-    "DELETE_STATEMENT": "OTHER",
-}
-
-
-def dev_binary():
-    """The dev-profile fixdex binary, wherever cargo puts it (scripts/fixdex-path.sh)."""
-    out = subprocess.run([str(ROOT / "scripts/fixdex-path.sh"), "dev"], capture_output=True, text=True, check=True)
-    return Path(out.stdout.strip())
+sys.path.insert(0, str(ROOT / "scripts"))
+from action_names import harness_name as _name  # noqa: E402
 
 
 def harness_name(s):
-    """The harness's name of one suggestion (CHANGE_LITERAL splits by its example's tokens)."""
-    kind = s["kind"]
-    if kind == "CHANGE_LITERAL":
-        ex = (s.get("examples") or [{}])[0]
-        toks = {t.lower() for t in (ex.get("before", "") + " " + ex.get("after", "")).split()}
-        return "SWAP_BOOLEAN_LITERAL" if toks and toks <= {"true", "false"} else "CHANGE_STRING_LITERAL"
-    return MAP.get(kind, kind)
+    """The harness's name of one suggestion."""
+    return _name(s["kind"], s.get("examples") or [])
 
 
 def run(args, rec):

@@ -31,6 +31,12 @@ def harness_name(s):
     return _name(s["kind"], s.get("examples") or [])
 
 
+def dev_binary():
+    """The dev-profile fixdex binary, wherever cargo puts it (scripts/fixdex-path.sh)."""
+    out = subprocess.run([str(ROOT / "scripts/fixdex-path.sh"), "dev"], capture_output=True, text=True, check=True)
+    return Path(out.stdout.strip())
+
+
 def run(args, rec):
     cmd = [str(args.fixdex), "search", str(args.index), "--code", "-", f"--cause={rec.get('description') or ''}",
            "-k", str(args.k), "--space", args.space, "--lang", rec["language"], "--exclude-id", rec["id"],
@@ -60,6 +66,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--limit", type=int, default=0, help="first N queries only (0: all)")
     ap.add_argument("--out", type=Path, help="write per-query suggestions here (JSONL)")
+    ap.add_argument("--reuse", type=Path, help="score the suggestions an earlier --out wrote instead of running")
     args = ap.parse_args()
     args.fixdex = args.fixdex or dev_binary()
     by_id = {}
@@ -69,9 +76,12 @@ def main():
     queries = [json.loads(line) for line in args.queries.open()]
     if args.limit:
         queries = queries[: args.limit]
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
-        answers = list(ex.map(lambda q: run(args, by_id[q["id"]]), queries))
-    if args.out:
+    if args.reuse:
+        answers = [json.loads(line)["suggested"] for line in args.reuse.open()][: len(queries)]
+    else:
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
+            answers = list(ex.map(lambda q: run(args, by_id[q["id"]]), queries))
+    if args.out and not args.reuse:
         with args.out.open("w") as f:
             for q, a in zip(queries, answers):
                 f.write(json.dumps({"id": q["id"], "label": q["label"], "suggested": a}) + "\n")
@@ -85,7 +95,9 @@ def main():
         print(f"  {name}: {m:.3f} [{lo:.3f}, {hi:.3f}]")
     qcount = collections.Counter(q["label"] for q in queries)
     if args.harness_labels:
-        corpus = collections.Counter(v for v in json.loads(args.harness_labels.read_text()).values() if v != "OTHER")
+        cache = json.loads(args.harness_labels.read_text())  # the harness's: one label per corpus line
+        values = cache.values() if isinstance(cache, dict) else cache
+        corpus = collections.Counter(v for v in values if v != "OTHER")
         top = [lab for lab, _ in corpus.most_common(3)]
         for n in (1, 3):
             m, lo, hi = ci([float(q["label"] in top[:n]) for q in queries])

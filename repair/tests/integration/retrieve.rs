@@ -284,7 +284,7 @@ fn issue_11_ranked_retrieval_keeps_the_leakage_control_and_suggests_actions() {
     let ex = Exclusion { ids: vec![], projects: vec!["proj0".into()] };
     let r = Retriever::open(&path, Arc::clone(&model), ex).unwrap();
     let dense = RetrieveParams { k: 6, ..RetrieveParams::default() };
-    let action = RetrieveParams { rank: repair::rank::Rank::Action, ..dense.clone() };
+    let action = RetrieveParams { rank: repair::rank::Rank::Action, ..dense };
     let (d, a) = (
         r.search(&q.buggy_code, &q.root_cause, &dense).unwrap(),
         r.search(&q.buggy_code, &q.root_cause, &action).unwrap(),
@@ -303,9 +303,9 @@ fn issue_11_ranked_retrieval_keeps_the_leakage_control_and_suggests_actions() {
         assert_eq!(ans.suggestions.iter().map(|s| s.support).sum::<usize>(), labelled, "{:?}", ans.suggestions);
     }
     // The action ranking draws its fixes from the dense pool of at least 100 candidates.
-    let pool = r.search(&q.buggy_code, &q.root_cause, &RetrieveParams { k: 100, ..dense.clone() }).unwrap();
+    let pool = r.search(&q.buggy_code, &q.root_cause, &RetrieveParams { k: 100, ..dense }).unwrap();
     assert!(a.fixes.iter().all(|f| pool.fixes.iter().any(|p| p.id == f.id)));
     let args = serde_json::json!({"code": q.buggy_code, "root_cause": q.root_cause, "k": 3});
     assert_eq!(r.call(&args).unwrap().rank, "dense");
-    assert_eq!(r.clone().with_rank(repair::rank::Rank::Hybrid).call(&args).unwrap().rank, "hybrid");
+    assert_eq!(r.with_rank(repair::rank::Rank::Hybrid).call(&args).unwrap().rank, "hybrid");
 }

@@ -19,7 +19,6 @@ Usage (from the project root, after `fixdex index` of the harness corpus, see ..
 import argparse
 import collections
 import concurrent.futures
-import itertools
 import json
 import random
 import subprocess
@@ -52,10 +51,6 @@ def our_labels(recs, binary, cache):
         labels[o["id"]] = o["label"]
     cache.write_text(json.dumps(labels))
     return labels
-
-
-def canonical(rec, bfp):
-    return bfp.canonical_project(rec)
 
 
 def run_query(args, rec):
@@ -168,9 +163,9 @@ def main():
         except json.JSONDecodeError:  # the last line of a dump cut short
             continue
         rec = by_id[q["id"]]
-        proj = canonical(rec, bfp)
+        proj = bfp.canonical_project(rec)
         hits = [(h, labels.get(h, "OTHER"), f) for h, f in q["hits"]
-                if h != q["id"] and h in by_id and canonical(by_id[h], bfp) != proj
+                if h != q["id"] and h in by_id and bfp.canonical_project(by_id[h]) != proj
                 and by_id[h]["language"] == rec["language"]]
         data.append((labels[q["id"]], hits))
 

@@ -329,8 +329,24 @@ pub fn pool_size(rank: Rank, k: usize) -> usize {
     if rank == Rank::Dense { k } else { k.max(MIN_POOL) }
 }
 
-/// Reranks the dense `hits` (best first) of `index` for the query `code` in `lang` (the
-/// shape of unknown-language code is empty, so no action fits) and returns them in the
+/// The documents of `hits` (in order) with what their fixes did: the rows a dense answer
+/// shows, and what [`rerank`] scores.
+///
+/// # Errors
+/// [`engine::Error::Corrupt`] when a document or its actions column cannot be read.
+pub fn with_docs(index: &Segments, hits: Vec<SegmentHit>) -> engine::Result<Vec<(SegmentHit, Record, FixActions)>> {
+    hits.into_iter()
+        .map(|h| {
+            let doc = index.doc(h)?;
+            let actions = FixActions::of(&doc)?;
+            Ok((h, doc, actions))
+        })
+        .collect()
+}
+
+/// Reranks the dense `hits` (best first) of `index` for the query `code` in `lang`
+/// (`None`: the best hit's language; the shape of code in a language without a grammar is
+/// empty, so no action fits) and returns them in the
 /// new order, best first, each with its features: near-duplicates ([`NEAR_DUPLICATE`])
 /// first in dense order, then the rest by score. A stable sort: equal scores keep the
 /// dense order.
@@ -346,8 +362,9 @@ pub fn rerank(
     rank: Rank,
     w: &Weights,
 ) -> engine::Result<Vec<Ranked>> {
-    let docs = hits.iter().map(|h| index.doc(*h)).collect::<engine::Result<Vec<_>>>()?;
-    let actions = docs.iter().map(FixActions::of).collect::<engine::Result<Vec<_>>>()?;
+    let (docs, actions): (Vec<Record>, Vec<FixActions>) =
+        with_docs(index, hits.to_vec())?.into_iter().map(|(_, d, a)| (d, a)).unzip();
+    let lang = lang.or_else(|| docs.first().and_then(|d| d.language.parse().ok()));
     let shape = lang.map(|l| Shape::of(code, l)).unwrap_or_default();
     let query_terms: Vec<u64> = term_counts(code).0.into_keys().collect();
     let bm25: Vec<f32> = docs
@@ -358,11 +375,11 @@ pub fn rerank(
         })
         .collect();
     let best_bm25 = bm25.iter().copied().fold(0.0f32, f32::max);
-    let normalized_query = normalize(code);
+    let normalized_query = crate::retrieve::normalize(code);
     let voters: Vec<Voter<'_>> = hits
         .iter()
         .zip(docs.iter().zip(&actions))
-        .filter(|(_, (d, _))| normalize(&d.buggy_code) != normalized_query)
+        .filter(|(_, (d, _))| crate::retrieve::normalize(&d.buggy_code) != normalized_query)
         .take(VOTE_DEPTH)
         .map(|(h, (d, a))| Voter { id: &d.id, score: h.score, actions: a })
         .collect();
@@ -396,11 +413,6 @@ pub fn rerank(
         kb.0.cmp(&ka.0).then(kb.1.total_cmp(&ka.1))
     });
     Ok(out)
-}
-
-/// Code with all whitespace removed, to find hits whose buggy code is the query's.
-fn normalize(code: &str) -> String {
-    code.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
 #[cfg(test)]

@@ -348,13 +348,10 @@ impl Retriever {
         p: &RetrieveParams,
     ) -> Result<Vec<(engine::SegmentHit, engine::Record, FixActions)>, RetrieveError> {
         if p.rank == Rank::Dense || hits.is_empty() {
-            let docs = hits.iter().map(|h| index.doc(*h)).collect::<engine::Result<Vec<_>>>()?;
-            let actions = docs.iter().map(FixActions::of).collect::<engine::Result<Vec<_>>>()?;
-            return Ok(hits.into_iter().zip(docs.into_iter().zip(actions)).map(|(h, (d, a))| (h, d, a)).collect());
+            return Ok(crate::rank::with_docs(index, hits)?);
         }
         let stats = self.stats_for(index)?;
-        let lang = p.language.or_else(|| index.doc(hits[0]).ok().and_then(|d| d.language.parse().ok()));
-        let r = crate::rank::rerank(index, &stats, code, lang, &hits, p.rank, &Weights::FITTED)?;
+        let r = crate::rank::rerank(index, &stats, code, p.language, &hits, p.rank, &Weights::FITTED)?;
         Ok(r.into_iter().map(|r| (r.hit, r.doc, r.actions)).collect())
     }
 
@@ -469,8 +466,9 @@ fn resolve(index: &Segments, exclusion: &Exclusion) -> Vec<ProjectMatch> {
     index.resolve_filter(&filter).unwrap_or_default()
 }
 
-/// Whitespace-insensitive form of code for the exact-match leakage filter.
-fn normalize(code: &str) -> String {
+/// Whitespace-insensitive form of code for the exact-match leakage filter (also keeps such
+/// hits out of the ranking's vote, [`crate::rank`]).
+pub(crate) fn normalize(code: &str) -> String {
     code.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

@@ -137,6 +137,13 @@ struct Answer {
 }
 
 impl Answer {
+    fn push(&mut self, hit: SegmentHit, doc: Record, actions: FixActions, features: Option<Features>) {
+        self.hits.push(hit);
+        self.docs.push(doc);
+        self.actions.push(actions);
+        self.features.push(features);
+    }
+
     fn suggestions(&self) -> Vec<Suggestion> {
         let voters: Vec<Voter<'_>> = (0..self.hits.len())
             .map(|i| Voter { id: &self.docs[i].id, score: self.hits[i].score, actions: &self.actions[i] })
@@ -156,26 +163,22 @@ fn ranked_answer(
     let k = params.k;
     params.k = repair::rank::pool_size(args.rank, k);
     let hits = index.query_lines(model, (code, &args.cause), lines, &params)?;
+    let mut a = Answer { hits: Vec::new(), docs: Vec::new(), actions: Vec::new(), features: Vec::new() };
     if args.rank == Rank::Dense || hits.is_empty() {
-        let hits: Vec<SegmentHit> = hits.into_iter().take(k).collect();
-        let docs = hits.iter().map(|h| index.doc(*h)).collect::<engine::Result<Vec<_>>>()?;
-        let actions = docs.iter().map(FixActions::of).collect::<engine::Result<Vec<_>>>()?;
-        let features = vec![None; hits.len()];
-        return Ok(Answer { hits, docs, actions, features });
+        for (h, d, actions) in repair::rank::with_docs(index, hits.into_iter().take(k).collect())? {
+            a.push(h, d, actions, None);
+        }
+        return Ok(a);
     }
     let stats = CorpusStats::of(index).context("reading the index's documents for the ranking")?;
     let lang = match (args.query_lang, args.languages.as_slice()) {
         (Some(l), _) => Some(l),
         (None, [one]) => one.parse().ok(),
-        (None, _) => index.doc(hits[0])?.language.parse().ok(),
+        (None, _) => None,
     };
     let ranked = repair::rank::rerank(index, &stats, code, lang, &hits, args.rank, &Weights::FITTED)?;
-    let mut a = Answer { hits: Vec::new(), docs: Vec::new(), actions: Vec::new(), features: Vec::new() };
     for r in ranked.into_iter().take(k) {
-        a.hits.push(r.hit);
-        a.docs.push(r.doc);
-        a.actions.push(r.actions);
-        a.features.push(Some(r.features));
+        a.push(r.hit, r.doc, r.actions, Some(r.features));
     }
     Ok(a)
 }

@@ -25,17 +25,20 @@
 //! |---|---|
 //! | `CHANGE_OPERATOR` | ChangeOperator |
 //! | `CHANGE_UNARY_OPERATOR` | ChangeUnaryOperator |
-//! | `CHANGE_OPERAND` | ChangeOperand, ChangeIdentifier |
+//! | `CHANGE_OPERAND` | ChangeOperand, ChangeIdentifier, SwapOperands |
 //! | `CHANGE_LOOP_BOUND` | ChangeOperand, ChangeOperator, ChangeNumeral |
 //! | `CHANGE_NUMERAL` | ChangeNumeral, ChangeOperand |
 //! | `CHANGE_IDENTIFIER` | ChangeIdentifier |
-//! | `SWAP_ARGUMENTS` | SwapArguments |
+//! | `SWAP_ARGUMENTS` | SwapArguments, SwapOperands |
+//! | `DIFFERENT_METHOD_SAME_ARGS` | DifferentMethod |
+//! | `CHANGE_CALLER` | ChangeIdentifier |
 //! | `MORE_SPECIFIC_IF`, `LESS_SPECIFIC_IF` | ChangeOperator, AddNullCheck, ChangeUnaryOperator |
 //! | `ADD_NULL_CHECK` | AddNullCheck, AddGuard |
 //! | `ADD_GUARD` | AddGuard, AddNullCheck, ChangeUnaryOperator |
 //! | `WRAP_TRY_CATCH` | WrapTryCatch |
-//! | `DELETE_STATEMENT`, `REMOVE_METHOD_CALL` | DeleteStatement |
-//! | `CHANGE_RETURN_VALUE` | ChangeOperand, ChangeNumeral, ChangeIdentifier |
+//! | `DELETE_STATEMENT` | DeleteStatement |
+//! | `REMOVE_METHOD_CALL` | UnwrapCall, DeleteStatement |
+//! | `CHANGE_RETURN_VALUE` | ChangeOperand, ChangeNumeral, ChangeIdentifier, UnwrapCall |
 //! | any other (`CHANGE_LITERAL`, `ADD_METHOD_CALL`, `INSERT_STATEMENT`, …) | none: no template realises it |
 
 use std::cmp::Ordering;
@@ -53,17 +56,20 @@ pub fn templates_for(kind: &str) -> &'static [Template] {
     match kind {
         "CHANGE_OPERATOR" => &[ChangeOperator],
         "CHANGE_UNARY_OPERATOR" => &[ChangeUnaryOperator],
-        "CHANGE_OPERAND" => &[ChangeOperand, ChangeIdentifier],
+        "CHANGE_OPERAND" => &[ChangeOperand, ChangeIdentifier, SwapOperands],
         "CHANGE_LOOP_BOUND" => &[ChangeOperand, ChangeOperator, ChangeNumeral],
         "CHANGE_NUMERAL" => &[ChangeNumeral, ChangeOperand],
         "CHANGE_IDENTIFIER" => &[ChangeIdentifier],
-        "SWAP_ARGUMENTS" => &[SwapArguments],
+        "SWAP_ARGUMENTS" => &[SwapArguments, SwapOperands],
+        "DIFFERENT_METHOD_SAME_ARGS" => &[DifferentMethod],
+        "CHANGE_CALLER" => &[ChangeIdentifier],
         "MORE_SPECIFIC_IF" | "LESS_SPECIFIC_IF" => &[ChangeOperator, AddNullCheck, ChangeUnaryOperator],
         "ADD_NULL_CHECK" => &[AddNullCheck, AddGuard],
         "ADD_GUARD" => &[AddGuard, AddNullCheck, ChangeUnaryOperator],
         "WRAP_TRY_CATCH" => &[WrapTryCatch],
-        "DELETE_STATEMENT" | "REMOVE_METHOD_CALL" => &[DeleteStatement],
-        "CHANGE_RETURN_VALUE" => &[ChangeOperand, ChangeNumeral, ChangeIdentifier],
+        "DELETE_STATEMENT" => &[DeleteStatement],
+        "REMOVE_METHOD_CALL" => &[UnwrapCall, DeleteStatement],
+        "CHANGE_RETURN_VALUE" => &[ChangeOperand, ChangeNumeral, ChangeIdentifier, UnwrapCall],
         _ => &[],
     }
 }

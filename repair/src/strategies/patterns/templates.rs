@@ -4,6 +4,8 @@
 //! TBar's fix-pattern families, Liu et al., ISSTA 2019). Edits never touch text outside a
 //! node of the method (strings and comments stay as they are).
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 use tree_sitter::{Node, Parser};
 
@@ -12,8 +14,8 @@ use crate::language::Language;
 /// The kind of fix a template makes, in the fixed default order in which they are tried
 /// without retrieval (`--no-retrieval`): operator changes first (the most frequent single-token
 /// bugs of ManySStuBs4J), then operands off by one, numerals, negated conditions, swapped
-/// arguments, deleted statements, the structural additions (guard, null check, try/catch),
-/// and identifiers last (the most candidates). The JSON names are the action kinds'
+/// arguments and operands, other methods, deleted statements and unwrapped calls, the
+/// structural additions (guard, null check, try/catch), and identifiers last (the most candidates). The JSON names are the action kinds'
 /// ([`actions::ActionKind`]) that the template realises most directly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -26,10 +28,21 @@ pub enum Template {
     ChangeNumeral,
     /// A condition negated, or a negation removed (`!x` → `x`, `if c` → `if !(c)`).
     ChangeUnaryOperator,
-    /// Two adjacent arguments of a call swapped.
+    /// Two adjacent arguments of a call swapped (or two indexes of a Python subscript,
+    /// `d[j, k]` → `d[k, j]`).
     SwapArguments,
+    /// The operands of a non-commutative binary expression or comparison swapped
+    /// (`result + s` → `s + result`, `a[j] < a[i]` → `a[i] < a[j]`).
+    SwapOperands,
+    /// A called method replaced by another of the same arity (ManySStuBs4J's "different
+    /// method, same arguments"): one declared in the file, one called elsewhere in it with as
+    /// many arguments, or its pair among `any`/`all`, `min`/`max` and the like.
+    DifferentMethod,
     /// One expression statement deleted.
     DeleteStatement,
+    /// A one-argument call replaced by its argument where its value is used
+    /// (`add(flatten(x))` → `add(x)`, `yield f(x)` → `yield x`).
+    UnwrapCall,
     /// An early return added at the top of the method body, per parameter: Java
     /// `if (p == null) return D;` (arrays and collections also when empty; numbers when
     /// `p <= 0`), Python `if not p: return D`; `D` from the return type (Java) or among
@@ -43,19 +56,23 @@ pub enum Template {
     /// A one-line expression statement wrapped in `try { … } catch (Exception e) { }`
     /// (Python: `try: … except Exception: pass`).
     WrapTryCatch,
-    /// One identifier replaced by another identifier the method uses.
+    /// One identifier replaced by another identifier the method uses; in Java only by one
+    /// declared (parameter, local, field, loop variable) with the same type text.
     ChangeIdentifier,
 }
 
 impl Template {
     /// Every template, in the default order.
-    pub const ALL: [Template; 10] = [
+    pub const ALL: [Template; 13] = [
         Template::ChangeOperator,
         Template::ChangeOperand,
         Template::ChangeNumeral,
         Template::ChangeUnaryOperator,
         Template::SwapArguments,
+        Template::SwapOperands,
+        Template::DifferentMethod,
         Template::DeleteStatement,
+        Template::UnwrapCall,
         Template::AddGuard,
         Template::AddNullCheck,
         Template::WrapTryCatch,
@@ -99,7 +116,8 @@ pub fn edits(text: &str, language: Language, lines: (usize, usize)) -> Vec<Edit>
         .into_iter()
         .filter(|n| n.start_position().row + 1 >= lines.0 && n.end_position().row < lines.1)
         .collect();
-    let cx = Cx { text, language };
+    let file = descendants(tree.root_node());
+    let cx = Cx { text, language, methods: methods_of(text, &file), types: java_types(text, language, &file) };
     let mut out = Vec::new();
     for node in &nodes {
         cx.operator(*node, &mut out);
@@ -107,7 +125,10 @@ pub fn edits(text: &str, language: Language, lines: (usize, usize)) -> Vec<Edit>
         cx.numeral(*node, &mut out);
         cx.unary(*node, &mut out);
         cx.swap(*node, &mut out);
+        cx.swap_operands(*node, &mut out);
+        cx.different_method(*node, &mut out);
         cx.delete(*node, &mut out);
+        cx.unwrap_call(*node, &mut out);
         cx.null_check(*node, &mut out);
         cx.try_catch(*node, &mut out);
     }
@@ -192,10 +213,104 @@ fn is_binary_operator(node: Node<'_>) -> bool {
     !node.is_named() && (binary && parent.child_by_field_name("operator") == Some(node) || comparison)
 }
 
-/// Text and language of the file under edit.
+/// Text and language of the file under edit, with what the templates need of the whole file.
 struct Cx<'t> {
     text: &'t str,
     language: Language,
+    /// `(name, arity)` of every method declared or called in the file.
+    methods: Vec<(&'t str, usize)>,
+    /// Java: the declared type text of each name (parameters, locals, fields, loop
+    /// variables); `None` for a name declared with two types. Empty for Python.
+    types: HashMap<&'t str, Option<&'t str>>,
+}
+
+/// Pairs of functions that a bug swaps for one another though nothing in the file calls the
+/// other (Python built-ins, `Math`).
+const METHOD_PAIRS: &[(&str, &str)] =
+    &[("any", "all"), ("min", "max"), ("floor", "ceil"), ("startswith", "endswith"), ("append", "extend")];
+
+/// The arity of a call's argument list (0 when there is none).
+fn arity(args: Option<Node<'_>>) -> usize {
+    args.map_or(0, |a| {
+        let mut c = a.walk();
+        a.named_children(&mut c).filter(|n| n.kind() != "comment").count()
+    })
+}
+
+/// The name node and argument list of a call: Java `o.m(a)` / `m(a)`, Python `f(a)` / `o.f(a)`.
+fn call_parts(node: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
+    match node.kind() {
+        "method_invocation" => Some((node.child_by_field_name("name")?, node.child_by_field_name("arguments")?)),
+        "call" => {
+            let f = node.child_by_field_name("function")?;
+            let name = match f.kind() {
+                "identifier" => f,
+                "attribute" => f.child_by_field_name("attribute")?,
+                _ => return None,
+            };
+            Some((name, node.child_by_field_name("arguments")?))
+        }
+        _ => None,
+    }
+}
+
+/// `(name, arity)` of the methods declared (parameters, less Python's `self`) and called in
+/// the file, once each.
+fn methods_of<'t>(text: &'t str, file: &[Node<'_>]) -> Vec<(&'t str, usize)> {
+    let mut out: Vec<(&'t str, usize)> = Vec::new();
+    for n in file {
+        let found = match n.kind() {
+            "method_declaration" | "function_definition" => n.child_by_field_name("name").map(|name| {
+                let params = n.child_by_field_name("parameters").map(|p| {
+                    let mut c = p.walk();
+                    p.named_children(&mut c)
+                        .filter(|x| x.kind() != "comment" && &text[x.byte_range()] != "self")
+                        .count()
+                });
+                (&text[name.byte_range()], params.unwrap_or(0))
+            }),
+            _ => call_parts(*n).map(|(name, args)| (&text[name.byte_range()], arity(Some(args)))),
+        };
+        if let Some(m) = found.filter(|m| !out.contains(m)) {
+            out.push(m);
+        }
+    }
+    out
+}
+
+/// Java: the type text declared for each name in the file (see [`Cx::types`]).
+fn java_types<'t>(text: &'t str, language: Language, file: &[Node<'_>]) -> HashMap<&'t str, Option<&'t str>> {
+    let mut out: HashMap<&'t str, Option<&'t str>> = HashMap::new();
+    if language != Language::Java {
+        return out;
+    }
+    let mut add = |name: Node<'_>, ty: Node<'_>| {
+        let (name, ty) = (&text[name.byte_range()], &text[ty.byte_range()]);
+        let e = out.entry(name).or_insert(Some(ty));
+        if *e != Some(ty) {
+            *e = None;
+        }
+    };
+    for n in file {
+        let Some(ty) = n.child_by_field_name("type") else { continue };
+        match n.kind() {
+            "formal_parameter" | "enhanced_for_statement" | "catch_formal_parameter" => {
+                if let Some(name) = n.child_by_field_name("name") {
+                    add(name, ty);
+                }
+            }
+            "local_variable_declaration" | "field_declaration" => {
+                let mut c = n.walk();
+                for d in n.children_by_field_name("declarator", &mut c) {
+                    if let Some(name) = d.child_by_field_name("name") {
+                        add(name, ty);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 impl Cx<'_> {
@@ -249,7 +364,7 @@ impl Cx<'_> {
             _ => false,
         };
         let index = matches!(parent.kind(), "array_access" if parent.child_by_field_name("index") == Some(node))
-            || (parent.kind() == "subscript" && parent.child_by_field_name("subscript") == Some(node))
+            || (parent.kind() == "subscript" && subscripts(parent).contains(&node))
             || (parent.kind() == "slice" && node.is_named());
         let call = parent.parent().and_then(|c| c.child_by_field_name("function").or(c.child_by_field_name("name")));
         let range_arg =
@@ -257,15 +372,31 @@ impl Cx<'_> {
         let call_arg = parent.kind() == "argument_list" && !range_arg && self.is_arithmetic_or_name(node);
         // An integer literal is the numeral template's (`0` → `1`, not `0 + 1`).
         let literal = matches!(node.kind(), "integer" | "decimal_integer_literal");
-        if (comparison || index || range_arg || call_arg) && !literal && node.kind() != "comment" {
+        if (comparison || index || range_arg || call_arg || self.is_size(node)) && !literal && node.kind() != "comment"
+        {
             let t = self.of(node);
-            let wrapped = if node.named_child_count() > 0 && !matches!(node.kind(), "call" | "method_invocation") {
-                format!("({t})")
-            } else {
-                t.to_string()
-            };
+            let atom = matches!(
+                node.kind(),
+                "call" | "method_invocation" | "field_access" | "attribute" | "array_access" | "subscript"
+            );
+            let wrapped = if node.named_child_count() > 0 && !atom { format!("({t})") } else { t.to_string() };
             self.push(out, Template::ChangeOperand, node, format!("{wrapped} + 1"));
             self.push(out, Template::ChangeOperand, node, format!("{wrapped} - 1"));
+        }
+    }
+
+    /// Whether `node` is the size of a collection or string: `len(x)`, `x.size()`,
+    /// `x.length()`, `x.length`.
+    fn is_size(&self, node: Node<'_>) -> bool {
+        let named =
+            |field: &str, want: &[&str]| node.child_by_field_name(field).is_some_and(|f| want.contains(&self.of(f)));
+        match node.kind() {
+            "call" => named("function", &["len"]),
+            "method_invocation" => {
+                named("name", &["size", "length"]) && arity(node.child_by_field_name("arguments")) == 0
+            }
+            "field_access" => named("field", &["length"]),
+            _ => false,
         }
     }
 
@@ -321,13 +452,16 @@ impl Cx<'_> {
         }
     }
 
-    /// `f(a, b)` → `f(b, a)` for each adjacent pair.
+    /// `f(a, b)` → `f(b, a)` for each adjacent pair (and `d[a, b]` → `d[b, a]`).
     fn swap(&self, node: Node<'_>, out: &mut Vec<Edit>) {
-        if node.kind() != "argument_list" {
-            return;
-        }
-        let mut cursor = node.walk();
-        let args: Vec<Node<'_>> = node.named_children(&mut cursor).filter(|a| a.kind() != "comment").collect();
+        let args: Vec<Node<'_>> = match node.kind() {
+            "argument_list" => {
+                let mut cursor = node.walk();
+                node.named_children(&mut cursor).filter(|a| a.kind() != "comment").collect()
+            }
+            "subscript" => subscripts(node),
+            _ => return,
+        };
         for pair in args.windows(2) {
             let (a, b) = (pair[0], pair[1]);
             let between = &self.text[a.end_byte()..b.start_byte()];
@@ -342,6 +476,86 @@ impl Cx<'_> {
                 summary: format!("swap {} and {}", one_line(self.of(a)), one_line(self.of(b))),
             });
         }
+    }
+
+    /// `a - b` → `b - a` (see [`Template::SwapOperands`]): `-`, `/`, `%`, `//`, `**`, shifts,
+    /// and `+` in Python and on Java strings (a literal, a `String`-typed name, a
+    /// `String.valueOf`/`toString`/`substring`/`charAt` call); never comparisons (an operator
+    /// change makes the same program) nor other commutative operators.
+    fn swap_operands(&self, node: Node<'_>, out: &mut Vec<Edit>) {
+        if !matches!(node.kind(), "binary_expression" | "binary_operator") {
+            return;
+        }
+        let (Some(l), Some(r), Some(op)) =
+            (node.child_by_field_name("left"), node.child_by_field_name("right"), node.child_by_field_name("operator"))
+        else {
+            return;
+        };
+        let swappable = match self.of(op) {
+            "-" | "/" | "%" | "//" | "**" | "<<" | ">>" | ">>>" => true,
+            "+" => self.language == Language::Python || self.is_string(l) || self.is_string(r),
+            _ => false,
+        };
+        if !swappable {
+            return;
+        }
+        let between = &self.text[l.end_byte()..r.start_byte()];
+        self.push(out, Template::SwapOperands, node, format!("{}{between}{}", self.of(r), self.of(l)));
+    }
+
+    /// Java: whether `node` is evidently a string (see [`Cx::swap_operands`]).
+    fn is_string(&self, node: Node<'_>) -> bool {
+        match node.kind() {
+            "string_literal" => true,
+            "identifier" => self.types.get(self.of(node)).copied().flatten() == Some("String"),
+            "method_invocation" => {
+                let name = node.child_by_field_name("name").map_or("", |n| self.of(n));
+                matches!(name, "valueOf" | "toString" | "substring" | "charAt" | "concat")
+            }
+            "binary_expression" => {
+                node.child_by_field_name("left").is_some_and(|l| self.is_string(l))
+                    || node.child_by_field_name("right").is_some_and(|r| self.is_string(r))
+            }
+            _ => false,
+        }
+    }
+
+    /// A call's method replaced by another of the same arity (see
+    /// [`Template::DifferentMethod`]): its pair first, then the file's methods in source order.
+    fn different_method(&self, node: Node<'_>, out: &mut Vec<Edit>) {
+        let Some((name, args)) = call_parts(node) else { return };
+        let (current, n) = (self.of(name), arity(Some(args)));
+        let pairs = METHOD_PAIRS.iter().filter_map(|(a, b)| {
+            if *a == current {
+                Some(*b)
+            } else if *b == current {
+                Some(*a)
+            } else {
+                None
+            }
+        });
+        let mut done: Vec<&str> = vec![current];
+        let file = self.methods.iter().filter(|(_, k)| *k == n).map(|(m, _)| *m);
+        for other in pairs.chain(file).take(MAX_METHOD_EDITS) {
+            if !done.contains(&other) {
+                done.push(other);
+                self.push(out, Template::DifferentMethod, name, other.to_string());
+            }
+        }
+    }
+
+    /// `f(x)` → `x` where the call's value is used (see [`Template::UnwrapCall`]).
+    fn unwrap_call(&self, node: Node<'_>, out: &mut Vec<Edit>) {
+        let Some((_, args)) = call_parts(node) else { return };
+        if arity(Some(args)) != 1 || node.parent().is_none_or(|p| p.kind() == "expression_statement") {
+            return;
+        }
+        let mut cursor = args.walk();
+        let Some(arg) = args.named_children(&mut cursor).find(|a| a.kind() != "comment") else { return };
+        if arg.kind() == "generator_expression" || arg.kind() == "keyword_argument" {
+            return;
+        }
+        self.push(out, Template::UnwrapCall, node, self.of(arg).to_string());
     }
 
     /// An expression statement deleted (its whole line when it is alone on it).
@@ -375,7 +589,15 @@ impl Cx<'_> {
         names.dedup();
         let mut made = 0;
         for node in &uses {
-            for name in names.iter().filter(|n| **n != self.of(*node)) {
+            let this = self.of(*node);
+            // Java: only a name declared with the same type (anything else rarely compiles).
+            let compatible = |other: &str| {
+                self.language != Language::Java || {
+                    let ty = |n: &str| self.types.get(n).copied().flatten();
+                    ty(this).is_some() && ty(this) == ty(other)
+                }
+            };
+            for name in names.iter().filter(|n| **n != this && compatible(n)) {
                 if made == MAX_IDENTIFIER_EDITS {
                     return;
                 }
@@ -397,6 +619,15 @@ impl Cx<'_> {
             _ => false,
         }
     }
+}
+
+/// Other methods tried per call, at most.
+const MAX_METHOD_EDITS: usize = 12;
+
+/// The index expressions of a Python subscript (`d[i, j]`: `i`, `j`).
+fn subscripts(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut cursor = node.walk();
+    node.children_by_field_name("subscript", &mut cursor).collect()
 }
 
 /// Parameters given an early-return guard, at most.
@@ -687,6 +918,51 @@ mod tests {
         assert!(has(Template::ChangeOperand, "arr[lo:hi - 1]"));
         // Bounded: at most 3 guarded parameters × 4 returns.
         assert_eq!(r.iter().filter(|(t, _)| *t == Template::AddGuard).count(), 12);
+    }
+
+    #[test]
+    fn java_swapped_operands_other_methods_unwrapped_calls_sizes_and_typed_identifiers() {
+        let text = "class T {\n  static boolean any(List<Boolean> xs) { return false; }\n  \
+                    static boolean all(List<Boolean> xs) { return true; }\n  \
+                    static String f(Node n, int a, int b, int[] ds, String s) {\n    \
+                    int helper = a - b;\n    String out = s + String.valueOf(a);\n    \
+                    if (any(g(n)) && n.getSuccessors().isEmpty()) { out = out + wrap(s); }\n    \
+                    log(new Pair(a, helper), ds.length, a + b);\n    return n.getPredecessors().size() + out;\n  }\n}\n";
+        let r = results(text, Language::Java);
+        let has = |t: Template, s: &str| r.iter().any(|(tt, out)| *tt == t && out.contains(s));
+        // String concatenation and subtraction are swapped; an integer sum is not.
+        assert!(has(Template::SwapOperands, "String out = String.valueOf(a) + s;"), "{r:#?}");
+        assert!(has(Template::SwapOperands, "int helper = b - a;"));
+        assert!(!r.iter().any(|(t, out)| *t == Template::SwapOperands && out.contains("ds.length, b + a")));
+        // Another method of the file with the same arity, declared or called.
+        assert!(has(Template::DifferentMethod, "if (all(g(n))"));
+        assert!(has(Template::DifferentMethod, "n.getPredecessors().isEmpty()"));
+        assert!(!has(Template::DifferentMethod, "any(g(n)).getSuccessors"));
+        // A used one-argument call replaced by its argument.
+        assert!(has(Template::UnwrapCall, "out = out + s;"));
+        assert!(has(Template::UnwrapCall, "if (any(n) &&"));
+        // A size off by one wherever it is.
+        assert!(has(Template::ChangeOperand, "ds.length - 1, a + b);"));
+        // Identifiers: only names declared with the same type.
+        assert!(has(Template::ChangeIdentifier, "new Pair(a, b)"));
+        assert!(!r.iter().any(|(t, out)| *t == Template::ChangeIdentifier && out.contains("new Pair(a, s)")));
+        assert!(!r.iter().any(|(t, out)| *t == Template::ChangeIdentifier && out.contains("new Pair(a, ds)")));
+    }
+
+    #[test]
+    fn python_swapped_operands_and_indexes_other_methods_unwrapped_calls_and_sizes() {
+        let text = "def f(arr, d, i, j, k):\n    if any(x > 0 for x in arr):\n        yield g(arr)\n    \
+                    r = arr[i] + d[j, k]\n    return (len(arr)) * [0] + d[i - 1, j]\n";
+        let r = results(text, Language::Python);
+        let has = |t: Template, s: &str| r.iter().any(|(tt, out)| *tt == t && out.contains(s));
+        assert!(has(Template::SwapOperands, "r = d[j, k] + arr[i]"), "{r:#?}");
+        assert!(has(Template::SwapArguments, "d[k, j]"));
+        assert!(has(Template::DifferentMethod, "if all(x > 0 for x in arr):"));
+        assert!(has(Template::UnwrapCall, "yield arr\n"));
+        assert!(has(Template::ChangeOperand, "(len(arr) - 1) * [0]"));
+        assert!(has(Template::ChangeOperand, "d[i - 1, j - 1]"));
+        // A generator is never unwrapped out of its call.
+        assert!(!has(Template::UnwrapCall, "if x > 0 for x in arr"));
     }
 
     #[test]

@@ -115,6 +115,10 @@ fn issue_11_retrieval_orders_the_templates_and_no_retrieval_keeps_the_default() 
     evidence.sort_unstable();
     assert_eq!(evidence, ["fixture:count", "fixture:squares"], "{d:#}");
     assert_eq!(d["retrieval"]["hits"], 2, "the bug's own record and project never come back");
+    // The index's label shares, mixed into the order, are reported and sum to 1.
+    let prior = d["retrieval"]["prior"].as_object().unwrap();
+    let total: f64 = prior.values().map(|v| v.as_f64().unwrap()).sum();
+    assert!(!prior.is_empty() && (total - 1.0).abs() < 1e-3, "{d:#}");
     assert!(guided.retrieved.iter().all(|f| f.project != "minibugs"));
     assert!(guided.suggestions[0][0].starts_with("CHANGE_LOOP_BOUND 1.00 (2 hits"), "{:?}", guided.suggestions);
     let plausible = d["plausible"].as_array().unwrap();

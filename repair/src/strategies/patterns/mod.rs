@@ -14,9 +14,9 @@
 //! clears it), the localized code is searched in the `code` space (no model gives a root
 //! cause) for the top [`Patterns::k`] similar fixes (the bug's own id and excluded projects
 //! never come back, [`crate::retrieve`]); their actions become suggestions
-//! ([`crate::suggest::suggest`]) and the candidates are ordered by them ([`order`]: concrete
-//! tokens of the hits first, then suggested templates by action score × suspiciousness, each
-//! up to its quota of the validation budget, then the rest in the default order). Otherwise, or when retrieval fails or no hit names an
+//! ([`crate::suggest::suggest`]) and the candidates are ordered by them, mixed with the
+//! index's label shares ([`order`]: concrete tokens of the hits first, then each template's
+//! probability per instance × suspiciousness, then the rest in the default order). Otherwise, or when retrieval fails or no hit names an
 //! action, the fixed default order ([`Template::ALL`], then source position).
 //!
 //! # Report
@@ -25,7 +25,8 @@
 //! in [`Template::ALL`]; `choice` the candidate's rank in the order), `patch`. Its `details`:
 //! `order` (`retrieval` or `default`), `suspiciousness` (`uniform` or `sbfl`),
 //! `retrieval` (`null` without an index or with `--no-retrieval`; else `hits`, `error`,
-//! and `suggestions`: `kind`, `share`, `evidence` ids), `max_validations`, `max_wall_s`,
+//! `suggestions`: `kind`, `share`, `evidence` ids, and `prior`: label → share in the
+//! index), `max_validations`, `max_wall_s`,
 //! `generated` (edits per template), `validated` (candidates whose tests ran),
 //! `first_plausible_at` (1-based rank of the first plausible candidate among those
 //! validated, `null` when none), and `plausible`: every plausible candidate (`validated_at`,
@@ -97,17 +98,14 @@ impl super::Strategy for Patterns {
         for e in &edits {
             *generated.entry(e.template).or_default() += 1;
         }
-        let (suggestions, retrieval) = match session.retriever().filter(|_| self.retrieval) {
+        let (suggestions, prior, retrieval) = match session.retriever().filter(|_| self.retrieval) {
             Some(r) => self.suggestions(r, problem, session),
-            None => (Vec::new(), Value::Null),
+            None => (Vec::new(), BTreeMap::new(), Value::Null),
         };
         let ordered: Vec<&Edit> = if suggestions.is_empty() {
             edits.iter().collect()
         } else {
-            order::order(&edits, &suggestions, &self.suspiciousness, self.max_validations)
-                .into_iter()
-                .map(|i| &edits[i])
-                .collect()
+            order::order(&edits, &suggestions, &prior, &self.suspiciousness).into_iter().map(|i| &edits[i]).collect()
         };
         let mut search = Search::default();
         let ended = self.search(problem, session, &text, &ordered, &mut search);
@@ -136,19 +134,28 @@ struct Search {
 }
 
 impl Patterns {
-    /// The suggestions of the top [`Patterns::k`] fixes similar to the localized code, and
-    /// the report's `details.retrieval`; no suggestion when retrieval fails (the error is
-    /// reported and warned about, and the run goes on in the default order).
-    fn suggestions(&self, r: &Retriever, problem: &Problem, session: &mut Session<'_>) -> (Vec<Suggestion>, Value) {
+    /// The suggestions of the top [`Patterns::k`] fixes similar to the localized code, the
+    /// index's label shares (the prior of [`order`]), and the report's `details.retrieval`; no
+    /// suggestion when retrieval fails (the error is reported and warned about, and the run
+    /// goes on in the default order).
+    fn suggestions(
+        &self,
+        r: &Retriever,
+        problem: &Problem,
+        session: &mut Session<'_>,
+    ) -> (Vec<Suggestion>, BTreeMap<String, f32>, Value) {
         // Dense: the order the QuixBugs measurement of this strategy was made with.
         let params = RetrieveParams { space: Space::Code, k: self.k.max(1), ..RetrieveParams::default() };
-        let found = match r.search(&problem.code, "", &params) {
+        let found = r.search(&problem.code, "", &params).and_then(|f| Ok((f, r.corpus_stats()?)));
+        let (found, stats) = match found {
             Ok(found) => found,
             Err(e) => {
                 session.report.warnings.push(format!("retrieval failed, so the templates keep the default order: {e}"));
-                return (Vec::new(), json!({"hits": 0, "error": e.to_string(), "suggestions": []}));
+                let details = json!({"hits": 0, "error": e.to_string(), "suggestions": [], "prior": {}});
+                return (Vec::new(), BTreeMap::new(), details);
             }
         };
+        let prior: BTreeMap<String, f32> = stats.priors().map(|(k, v)| (k.to_string(), v)).collect();
         let voters: Vec<Voter<'_>> =
             found.fixes.iter().map(|f| Voter { id: &f.id, score: f.score, actions: &f.fix_actions }).collect();
         let suggestions = suggest(&voters, actions::ActionKind::ALL.len());
@@ -159,11 +166,11 @@ impl Patterns {
                 json!({"kind": s.kind, "share": s.share, "evidence": ids})
             })
             .collect();
-        let details = json!({"hits": found.fixes.len(), "error": null, "suggestions": summary});
+        let details = json!({"hits": found.fixes.len(), "error": null, "suggestions": summary, "prior": prior});
         session.report.suggestions = vec![suggestions.iter().map(Suggestion::line).collect()];
         session.report.retrieved_dropped_exact = found.dropped_exact;
         session.report.retrieved = found.fixes;
-        (suggestions, details)
+        (suggestions, prior, details)
     }
 
     /// Validates `edits` in order until a plausible patch (unless collecting all) or the budget.

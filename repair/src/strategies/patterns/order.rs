@@ -1,24 +1,34 @@
 //! The retrieval-guided order of the template candidates (issue 11 item 5): the actions of
-//! similar historical fixes ([`crate::suggest`]) say which templates to try first, and their
+//! similar historical fixes ([`crate::suggest`]), mixed with how often each action fixes a
+//! bug in the whole index (the prior), say which templates to try first, and the hits'
 //! concrete tokens which instances.
 //!
 //! # Rule
-//! Every edit gets a tier and a score:
+//! The probability that template `t` makes the fix is estimated as
+//! `p(t) = ½ · vote(t) + ½ · prior(t)`, where `vote(t) = Σ share(kind) · w` over the
+//! suggestions whose kind maps to `t` (the table below; `w` = 1 for the kind's first
+//! template and ½ for the others) and `prior(t)` is the same sum over the index's label
+//! shares ([`crate::rank::CorpusStats::prior`]). The vote alone is noisy (its action@1 on the
+//! harness is below the constant prior's, README "Ranking and action suggestions"), the
+//! prior alone is the same for every bug; the mixture weight ½ is fixed, not fitted.
+//! A template with `n(t)` instances in the method gives each of them `p(t) / n(t)`: the order
+//! by that, times the suspiciousness of the edit's line ([`Suspiciousness`]), is the one that
+//! minimises the expected number of validations until the fix when exactly one instance is
+//! it (the classic cost-aware search order: try the likeliest per unit of cost first), so a
+//! template with hundreds of instances (identifiers) cannot spend the budget before a likely
+//! template with three.
+//!
+//! Every edit gets a tier:
 //! 1. **concrete** (tier 0): the edit replaces the tokens of an example action of a suggestion
 //!    whose kind maps to the edit's template with that action's tokens (the text with
 //!    whitespace removed: `<` → `<=`, `0` → `1`), e.g. the operator a hit changed to;
-//! 2. **suggested** (tier 1): the edit's template realises a suggested kind ([`templates_for`]),
-//!    and it is among the template's best `⌈action score · budget⌉` edits ([`quota`]; budget:
-//!    the search's validation limit), so that a kind with a small share cannot spend the whole
-//!    budget on a template with many instances (identifiers: hundreds);
+//! 2. **scored** (tier 1): `p(t) > 0`;
 //! 3. **rest** (tier 2): every other edit.
 //!
-//! Within tiers 0 and 1, edits go by `action score × suspiciousness`, descending, where the
-//! action score of a template is `Σ share(kind) × w`, over the suggestions whose kind maps
-//! to the template, `w` = 1 for the kind's first template and ½ for the others, and the
-//! suspiciousness is the weight of the edit's line ([`Suspiciousness`]). Ties, and the
+//! Within tiers 0 and 1, edits go by `p(t) / n(t) × suspiciousness`, descending. Ties, and the
 //! whole of tier 2, keep the default order ([`Template::ALL`], then source position). The
-//! order is deterministic: it depends only on the edits, the suggestions and the weights.
+//! order is deterministic: it depends only on the edits, the suggestions, the prior and the
+//! weights.
 //!
 //! # Action kinds → templates
 //! | action kind | templates (first: weight 1, others ½) |
@@ -74,7 +84,7 @@ pub fn templates_for(kind: &str) -> &'static [Template] {
     }
 }
 
-/// The action score of each template under `suggestions` (see the module docs); templates
+/// The vote of the suggestions for each template, `vote(t)` of the module docs; templates
 /// no suggestion maps to are absent.
 #[must_use]
 pub fn template_scores(suggestions: &[Suggestion]) -> BTreeMap<Template, f32> {
@@ -125,59 +135,70 @@ impl Suspiciousness {
     }
 }
 
-/// The tier-1 places of a template with action score `score` in a search of `budget`
-/// validations: `⌈score · budget⌉`, at least 1.
-#[must_use]
-pub fn quota(score: f32, budget: usize) -> usize {
-    if budget == usize::MAX {
-        return usize::MAX;
-    }
-    ((f64::from(score) * budget as f64).ceil() as usize).max(1)
-}
-
 /// Where an edit stands in the retrieval-guided order.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rank {
-    /// 0 concrete, 1 suggested, 2 rest (see the module docs).
+    /// 0 concrete, 1 scored, 2 rest (see the module docs).
     pub tier: u8,
-    /// Action score × suspiciousness (0 in tier 2).
+    /// `p(t) / n(t)` × suspiciousness (0 in tier 2).
     pub score: f32,
 }
 
-/// The tier and score of `edit` under `suggestions` (scores from [`template_scores`]).
+/// `p(t)` of every template under `suggestions` and the index's label shares `prior`
+/// (kind → share; see the module docs); templates with `p(t) = 0` are absent.
 #[must_use]
-pub fn rank(edit: &Edit, suggestions: &[Suggestion], scores: &BTreeMap<Template, f32>, sus: &Suspiciousness) -> Rank {
-    let Some(score) = scores.get(&edit.template).copied().filter(|s| *s > 0.0) else {
-        return Rank { tier: 2, score: 0.0 };
-    };
-    let squash = |s: &str| s.split_whitespace().collect::<String>();
-    let (before, after) = (squash(&edit.original), squash(&edit.replacement));
-    let concrete = suggestions.iter().filter(|s| templates_for(&s.kind).contains(&edit.template)).any(|s| {
-        s.examples.iter().any(|a| !a.after.is_empty() && squash(&a.before) == before && squash(&a.after) == after)
-    });
-    Rank { tier: if concrete { 0 } else { 1 }, score: score * sus.weight(edit.line) }
+pub fn template_probabilities(suggestions: &[Suggestion], prior: &BTreeMap<String, f32>) -> BTreeMap<Template, f32> {
+    let vote = template_scores(suggestions);
+    let mut base = BTreeMap::new();
+    for (kind, share) in prior {
+        for (i, t) in templates_for(kind).iter().enumerate() {
+            *base.entry(*t).or_insert(0.0) += share * if i == 0 { 1.0 } else { 0.5 };
+        }
+    }
+    let mut out = BTreeMap::new();
+    for t in Template::ALL {
+        let p = 0.5 * vote.get(&t).copied().unwrap_or(0.0) + 0.5 * base.get(&t).copied().unwrap_or(0.0);
+        if p > 0.0 {
+            out.insert(t, p);
+        }
+    }
+    out
 }
 
-/// The indexes of `edits` (given in the default order) in the retrieval-guided order, with
-/// each suggested template's tier-1 edits capped at its quota for a search of `budget`
-/// validations (see the module docs; `usize::MAX`: no cap). O(e log e) for e edits.
+/// Whether `edit` makes a concrete action of a suggestion whose kind maps to its template.
+fn concrete(edit: &Edit, suggestions: &[Suggestion]) -> bool {
+    let squash = |s: &str| s.split_whitespace().collect::<String>();
+    let (before, after) = (squash(&edit.original), squash(&edit.replacement));
+    suggestions.iter().filter(|s| templates_for(&s.kind).contains(&edit.template)).any(|s| {
+        s.examples.iter().any(|a| !a.after.is_empty() && squash(&a.before) == before && squash(&a.after) == after)
+    })
+}
+
+/// The indexes of `edits` (given in the default order) in the retrieval-guided order under
+/// `suggestions` and the index's label shares `prior` (see the module docs). O(e log e) for
+/// e edits.
 #[must_use]
-pub fn order(edits: &[Edit], suggestions: &[Suggestion], sus: &Suspiciousness, budget: usize) -> Vec<usize> {
-    let scores = template_scores(suggestions);
-    let mut ranks: Vec<Rank> = edits.iter().map(|e| rank(e, suggestions, &scores, sus)).collect();
-    // The quota: a template's best tier-1 edits keep their place, the others join tier 2.
-    let mut by_score: Vec<usize> = (0..edits.len()).filter(|&i| ranks[i].tier == 1).collect();
-    by_score.sort_by(|&a, &b| ranks[b].score.partial_cmp(&ranks[a].score).unwrap_or(Ordering::Equal));
-    let mut used: BTreeMap<Template, usize> = BTreeMap::new();
-    for i in by_score {
-        let t = edits[i].template;
-        let quota = quota(scores.get(&t).copied().unwrap_or(0.0), budget);
-        let n = used.entry(t).or_default();
-        if *n >= quota {
-            ranks[i] = Rank { tier: 2, score: 0.0 };
-        }
-        *n += 1;
+pub fn order(
+    edits: &[Edit],
+    suggestions: &[Suggestion],
+    prior: &BTreeMap<String, f32>,
+    sus: &Suspiciousness,
+) -> Vec<usize> {
+    let p = template_probabilities(suggestions, prior);
+    let mut count: BTreeMap<Template, usize> = BTreeMap::new();
+    for e in edits {
+        *count.entry(e.template).or_default() += 1;
     }
+    let ranks: Vec<Rank> = edits
+        .iter()
+        .map(|e| match p.get(&e.template) {
+            Some(pt) => {
+                let per = pt / count[&e.template] as f32 * sus.weight(e.line);
+                Rank { tier: if concrete(e, suggestions) { 0 } else { 1 }, score: per }
+            }
+            None => Rank { tier: 2, score: 0.0 },
+        })
+        .collect();
     let mut idx: Vec<usize> = (0..edits.len()).collect();
     // A stable sort: equal keys keep the default order.
     idx.sort_by(|&a, &b| {
@@ -236,53 +257,61 @@ mod tests {
         ]
     }
 
+    fn prior(pairs: &[(&str, f32)]) -> BTreeMap<String, f32> {
+        pairs.iter().map(|(k, v)| ((*k).to_string(), *v)).collect()
+    }
+
     #[test]
-    fn concrete_tokens_first_then_suggested_templates_by_share_then_the_default_order() {
+    fn concrete_tokens_first_then_probability_per_instance_then_the_default_order() {
         let s = vec![
             suggestion("CHANGE_IDENTIFIER", 0.5, vec![]),
             suggestion("CHANGE_OPERATOR", 0.3, vec![action(ActionKind::ChangeOperator, "<", "<=")]),
             suggestion("CHANGE_LITERAL", 0.2, vec![]),
         ];
-        let o = order(&edits(), &s, &Suspiciousness::Uniform, usize::MAX);
-        // `<` → `<=` (concrete), the identifier (0.5), the other operator (0.3), then the
-        // unsuggested templates in the default order.
+        // p: identifier ½·0.5 = 0.25 (one instance), operator ½·0.3 = 0.15 (two: 0.075 each).
+        let o = order(&edits(), &s, &BTreeMap::new(), &Suspiciousness::Uniform);
+        // `<` → `<=` (concrete), the identifier, the other operator, then the unscored
+        // templates in the default order.
         assert_eq!(o, vec![1, 5, 0, 2, 3, 4]);
     }
 
     #[test]
-    fn secondary_templates_weigh_half_and_no_suggestion_keeps_the_default_order() {
-        // CHANGE_NUMERAL 0.6: numerals 0.6, operands 0.3; DELETE_STATEMENT 0.4.
-        let s = vec![suggestion("CHANGE_NUMERAL", 0.6, vec![]), suggestion("DELETE_STATEMENT", 0.4, vec![])];
-        let scores = template_scores(&s);
-        assert_eq!(scores.get(&Template::ChangeOperand), Some(&0.3));
-        assert_eq!(order(&edits(), &s, &Suspiciousness::Uniform, usize::MAX), vec![3, 4, 2, 0, 1, 5]);
-        assert_eq!(order(&edits(), &[], &Suspiciousness::Uniform, usize::MAX), vec![0, 1, 2, 3, 4, 5]);
+    fn the_prior_is_mixed_in_and_secondary_templates_weigh_half() {
+        // Vote: numerals ½·0.6, operands ½·½·0.6; prior: deletes ½·1.0 (one instance).
+        let s = vec![suggestion("CHANGE_NUMERAL", 0.6, vec![])];
+        let p = template_probabilities(&s, &prior(&[("DELETE_STATEMENT", 1.0)]));
+        assert!((p[&Template::ChangeNumeral] - 0.3).abs() < 1e-6 && (p[&Template::ChangeOperand] - 0.15).abs() < 1e-6);
+        assert!((p[&Template::DeleteStatement] - 0.5).abs() < 1e-6);
+        assert!(!p.contains_key(&Template::ChangeOperator));
+        let o = order(&edits(), &s, &prior(&[("DELETE_STATEMENT", 1.0)]), &Suspiciousness::Uniform);
+        assert_eq!(o, vec![4, 3, 2, 0, 1, 5]);
         // Kinds no template realises change nothing.
         let other = vec![suggestion("ADD_METHOD_CALL", 1.0, vec![])];
-        assert_eq!(order(&edits(), &other, &Suspiciousness::Uniform, usize::MAX), vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(order(&edits(), &other, &BTreeMap::new(), &Suspiciousness::Uniform), vec![0, 1, 2, 3, 4, 5]);
     }
 
     #[test]
-    fn a_small_share_gets_a_small_quota_of_the_budget() {
+    fn a_template_with_many_instances_waits_for_a_likely_one_with_few() {
         let mut many: Vec<Edit> = vec![edit(Template::ChangeOperator, 0, "<", "<=", 1)];
         many.extend((0..30).map(|i| edit(Template::ChangeIdentifier, 10 + i, "a", "b", 2)));
-        let s = vec![suggestion("CHANGE_IDENTIFIER", 0.25, vec![]), suggestion("CHANGE_LITERAL", 0.75, vec![])];
-        assert_eq!(quota(0.25, 20), 5);
-        assert_eq!(quota(0.01, 20), 1);
-        // Budget 20: five identifier edits, then the default order (the operator, the rest).
-        let o = order(&many, &s, &Suspiciousness::Uniform, 20);
-        assert_eq!(&o[..7], &[1, 2, 3, 4, 5, 0, 6]);
+        // Identifiers 0.75 of the vote but 30 instances (0.0125 each); the operator only
+        // in the prior, 0.2 (0.1 for its one instance).
+        let s = vec![suggestion("CHANGE_IDENTIFIER", 0.75, vec![])];
+        let o = order(&many, &s, &prior(&[("CHANGE_OPERATOR", 0.2)]), &Suspiciousness::Uniform);
+        assert_eq!(o[0], 0);
+        assert_eq!(&o[1..4], &[1, 2, 3]);
         assert_eq!(o.len(), 31);
     }
 
     #[test]
     fn sbfl_scores_reorder_within_a_suggested_template() {
         let s = vec![suggestion("CHANGE_OPERATOR", 1.0, vec![]), suggestion("CHANGE_NUMERAL", 0.5, vec![])];
-        // Line 5 (the numeral) is the most suspicious: 0.5 × 1 beats 1 × 0.1 (line 3 has no score).
+        // Line 5 (the numeral) is the most suspicious: ½·0.5 × 1 beats ½·1 / 2 × 0.1 for
+        // each operator (line 3 has no score).
         let sus = Suspiciousness::Sbfl(BTreeMap::from([(5, 0.8), (6, 0.4)]));
         assert!((sus.weight(5) - 1.0).abs() < 1e-6 && (sus.weight(6) - 0.55).abs() < 1e-6);
         assert!((sus.weight(3) - 0.1).abs() < 1e-6);
-        assert_eq!(order(&edits(), &s, &sus, usize::MAX), vec![3, 0, 1, 2, 4, 5]);
+        assert_eq!(order(&edits(), &s, &BTreeMap::new(), &sus), vec![3, 0, 1, 2, 4, 5]);
         assert_eq!(sus.name(), "sbfl");
     }
 }

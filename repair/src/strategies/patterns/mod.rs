@@ -12,7 +12,7 @@
 //! # Order
 //! With an index in the session and [`Patterns::retrieval`] set (the default; `--no-retrieval`
 //! clears it), the localized code is searched in the `code` space (no model gives a root
-//! cause) for the top [`Patterns::k`] similar fixes (the bug's own id and excluded projects
+//! cause; with SBFL, around the most suspicious line) for the top [`Patterns::k`] similar fixes (the bug's own id and excluded projects
 //! never come back, [`crate::retrieve`]); their actions become suggestions
 //! ([`crate::suggest::suggest`]) and the candidates are ordered by them, mixed with the
 //! index's label shares ([`order`]: concrete tokens of the hits first, then each template's
@@ -39,6 +39,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use engine::Space;
+use engine::embed::LineRange;
 use serde_json::{Value, json};
 
 use crate::bug::Problem;
@@ -146,7 +147,12 @@ impl Patterns {
     ) -> (Vec<Suggestion>, BTreeMap<String, f32>, Value) {
         // Dense: the order the QuixBugs measurement of this strategy was made with.
         let params = RetrieveParams { space: Space::Code, k: self.k.max(1), ..RetrieveParams::default() };
-        let found = r.search(&problem.code, "", &params).and_then(|f| Ok((f, r.corpus_stats()?)));
+        // With SBFL, the most suspicious line is the buggy line a long method is embedded
+        // around (index rule `cause-first-window-v1`; `problem.code` starts at line
+        // `problem.lines.0`).
+        let top = self.suspiciousness.top_line(problem.lines).map(|l| l + 1 - problem.lines.0);
+        let lines = top.and_then(|l| LineRange::new(l, l).ok());
+        let found = r.search_lines(&problem.code, "", lines, &params).and_then(|f| Ok((f, r.corpus_stats()?)));
         let (found, stats) = match found {
             Ok(found) => found,
             Err(e) => {

@@ -125,6 +125,20 @@ impl Suspiciousness {
         }
     }
 
+    /// The most suspicious line within `lines` (1-based, inclusive), the first of equals;
+    /// `None` for uniform suspiciousness or when no line there has a score.
+    #[must_use]
+    pub fn top_line(&self, lines: (usize, usize)) -> Option<usize> {
+        let Suspiciousness::Sbfl(scores) = self else { return None };
+        let mut best: Option<(usize, f64)> = None;
+        for (line, s) in scores.range(lines.0..=lines.1) {
+            if *s > 0.0 && best.is_none_or(|(_, b)| *s > b) {
+                best = Some((*line, *s));
+            }
+        }
+        best.map(|(line, _)| line)
+    }
+
     /// The name the report gives: `uniform` or `sbfl`.
     #[must_use]
     pub fn name(&self) -> &'static str {
@@ -313,5 +327,9 @@ mod tests {
         assert!((sus.weight(3) - 0.1).abs() < 1e-6);
         assert_eq!(order(&edits(), &s, &BTreeMap::new(), &sus), vec![3, 0, 1, 2, 4, 5]);
         assert_eq!(sus.name(), "sbfl");
+        assert_eq!(sus.top_line((1, 10)), Some(5));
+        assert_eq!(sus.top_line((6, 10)), Some(6));
+        assert_eq!(sus.top_line((7, 10)), None);
+        assert_eq!(Suspiciousness::Uniform.top_line((1, 10)), None);
     }
 }

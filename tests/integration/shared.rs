@@ -33,3 +33,58 @@ fn shared_defects4j_index_verify_and_self_retrieval() {
     assert!(e["self_rank1_or_tie"].as_f64().unwrap() >= 0.99, "{e}");
     assert!(e["recall10"].as_f64().unwrap() >= 0.95, "{e}");
 }
+
+/// Issue 11: the `patterns` strategy (no model, no index) repairs real QuixBugs programs
+/// whose fixes only the newer templates make: another method of the same arity (SIEVE's
+/// `any` → `all`), swapped operands of a string `+` (TO_BASE), a one-argument call
+/// replaced by its argument (flatten); each patch is the developer's fix, with real
+/// javac/JUnit and pytest runs.
+#[test]
+fn shared_patterns_repairs_quixbugs_with_the_newer_templates() {
+    let root = shared_dir().join("benchmarks/quixbugs");
+    let truth = shared_dir().join("data/quixbugs.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    for (lang, programs, fixes) in [
+        (
+            "java",
+            "SIEVE,TO_BASE",
+            [
+                "+            if (all(list_comp(n, primes))) {",
+                "+            result = String.valueOf(alphabet.charAt(i)) + result;",
+            ],
+        ),
+        ("python", "flatten,sieve", ["+            yield x", "+        if all(n % p > 0 for p in primes):"]),
+    ] {
+        let reports = dir.path().join(lang);
+        let args = [
+            "eval",
+            "quixbugs",
+            "--root",
+            root.to_str().unwrap(),
+            "--ground-truth",
+            truth.to_str().unwrap(),
+            "--lang",
+            lang,
+            "--strategy",
+            "patterns",
+            "--programs",
+            programs,
+            "--report-dir",
+            reports.to_str().unwrap(),
+            "--json",
+        ];
+        let out = stdout_json(&fixdex(&args, None));
+        assert_eq!((out["total"].as_u64(), out["plausible"].as_u64()), (Some(2), Some(2)), "{out:#}");
+        let patches: Vec<&str> =
+            out["programs"].as_array().unwrap().iter().map(|p| p["patch"].as_str().unwrap()).collect();
+        for fix in fixes {
+            assert!(patches.iter().any(|p| p.contains(fix)), "{fix} not in {patches:#?}");
+        }
+        for name in programs.split(',') {
+            let r: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(reports.join(format!("{name}.json"))).unwrap()).unwrap();
+            assert_eq!(r["details"]["order"], "default", "{r:#}");
+            assert!(r["details"]["first_plausible_at"].as_u64().is_some_and(|k| (1..=60).contains(&k)), "{r:#}");
+        }
+    }
+}

@@ -88,11 +88,17 @@ pub fn templates_for(kind: &str) -> &'static [Template] {
 /// no suggestion maps to are absent.
 #[must_use]
 pub fn template_scores(suggestions: &[Suggestion]) -> BTreeMap<Template, f32> {
+    spread(suggestions.iter().map(|s| (s.kind.as_str(), s.share)))
+}
+
+/// `Σ share(kind) · w` per template over `(kind, share)` pairs, `w` = 1 for the kind's first
+/// template and ½ for the others (the module's table).
+fn spread<'k>(shares: impl Iterator<Item = (&'k str, f32)>) -> BTreeMap<Template, f32> {
     let mut out = BTreeMap::new();
-    for s in suggestions {
-        for (i, t) in templates_for(&s.kind).iter().enumerate() {
+    for (kind, share) in shares {
+        for (i, t) in templates_for(kind).iter().enumerate() {
             let w = if i == 0 { 1.0 } else { 0.5 };
-            *out.entry(*t).or_insert(0.0) += s.share * w;
+            *out.entry(*t).or_insert(0.0) += share * w;
         }
     }
     out
@@ -163,12 +169,7 @@ pub struct Rank {
 #[must_use]
 pub fn template_probabilities(suggestions: &[Suggestion], prior: &BTreeMap<String, f32>) -> BTreeMap<Template, f32> {
     let vote = template_scores(suggestions);
-    let mut base = BTreeMap::new();
-    for (kind, share) in prior {
-        for (i, t) in templates_for(kind).iter().enumerate() {
-            *base.entry(*t).or_insert(0.0) += share * if i == 0 { 1.0 } else { 0.5 };
-        }
-    }
+    let base = spread(prior.iter().map(|(k, v)| (k.as_str(), *v)));
     let mut out = BTreeMap::new();
     for t in Template::ALL {
         let p = 0.5 * vote.get(&t).copied().unwrap_or(0.0) + 0.5 * base.get(&t).copied().unwrap_or(0.0);

@@ -189,12 +189,6 @@ impl CorpusStats {
     pub fn prior(&self, label: &str) -> f32 {
         self.prior.get(label).copied().unwrap_or(0.0)
     }
-
-    /// Every label's share among the index's labelled non-`OTHER` documents (shares sum
-    /// to 1; empty when no document is labelled).
-    pub fn priors(&self) -> impl Iterator<Item = (&str, f32)> + '_ {
-        self.prior.iter().map(|(k, v)| (k.as_str(), *v))
-    }
 }
 
 /// Term counts of `code` and its number of terms (module docs).

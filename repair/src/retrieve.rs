@@ -355,17 +355,6 @@ impl Retriever {
         Ok(r.into_iter().map(|r| (r.hit, r.doc, r.actions)).collect())
     }
 
-    /// The ranking statistics (BM25 document frequencies, label shares) of the index now
-    /// served: one pass over its documents at the first call, then cached until a reload.
-    ///
-    /// # Errors
-    /// [`RetrieveError::Unavailable`] when the index changed on disk and cannot be opened;
-    /// [`RetrieveError::Engine`] for a corrupt document batch.
-    pub fn corpus_stats(&self) -> Result<Arc<CorpusStats>, RetrieveError> {
-        let index = self.index.current(self.model.as_ref())?;
-        self.stats_for(&index)
-    }
-
     /// The ranking statistics of `index`, built once per index served.
     fn stats_for(&self, index: &Arc<Segments>) -> Result<Arc<CorpusStats>, RetrieveError> {
         let mut cache = self.stats.lock().unwrap_or_else(std::sync::PoisonError::into_inner);

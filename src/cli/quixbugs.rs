@@ -11,7 +11,7 @@
 //! workflow, or `patterns`, no model; [`repair::workflow`]) on every program with the model
 //! options of `fixdex repair` (an endpoint, or `--replay`; none for `patterns`), the bug's own record and the QuixBugs project
 //! excluded from retrieval, and perfect function-level localization (ReinFix's setting) or
-//! `--localization sbfl` (the top Ochiai method). It reports per bug the outcome, the error
+//! `--localization sbfl` (the top Ochiai method of the program's file). It reports per bug the outcome, the error
 //! message of a run that ended in error, LLM calls, tokens and time, and counts plausible,
 //! no plausible patch and errors apart ([`repair::evaluation`]); `--report-dir` keeps each
 //! bug's full report. Exit 1 when any bug ended in error (outcome `error` or
@@ -306,7 +306,7 @@ impl Evaluation<'_> {
     }
 
     /// The buggy method, from quixbugs.jsonl (every line equally suspicious) or SBFL's top
-    /// method (with the SBFL scores of the program's lines); else why none.
+    /// method in the program's file (with the SBFL scores of its lines); else why none.
     fn localize(&self, p: &Program) -> Result<(String, Suspiciousness), String> {
         match self.a.localization {
             Localization::Perfect => self
@@ -316,8 +316,15 @@ impl Evaluation<'_> {
                 .ok_or_else(|| "no buggy method known (quixbugs.jsonl `meta.function`)".to_string()),
             Localization::Sbfl => {
                 let fl = repair::quixbugs::sbfl(self.runner, p).map_err(|e| e.to_string())?;
-                let m = fl.methods.first().ok_or_else(|| "SBFL ranked no method".to_string())?;
                 let file = p.source.to_string_lossy().replace('\\', "/");
+                // The best method of the program's own file: every QuixBugs fault is there,
+                // and the workflow repairs that file (helpers such as Node.java may rank
+                // higher when the failing tests run through them).
+                let m = fl
+                    .methods
+                    .iter()
+                    .find(|m| m.file == file)
+                    .ok_or_else(|| format!("SBFL ranked no method of {file}"))?;
                 let scores = fl.lines.iter().filter(|l| l.file == file).map(|l| (l.line as usize, l.score)).collect();
                 Ok((m.name.rsplit('.').next().unwrap_or(&m.name).to_string(), Suspiciousness::Sbfl(scores)))
             }

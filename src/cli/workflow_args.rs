@@ -24,8 +24,8 @@ pub struct StrategyArgs {
     #[arg(long = "strategy", default_value = repair::strategies::NAMES[0],
           value_parser = clap::builder::PossibleValuesParser::new(repair::strategies::NAMES))]
     pub(crate) name: String,
-    /// `patterns`: keep the fixed default order of the templates even with `--index` (the
-    /// ablation of the retrieval-guided order).
+    /// `patterns`: order the templates by their fitted prior alone even with `--index` (the
+    /// ablation of the retrieval-guided order: no similar fixes are searched).
     #[arg(long)]
     pub(crate) no_retrieval: bool,
     /// `patterns`: most candidates validated per bug.

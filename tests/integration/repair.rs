@@ -579,7 +579,7 @@ fn issue_11_repair_with_patterns_needs_no_model() {
     assert_eq!((r["strategy"].as_str(), r["outcome"].as_str()), (Some("patterns"), Some("plausible")), "{r:#}");
     assert_eq!((r["client"]["kind"].as_str(), r["synthetic"].as_bool()), (Some("none"), Some(false)));
     assert_eq!(r["llm"]["calls"], 0);
-    assert_eq!(r["details"]["order"], "default");
+    assert_eq!(r["details"]["order"], "prior");
     assert!(r["details"]["first_plausible_at"].as_u64().is_some_and(|k| k >= 1), "{r:#}");
     // Every plausible patch's diff is in the report, to judge overfitting.
     let first = r["details"]["plausible"][0]["diff"].as_str().unwrap_or_default();

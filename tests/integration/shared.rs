@@ -83,7 +83,7 @@ fn shared_patterns_repairs_quixbugs_with_the_newer_templates() {
         for name in programs.split(',') {
             let r: serde_json::Value =
                 serde_json::from_str(&std::fs::read_to_string(reports.join(format!("{name}.json"))).unwrap()).unwrap();
-            assert_eq!(r["details"]["order"], "default", "{r:#}");
+            assert_eq!(r["details"]["order"], "prior", "{r:#}");
             assert!(r["details"]["first_plausible_at"].as_u64().is_some_and(|k| (1..=60).contains(&k)), "{r:#}");
         }
     }

@@ -1,5 +1,5 @@
 //! The `patterns` strategy end to end on minibugs (real pytest runs): the retrieval-guided
-//! order over a tiny index built here from fixture records, against the fixed default order
+//! order over a tiny index built here from fixture records, against the prior's fixed order
 //! (`--no-retrieval`), with the report's `details`.
 
 use std::sync::Arc;
@@ -38,7 +38,8 @@ fn record(id: &str, project: &str, buggy: &str, fixed: &str) -> Record {
 }
 
 /// A tiny index (space `code`, the tiny seeded model): two loop-bound fixes (`range(…, k)` →
-/// `range(…, k + 1)`), and a decoy from the bug's own project that changes an operator.
+/// `range(…, k + 1)` and `range(1, n)` → `range(1, n + 1)`), and a decoy from the bug's own
+/// project that changes an operator.
 fn index(dir: &std::path::Path) -> Retriever {
     let docs = vec![
         record(
@@ -50,8 +51,8 @@ fn index(dir: &std::path::Path) -> Retriever {
         record(
             "fixture:squares",
             "squares",
-            "def squares(m):\n    out = []\n    for j in range(1, m):\n        out.append(j * j)\n    return out\n",
-            "def squares(m):\n    out = []\n    for j in range(1, m + 1):\n        out.append(j * j)\n    return out\n",
+            "def squares(n):\n    out = []\n    for j in range(1, n):\n        out.append(j * j)\n    return out\n",
+            "def squares(n):\n    out = []\n    for j in range(1, n + 1):\n        out.append(j * j)\n    return out\n",
         ),
         record(
             "minibugs:python:sum_to",
@@ -91,16 +92,18 @@ fn repair(strategy: Patterns, retriever: Option<Retriever>) -> RepairReport {
         .run(&bug)
 }
 
-/// With an index, the loop-bound fixes of similar code put the operand template first: the
-/// first candidate validated is `range(1, n + 1)`, plausible. `--no-retrieval` keeps the
-/// default order (operators first: `total -= i`, `total *= i` fail), so the same patch comes
-/// third. Both runs report every plausible patch's diff (collect-all), the order and the
-/// suggestions with their evidence; the bug's own record and project never vote.
+/// With an index, both similar fixes are an operand made one larger, which the operand
+/// template reproduces: they vote for it, and the second's own edit (`n` → `n + 1`) is an
+/// edit of `sum_to` too, so the first candidate validated is `range(1, n + 1)`, plausible.
+/// `--no-retrieval` orders by the prior alone (operators and numerals first), so the same
+/// patch comes later. Both runs report every plausible patch's diff (collect-all) and the
+/// order; the guided one the hits a template reproduces and the label suggestions with their
+/// evidence; the bug's own record and project never vote.
 #[test]
-fn issue_11_retrieval_orders_the_templates_and_no_retrieval_keeps_the_default() {
+fn issue_11_retrieval_orders_the_templates_and_no_retrieval_keeps_the_prior() {
     let dir = tempfile::tempdir().unwrap();
     let retriever = index(dir.path());
-    let short = Patterns { max_validations: 4, ..Patterns::default() };
+    let short = Patterns { max_validations: 30, ..Patterns::default() };
 
     let guided = repair(short.clone(), Some(retriever.clone()));
     assert_eq!(guided.outcome, Outcome::Plausible, "{guided:#?}");
@@ -108,19 +111,20 @@ fn issue_11_retrieval_orders_the_templates_and_no_retrieval_keeps_the_default() 
     assert_eq!(d["order"], "retrieval", "{d:#}");
     assert_eq!(d["suspiciousness"], "uniform");
     assert_eq!(d["first_plausible_at"], 1, "{d:#}");
-    let suggestions = d["retrieval"]["suggestions"].as_array().unwrap();
-    assert_eq!(suggestions[0]["kind"], "CHANGE_LOOP_BOUND");
-    let mut evidence: Vec<&str> =
-        suggestions[0]["evidence"].as_array().unwrap().iter().filter_map(|v| v.as_str()).collect();
-    evidence.sort_unstable();
-    assert_eq!(evidence, ["fixture:count", "fixture:squares"], "{d:#}");
     assert_eq!(d["retrieval"]["hits"], 2, "the bug's own record and project never come back");
-    // The index's label shares, mixed into the order, are reported and sum to 1.
-    let prior = d["retrieval"]["prior"].as_object().unwrap();
-    let total: f64 = prior.values().map(|v| v.as_f64().unwrap()).sum();
-    assert!(!prior.is_empty() && (total - 1.0).abs() < 1e-3, "{d:#}");
-    assert!(guided.retrieved.iter().all(|f| f.project != "minibugs"));
+    let hit_edits = d["retrieval"]["hit_edits"].as_array().unwrap();
+    let mut ids: Vec<&str> = hit_edits.iter().filter_map(|h| h["id"].as_str()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, ["fixture:count", "fixture:squares"], "{d:#}");
+    assert!(hit_edits.iter().all(|h| h["template"] == "CHANGE_OPERAND"), "{d:#}");
+    let squares = hit_edits.iter().find(|h| h["id"] == "fixture:squares").unwrap();
+    assert_eq!((squares["before"].as_str(), squares["after"].as_str()), (Some("n"), Some("n+1")), "{d:#}");
+    // p(t): the vote (all on the operand template) mixed with the prior.
+    let p = &d["probabilities"];
+    assert!(p["CHANGE_OPERAND"].as_f64().unwrap() > 0.1 + 0.9 * 0.08, "{d:#}");
+    // The label suggestions stay in the report for the reader.
     assert!(guided.suggestions[0][0].starts_with("CHANGE_LOOP_BOUND 1.00 (2 hits"), "{:?}", guided.suggestions);
+    assert!(guided.retrieved.iter().all(|f| f.project != "minibugs"));
     let plausible = d["plausible"].as_array().unwrap();
     assert_eq!(plausible[0]["template"], "CHANGE_OPERAND");
     assert!(plausible[0]["diff"].as_str().unwrap().contains("+    for i in range(1, n + 1):"), "{d:#}");
@@ -128,11 +132,13 @@ fn issue_11_retrieval_orders_the_templates_and_no_retrieval_keeps_the_default() 
 
     let fixed = repair(Patterns { retrieval: false, ..short }, Some(retriever));
     let d = &fixed.details;
-    assert_eq!(d["order"], "default", "{d:#}");
+    assert_eq!(d["order"], "prior", "{d:#}");
     assert!(d["retrieval"].is_null());
     assert!(fixed.retrieved.is_empty());
-    assert_eq!(d["first_plausible_at"], 3, "{d:#}");
-    let first: Vec<&str> = fixed.candidates.iter().take(2).map(|c| c.applied_diff.as_deref().unwrap_or("")).collect();
-    assert!(first[0].contains("+        total -= i") && first[1].contains("+        total *= i"), "{first:#?}");
+    let first = d["first_plausible_at"].as_u64().unwrap();
+    // Five operator and numeral edits, likelier per instance under the prior, come first.
+    assert_eq!(first, 6, "{d:#}");
+    let tried: Vec<&str> = fixed.candidates.iter().map(|c| c.applied_diff.as_deref().unwrap_or("")).collect();
+    assert!(tried[0].contains("+        total -= i"), "operators first: {tried:#?}");
     assert_eq!(fixed.patch, guided.patch);
 }

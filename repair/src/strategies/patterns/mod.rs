@@ -10,23 +10,23 @@
 //! (Karampatsis & Sutton, MSR 2020).
 //!
 //! # Order
-//! With an index in the session and [`Patterns::retrieval`] set (the default; `--no-retrieval`
-//! clears it), the localized code is searched in the `code` space (no model gives a root
-//! cause; with SBFL, around the most suspicious line) for the top [`Patterns::k`] similar fixes (the bug's own id and excluded projects
-//! never come back, [`crate::retrieve`]); their actions become suggestions
-//! ([`crate::suggest::suggest`]) and the candidates are ordered by them, mixed with the
-//! index's label shares ([`order`]: concrete tokens of the hits first, then each template's
-//! probability per instance × suspiciousness, then the rest in the default order). Otherwise, or when retrieval fails or no hit names an
-//! action, the fixed default order ([`Template::ALL`], then source position).
+//! [`order`]: each template's probability per instance × the line's suspiciousness, the
+//! probability a prior fitted on a corpus split. With an index in the session and
+//! [`Patterns::retrieval`] set (the default; `--no-retrieval` clears it), the localized code
+//! is first searched in the `code` space (no model gives a root cause; with SBFL, around the
+//! most suspicious line) for the top [`Patterns::k`] similar fixes (the bug's own id and
+//! excluded projects never come back, [`crate::retrieve`]); those whose fix one template
+//! edit reproduces vote for their template, and their own edits (`<` → `<=`) are tried
+//! first. Without retrieval, or when it fails, the prior's order alone.
 //!
 //! # Report
-//! Shared fields: `retrieved` (the similar fixes), `suggestions` (one list: each
-//! suggestion's line), `candidates` (attempt 1; `suggestion` is the template's 1-based place
+//! Shared fields: `retrieved` (the similar fixes), `suggestions` (one list: the action
+//! suggestions of the hits' labels, [`crate::suggest`], for the reader), `candidates` (attempt 1; `suggestion` is the template's 1-based place
 //! in [`Template::ALL`]; `choice` the candidate's rank in the order), `patch`. Its `details`:
-//! `order` (`retrieval` or `default`), `suspiciousness` (`uniform` or `sbfl`),
-//! `retrieval` (`null` without an index or with `--no-retrieval`; else `hits`, `error`,
-//! `suggestions`: `kind`, `share`, `evidence` ids, and `prior`: label → share in the
-//! index), `max_validations`, `max_wall_s`,
+//! `order` (`retrieval` when hits voted, else `prior`), `suspiciousness` (`uniform` or
+//! `sbfl`), `retrieval` (`null` without an index or with `--no-retrieval`; else `hits`,
+//! `error`, `hit_edits`: each hit a template reproduces, with `id`, `score`, `template`,
+//! `before`, `after`, `summary`), `probabilities` (template → `p(t)`), `max_validations`, `max_wall_s`,
 //! `generated` (edits per template), `validated` (candidates whose tests ran),
 //! `first_plausible_at` (1-based rank of the first plausible candidate among those
 //! validated, `null` when none), and `plausible`: every plausible candidate (`validated_at`,
@@ -48,11 +48,15 @@ use crate::retrieve::{RetrieveParams, Retriever};
 use crate::session::{Place, Reply, Session, Stop};
 use crate::suggest::{Suggestion, Voter, suggest};
 use crate::validate::Verdict;
-pub use order::Suspiciousness;
+pub use order::{HitEdit, Suspiciousness};
 pub use templates::{Edit, Template};
 
-/// Similar fixes retrieved to order the templates.
-pub const DEFAULT_K: usize = 10;
+/// Similar fixes retrieved to order the templates (the number [`order`]'s weights were
+/// fitted with).
+pub const DEFAULT_K: usize = 50;
+
+/// Hits whose action labels make the report's suggestions (as `fixdex search --actions`).
+const SUGGESTION_HITS: usize = 10;
 
 /// The model-free template strategy (`--strategy patterns`).
 #[derive(Debug, Clone)]
@@ -61,8 +65,8 @@ pub struct Patterns {
     pub max_validations: usize,
     /// Wall-clock limit of the search, from the start of the run.
     pub max_wall: Duration,
-    /// Order by the actions of similar fixes when the session has an index (`false`:
-    /// `--no-retrieval`, the fixed default order).
+    /// Order by the similar fixes when the session has an index (`false`:
+    /// `--no-retrieval`, the prior's fixed order; [`order`]).
     pub retrieval: bool,
     /// Similar fixes retrieved (top k, space `code`).
     pub k: usize,
@@ -99,21 +103,19 @@ impl super::Strategy for Patterns {
         for e in &edits {
             *generated.entry(e.template).or_default() += 1;
         }
-        let (suggestions, prior, retrieval) = match session.retriever().filter(|_| self.retrieval) {
-            Some(r) => self.suggestions(r, problem, session),
-            None => (Vec::new(), BTreeMap::new(), Value::Null),
+        let (hits, retrieval) = match session.retriever().filter(|_| self.retrieval) {
+            Some(r) => self.hit_edits(r, problem, session),
+            None => (Vec::new(), Value::Null),
         };
-        let ordered: Vec<&Edit> = if suggestions.is_empty() {
-            edits.iter().collect()
-        } else {
-            order::order(&edits, &suggestions, &prior, &self.suspiciousness).into_iter().map(|i| &edits[i]).collect()
-        };
+        let ordered: Vec<&Edit> =
+            order::order(&edits, &hits, &self.suspiciousness).into_iter().map(|i| &edits[i]).collect();
         let mut search = Search::default();
         let ended = self.search(problem, session, &text, &ordered, &mut search);
         session.report.details = json!({
-            "order": if suggestions.is_empty() { "default" } else { "retrieval" },
+            "order": if hits.is_empty() { "prior" } else { "retrieval" },
             "suspiciousness": self.suspiciousness.name(),
             "retrieval": retrieval,
+            "probabilities": order::template_probabilities(&hits),
             "max_validations": self.max_validations,
             "max_wall_s": self.max_wall.as_secs(),
             "generated": generated,
@@ -135,48 +137,38 @@ struct Search {
 }
 
 impl Patterns {
-    /// The suggestions of the top [`Patterns::k`] fixes similar to the localized code, the
-    /// index's label shares (the prior of [`order`]), and the report's `details.retrieval`; no
-    /// suggestion when retrieval fails (the error is reported and warned about, and the run
-    /// goes on in the default order).
-    fn suggestions(
-        &self,
-        r: &Retriever,
-        problem: &Problem,
-        session: &mut Session<'_>,
-    ) -> (Vec<Suggestion>, BTreeMap<String, f32>, Value) {
-        // Dense: the order the QuixBugs measurement of this strategy was made with.
+    /// The top [`Patterns::k`] fixes similar to the localized code that one template edit
+    /// reproduces ([`order::hit_edits`]), and the report's `details.retrieval`; none when
+    /// retrieval fails (the error is reported and warned about, and the run goes on in the
+    /// prior's order). The report's `retrieved` and `suggestions` get the hits.
+    fn hit_edits(&self, r: &Retriever, problem: &Problem, session: &mut Session<'_>) -> (Vec<HitEdit>, Value) {
+        // Dense: the order the weights were fitted with.
         let params = RetrieveParams { space: Space::Code, k: self.k.max(1), ..RetrieveParams::default() };
         // With SBFL, the most suspicious line is the buggy line a long method is embedded
         // around (index rule `cause-first-window-v1`; `problem.code` starts at line
         // `problem.lines.0`).
         let top = self.suspiciousness.top_line(problem.lines).map(|l| l + 1 - problem.lines.0);
         let lines = top.and_then(|l| LineRange::new(l, l).ok());
-        let found = r.search_lines(&problem.code, "", lines, &params).and_then(|f| Ok((f, r.corpus_stats()?)));
-        let (found, stats) = match found {
+        let found = match r.search_lines(&problem.code, "", lines, &params) {
             Ok(found) => found,
             Err(e) => {
-                session.report.warnings.push(format!("retrieval failed, so the templates keep the default order: {e}"));
-                let details = json!({"hits": 0, "error": e.to_string(), "suggestions": [], "prior": {}});
-                return (Vec::new(), BTreeMap::new(), details);
+                session.report.warnings.push(format!("retrieval failed, so the templates keep the prior's order: {e}"));
+                return (Vec::new(), json!({"hits": 0, "error": e.to_string(), "hit_edits": []}));
             }
         };
-        let prior: BTreeMap<String, f32> = stats.priors().map(|(k, v)| (k.to_string(), v)).collect();
-        let voters: Vec<Voter<'_>> =
-            found.fixes.iter().map(|f| Voter { id: &f.id, score: f.score, actions: &f.fix_actions }).collect();
-        let suggestions = suggest(&voters, actions::ActionKind::ALL.len());
-        let summary: Vec<Value> = suggestions
+        let hits = order::hit_edits(&found.fixes);
+        let voters: Vec<Voter<'_>> = found
+            .fixes
             .iter()
-            .map(|s| {
-                let ids: Vec<&str> = s.evidence.iter().map(|e| e.id.as_str()).collect();
-                json!({"kind": s.kind, "share": s.share, "evidence": ids})
-            })
+            .take(SUGGESTION_HITS)
+            .map(|f| Voter { id: &f.id, score: f.score, actions: &f.fix_actions })
             .collect();
-        let details = json!({"hits": found.fixes.len(), "error": null, "suggestions": summary, "prior": prior});
+        let suggestions = suggest(&voters, actions::ActionKind::ALL.len());
+        let details = json!({"hits": found.fixes.len(), "error": null, "hit_edits": hits});
         session.report.suggestions = vec![suggestions.iter().map(Suggestion::line).collect()];
         session.report.retrieved_dropped_exact = found.dropped_exact;
         session.report.retrieved = found.fixes;
-        (suggestions, prior, details)
+        (hits, details)
     }
 
     /// Validates `edits` in order until a plausible patch (unless collecting all) or the budget.

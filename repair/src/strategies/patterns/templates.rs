@@ -11,11 +11,12 @@ use tree_sitter::{Node, Parser};
 
 use crate::language::Language;
 
-/// The kind of fix a template makes, in the fixed default order in which they are tried
-/// without retrieval (`--no-retrieval`): operator changes first (the most frequent single-token
-/// bugs of ManySStuBs4J), then operands off by one, numerals, negated conditions, swapped
-/// arguments and operands, other methods, deleted statements and unwrapped calls, the
-/// structural additions (guard, null check, try/catch), and identifiers last (the most candidates). The JSON names are the action kinds'
+/// The kind of fix a template makes, in the hand-written default order that breaks ties in
+/// [`super::order`] (and was the `--no-retrieval` order before the fitted prior): operator
+/// changes first (the most frequent single-token bugs of ManySStuBs4J), then operands off by
+/// one, numerals, negated conditions, swapped arguments and operands, other methods, deleted
+/// statements and unwrapped calls, the structural additions (guard, null check, try/catch),
+/// and identifiers last (the most candidates). The JSON names are the action kinds'
 /// ([`actions::ActionKind`]) that the template realises most directly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -138,6 +139,46 @@ pub fn edits(text: &str, language: Language, lines: (usize, usize)) -> Vec<Edit>
     cx.identifiers(&nodes, &mut out);
     out.sort_by_key(|e| (e.template, e.start));
     out
+}
+
+/// Longest snippet (lines) [`snippet_edits`] reads; longer ones give no edit.
+pub const SNIPPET_MAX_LINES: usize = 300;
+
+/// Every edit of [`edits`] on a snippet as a corpus record holds it (a Java method, a
+/// Python function or module), in the default order, with offsets and `line` relative to
+/// `code`: a Java snippet is parsed inside a `class Fix { … }` wrapper (tree-sitter-java
+/// wants a class). Empty when `code` has more than [`SNIPPET_MAX_LINES`] lines.
+#[must_use]
+pub fn snippet_edits(code: &str, language: Language) -> Vec<Edit> {
+    const JAVA_HEAD: &str = "class Fix {\n";
+    let n = code.lines().count().max(1);
+    if n > SNIPPET_MAX_LINES {
+        return Vec::new();
+    }
+    let (text, lines, head) = match language {
+        Language::Java => (format!("{JAVA_HEAD}{code}\n}}\n"), (2, n + 1), JAVA_HEAD.len()),
+        Language::Python => (format!("{code}\n"), (1, n), 0),
+    };
+    edits(&text, language, lines)
+        .into_iter()
+        .filter(|e| e.start >= head && e.end <= head + code.len())
+        .map(|e| Edit { start: e.start - head, end: e.end - head, line: e.line + 1 - lines.0, ..e })
+        .collect()
+}
+
+/// The index in `edits` (of `buggy`, from [`snippet_edits`]) of the first edit whose result
+/// is `fixed`, whitespace aside; `None` when no single template edit makes the fix.
+/// O(edits × length of `buggy`).
+#[must_use]
+pub fn fixing_edit(buggy: &str, fixed: &str, edits: &[Edit]) -> Option<usize> {
+    let squash = |s: &str| s.split_whitespace().collect::<String>();
+    let want = squash(fixed);
+    edits.iter().position(|e| {
+        buggy
+            .get(..e.start)
+            .zip(buggy.get(e.end..))
+            .is_some_and(|(a, b)| squash(&format!("{a}{}{b}", e.replacement)) == want)
+    })
 }
 
 /// Every node below `root`, in source order.
@@ -860,6 +901,30 @@ mod tests {
         assert!(!results.iter().any(|r| r.contains("int b(int a") || r.contains("a(a, b)")));
         // Lines outside the span are never edited.
         assert!(edits(text, Language::Java, (1, 1)).is_empty());
+    }
+
+    #[test]
+    fn a_snippets_fixing_edit_is_found_with_offsets_in_the_snippet() {
+        // A bare Java method (no class), as a corpus record holds it.
+        let buggy = "int last(int[] a, int n) {\n    return a[n];\n}";
+        let fixed = "int last(int[] a, int n) {\n    return a[n-1];\n}";
+        let all = snippet_edits(buggy, Language::Java);
+        assert!(!all.is_empty() && all.iter().all(|e| e.end <= buggy.len()));
+        let i = fixing_edit(buggy, fixed, &all).unwrap();
+        let e = &all[i];
+        assert_eq!((e.template, e.original.as_str(), e.line), (Template::ChangeOperand, "n", 2), "{e:?}");
+        assert_eq!(&buggy[e.start..e.end], "n");
+        // Whitespace does not matter; a fix no single edit makes has none.
+        assert_eq!(fixing_edit(buggy, &fixed.replace("n-1", "n - 1"), &all), Some(i));
+        assert_eq!(fixing_edit(buggy, "int last(int[] a, int n) {\n    return a[0] + 1;\n}", &all), None);
+        // Python needs no wrapper.
+        let py = "def f(xs):\n    return xs[0] < xs[1]\n";
+        let all = snippet_edits(py, Language::Python);
+        let i = fixing_edit(py, "def f(xs):\n    return xs[0] <= xs[1]\n", &all).unwrap();
+        assert_eq!((all[i].template, all[i].line), (Template::ChangeOperator, 2));
+        // Over-long snippets give no edit.
+        let long = "def f(x):\n".to_string() + &"    x += 1\n".repeat(SNIPPET_MAX_LINES);
+        assert!(snippet_edits(&long, Language::Python).is_empty());
     }
 
     fn results(text: &str, language: Language) -> Vec<(Template, String)> {

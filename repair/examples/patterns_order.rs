@@ -1,0 +1,144 @@
+//! Offline measurement of the patterns strategy's candidate order (issue 11 item 5,
+//! `repair/src/strategies/patterns/order.rs`) on a split of a bug-fix corpus, with no test
+//! run: for every pair whose fix is exactly one template edit of its buggy snippet
+//! (whitespace aside), the rank of that edit among the snippet's candidates in the default
+//! order and in the shipped order, and what another rule needs to rank it (per template: its
+//! instances `n`, the instances that make a hit's own edit `c`, the hits' template vote).
+//! `scripts/patterns-order.py` fits and compares rules on the output; QuixBugs (never read
+//! here) stays the measurement.
+//!
+//! Usage (from the project root):
+//! `cargo run --workspace --example patterns_order -- --index I.fdx --model DIR --split K/M
+//!  [--max N] DATA.jsonl... > out.jsonl`
+//! A record is in the split when FNV-1a(id) mod M = K. Retrieval (top
+//! `patterns::DEFAULT_K`, `code` space) excludes the record's id and its project (unless
+//! `unknown`), QuixBugs' rule. Sources `quixbugs`, `defects4j` and `bugsinpy` (benchmarks)
+//! and hunk records are skipped.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use engine::Space;
+use engine::embed::BertEmbedder;
+use repair::language::Language;
+use repair::retrieve::{Exclusion, RetrieveParams, Retriever};
+use repair::strategies::patterns::DEFAULT_K;
+use repair::strategies::patterns::order::{self, Suspiciousness};
+use repair::strategies::patterns::templates::{self, Template};
+use serde_json::{Value, json};
+
+const SKIP_SOURCES: [&str; 3] = ["quixbugs", "defects4j", "bugsinpy"];
+const MAX_LINES: usize = templates::SNIPPET_MAX_LINES;
+
+fn fnv(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+struct Args {
+    index: PathBuf,
+    model: PathBuf,
+    split: (u64, u64),
+    max: usize,
+    data: Vec<PathBuf>,
+}
+
+fn args() -> anyhow::Result<Args> {
+    let mut it = std::env::args().skip(1);
+    let (mut index, mut model, mut split, mut max, mut data) = (None, None, (0, 1), usize::MAX, Vec::new());
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--index" => index = it.next().map(PathBuf::from),
+            "--model" => model = it.next().map(PathBuf::from),
+            "--split" => {
+                let v = it.next().context("--split K/M")?;
+                let (k, m) = v.split_once('/').context("--split K/M")?;
+                split = (k.parse()?, m.parse()?);
+            }
+            "--max" => max = it.next().context("--max N")?.parse()?,
+            _ => data.push(PathBuf::from(a)),
+        }
+    }
+    let (Some(index), Some(model)) = (index, model) else { bail!("--index and --model are required") };
+    Ok(Args { index, model, split, max, data })
+}
+
+fn main() -> anyhow::Result<()> {
+    let a = args()?;
+    let model = BertEmbedder::load_with(&a.model, engine::embed::Backend::Fast)?;
+    let retriever = Retriever::open(&a.index, Arc::new(model), Exclusion::default())?;
+    let out = std::io::stdout();
+    let mut out = out.lock();
+    let (mut seen, mut fixable) = (0usize, 0usize);
+    for path in &a.data {
+        let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+        for (row, line) in std::io::BufReader::new(file).lines().enumerate() {
+            if fixable >= a.max {
+                break;
+            }
+            let line = line?;
+            let rec: Value = serde_json::from_str(&line).with_context(|| format!("{}:{}", path.display(), row + 1))?;
+            let field = |k: &str| rec.get(k).and_then(Value::as_str).unwrap_or("");
+            let id = field("id");
+            if SKIP_SOURCES.contains(&field("source")) || fnv(id) % a.split.1 != a.split.0 {
+                continue;
+            }
+            let lang = match field("language") {
+                "java" => Language::Java,
+                "python" => Language::Python,
+                _ => continue,
+            };
+            let (buggy, fixed) = (field("buggy_code"), field("fixed_code"));
+            if buggy.lines().count() > MAX_LINES || buggy.contains("\n...\n") {
+                continue;
+            }
+            seen += 1;
+            let edits = templates::snippet_edits(buggy, lang);
+            let Some(truth) = templates::fixing_edit(buggy, fixed, &edits) else { continue };
+            fixable += 1;
+            let project = field("project");
+            let exclusion = Exclusion {
+                ids: vec![id.to_string()],
+                projects: if project.is_empty() || project == "unknown" { vec![] } else { vec![project.to_string()] },
+            };
+            let r = retriever.with_exclusion(exclusion);
+            let params = RetrieveParams { space: Space::Code, k: DEFAULT_K, ..RetrieveParams::default() };
+            let found = r.search(buggy, "", &params)?;
+            let hits = order::hit_edits(&found.fixes);
+            let te = &edits[truth];
+            let (mut n, mut c) = (BTreeMap::<Template, usize>::new(), BTreeMap::<Template, usize>::new());
+            let mut before = [0usize; 2];
+            for (i, e) in edits.iter().enumerate() {
+                let conc = order::concrete(e, &hits);
+                *n.entry(e.template).or_default() += 1;
+                if conc {
+                    *c.entry(e.template).or_default() += 1;
+                }
+                if i < truth && e.template == te.template {
+                    before[usize::from(!conc)] += 1;
+                }
+            }
+            let shipped = order::order(&edits, &hits, &Suspiciousness::Uniform);
+            let rank = shipped.iter().position(|&i| i == truth).unwrap_or(0) + 1;
+            let tvote = order::template_vote(&hits);
+            let o = json!({
+                "id": id, "source": field("source"), "language": lang.as_str(),
+                "template": te.template, "summary": te.summary,
+                "n": n, "c": c, "vote": tvote, "concrete": order::concrete(te, &hits),
+                "before_concrete": before[0], "before_nonconcrete": before[1],
+                "hits": found.fixes.len(), "voting_hits": hits.len(), "edits": edits.len(),
+                "rank_default": truth + 1, "rank": rank,
+            });
+            writeln!(out, "{o}")?;
+        }
+    }
+    eprintln!("records in split: {seen}; fixed by one template edit: {fixable}");
+    Ok(())
+}

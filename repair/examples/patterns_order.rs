@@ -27,7 +27,7 @@ use repair::language::Language;
 use repair::retrieve::{Exclusion, RetrieveParams, Retriever};
 use repair::strategies::patterns::DEFAULT_K;
 use repair::strategies::patterns::order::{self, Suspiciousness};
-use repair::strategies::patterns::templates::{self, Template};
+use repair::strategies::patterns::templates::{self, Edit, Template};
 use serde_json::{Value, json};
 
 const SKIP_SOURCES: [&str; 3] = ["quixbugs", "defects4j", "bugsinpy"];
@@ -70,6 +70,43 @@ fn args() -> anyhow::Result<Args> {
     Ok(Args { index, model, split, max, data })
 }
 
+/// The line of one pair a template edit fixes: `edits` of its buggy code, `truth` the
+/// fixing one's index.
+fn measure(retriever: &Retriever, rec: &Value, lang: Language, edits: &[Edit], truth: usize) -> anyhow::Result<Value> {
+    let field = |k: &str| rec.get(k).and_then(Value::as_str).unwrap_or("");
+    let (id, project) = (field("id"), field("project"));
+    let exclusion = Exclusion {
+        ids: vec![id.to_string()],
+        projects: if project.is_empty() || project == "unknown" { vec![] } else { vec![project.to_string()] },
+    };
+    let params = RetrieveParams { space: Space::Code, k: DEFAULT_K, ..RetrieveParams::default() };
+    let found = retriever.with_exclusion(exclusion).search(field("buggy_code"), "", &params)?;
+    let hits = order::hit_edits(&found.fixes);
+    let te = &edits[truth];
+    let (mut n, mut c) = (BTreeMap::<Template, usize>::new(), BTreeMap::<Template, usize>::new());
+    let mut before = [0usize; 2];
+    for (i, e) in edits.iter().enumerate() {
+        let conc = order::concrete(e, &hits);
+        *n.entry(e.template).or_default() += 1;
+        if conc {
+            *c.entry(e.template).or_default() += 1;
+        }
+        if i < truth && e.template == te.template {
+            before[usize::from(!conc)] += 1;
+        }
+    }
+    let shipped = order::order(edits, &hits, &Suspiciousness::Uniform);
+    let rank = shipped.iter().position(|&i| i == truth).unwrap_or(0) + 1;
+    Ok(json!({
+        "id": id, "source": field("source"), "language": lang.as_str(),
+        "template": te.template, "summary": te.summary,
+        "n": n, "c": c, "vote": order::template_vote(&hits), "concrete": order::concrete(te, &hits),
+        "before_concrete": before[0], "before_nonconcrete": before[1],
+        "hits": found.fixes.len(), "voting_hits": hits.len(), "edits": edits.len(),
+        "rank_default": truth + 1, "rank": rank,
+    }))
+}
+
 fn main() -> anyhow::Result<()> {
     let a = args()?;
     let model = BertEmbedder::load_with(&a.model, engine::embed::Backend::Fast)?;
@@ -103,39 +140,7 @@ fn main() -> anyhow::Result<()> {
             let edits = templates::snippet_edits(buggy, lang);
             let Some(truth) = templates::fixing_edit(buggy, fixed, &edits) else { continue };
             fixable += 1;
-            let project = field("project");
-            let exclusion = Exclusion {
-                ids: vec![id.to_string()],
-                projects: if project.is_empty() || project == "unknown" { vec![] } else { vec![project.to_string()] },
-            };
-            let r = retriever.with_exclusion(exclusion);
-            let params = RetrieveParams { space: Space::Code, k: DEFAULT_K, ..RetrieveParams::default() };
-            let found = r.search(buggy, "", &params)?;
-            let hits = order::hit_edits(&found.fixes);
-            let te = &edits[truth];
-            let (mut n, mut c) = (BTreeMap::<Template, usize>::new(), BTreeMap::<Template, usize>::new());
-            let mut before = [0usize; 2];
-            for (i, e) in edits.iter().enumerate() {
-                let conc = order::concrete(e, &hits);
-                *n.entry(e.template).or_default() += 1;
-                if conc {
-                    *c.entry(e.template).or_default() += 1;
-                }
-                if i < truth && e.template == te.template {
-                    before[usize::from(!conc)] += 1;
-                }
-            }
-            let shipped = order::order(&edits, &hits, &Suspiciousness::Uniform);
-            let rank = shipped.iter().position(|&i| i == truth).unwrap_or(0) + 1;
-            let tvote = order::template_vote(&hits);
-            let o = json!({
-                "id": id, "source": field("source"), "language": lang.as_str(),
-                "template": te.template, "summary": te.summary,
-                "n": n, "c": c, "vote": tvote, "concrete": order::concrete(te, &hits),
-                "before_concrete": before[0], "before_nonconcrete": before[1],
-                "hits": found.fixes.len(), "voting_hits": hits.len(), "edits": edits.len(),
-                "rank_default": truth + 1, "rank": rank,
-            });
+            let o = measure(&retriever, &rec, lang, &edits, truth)?;
             writeln!(out, "{o}")?;
         }
     }

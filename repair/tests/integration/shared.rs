@@ -152,46 +152,6 @@ fn fl_ranks(
     (line.map(|l| (l.line, l.rank, l.ties)), method)
 }
 
-/// Ranks on all 80 programs, printed (about 7 minutes on 2 cores; run by hand with
-/// `--ignored --nocapture` to measure).
-#[test]
-#[ignore = "measurement over all 80 programs; slow"]
-fn shared_fl_quixbugs_all_ranks() {
-    use repair::quixbugs::{self, GroundTruth, Lang, Runner};
-    let root = shared_path("benchmarks/quixbugs");
-    let truth = GroundTruth::load(&shared_path("data/quixbugs.jsonl")).unwrap();
-    for lang in [Lang::Java, Lang::Python] {
-        let runner = Runner::new(&root, lang, std::time::Duration::from_secs(120)).unwrap_or_else(|e| panic!("{e}"));
-        let (mut top1, mut top5, mut method1, mut total) = (0, 0, 0, 0);
-        for p in quixbugs::discover(&root, lang).unwrap() {
-            total += 1;
-            let bug = quixbugs_buggy_lines(&root, &truth, &p);
-            let report = match repair::quixbugs::sbfl(&runner, &p) {
-                Ok(r) => r,
-                Err(e) => {
-                    println!("{lang} {}: {}", p.name, e.to_string().lines().next().unwrap_or(""));
-                    continue;
-                }
-            };
-            let file = p.source.to_string_lossy();
-            let line = report.lines.iter().find(|l| l.file == file && bug.contains(&l.line));
-            let worst = line.map(|l| l.rank + l.ties - 1);
-            top1 += usize::from(line.is_some_and(|l| l.rank == 1));
-            top5 += usize::from(worst.is_some_and(|w| w <= 5));
-            method1 += usize::from(report.methods.first().is_some_and(|m| m.rank == 1 && m.ties == 1));
-            println!(
-                "{lang} {}: bug lines {bug:?}, best {:?}, method {:?}",
-                p.name,
-                line.map(|l| (l.line, l.rank, l.ties, l.ef, l.ep)),
-                report.methods.first().map(|m| (&m.name, m.rank, m.ties))
-            );
-        }
-        println!(
-            "{lang}: {total} programs, buggy line rank 1 (best case) {top1}, worst case <= 5 {top5}, single first method {method1}"
-        );
-    }
-}
-
 /// Issue 9, fault 6, on QuixBugs' own Java GCD: its five tests each print
 /// `java.lang.StackOverflowError` and 1,024 identical frames; the first prompt keeps the
 /// exception line, folds the frames and names the last failing test.

@@ -160,6 +160,12 @@ def main():
             base = ranks_of(g, None)
             for name, rule in rules(prior).items():
                 report(name, g, ranks_of(g, rule), base)
+            # The retrieval's own effect: the shipped rule against the prior alone.
+            shipped = [rank(r, mix(r, SHIPPED_ALPHA, prior)) for r in g]
+            alone = [rank(r, prior, True, False) for r in g]
+            wins, losses = sum(a < b for a, b in zip(shipped, alone)), sum(a > b for a, b in zip(shipped, alone))
+            print(f"shipped (α = {SHIPPED_ALPHA}) vs the prior alone: earlier on {wins}, later on {losses}, "
+                  f"sign test p = {sign_p(wins, losses):.2g}")
 
 
 if __name__ == "__main__":

@@ -13,22 +13,12 @@ use std::path::Path;
 use anyhow::{Context, bail};
 use repair::quixbugs::{self, GroundTruth, Lang, Program, Runner};
 
-/// The 1-based lines of `program`'s buggy file that the ground-truth diff removes.
+/// The lines of `program`'s buggy file the developer fix removes.
 fn buggy_lines(root: &Path, truth: &GroundTruth, program: &Program) -> anyhow::Result<Vec<u32>> {
-    let diff = truth.diff(program).with_context(|| format!("no ground truth for {}", program.name))?;
-    let text = std::fs::read_to_string(root.join(&program.source))?.replace("\r\n", "\n");
-    let file: Vec<&str> = text.lines().collect();
-    let mut lines = Vec::new();
-    for hunk in diff.split("\n@@").skip(1) {
-        let body: Vec<&str> = hunk.lines().skip(1).filter(|l| !l.starts_with('+') && !l.starts_with('\\')).collect();
-        let old: Vec<&str> = body.iter().map(|l| l.get(1..).unwrap_or("")).collect();
-        let at = (0..file.len().saturating_sub(old.len()) + 1)
-            .find(|&k| file[k..k + old.len()] == old[..])
-            .with_context(|| format!("{}: hunk not found in the buggy file", program.name))?;
-        let removed = body.iter().enumerate().filter(|(_, l)| l.starts_with('-'));
-        lines.extend(removed.map(|(i, _)| u32::try_from(at + i + 1).unwrap_or(u32::MAX)));
-    }
-    Ok(lines)
+    let text = std::fs::read_to_string(root.join(&program.source))?;
+    truth
+        .buggy_lines(program, &text)
+        .with_context(|| format!("{}: no ground truth, or a hunk not in the file", program.name))
 }
 
 fn main() -> anyhow::Result<()> {

@@ -414,6 +414,28 @@ impl GroundTruth {
     pub fn diff(&self, program: &Program) -> Option<&str> {
         self.diffs.get(&program.source).map(String::as_str)
     }
+
+    /// The 1-based lines of `program`'s buggy file (`text`, its contents) that the developer
+    /// fix removes or replaces: each hunk's context and removed lines are found in `text` by
+    /// content (line numbers in the diff are not trusted). `None` without a ground-truth diff
+    /// or when a hunk is not in `text`. O(hunks × file lines × hunk lines).
+    pub fn buggy_lines(&self, program: &Program, text: &str) -> Option<Vec<u32>> {
+        let text = text.replace("\r\n", "\n");
+        let file: Vec<&str> = text.lines().collect();
+        let mut lines = Vec::new();
+        for hunk in self.diff(program)?.split("\n@@").skip(1) {
+            let body: Vec<&str> =
+                hunk.lines().skip(1).filter(|l| !l.starts_with('+') && !l.starts_with('\\')).collect();
+            let old: Vec<&str> = body.iter().map(|l| l.get(1..).unwrap_or("")).collect();
+            if old.is_empty() {
+                continue; // a hunk with neither context nor removed lines replaces nothing
+            }
+            let at = file.windows(old.len()).position(|w| w == &old[..])?;
+            let removed = body.iter().enumerate().filter(|(_, l)| l.starts_with('-'));
+            lines.extend(removed.filter_map(|(i, _)| u32::try_from(at + i + 1).ok()));
+        }
+        Some(lines)
+    }
 }
 
 /// Verdict summary of one run.

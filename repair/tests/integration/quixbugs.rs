@@ -43,6 +43,28 @@ fn ground_truth_oracle_java_and_python() {
     }
 }
 
+/// The ground truth's buggy lines are found by content: `sum_to`'s removed loop header (line
+/// 6 of the Java file, though the method-relative hunk says 3; line 3 in Python), none for
+/// `spin` (its fix only adds a line), none when the file no longer holds the hunk.
+#[test]
+fn ground_truth_buggy_lines_by_content() {
+    let truth = GroundTruth::load(&minibugs().join("quixbugs.jsonl")).unwrap();
+    for (lang, want) in [(Lang::Java, 6), (Lang::Python, 3)] {
+        let programs = quixbugs::discover(&minibugs(), lang).unwrap();
+        let sum = programs.iter().find(|p| p.name.eq_ignore_ascii_case("sum_to")).unwrap();
+        let text = std::fs::read_to_string(minibugs().join(&sum.source)).unwrap();
+        assert_eq!(
+            text.lines().nth(want - 1).map(|l| l.contains("for (int i = 1; i < n") || l.contains("range(1, n)")),
+            Some(true)
+        );
+        assert_eq!(truth.buggy_lines(sum, &text), Some(vec![u32::try_from(want).unwrap()]), "{lang}");
+        let spin = programs.iter().find(|p| p.name.eq_ignore_ascii_case("spin")).unwrap();
+        let spin_text = std::fs::read_to_string(minibugs().join(&spin.source)).unwrap();
+        assert_eq!(truth.buggy_lines(spin, &spin_text), Some(vec![]), "{lang}");
+        assert_eq!(truth.buggy_lines(sum, "nothing here\n"), None);
+    }
+}
+
 #[test]
 fn patched_compile_error_and_refused_patch() {
     let r = runner(Lang::Java);

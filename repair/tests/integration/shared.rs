@@ -84,20 +84,10 @@ fn quixbugs_buggy_lines(
     truth: &repair::quixbugs::GroundTruth,
     program: &repair::quixbugs::Program,
 ) -> Vec<u32> {
-    let diff = truth.diff(program).unwrap_or_else(|| panic!("no ground truth for {}", program.name));
-    let text = std::fs::read_to_string(root.join(&program.source)).unwrap().replace("\r\n", "\n");
-    let file: Vec<&str> = text.lines().collect();
-    let mut lines = Vec::new();
-    for hunk in diff.split("\n@@").skip(1) {
-        let body: Vec<&str> = hunk.lines().skip(1).filter(|l| !l.starts_with('+') && !l.starts_with('\\')).collect();
-        let old: Vec<&str> = body.iter().map(|l| l.get(1..).unwrap_or("")).collect();
-        let at = (0..file.len().saturating_sub(old.len()) + 1)
-            .find(|&k| file[k..k + old.len()] == old[..])
-            .unwrap_or_else(|| panic!("{}: hunk not found in the buggy file", program.name));
-        let removed = body.iter().enumerate().filter(|(_, l)| l.starts_with('-'));
-        lines.extend(removed.map(|(i, _)| u32::try_from(at + i + 1).unwrap()));
-    }
-    lines
+    let text = std::fs::read_to_string(root.join(&program.source)).unwrap();
+    truth
+        .buggy_lines(program, &text)
+        .unwrap_or_else(|| panic!("{}: no ground truth, or a hunk not in the file", program.name))
 }
 
 /// SBFL (Ochiai) on QuixBugs programs whose buggy line the failing tests execute: the

@@ -11,7 +11,7 @@
 //!
 //! # Order
 //! [`order`]: each template's probability per instance × the line's suspiciousness, the
-//! probability a prior fitted on a corpus split. With an index in the session and
+//! probability from a prior fitted on a corpus split. With an index in the session and
 //! [`Patterns::retrieval`] set (the default; `--no-retrieval` clears it), the localized code
 //! is first searched in the `code` space (no model gives a root cause; with SBFL, around the
 //! most suspicious line) for the top [`Patterns::k`] similar fixes (the bug's own id and
@@ -21,12 +21,14 @@
 //!
 //! # Report
 //! Shared fields: `retrieved` (the similar fixes), `suggestions` (one list: the action
-//! suggestions of the hits' labels, [`crate::suggest`], for the reader), `candidates` (attempt 1; `suggestion` is the template's 1-based place
-//! in [`Template::ALL`]; `choice` the candidate's rank in the order), `patch`. Its `details`:
+//! suggestions of the top 10 hits' labels, [`crate::suggest`], for the reader), `candidates`
+//! (attempt 1; `suggestion` is the template's 1-based place in [`Template::ALL`]; `choice`
+//! the candidate's rank in the order), `patch`. Its `details`:
 //! `order` (`retrieval` when hits voted, else `prior`), `suspiciousness` (`uniform` or
 //! `sbfl`), `retrieval` (`null` without an index or with `--no-retrieval`; else `hits`,
 //! `error`, `hit_edits`: each hit a template reproduces, with `id`, `score`, `template`,
-//! `before`, `after`, `summary`), `probabilities` (template → `p(t)`), `max_validations`, `max_wall_s`,
+//! `before`, `after`, `summary`), `probabilities` (template → `p(t)`), `max_validations`,
+//! `max_wall_s`,
 //! `generated` (edits per template), `validated` (candidates whose tests ran),
 //! `first_plausible_at` (1-based rank of the first plausible candidate among those
 //! validated, `null` when none), and `plausible`: every plausible candidate (`validated_at`,

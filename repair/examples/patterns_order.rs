@@ -127,11 +127,7 @@ fn main() -> anyhow::Result<()> {
             if SKIP_SOURCES.contains(&field("source")) || fnv(id) % a.split.1 != a.split.0 {
                 continue;
             }
-            let lang = match field("language") {
-                "java" => Language::Java,
-                "python" => Language::Python,
-                _ => continue,
-            };
+            let Some(lang) = Language::from_name(field("language")) else { continue };
             let (buggy, fixed) = (field("buggy_code"), field("fixed_code"));
             if buggy.lines().count() > MAX_LINES || buggy.contains("\n...\n") {
                 continue;

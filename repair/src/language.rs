@@ -29,6 +29,12 @@ impl Language {
         }
     }
 
+    /// The language named `name` (`java`, `python`: [`Language::as_str`]'s names, as corpus
+    /// records and index documents spell them), or `None` for anything else.
+    pub fn from_name(name: &str) -> Option<Language> {
+        [Language::Java, Language::Python].into_iter().find(|l| l.as_str() == name)
+    }
+
     /// `java` or `python`: the serde name, and the name prompts and reports use.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -43,7 +43,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::templates::{Edit, Template};
+use super::templates::{Edit, Template, squash};
 use crate::language::Language;
 use crate::retrieve::SimilarFix;
 
@@ -79,10 +79,6 @@ pub struct HitEdit {
     pub summary: String,
 }
 
-fn squash(s: &str) -> String {
-    s.split_whitespace().collect()
-}
-
 /// The hits among `fixes` that one template edit reproduces, in hit order. O(hits × edits
 /// × method length).
 #[must_use]
@@ -90,11 +86,7 @@ pub fn hit_edits(fixes: &[SimilarFix]) -> Vec<HitEdit> {
     fixes
         .iter()
         .filter_map(|f| {
-            let language = match f.language.as_str() {
-                "java" => Language::Java,
-                "python" => Language::Python,
-                _ => return None,
-            };
+            let language = Language::from_name(&f.language)?;
             let edits = super::templates::snippet_edits(&f.buggy_code, language);
             let e = &edits[super::templates::fixing_edit(&f.buggy_code, &f.fixed_code, &edits)?];
             Some(HitEdit {

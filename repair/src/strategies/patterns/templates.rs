@@ -171,7 +171,6 @@ pub fn snippet_edits(code: &str, language: Language) -> Vec<Edit> {
 /// O(edits × length of `buggy`).
 #[must_use]
 pub fn fixing_edit(buggy: &str, fixed: &str, edits: &[Edit]) -> Option<usize> {
-    let squash = |s: &str| s.split_whitespace().collect::<String>();
     let want = squash(fixed);
     edits.iter().position(|e| {
         buggy
@@ -179,6 +178,13 @@ pub fn fixing_edit(buggy: &str, fixed: &str, edits: &[Edit]) -> Option<usize> {
             .zip(buggy.get(e.end..))
             .is_some_and(|(a, b)| squash(&format!("{a}{}{b}", e.replacement)) == want)
     })
+}
+
+/// `s` with all whitespace removed: how edits and fixes are compared, so that `n+1` and
+/// `n + 1` are one edit.
+#[must_use]
+pub fn squash(s: &str) -> String {
+    s.split_whitespace().collect()
 }
 
 /// Every node below `root`, in source order.

@@ -46,6 +46,15 @@ pub struct RunConfig {
     pub budget: Budget,
     /// Wall-clock limit of the whole run.
     pub wall: Option<Duration>,
+    /// A candidate's build or test command may take this many times the buggy version's
+    /// slower command in the pre-flight, at least 10 s and at most the validator's own
+    /// limit ([`crate::validate::Validator::adapted`]); 0 keeps the validator's limit.
+    #[serde(default = "default_timeout_factor")]
+    pub candidate_timeout_factor: f64,
+}
+
+fn default_timeout_factor() -> f64 {
+    crate::validate::DEFAULT_TIMEOUT_FACTOR
 }
 
 /// The context window assumed when none is given: 8,192 tokens.
@@ -73,6 +82,7 @@ impl Default for RunConfig {
             max_reasks: 2,
             budget: Budget { max_calls: Some(60), max_tokens: None },
             wall: Some(Duration::from_secs(1800)),
+            candidate_timeout_factor: crate::validate::DEFAULT_TIMEOUT_FACTOR,
         }
     }
 }

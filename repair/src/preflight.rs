@@ -25,11 +25,13 @@ impl Session<'_> {
         let Ok((_, pre)) = self.validate(bug, None)? else {
             return Err(Error::PreflightRefused.into());
         };
+        let candidates = self.adapt_validator(&pre);
         self.report.preflight = Some(Preflight {
             verdict: pre.verdict,
             failing_tests: pre.failing_tests.clone(),
             failing_tests_known: pre.failing_tests_known(),
             wall_ms: pre.wall_ms,
+            candidate_timeout_ms: u64::try_from(candidates.as_millis()).unwrap_or(u64::MAX),
         });
         if let Some(why) = nothing_to_repair(bug, &pre) {
             self.report.error = Some(why);

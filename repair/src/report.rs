@@ -100,6 +100,11 @@ pub struct Preflight {
     pub failing_tests_known: bool,
     /// Wall time, milliseconds.
     pub wall_ms: u64,
+    /// The limit per build or test command of every candidate validation, milliseconds:
+    /// the validator's own limit adapted to this pre-flight's wall time
+    /// ([`crate::validate::Validator::adapted`]).
+    #[serde(default)]
+    pub candidate_timeout_ms: u64,
 }
 
 /// A model request whose reply was unusable; the run went on without it

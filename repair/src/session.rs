@@ -109,6 +109,9 @@ pub struct Session<'a> {
     config: &'a RunConfig,
     retriever: Option<&'a Retriever>,
     validator: &'a Validator,
+    /// The validator of candidate patches: `validator` with its timeout adapted to the
+    /// pre-flight ([`Session::adapt_validator`]); `None` before the pre-flight.
+    candidate_validator: Option<Validator>,
     skip: ScratchFilter,
     /// The internal-ingredient tools over the project.
     pub toolbox: Toolbox,
@@ -158,6 +161,7 @@ impl<'a> Session<'a> {
             config,
             retriever,
             validator,
+            candidate_validator: None,
             skip,
             toolbox: Toolbox::new(&bug.root),
             ledger: Ledger::new(config.budget, prices).with_deadline(config.wall.map(|wall| start + wall)),
@@ -441,8 +445,22 @@ impl<'a> Session<'a> {
                 Err(e) => return Ok(Err(e.into())),
             }
         }
-        let v = self.validator.validate(scratch.root())?;
+        let validator = match (&self.candidate_validator, patch) {
+            (Some(adapted), Some(_)) => adapted,
+            _ => self.validator,
+        };
+        let v = validator.validate(scratch.root())?;
         Ok(Ok((diff, v)))
+    }
+
+    /// Sets the validator of candidate patches from the buggy version's validation `pre`
+    /// ([`Validator::adapted`] with [`RunConfig::candidate_timeout_factor`]) and returns its
+    /// limit per command.
+    pub(crate) fn adapt_validator(&mut self, pre: &Validation) -> std::time::Duration {
+        let adapted = self.validator.adapted(pre, self.config.candidate_timeout_factor);
+        let limit = adapted.timeout;
+        self.candidate_validator = Some(adapted);
+        limit
     }
 
     /// How a strategy that searched to its end without a plausible patch ends the run:

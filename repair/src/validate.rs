@@ -112,7 +112,32 @@ pub struct Validator {
     pub env: Vec<(OsString, OsString)>,
 }
 
+/// The lower bound of an adapted candidate timeout ([`Validator::adapted`]): 10 s, so that a
+/// slow start (a JVM under load) is never taken for a hang.
+pub const ADAPTED_TIMEOUT_FLOOR: Duration = Duration::from_secs(10);
+
+/// The default factor of [`Validator::adapted`]: a candidate command may take 10× the
+/// buggy version's slower command.
+pub const DEFAULT_TIMEOUT_FACTOR: f64 = 10.0;
+
 impl Validator {
+    /// This validator with its timeout cut to what the buggy version needed, for candidate
+    /// patches: `min(timeout, max(ADAPTED_TIMEOUT_FLOOR, factor × t))`, `t` the wall time of
+    /// the pre-flight's slower command (build or test), so that a mutant with an endless loop
+    /// costs seconds instead of the whole `timeout`. Unchanged when `factor` is not a positive
+    /// finite number or the pre-flight itself timed out (its wall time says nothing).
+    #[must_use]
+    pub fn adapted(&self, pre: &Validation, factor: f64) -> Validator {
+        let mut v = self.clone();
+        if !(factor.is_finite() && factor > 0.0) || pre.verdict == Verdict::Timeout {
+            return v;
+        }
+        let slowest = [&pre.build, &pre.test].into_iter().flatten().map(|r| r.wall_ms).max().unwrap_or(0);
+        let scaled = Duration::from_secs_f64(slowest as f64 / 1000.0 * factor);
+        v.timeout = self.timeout.min(scaled.max(ADAPTED_TIMEOUT_FLOOR));
+        v
+    }
+
     /// Run the build (if any) and the tests in `dir` and classify the outcome.
     pub fn validate(&self, dir: &Path) -> Result<Validation, ValidateError> {
         let start = Instant::now();
@@ -194,6 +219,38 @@ mod tests {
         // A runtime stack frame names a .java line too, but is not a compile error.
         let trace = v(None, "echo '    at pkg.A.f(A.java:21)'; exit 1").validate(dir.path()).unwrap();
         assert_eq!(trace.verdict, Verdict::TestFailure);
+    }
+
+    #[test]
+    fn adapted_timeout_scales_the_slower_preflight_command() {
+        let base = Validator { build: None, test: sh("true"), timeout: Duration::from_secs(300), env: Vec::new() };
+        let run = |ms: u64, exit: Exit| RunOutput {
+            command: "t".into(),
+            exit,
+            wall_ms: ms,
+            stdout_tail: String::new(),
+            stderr_tail: String::new(),
+            output_bytes: 0,
+            failing_tests: Vec::new(),
+            test_counts: None,
+            cut_key_lines: Vec::new(),
+        };
+        let pre = |build: u64, test: u64, verdict: Verdict| Validation {
+            verdict,
+            build: Some(run(build, Exit::Code(0))),
+            test: Some(run(test, Exit::Code(1))),
+            failing_tests: Vec::new(),
+            wall_ms: build + test,
+        };
+        let fail = Verdict::TestFailure;
+        // The slower command (here the build, 4 s) times the factor.
+        assert_eq!(base.adapted(&pre(4_000, 1_500, fail), 10.0).timeout, Duration::from_secs(40));
+        // Never under the floor, never over the configured limit.
+        assert_eq!(base.adapted(&pre(100, 200, fail), 10.0).timeout, ADAPTED_TIMEOUT_FLOOR);
+        assert_eq!(base.adapted(&pre(100, 60_000, fail), 10.0).timeout, Duration::from_secs(300));
+        // Off, or nothing learnt from a pre-flight that timed out.
+        assert_eq!(base.adapted(&pre(4_000, 1_500, fail), 0.0).timeout, Duration::from_secs(300));
+        assert_eq!(base.adapted(&pre(4_000, 1_500, Verdict::Timeout), 10.0).timeout, Duration::from_secs(300));
     }
 
     /// A failure header followed by 200 KB of stack trace is still found (it is out of the

@@ -248,7 +248,8 @@ struct Evaluation<'a> {
 fn evaluate(a: &QuixbugsArgs, runner: &Runner, truth: &GroundTruth, programs: &[Program]) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
     let client = a.llm.client_for(a.strategy.strategy()?.as_ref())?;
-    let config = agent_config(&a.llm, &a.retrieval, &a.reinfix, &client)?;
+    let mut config = agent_config(&a.llm, &a.retrieval, &a.reinfix, &client)?;
+    a.strategy.configure(&mut config)?;
     let retriever = a
         .retrieval
         .index

@@ -120,7 +120,8 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     }
     let strategy = a.strategy.strategy_with(suspiciousness)?;
     let client = a.llm.client_for(strategy.as_ref())?;
-    let config = agent_config(&a.llm, &a.retrieval, &a.reinfix, &client)?;
+    let mut config = agent_config(&a.llm, &a.retrieval, &a.reinfix, &client)?;
+    a.strategy.configure(&mut config)?;
     let prices = a.llm.prices(&client.model);
     let bug =
         Bug { id: a.bug_id.clone(), root: a.project.clone(), file, location, failing_tests: a.failing_test.clone() };

@@ -31,9 +31,28 @@ pub struct StrategyArgs {
     /// `patterns`: most candidates validated per bug.
     #[arg(long, default_value_t = 200)]
     pub(crate) max_validations: usize,
+    /// A candidate's build or test command may take this many times the buggy version's
+    /// slower command in the pre-flight (at least 10 s, at most the command limit), so that a
+    /// candidate with an endless loop costs seconds, not the whole limit; 0: always the
+    /// command limit.
+    #[arg(long, default_value_t = repair::validate::DEFAULT_TIMEOUT_FACTOR)]
+    pub(crate) candidate_timeout_factor: f64,
 }
 
 impl StrategyArgs {
+    /// `config` with this group's validation options (`--candidate-timeout-factor`).
+    ///
+    /// # Errors
+    /// A negative or non-finite factor.
+    pub fn configure(&self, config: &mut AgentConfig) -> anyhow::Result<()> {
+        let f = self.candidate_timeout_factor;
+        if !(f.is_finite() && f >= 0.0) {
+            anyhow::bail!("--candidate-timeout-factor must be a finite number ≥ 0 (0: off), got {f}");
+        }
+        config.candidate_timeout_factor = f;
+        Ok(())
+    }
+
     /// The strategy's name as `--strategy` spells it.
     pub fn name(&self) -> &str {
         &self.name

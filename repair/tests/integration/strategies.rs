@@ -127,3 +127,64 @@ fn issue_10_strategies_are_found_by_name() {
     let err = by_name("nope").err().expect("unknown");
     assert_eq!(err.to_string(), "unknown strategy \"nope\" (known: reinfix, patterns)");
 }
+
+/// A candidate with an endless loop costs what the buggy version's tests took, scaled
+/// (`RunConfig::candidate_timeout_factor`, at least 10 s), not the command limit: here the
+/// limit is 120 s and pytest's own per-test limit is out of reach, so only the adapted
+/// timeout stops it. With the factor 0 the candidates get the command limit.
+#[test]
+fn a_hanging_candidate_is_stopped_by_the_timeout_adapted_to_the_preflight() {
+    struct Hang;
+    impl Strategy for Hang {
+        fn name(&self) -> &'static str {
+            "hang"
+        }
+        fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop> {
+            let answer = "<<<<<<< SEARCH\n    total = 0\n=======\n    total = 0\n    while True:\n        pass\n>>>>>>> REPLACE\n";
+            let reply = Reply { text: answer.into(), cut_off: false };
+            let place = Place { attempt: 1, suggestion: 1, choice: 0 };
+            let rec = session.validate_candidate(problem, place, &reply, answer, "cut off")?;
+            session.push_candidate(rec);
+            Ok(())
+        }
+    }
+    let (bug, _) = sum_to();
+    let p = quixbugs::discover(&minibugs(), Lang::Python).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();
+    let mut slow = runner(Lang::Python);
+    slow.per_test_timeout_s = 600;
+    slow.timeout = std::time::Duration::from_secs(120);
+    let client = ScriptedClient::new(Vec::new());
+    let run = |factor: f64| {
+        let config = RunConfig { model: "none".into(), candidate_timeout_factor: factor, ..RunConfig::default() };
+        Workflow::new(&client, None, slow.validator(&p), config)
+            .with_strategy(Box::new(Hang))
+            .with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
+            .run(&bug)
+    };
+    let report = run(10.0);
+    let pre = report.preflight.as_ref().expect("pre-flight");
+    let limit = pre.candidate_timeout_ms;
+    assert!((10_000..120_000).contains(&limit), "{pre:?}");
+    assert!(limit <= 10_000.max(pre.wall_ms * 10), "10× the slower pre-flight command: {pre:?}");
+    let c = &report.candidates[0];
+    assert_eq!(c.verdict, Verdict::Timeout, "{report:#?}");
+    assert!(c.wall_ms >= limit && c.wall_ms < 60_000, "{} ms under a {limit} ms limit", c.wall_ms);
+    assert_eq!(report.outcome, Outcome::NoPlausiblePatch);
+
+    // Factor 0: the command limit (the hanging candidate is not run again here).
+    struct Nothing;
+    impl Strategy for Nothing {
+        fn name(&self) -> &'static str {
+            "nothing"
+        }
+        fn repair(&self, _: &Problem, _: &mut Session<'_>) -> Result<(), Stop> {
+            Ok(())
+        }
+    }
+    let config = RunConfig { model: "none".into(), candidate_timeout_factor: 0.0, ..RunConfig::default() };
+    let report = Workflow::new(&client, None, slow.validator(&p), config)
+        .with_strategy(Box::new(Nothing))
+        .with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
+        .run(&bug);
+    assert_eq!(report.preflight.map(|p| p.candidate_timeout_ms), Some(120_000));
+}

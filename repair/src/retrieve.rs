@@ -33,7 +33,7 @@ use serde_json::{Value, json};
 use crate::fix_actions::FixActions;
 use crate::rank::{CorpusStats, Rank, Weights};
 use crate::reload::{IndexStatus, LiveIndex};
-use crate::suggest::{Suggestion, Voter};
+use crate::suggest::{LabelPrior, Suggestion, Voter};
 use crate::tools::ToolSpec;
 
 /// Default number of similar fixes returned (top `n` of ReinFix eq. 4).
@@ -153,6 +153,7 @@ impl Default for RetrieveParams {
 
 /// The ranking statistics of one served index (kept with the index they describe).
 type StatsFor = (Arc<Segments>, Arc<CorpusStats>);
+type PriorFor = (Arc<Segments>, Arc<LabelPrior>);
 
 /// An index (or manifest of segments) with its embedding model and a fixed exclusion.
 /// Clones (and [`Retriever::with_exclusion`]) share the index and its reloads.
@@ -164,6 +165,9 @@ pub struct Retriever {
     /// The ranking's corpus statistics of the index last served, built at its first
     /// non-dense query (one pass over its documents) and rebuilt after a reload.
     stats: Arc<Mutex<Option<StatsFor>>>,
+    /// The label prior of the suggestions ([`crate::suggest::suggest_with_prior`]) of the
+    /// index last served, built at its first query and rebuilt after a reload.
+    prior: Arc<Mutex<Option<PriorFor>>>,
     /// The ranking of tool calls ([`Retriever::call`]).
     rank: Rank,
 }
@@ -193,6 +197,7 @@ impl Retriever {
             model,
             exclusion,
             stats: Arc::default(),
+            prior: Arc::default(),
             rank: Rank::Dense,
         })
     }
@@ -219,7 +224,14 @@ impl Retriever {
         load: Load,
     ) -> Result<Self, RetrieveError> {
         let index = LiveIndex::open(path, load, model.as_ref())?;
-        Ok(Retriever { index: Arc::new(index), model, exclusion, stats: Arc::default(), rank: Rank::Dense })
+        Ok(Retriever {
+            index: Arc::new(index),
+            model,
+            exclusion,
+            stats: Arc::default(),
+            prior: Arc::default(),
+            rank: Rank::Dense,
+        })
     }
 
     /// Which index is served (path, load, generation, files) and whether the files now at
@@ -235,6 +247,7 @@ impl Retriever {
             model: Arc::clone(&self.model),
             exclusion,
             stats: Arc::clone(&self.stats),
+            prior: Arc::clone(&self.prior),
             rank: self.rank,
         }
     }
@@ -334,7 +347,8 @@ impl Retriever {
         }
         let voters: Vec<Voter<'_>> =
             fixes.iter().map(|f| Voter { id: &f.id, score: f.score, actions: &f.fix_actions }).collect();
-        let suggestions = crate::suggest::suggest(&voters, SUGGESTIONS);
+        let prior = self.prior_for(&index)?;
+        let suggestions = crate::suggest::suggest_with_prior(&voters, &prior, SUGGESTIONS);
         let rank = p.rank.name().to_string();
         Ok(Retrieval { space: p.space.name().to_string(), fixes, dropped_exact, rank, suggestions })
     }
@@ -357,15 +371,22 @@ impl Retriever {
 
     /// The ranking statistics of `index`, built once per index served.
     fn stats_for(&self, index: &Arc<Segments>) -> Result<Arc<CorpusStats>, RetrieveError> {
-        let mut cache = self.stats.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((served, stats)) = cache.as_ref()
-            && Arc::ptr_eq(served, index)
-        {
-            return Ok(Arc::clone(stats));
-        }
-        let stats = Arc::new(CorpusStats::of(index)?);
-        *cache = Some((Arc::clone(index), Arc::clone(&stats)));
-        Ok(stats)
+        cached(&self.stats, index, CorpusStats::of)
+    }
+
+    /// The label prior of the index served now ([`crate::suggest::suggest_with_prior`]),
+    /// built once per index (one pass over its `action_label` column).
+    ///
+    /// # Errors
+    /// The index cannot be (re)loaded, or a document batch cannot be decoded.
+    pub fn label_prior(&self) -> Result<Arc<LabelPrior>, RetrieveError> {
+        let index = self.index.current(self.model.as_ref())?;
+        self.prior_for(&index)
+    }
+
+    /// The suggestions' label prior of `index`, built once per index served.
+    fn prior_for(&self, index: &Arc<Segments>) -> Result<Arc<LabelPrior>, RetrieveError> {
+        cached(&self.prior, index, LabelPrior::of)
     }
 
     /// The LLM tool `search_similar_fixes` (also served over MCP and HTTP).
@@ -527,4 +548,21 @@ pub fn render_as(r: &Retrieval, max_chars: usize, style: FixStyle) -> String {
 #[must_use]
 pub fn render(r: &Retrieval, max_chars: usize) -> String {
     render_as(r, max_chars, FixStyle::Tool)
+}
+
+/// The value `build` made for `index`, from `cache` when it was made for this very index.
+fn cached<T>(
+    cache: &Mutex<Option<(Arc<Segments>, Arc<T>)>>,
+    index: &Arc<Segments>,
+    build: impl FnOnce(&Segments) -> engine::Result<T>,
+) -> Result<Arc<T>, RetrieveError> {
+    let mut cache = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((served, value)) = cache.as_ref()
+        && Arc::ptr_eq(served, index)
+    {
+        return Ok(Arc::clone(value));
+    }
+    let value = Arc::new(build(index)?);
+    *cache = Some((Arc::clone(index), Arc::clone(&value)));
+    Ok(value)
 }

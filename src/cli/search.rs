@@ -10,7 +10,7 @@ use engine::embed::LineRange;
 use engine::{Filter, ProjectMatch, Record, SearchParams, SegmentHit, Segments, Space};
 use repair::fix_actions::FixActions;
 use repair::rank::{CorpusStats, Features, Rank, Weights};
-use repair::suggest::{Suggestion, Voter};
+use repair::suggest::{LabelPrior, Suggestion, Voter};
 
 /// Arguments of `fixdex search`.
 #[derive(Debug, clap::Args)]
@@ -111,7 +111,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let t = Instant::now();
     let answer = ranked_answer(args, &index, &model, (&code, lines), params.clone())?;
     let seconds = t.elapsed().as_secs_f64();
-    let suggestions = answer.suggestions();
+    let prior = LabelPrior::of(&index).context("reading the index's action labels for the suggestions")?;
+    let suggestions = answer.suggestions(&prior);
     if args.json {
         let mut report = json_report(&params, &answer, seconds);
         report["rank"] = args.rank.name().into();
@@ -144,11 +145,11 @@ impl Answer {
         self.features.push(features);
     }
 
-    fn suggestions(&self) -> Vec<Suggestion> {
+    fn suggestions(&self, prior: &LabelPrior) -> Vec<Suggestion> {
         let voters: Vec<Voter<'_>> = (0..self.hits.len())
             .map(|i| Voter { id: &self.docs[i].id, score: self.hits[i].score, actions: &self.actions[i] })
             .collect();
-        repair::suggest::suggest(&voters, SUGGESTIONS)
+        repair::suggest::suggest_with_prior(&voters, prior, SUGGESTIONS)
     }
 }
 

@@ -16,14 +16,13 @@ import argparse
 import collections
 import concurrent.futures
 import json
-import random
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from action_names import harness_name as _name  # noqa: E402
+from action_names import ci, harness_name as _name  # noqa: E402
 
 
 def harness_name(s):
@@ -45,12 +44,6 @@ def run(args, rec):
     if p.returncode != 0:
         raise RuntimeError(f"{rec['id']}: {p.stderr.decode(errors='replace')[-300:]}")
     return [harness_name(s) for s in json.loads(p.stdout)["suggestions"]]
-
-
-def ci(xs, n=2000, seed=7):
-    rng = random.Random(seed)
-    ms = sorted(sum(xs[rng.randrange(len(xs))] for _ in xs) / len(xs) for _ in range(n))
-    return sum(xs) / len(xs), ms[int(0.025 * n)], ms[int(0.975 * n) - 1]
 
 
 def main():

@@ -1,5 +1,7 @@
 """fixdex's action kinds in the action-retrieval harness's label names (../shared/eval/labels.py),
-shared by scripts/action-agreement.py and scripts/action-suggest-eval.py."""
+and the bootstrap CI of a mean, shared by scripts/action-agreement.py,
+scripts/action-suggest-eval.py and scripts/fit-suggest.py."""
+import random
 
 # Ours -> the harness's names. CHANGE_LITERAL splits by its tokens (harness_name); statement-level
 # kinds the harness has no name for are OTHER there.
@@ -22,3 +24,10 @@ def harness_name(kind, actions):
         toks = {t.lower() for t in (act.get("before", "") + " " + act.get("after", "")).split()}
         return "SWAP_BOOLEAN_LITERAL" if toks and toks <= {"true", "false"} else "CHANGE_STRING_LITERAL"
     return MAP.get(kind, kind)
+
+
+def ci(xs, n=2000, seed=7):
+    """The mean of `xs` and its 95 % bootstrap CI over its items: (mean, low, high)."""
+    rng = random.Random(seed)
+    ms = sorted(sum(xs[rng.randrange(len(xs))] for _ in xs) / len(xs) for _ in range(n))
+    return sum(xs) / len(xs), ms[int(0.025 * n)], ms[int(0.975 * n) - 1]

@@ -30,7 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from action_names import harness_name  # noqa: E402
+from action_names import ci, harness_name  # noqa: E402
 
 M_GRID = [0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 1e6]
 K_GRID = [5, 10, 20, 50]
@@ -80,12 +80,6 @@ def accuracy(rows, prior, voters, k, m):
         at1.append(float(bool(names) and names[0] == label))
         at3.append(float(label in names[:3]))
     return at1, at3
-
-
-def ci(xs, n=2000, seed=7):
-    rng = random.Random(seed)
-    ms = sorted(sum(xs[rng.randrange(len(xs))] for _ in xs) / len(xs) for _ in range(n))
-    return sum(xs) / len(xs), ms[int(0.025 * n)], ms[int(0.975 * n) - 1]
 
 
 def main():

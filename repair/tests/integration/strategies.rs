@@ -48,6 +48,18 @@ impl Strategy for FlipBounds {
     }
 }
 
+/// A strategy that validates nothing.
+struct Nothing;
+
+impl Strategy for Nothing {
+    fn name(&self) -> &'static str {
+        "nothing"
+    }
+    fn repair(&self, _: &Problem, _: &mut Session<'_>) -> Result<(), Stop> {
+        Ok(())
+    }
+}
+
 fn sum_to() -> (Bug, repair::validate::Validator) {
     let p = quixbugs::discover(&minibugs(), Lang::Python).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();
     let bug = Bug {
@@ -90,15 +102,6 @@ fn issue_10_a_strategy_outside_the_crate_repairs_through_the_shared_services() {
 /// never reaches the strategy.
 #[test]
 fn issue_10_exit_paths_belong_to_the_workflow() {
-    struct Nothing;
-    impl Strategy for Nothing {
-        fn name(&self) -> &'static str {
-            "nothing"
-        }
-        fn repair(&self, _: &Problem, _: &mut Session<'_>) -> Result<(), Stop> {
-            Ok(())
-        }
-    }
     let (bug, validator) = sum_to();
     let client = ScriptedClient::new(Vec::new());
     let run = |bug: &Bug, validator| {
@@ -172,15 +175,6 @@ fn a_hanging_candidate_is_stopped_by_the_timeout_adapted_to_the_preflight() {
     assert_eq!(report.outcome, Outcome::NoPlausiblePatch);
 
     // Factor 0: the command limit (the hanging candidate is not run again here).
-    struct Nothing;
-    impl Strategy for Nothing {
-        fn name(&self) -> &'static str {
-            "nothing"
-        }
-        fn repair(&self, _: &Problem, _: &mut Session<'_>) -> Result<(), Stop> {
-            Ok(())
-        }
-    }
     let config = RunConfig { model: "none".into(), candidate_timeout_factor: 0.0, ..RunConfig::default() };
     let report = Workflow::new(&client, None, slow.validator(&p), config)
         .with_strategy(Box::new(Nothing))

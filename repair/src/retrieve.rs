@@ -345,10 +345,7 @@ impl Retriever {
                 fix_actions,
             });
         }
-        let voters: Vec<Voter<'_>> =
-            fixes.iter().map(|f| Voter { id: &f.id, score: f.score, actions: &f.fix_actions }).collect();
-        let prior = self.prior_for(&index)?;
-        let suggestions = crate::suggest::suggest_with_prior(&voters, &prior, SUGGESTIONS);
+        let suggestions = self.suggestions(&index, &fixes)?;
         let rank = p.rank.name().to_string();
         Ok(Retrieval { space: p.space.name().to_string(), fixes, dropped_exact, rank, suggestions })
     }
@@ -382,6 +379,13 @@ impl Retriever {
     pub fn label_prior(&self) -> Result<Arc<LabelPrior>, RetrieveError> {
         let index = self.index.current(self.model.as_ref())?;
         self.prior_for(&index)
+    }
+
+    /// The action suggestions of `fixes` under the label prior of `index`.
+    fn suggestions(&self, index: &Arc<Segments>, fixes: &[SimilarFix]) -> Result<Vec<Suggestion>, RetrieveError> {
+        let voters: Vec<Voter<'_>> =
+            fixes.iter().map(|f| Voter { id: &f.id, score: f.score, actions: &f.fix_actions }).collect();
+        Ok(crate::suggest::suggest_with_prior(&voters, &*self.prior_for(index)?, SUGGESTIONS))
     }
 
     /// The suggestions' label prior of `index`, built once per index served.

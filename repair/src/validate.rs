@@ -133,7 +133,7 @@ impl Validator {
             return v;
         }
         let slowest = [&pre.build, &pre.test].into_iter().flatten().map(|r| r.wall_ms).max().unwrap_or(0);
-        let scaled = Duration::from_secs_f64(slowest as f64 / 1000.0 * factor);
+        let scaled = Duration::try_from_secs_f64(slowest as f64 / 1000.0 * factor).unwrap_or(Duration::MAX);
         v.timeout = self.timeout.min(scaled.max(ADAPTED_TIMEOUT_FLOOR));
         v
     }
@@ -251,6 +251,8 @@ mod tests {
         // Off, or nothing learnt from a pre-flight that timed out.
         assert_eq!(base.adapted(&pre(4_000, 1_500, fail), 0.0).timeout, Duration::from_secs(300));
         assert_eq!(base.adapted(&pre(4_000, 1_500, Verdict::Timeout), 10.0).timeout, Duration::from_secs(300));
+        // A factor too large for a Duration is the command limit, not a panic.
+        assert_eq!(base.adapted(&pre(4_000, 1_500, fail), 1e300).timeout, Duration::from_secs(300));
     }
 
     /// A failure header followed by 200 KB of stack trace is still found (it is out of the

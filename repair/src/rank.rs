@@ -34,7 +34,7 @@ use engine::{Record, SegmentHit, Segments};
 use serde::Serialize;
 
 use crate::fix_actions::FixActions;
-use crate::suggest::{Voter, suggest};
+use crate::suggest::{LabelPrior, Voter, suggest};
 
 /// Dense hits whose labels vote for [`Features::vote`].
 pub const VOTE_DEPTH: usize = 20;
@@ -134,7 +134,7 @@ pub struct CorpusStats {
     docs: usize,
     avg_len: f32,
     /// Share of each label among classified non-`OTHER` documents.
-    prior: HashMap<String, f32>,
+    prior: LabelPrior,
 }
 
 impl CorpusStats {
@@ -163,8 +163,7 @@ impl CorpusStats {
             })?;
         }
         s.avg_len = total_len as f32 / s.docs.max(1) as f32;
-        let n: usize = labels.values().sum();
-        s.prior = labels.into_iter().map(|(l, c)| (l, c as f32 / n.max(1) as f32)).collect();
+        s.prior = LabelPrior::from_counts(labels);
         Ok(s)
     }
 
@@ -187,7 +186,12 @@ impl CorpusStats {
 
     /// Share of `label` among the index's labelled non-`OTHER` documents, 0 when unseen.
     pub fn prior(&self, label: &str) -> f32 {
-        self.prior.get(label).copied().unwrap_or(0.0)
+        self.prior.share(label)
+    }
+
+    /// The label shares read in the same pass: [`LabelPrior::of`] without a second one.
+    pub fn label_prior(&self) -> &LabelPrior {
+        &self.prior
     }
 }
 

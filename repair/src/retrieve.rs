@@ -388,9 +388,16 @@ impl Retriever {
         Ok(crate::suggest::suggest_with_prior(&voters, &*self.prior_for(index)?, SUGGESTIONS))
     }
 
-    /// The suggestions' label prior of `index`, built once per index served.
+    /// The suggestions' label prior of `index`, built once per index served: taken from the
+    /// ranking statistics when a non-dense query already read them, else one pass of its own.
     fn prior_for(&self, index: &Arc<Segments>) -> Result<Arc<LabelPrior>, RetrieveError> {
-        cached(&self.prior, index, LabelPrior::of)
+        cached(&self.prior, index, |ix| {
+            let stats = self.stats.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            match stats.as_ref() {
+                Some((served, stats)) if Arc::ptr_eq(served, index) => Ok(stats.label_prior().clone()),
+                _ => LabelPrior::of(ix),
+            }
+        })
     }
 
     /// The LLM tool `search_similar_fixes` (also served over MCP and HTTP).

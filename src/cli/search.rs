@@ -111,7 +111,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let t = Instant::now();
     let answer = ranked_answer(args, &index, &model, (&code, lines), params.clone())?;
     let seconds = t.elapsed().as_secs_f64();
-    let prior = LabelPrior::of(&index).context("reading the index's action labels for the suggestions")?;
+    let prior = match &answer.prior {
+        Some(p) => p.clone(),
+        None => LabelPrior::of(&index).context("reading the index's action labels for the suggestions")?,
+    };
     let suggestions = answer.suggestions(&prior);
     if args.json {
         let mut report = json_report(&params, &answer, seconds);
@@ -135,6 +138,8 @@ struct Answer {
     actions: Vec<FixActions>,
     /// Per hit, for rankings other than `dense`.
     features: Vec<Option<Features>>,
+    /// The index's label shares, when the ranking already read them ([`CorpusStats`]).
+    prior: Option<LabelPrior>,
 }
 
 impl Answer {
@@ -164,7 +169,7 @@ fn ranked_answer(
     let k = params.k;
     params.k = repair::rank::pool_size(args.rank, k);
     let hits = index.query_lines(model, (code, &args.cause), lines, &params)?;
-    let mut a = Answer { hits: Vec::new(), docs: Vec::new(), actions: Vec::new(), features: Vec::new() };
+    let mut a = Answer { hits: Vec::new(), docs: Vec::new(), actions: Vec::new(), features: Vec::new(), prior: None };
     if args.rank == Rank::Dense || hits.is_empty() {
         for (h, d, actions) in repair::rank::with_docs(index, hits.into_iter().take(k).collect())? {
             a.push(h, d, actions, None);
@@ -172,6 +177,7 @@ fn ranked_answer(
         return Ok(a);
     }
     let stats = CorpusStats::of(index).context("reading the index's documents for the ranking")?;
+    a.prior = Some(stats.label_prior().clone());
     let lang = match (args.query_lang, args.languages.as_slice()) {
         (Some(l), _) => Some(l),
         (None, [one]) => one.parse().ok(),

@@ -48,7 +48,7 @@ use crate::bug::Problem;
 use crate::error::Error;
 use crate::retrieve::{RetrieveParams, Retriever};
 use crate::session::{Place, Reply, Session, Stop};
-use crate::suggest::{Suggestion, Voter, suggest, suggest_with_prior};
+use crate::suggest::{Suggestion, Voter, suggest_with_prior};
 use crate::validate::Verdict;
 pub use order::{HitEdit, Suspiciousness};
 pub use templates::{Edit, Template};
@@ -165,10 +165,9 @@ impl Patterns {
             .take(SUGGESTION_HITS)
             .map(|f| Voter { id: &f.id, score: f.score, actions: &f.fix_actions })
             .collect();
-        let suggestions = match r.label_prior() {
-            Ok(prior) => suggest_with_prior(&voters, &prior, actions::ActionKind::ALL.len()),
-            Err(_) => suggest(&voters, actions::ActionKind::ALL.len()),
-        };
+        // The prior was read by the search above; without it (an unreadable index) the raw vote.
+        let prior = r.label_prior().unwrap_or_default();
+        let suggestions = suggest_with_prior(&voters, &prior, actions::ActionKind::ALL.len());
         let details = json!({"hits": found.fixes.len(), "error": null, "hit_edits": hits});
         session.report.suggestions = vec![suggestions.iter().map(Suggestion::line).collect()];
         session.report.retrieved_dropped_exact = found.dropped_exact;

@@ -38,6 +38,9 @@ enum Command {
     Repair(Box<cli::repair::Args>),
     /// Combine segment files from sharded builds into one searchable manifest.
     Manifest(cli::manifest::Args),
+    /// Merge the segments of a manifest (from `index --append` or sharded builds) into one
+    /// index file, without embedding again.
+    Compact(cli::compact::Args),
     /// Evaluations: the repair workflow on QuixBugs (`eval quixbugs`, `--check`: the
     /// benchmark check), retrieval sanity on an index (`eval INDEX` or `eval retrieval INDEX`).
     Eval(cli::eval::Args),
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
         Command::Verify(a) => cli::verify::run(&a),
         Command::Eval(a) => cli::eval::run(&a),
         Command::Manifest(a) => cli::manifest::run(&a),
+        Command::Compact(a) => cli::compact::run(&a),
         Command::Bench(a) => cli::bench::run(&a),
         Command::Repair(a) => cli::repair::run(&a),
         Command::Serve(a) => cli::serve::run(&a),

@@ -31,6 +31,7 @@
 compile_error!("fixdex index files are little-endian and read in place; big-endian hosts are not supported");
 
 mod builder;
+pub mod compact;
 pub mod distance;
 pub mod docs;
 pub mod embed;

@@ -77,6 +77,7 @@ pub struct SegmentHit {
 pub struct Segments {
     indexes: Vec<Index>,
     paths: Vec<PathBuf>,
+    manifest: Option<Manifest>,
 }
 
 impl Segments {
@@ -100,7 +101,8 @@ impl Segments {
         let n = std::io::Read::read(&mut std::fs::File::open(path).map_err(|e| Error::io(path, e))?, &mut head)
             .map_err(|e| Error::io(path, e))?;
         if n == 8 && head == MAGIC {
-            return Ok(Segments { indexes: vec![Index::open_with(path, load)?], paths: vec![path.to_path_buf()] });
+            let indexes = vec![Index::open_with(path, load)?];
+            return Ok(Segments { indexes, paths: vec![path.to_path_buf()], manifest: None });
         }
         let text = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         let manifest: Manifest = serde_json::from_slice(&text).map_err(|_| Error::NotAnIndex)?;
@@ -111,7 +113,7 @@ impl Segments {
         let paths: Vec<PathBuf> = manifest.segments.iter().map(|s| base.join(&s.path)).collect();
         let indexes = paths.iter().map(|p| Index::open_with(p, load)).collect::<Result<Vec<_>>>()?;
         check_consistent(&indexes)?;
-        Ok(Segments { indexes, paths })
+        Ok(Segments { indexes, paths, manifest: Some(manifest) })
     }
 
     /// Writes a manifest at `path` listing `segments` (temporary file, then rename), after
@@ -148,12 +150,61 @@ impl Segments {
         name.push(format!(".tmp-{}", std::process::id()));
         let tmp = path.with_file_name(name);
         let json = serde_json::to_vec_pretty(&manifest).expect("manifest serializes");
-        let written = std::fs::write(&tmp, json).and_then(|()| std::fs::rename(&tmp, path));
+        let written = write_synced(&tmp, &json).and_then(|()| std::fs::rename(&tmp, path));
         if let Err(e) = written {
             let _ = std::fs::remove_file(&tmp);
             return Err(Error::io(path, e));
         }
         Ok(manifest)
+    }
+
+    /// The manifest the segments were opened from; `None` for a single index file.
+    pub fn manifest(&self) -> Option<&Manifest> {
+        self.manifest.as_ref()
+    }
+
+    /// Whether some segment holds a document with this id. O(segments · log n).
+    ///
+    /// # Errors
+    /// As [`Index::find_id`].
+    pub fn contains_id(&self, id: &str) -> Result<bool> {
+        for index in &self.indexes {
+            if index.find_id(id)?.is_some() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Checks the manifest against its segments: each entry's document count and byte size
+    /// must be the file's (a segment replaced or truncated after the manifest was written
+    /// fails here). Nothing to check for a single index file. O(segments); the segments'
+    /// own contents are checked by [`Index::verify`].
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] naming the first segment that disagrees.
+    pub fn verify_manifest(&self) -> Result<()> {
+        let Some(m) = &self.manifest else { return Ok(()) };
+        for ((entry, index), path) in m.segments.iter().zip(&self.indexes).zip(&self.paths) {
+            if entry.documents != index.len() as u64 || entry.bytes != index.file_len() as u64 {
+                return Err(Error::corrupt(format!(
+                    "segment {} has {} documents and {} bytes; the manifest says {} and {}",
+                    path.display(),
+                    index.len(),
+                    index.file_len(),
+                    entry.documents,
+                    entry.bytes
+                )));
+            }
+        }
+        let total: u64 = m.segments.iter().map(|s| s.documents).sum();
+        if total != m.documents {
+            return Err(Error::corrupt(format!(
+                "the manifest counts {} documents; its segments hold {total}",
+                m.documents
+            )));
+        }
+        Ok(())
     }
 
     /// The open segments.
@@ -284,6 +335,15 @@ impl Segments {
     pub fn doc(&self, hit: SegmentHit) -> Result<Record> {
         self.indexes.get(hit.segment).ok_or_else(|| Error::corrupt("segment out of range"))?.doc(hit.row)
     }
+}
+
+/// Writes `bytes` to a new file at `path` and flushes it to disk before returning, so a
+/// rename that follows publishes complete contents even across a power loss.
+fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::File::create(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
 }
 
 fn entry(p: &Path, ix: &Index, base: Option<&Path>) -> Result<SegmentEntry> {

@@ -101,6 +101,10 @@ pub struct BuildOptions {
     pub shard: Option<Shard>,
     /// Also store int8 codes for graph traversal ([`engine::quant`]).
     pub int8: bool,
+    /// An existing index (or manifest) whose ids are skipped: a record whose id it already
+    /// holds is counted in [`BuildStats::already_indexed`] and listed in the report, not
+    /// embedded (`fixdex index --append`, [`crate::append`]). `None` = skip nothing.
+    pub known: Option<std::sync::Arc<engine::Segments>>,
 }
 
 impl BuildOptions {
@@ -122,6 +126,7 @@ impl BuildOptions {
             rule: Rule::default(),
             shard: None,
             int8: false,
+            known: None,
         }
     }
 
@@ -163,6 +168,9 @@ pub struct BuildStats {
     pub excluded: u64,
     /// Valid records that belong to other shards (sharded builds).
     pub other_shards: u64,
+    /// Records skipped because the index appended to already holds their id
+    /// ([`BuildOptions::known`]).
+    pub already_indexed: u64,
     /// Documents in the index.
     pub indexed: u64,
     /// The index has no documents: a shard that received no record of a corpus whose
@@ -221,7 +229,9 @@ pub fn check_outputs(opts: &BuildOptions) -> Result<()> {
 /// With [`BuildOptions::shard`], a shard that receives no record while other shards do
 /// (the corpus has valid records, none of which hashes here) is written as a valid empty
 /// index and [`BuildStats::empty`] is set: a manifest accepts it and a search over it
-/// finds nothing. Any other build with no surviving record is [`Error::Empty`].
+/// finds nothing. The same holds with [`BuildOptions::known`] when every record is
+/// already indexed ([`crate::append`] then discards the empty file). Any other build with
+/// no surviving record is [`Error::Empty`].
 ///
 /// # Errors
 /// [`Error::Engine`] wrapping [`engine::Error::Output`] when the index or report cannot be
@@ -291,6 +301,7 @@ fn build_meta(s: &BuildStats, shard: Option<Shard>) -> serde_json::Value {
         "inputs": s.files.iter().map(|f| f.path.display().to_string()).collect::<Vec<_>>(),
         "records_read": s.records_read, "skipped": s.skipped, "duplicate_ids": s.duplicate_ids,
         "duplicate_pairs": s.duplicate_pairs, "excluded": s.excluded, "other_shards": s.other_shards,
+        "already_indexed": s.already_indexed,
         "indexed": s.indexed,
         "without_cause": s.without_cause, "truncated": s.truncated, "windowed": s.windowed, "tokens": s.tokens,
     })
@@ -312,7 +323,8 @@ fn read_all(opts: &BuildOptions, stats: &mut BuildStats, progress: &dyn Progress
     stats.read_seconds = t.elapsed().as_secs_f64();
     stats.report = acc.report.finish()?;
     let empty_shard = opts.shard.is_some() && stats.other_shards > 0;
-    if acc.docs.is_empty() && !empty_shard {
+    let nothing_new = opts.known.is_some() && stats.already_indexed > 0;
+    if acc.docs.is_empty() && !empty_shard && !nothing_new {
         return Err(Error::Empty { inputs: opts.inputs.clone(), rows: stats.records_read, skipped: stats.skipped });
     }
     Ok(acc.docs)
@@ -351,6 +363,12 @@ impl<'a> Accumulator<'a> {
         if self.opts.shard.is_some_and(|s| !s.owns(&rec.id)) {
             stats.other_shards += 1;
             return Ok(());
+        }
+        if let Some(known) = &self.opts.known
+            && known.contains_id(&rec.id)?
+        {
+            stats.already_indexed += 1;
+            return self.note(path, row, &rec.id, "already-indexed", "the index appended to already holds this id");
         }
         if self.opts.exclusions.excludes(&rec) {
             stats.excluded += 1;

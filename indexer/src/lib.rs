@@ -22,6 +22,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod append;
 pub mod batch;
 pub mod buggy_lines;
 pub mod build;

@@ -23,8 +23,15 @@ pub struct Args {
     /// The index file to write (replaced atomically; an existing index survives a failed build).
     /// With --shard, `{shard}` in the path becomes the zero-padded shard index. The folder
     /// must exist and be writable; this is checked before any work.
-    #[arg(short, long)]
-    output: PathBuf,
+    #[arg(short, long, required_unless_present = "append", conflicts_with = "append")]
+    output: Option<PathBuf>,
+    /// Add the corpus to an existing index (file or manifest) instead of building a new one:
+    /// only records whose ids INDEX does not hold are embedded; they become a new segment in
+    /// INDEX.segments/ and INDEX is replaced by a manifest of all segments (one atomic rename;
+    /// readers see the old or the new state). Spaces, embedding rule, int8 and graph settings
+    /// come from INDEX. A missing INDEX is built as usual. Merge segments with `fixdex compact`.
+    #[arg(long, value_name = "INDEX", conflicts_with = "shard")]
+    append: Option<PathBuf>,
     /// Index one shard of the corpus: `i/n`, or `auto/n` to take i from JOB_COMPLETION_INDEX
     /// (Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID (Slurm array). Records go to shard
     /// FNV-1a(id) mod n. Combine the segments with `fixdex manifest`.
@@ -99,6 +106,9 @@ pub struct Args {
 /// Runs `fixdex index`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let opts = options(args)?;
+    if let Some(index) = &args.append {
+        return run_append(args, index, opts);
+    }
     indexer::build::check_outputs(&opts).map_err(|e| with_hint(e, &opts))?;
     let model_dir = super::model::resolve(args.model.as_deref());
     let model = super::model::load_with(&model_dir, args.precision == "bf16")?;
@@ -122,13 +132,54 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `fixdex index --append INDEX` ([`indexer::append`]).
+fn run_append(args: &Args, index: &Path, opts: BuildOptions) -> anyhow::Result<ExitCode> {
+    let model_dir = super::model::resolve(args.model.as_deref());
+    let model = super::model::load_with(&model_dir, args.precision == "bf16")?;
+    let bars = Bars::new(args.quiet || args.json);
+    let hint = "nothing was published; the index is unchanged";
+    let stats = indexer::append::append(index, opts.clone(), &model, &bars)
+        .map_err(|e| anyhow::Error::new(e).context(format!("appending to {} failed ({hint})", index.display())))?;
+    bars.clear();
+    if args.json {
+        out!("{}", serde_json::to_string(&stats)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let b = &stats.build;
+    match &stats.segment {
+        Some(seg) => out!(
+            "appended {} bug-fix pairs to {} as segment {} ({} already indexed, skipped); it now has {} segments, {} documents",
+            b.indexed,
+            index.display(),
+            seg.display(),
+            b.already_indexed,
+            stats.segments,
+            stats.documents
+        )?,
+        None if b.already_indexed > 0 && b.indexed == 0 => out!(
+            "nothing to append to {}: all {} records are already indexed; the index is unchanged ({} documents)",
+            index.display(),
+            b.already_indexed,
+            stats.documents
+        )?,
+        None => out!("{} did not exist: built it with {} bug-fix pairs", index.display(), b.indexed)?,
+    }
+    if b.indexed > 0 {
+        let mut shown = opts;
+        shown.output = stats.segment.clone().unwrap_or_else(|| index.to_path_buf());
+        print_details(&shown, b)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn options(args: &Args) -> anyhow::Result<BuildOptions> {
     let shard = args.shard.as_deref().map(str::parse::<Shard>).transpose()?;
     let templated = |p: &Path| shard.map_or_else(|| p.to_path_buf(), |s| s.apply_to_path(p));
     if shard.is_none() {
         refuse_placeholder(args)?;
     }
-    let mut opts = BuildOptions::new(args.corpus.clone(), templated(&args.output));
+    let output = args.output.as_ref().or(args.append.as_ref()).expect("clap requires -o or --append");
+    let mut opts = BuildOptions::new(args.corpus.clone(), templated(output));
     opts.shard = shard;
     opts.format = args.format.as_deref().map(str::parse::<Format>).transpose()?;
     opts.read = ReadOptions { cause_field: args.cause_field.clone() };
@@ -157,7 +208,7 @@ fn options(args: &Args) -> anyhow::Result<BuildOptions> {
 /// Refuses `{shard}` in `-o` or `--report` of a build without `--shard`, where it would be
 /// written literally.
 fn refuse_placeholder(args: &Args) -> anyhow::Result<()> {
-    for (flag, path) in [("-o", Some(&args.output)), ("--report", args.report.as_ref())] {
+    for (flag, path) in [("-o", args.output.as_ref()), ("--report", args.report.as_ref())] {
         if let Some(p) = path.filter(|p| p.to_string_lossy().contains(SHARD_PLACEHOLDER)) {
             anyhow::bail!(
                 "{flag} {}: `{SHARD_PLACEHOLDER}` is replaced only in sharded builds; pass --shard I/N (or \
@@ -187,14 +238,20 @@ fn print_summary(opts: &BuildOptions, s: &BuildStats) -> std::io::Result<()> {
         s.index_bytes as f64 / 1048576.0,
         if s.empty { ", an empty segment" } else { "" }
     )?;
+    print_details(opts, s)
+}
+
+/// The lines of the summary after the first.
+fn print_details(opts: &BuildOptions, s: &BuildStats) -> std::io::Result<()> {
     out!(
-        "  records: {} read, {} skipped (invalid), {} duplicate ids, {} duplicate pairs, {} excluded, {} in other shards",
+        "  records: {} read, {} skipped (invalid), {} duplicate ids, {} duplicate pairs, {} excluded, {} in other shards{}",
         s.records_read,
         s.skipped,
         s.duplicate_ids,
         s.duplicate_pairs,
         s.excluded,
-        s.other_shards
+        s.other_shards,
+        if s.already_indexed > 0 { format!(", {} already indexed", s.already_indexed) } else { String::new() }
     )?;
     out!(
         "  embedding: {} snippets, {} tokens, {:.1} snippets/s, {:.0} tokens/s ({} without root cause, {} truncated, \

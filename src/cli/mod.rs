@@ -10,6 +10,7 @@ macro_rules! out {
 }
 
 pub mod bench;
+pub mod compact;
 pub mod eval;
 pub mod exit;
 pub mod index;

@@ -5,39 +5,57 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
-use engine::Index;
+use engine::{Index, Segments, VerifyReport};
 use repair::fix_actions::FixActions;
 
 /// Arguments of `fixdex verify`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The index file.
+    /// The index file or manifest.
     index: PathBuf,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
 }
 
-/// Runs `fixdex verify`: the engine's checks ([`Index::verify`]), then every document's
-/// repair actions read as this build's actions ([`FixActions::of`]). Exit code 3 when the
-/// index is corrupt.
+/// Runs `fixdex verify`: the engine's checks ([`Index::verify`]) on the index file or on
+/// every segment of a manifest (plus the manifest's own counts,
+/// [`Segments::verify_manifest`]), then every document's repair actions read as this
+/// build's actions ([`FixActions::of`]). Exit code 3 when the index is corrupt.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let t = Instant::now();
-    let index = Index::open(&args.index).with_context(|| format!("opening index {}", args.index.display()))?;
-    let report = index.verify().with_context(|| format!("verifying {}", args.index.display()))?;
-    check_actions(&index).with_context(|| format!("verifying {}", args.index.display()))?;
+    let segments = Segments::open(&args.index).with_context(|| format!("opening index {}", args.index.display()))?;
+    segments.verify_manifest().with_context(|| format!("verifying {}", args.index.display()))?;
+    let mut total = VerifyReport { sections: 0, bytes: 0, documents: 0, vectors: 0, edges: 0 };
+    let mut each = Vec::new();
+    for (index, path) in segments.indexes().iter().zip(segments.paths()) {
+        let report = index.verify().with_context(|| format!("verifying {}", path.display()))?;
+        check_actions(index).with_context(|| format!("verifying {}", path.display()))?;
+        total.sections += report.sections;
+        total.bytes += report.bytes;
+        total.documents += report.documents;
+        total.vectors += report.vectors;
+        total.edges += report.edges;
+        each.push(serde_json::json!({ "path": path.display().to_string(), "report": report }));
+    }
     let seconds = t.elapsed().as_secs_f64();
+    let manifest = segments.manifest().is_some();
     if args.json {
-        out!("{}", serde_json::json!({ "ok": true, "report": report, "seconds": seconds }))?;
+        let mut v = serde_json::json!({ "ok": true, "report": total, "seconds": seconds });
+        if manifest {
+            v["segments"] = each.into();
+        }
+        out!("{v}")?;
     } else {
         out!(
-            "{}: ok ({} sections, {} bytes checksummed, {} documents, {} vectors, {} edges, {:.2} s)",
+            "{}: ok ({}{} sections, {} bytes checksummed, {} documents, {} vectors, {} edges, {:.2} s)",
             args.index.display(),
-            report.sections,
-            report.bytes,
-            report.documents,
-            report.vectors,
-            report.edges,
+            if manifest { format!("manifest of {} segments, ", segments.indexes().len()) } else { String::new() },
+            total.sections,
+            total.bytes,
+            total.documents,
+            total.vectors,
+            total.edges,
             seconds
         )?;
     }

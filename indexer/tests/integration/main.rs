@@ -1,3 +1,5 @@
+/// Issue 12 item 2: appends, segments and compaction.
+mod append;
 mod corpus;
 /// Fuzz tests: damaged JSONL, Parquet and Arrow corpora never panic the readers (issue 8).
 mod fuzz;

@@ -1,0 +1,204 @@
+//! Indexes that grow: `fixdex index --append INDEX new.jsonl`.
+//!
+//! An append embeds only the records whose ids `INDEX` does not hold yet, writes them as a
+//! new segment file in the folder `INDEX.segments/`, and publishes the new state by
+//! replacing `INDEX` with a manifest ([`engine::Manifest`]) that lists the old segments
+//! and the new one:
+//!
+//! 1. `INDEX` is opened as it is now (an index file or a manifest, [`engine::Segments`]);
+//!    the build settings that must agree between segments (vector spaces, composition
+//!    rule, root-cause budget and field, int8 codes, HNSW `m` / `ef_construction` /
+//!    builder) are taken from its first segment, and the loaded model must be the one it
+//!    was built with.
+//! 2. The new records are read, validated and deduplicated as in a full build
+//!    ([`crate::build`]); a record whose id is already indexed is skipped, counted
+//!    ([`BuildStats::already_indexed`]) and listed in the report.
+//! 3. The new segment is written to `INDEX.segments/seg-NNNNNN.fdx` (temporary file, then
+//!    rename). When `INDEX` is still a single index file, it is first hard-linked (copied
+//!    where the file system has no hard links) to a segment name in that folder, so its
+//!    bytes are never rewritten.
+//! 4. A manifest listing every segment is written to a temporary file, flushed, and
+//!    renamed over `INDEX`.
+//!
+//! Only the last rename changes what `INDEX` means, so a reader sees the old state or the
+//! new one, never a half state, and a process killed at any point (even `kill -9`) leaves
+//! the previous index searchable; a later append ignores the files an interrupted one
+//! left behind (segment numbers only grow). Readers that opened the old state keep their
+//! memory maps: no file they use is modified or truncated. Appends to one `INDEX` are
+//! serialised by an advisory lock on `INDEX.lock` (released by the OS when the process
+//! dies). Cost: O(new records) embedding and graph building plus O(segments) to open the
+//! existing ones and O(new records · segments · log n) for the id check; the existing
+//! records are never read or embedded again. Search cost grows with the number of
+//! segments; `fixdex compact` ([`engine::compact`]) merges them into one file.
+//!
+//! Appending to a path where no index exists yet is a plain build to that path.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use engine::embed::{Embedder, Rule};
+use engine::hnsw::{self, Builder, HnswConfig};
+use engine::{Segments, Space};
+use serde::Serialize;
+
+use crate::build::{BuildOptions, BuildStats, Progress, build_index};
+use crate::{Error, Result};
+
+/// What an append did.
+#[derive(Debug, Clone, Serialize)]
+pub struct AppendStats {
+    /// The build of the new segment (its `indexed` counts the appended records, its
+    /// `already_indexed` the records skipped because `INDEX` held their id).
+    #[serde(flatten)]
+    pub build: BuildStats,
+    /// The new segment file; `None` when nothing was new (then `INDEX` is unchanged) or
+    /// when `INDEX` did not exist and was built as a single file.
+    pub segment: Option<PathBuf>,
+    /// Segments `INDEX` has now.
+    pub segments: usize,
+    /// Documents `INDEX` holds now, over all segments.
+    pub documents: u64,
+}
+
+/// The folder that holds an appended index's segment files: `INDEX.segments`.
+pub fn segments_dir(index: &Path) -> PathBuf {
+    let mut s = index.as_os_str().to_os_string();
+    s.push(".segments");
+    PathBuf::from(s)
+}
+
+/// Appends the records of `opts.inputs` to the index or manifest at `index` (see the
+/// module documentation). `opts.output` is ignored; `opts.report` defaults to
+/// `INDEX.report.jsonl`; the settings listed in step 1 are overridden by the index's.
+///
+/// # Errors
+/// [`Error::Engine`] wrapping [`engine::Error::ModelMismatch`] when `model` is not the
+/// index's model (checked before any record is read), [`engine::Error::Corrupt`] /
+/// [`engine::Error::NotAnIndex`] when `INDEX` does not open, [`engine::Error::Output`]
+/// when the segment folder or the manifest cannot be created; [`Error::Io`] naming the
+/// lock file or segment folder; the build's errors ([`build_index`]). On any error `INDEX`
+/// is unchanged.
+pub fn append(
+    index: &Path,
+    mut opts: BuildOptions,
+    model: &dyn Embedder,
+    progress: &dyn Progress,
+) -> Result<AppendStats> {
+    if opts.report.is_none() {
+        let mut s = index.as_os_str().to_os_string();
+        s.push(".report.jsonl");
+        opts.report = Some(PathBuf::from(s));
+    }
+    if !index.exists() {
+        opts.output = index.to_path_buf();
+        let build = build_index(&opts, model, progress)?;
+        let documents = build.indexed;
+        return Ok(AppendStats { build, segment: None, segments: 1, documents });
+    }
+    let _lock = lock(index)?;
+    let current = Segments::open(index)?;
+    current.indexes()[0].check_model(model)?;
+    adopt_settings(&current, &mut opts)?;
+    let dir = segments_dir(index);
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let next = next_number(&dir, &current)?;
+    // A single index file becomes segment `next`, the new records `next + 1`.
+    let single = current.manifest().is_none();
+    opts.output = dir.join(segment_name(next + u64::from(single)));
+    let mut paths: Vec<PathBuf> = current.paths().to_vec();
+    let current = Arc::new(current);
+    opts.known = Some(Arc::clone(&current));
+    let build = build_index(&opts, model, progress)?;
+    if build.indexed == 0 {
+        let _ = std::fs::remove_file(&opts.output);
+        return Ok(AppendStats { build, segment: None, segments: paths.len(), documents: current.len() as u64 });
+    }
+    if single {
+        let base = dir.join(segment_name(next));
+        link_or_copy(index, &base)?;
+        paths = vec![base];
+    }
+    paths.push(opts.output.clone());
+    drop(current);
+    let manifest = Segments::write_manifest(index, &paths)?;
+    Ok(AppendStats {
+        build,
+        segment: Some(opts.output),
+        segments: manifest.segments.len(),
+        documents: manifest.documents,
+    })
+}
+
+/// Takes the settings every segment must share from `current`'s first segment.
+fn adopt_settings(current: &Segments, opts: &mut BuildOptions) -> Result<()> {
+    let first = &current.indexes()[0];
+    let meta = first.meta();
+    opts.spaces = first.spaces();
+    opts.rule = Rule::from_recorded(&meta.text.rule).ok_or_else(|| {
+        engine::Error::corrupt(format!(
+            "the index's composition rule {:?} is not one this build knows ({})",
+            meta.text.rule,
+            Rule::KNOWN
+        ))
+    })?;
+    opts.cause_max_tokens = meta.text.cause_max_tokens;
+    opts.read.cause_field = (meta.text.cause_field != "auto").then(|| meta.text.cause_field.clone());
+    opts.int8 = meta.spaces.iter().any(|s| s.quantization.is_some());
+    if let Some(s) = meta.spaces.iter().find(|s| s.name == opts.spaces.first().map_or("", |x: &Space| x.name())) {
+        let builder = match s.hnsw.builder.as_str() {
+            b if b == hnsw::HNSW_RS_NAME => Builder::HnswRs,
+            b if b == hnsw::NATIVE_F32_NAME => Builder::NativeF32,
+            _ => Builder::Native,
+        };
+        opts.hnsw = HnswConfig { m: s.hnsw.m, ef_construction: s.hnsw.ef_construction, builder, ..opts.hnsw };
+    }
+    Ok(())
+}
+
+/// `seg-NNNNNN.fdx`.
+fn segment_name(n: u64) -> String {
+    format!("seg-{n:06}.fdx")
+}
+
+/// One more than the highest segment number in `dir` (files an interrupted append left
+/// included) or among `current`'s segments; 0 for an empty folder.
+fn next_number(dir: &Path, current: &Segments) -> Result<u64> {
+    let number = |p: &Path| {
+        let name = p.file_name()?.to_str()?;
+        name.strip_prefix("seg-")?.get(..6)?.parse::<u64>().ok()
+    };
+    let mut max: Option<u64> = current.paths().iter().filter_map(|p| number(p)).max();
+    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        max = max.max(number(&entry.path()));
+    }
+    Ok(max.map_or(0, |m| m + 1))
+}
+
+/// Gives the index file at `from` a second name `to` without rewriting its bytes (a hard
+/// link), or copies it where hard links are not supported.
+fn link_or_copy(from: &Path, to: &Path) -> Result<()> {
+    if std::fs::hard_link(from, to).is_ok() {
+        return Ok(());
+    }
+    let tmp = to.with_extension("fdx.tmp-copy");
+    std::fs::copy(from, &tmp).and_then(|_| std::fs::rename(&tmp, to)).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(to, e)
+    })
+}
+
+/// An exclusive advisory lock on `INDEX.lock`, held until the returned file is dropped.
+fn lock(index: &Path) -> Result<std::fs::File> {
+    let mut s = index.as_os_str().to_os_string();
+    s.push(".lock");
+    let path = PathBuf::from(s);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
+    file.lock().map_err(|e| Error::io(&path, e))?;
+    Ok(file)
+}

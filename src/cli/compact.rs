@@ -1,0 +1,80 @@
+//! `fixdex compact`: merge the segments of a manifest (from `index --append` or sharded
+//! builds) into one index file ([`engine::compact`]).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use engine::Segments;
+
+/// Arguments of `fixdex compact`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The manifest (or index file) whose segments to merge.
+    manifest: PathBuf,
+    /// The index file to write (temporary file, then rename). May be MANIFEST itself: it is
+    /// replaced by the single file only once that file is complete.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// After writing OUTPUT over MANIFEST, delete the old segment files that lie in
+    /// MANIFEST.segments/ (the folder `index --append` writes to). Readers that still have
+    /// them open keep reading them until they close.
+    #[arg(long)]
+    remove_segments: bool,
+    /// Print the statistics as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `fixdex compact`.
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    super::check_output("-o", &args.output)?;
+    let in_place = same_file(&args.manifest, &args.output);
+    if args.remove_segments && !in_place {
+        anyhow::bail!("--remove-segments deletes the old segments only when -o is MANIFEST itself");
+    }
+    let segments = Segments::open(&args.manifest).with_context(|| format!("opening {}", args.manifest.display()))?;
+    let old: Vec<PathBuf> = segments.paths().to_vec();
+    eprintln!("compacting {} segments ({} documents) of {} ...", old.len(), segments.len(), args.manifest.display());
+    let stats = engine::compact::compact(&segments, &args.output).with_context(|| {
+        format!("compacting {} into {} failed (nothing was replaced)", args.manifest.display(), args.output.display())
+    })?;
+    drop(segments);
+    let mut removed = 0;
+    if args.remove_segments {
+        let dir = indexer::append::segments_dir(&args.manifest);
+        for p in old.iter().filter(|p| p.parent().is_some_and(|d| same_file(d, &dir))) {
+            if std::fs::remove_file(p).is_ok() {
+                removed += 1;
+            }
+        }
+        let _ = std::fs::remove_dir(&dir); // only when empty
+    }
+    if args.json {
+        let mut v = serde_json::to_value(&stats)?;
+        v["removed_segments"] = removed.into();
+        out!("{}", serde_json::to_string(&v)?)?;
+    } else {
+        out!(
+            "compacted {} segments into {}: {} documents ({} duplicate ids dropped), {:.1} MiB; graph {:.1} s, write {:.1} s{}",
+            stats.segments,
+            args.output.display(),
+            stats.documents,
+            stats.duplicate_ids,
+            stats.index_bytes as f64 / 1048576.0,
+            stats.graph_seconds,
+            stats.write_seconds,
+            if args.remove_segments { format!("; removed {removed} old segment files") } else { String::new() }
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Whether `a` and `b` name the same file (both canonicalised; equal paths when either
+/// does not exist).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => std::path::absolute(a).ok() == std::path::absolute(b).ok(),
+    }
+}

@@ -7,14 +7,36 @@
 #   $SHARED/baselines/ann/; build throughput; load/open time. Full run only: a seeded
 #   synthetic 1M x 384 set (numpy default_rng(1234)) for build, open time and RSS at scale,
 #   built with a smaller ef_construction (printed) so that the run fits in 45 minutes.
-# Embedding: fixdex `bench embed` (f32, and `--backend bf16` when the CPU has avx512_bf16; the
-#   bf16 figure is fixdex's headline when its cosine to the reference stays >= 0.999 on every
-#   row) vs onnxruntime fp32 (own ONNX export, batches of 32 sorted by token count, 2 threads)
-#   and sentence-transformers on $SHARED/baselines/reference/.
+# Embedding: fixdex `bench embed` (f32, and `--backend bf16` when the CPU has avx512_bf16) vs
+#   onnxruntime fp32 (own ONNX export, batches of 32 sorted by token count, 2 threads) and
+#   sentence-transformers on $SHARED/baselines/reference/. fixdex's headline is the FASTER of its
+#   backends whose cosine to the reference stays >= 0.999 on every row in the same run.
 # Products and peers run interleaved (A B A B ...), best of the rounds is reported, with CPU
 # utilisation (CPU-seconds / wall) per figure. Prints a table of absolute figures and
 # fixdex/peer ratios, then ONE JSON object as the very last line. Raw JSON lines:
-# scratch/bench-vs-peers/results.jsonl.
+# scratch/bench-vs-peers/results.jsonl; each carries `host` (below), `load1_start`/`load1` (the
+# 1-minute load average at the call's start/end) and `others_cpu` (CPUs' worth of work other
+# processes did during the call, /proc/stat); fixdex's and the peers' lines carry `cpu_util`
+# and `threads` per measurement.
+# Last-line keys (existing keys are stable; null where not measured):
+#   qps_ratio_<peer>_<t>t, build_ratio_<peer>, open_ms_real, load_ms_*, *_1m, recall10, ef_chosen,
+#     total_s, mode: as before (ratios fixdex/peer).
+#   embed_snippets_per_s, embed_ratio_ort, embed_ratio_st, embed_cos_min: the headline backend's;
+#     embed_headline_backend (= embed_backend): "f32" | "bf16"; embed_snippets_per_s_<b>,
+#     embed_cos_min_<b>, embed_ratio_ort_<b>, embed_ratio_st_<b> for b in f32, bf16: each backend.
+#   host: {cpu_model, vendor, logical_cpus, usable_cpus, arch, os, features: {avx2, fma, avx512f,
+#     avx512_bf16, amx_bf16}} -- never compare figures across different hosts.
+#   loadavg_start, loadavg_end: [1, 5, 15-minute load averages] at the start and end of the run.
+#   util: {key: {program: CPU utilisation of the measurement behind that figure}}.
+#   contended: the keys whose figure is contended; contention: {key: ["program: why", ...]}.
+#     A measurement is contended when its utilisation < 0.8 x the threads it asked for (not for
+#     opens), or when other processes used > (usable CPUs - threads + 0.5) CPUs during its call
+#     (the load average at its start where /proc/stat is missing: the 1-minute average is not
+#     used first because this benchmark's own previous calls keep it near 2 on 2 cores). The
+#     tables mark contended figures with `*` ("measured under contention: not a result").
+#   inconsistent: sentences, e.g. "hnswlib: headline QPS at 2 threads (...) < at 1 thread (...)".
+#   results_valid: false when a last-line figure is contended or anything is inconsistent: do
+#     not quote such a run.
 #
 # Usage: scripts/bench-vs-peers.sh [--quick] [--setup-only] [-- RUN_OPTIONS...]
 #   --quick       real 20k set only, 200 snippets, no 1M set, 2 ANN rounds instead of 3 (~3 min

@@ -4,8 +4,9 @@
 Rounds: every round runs each program once, in a rotating order (fixdex, hnswlib, faiss, usearch,
 then hnswlib, faiss, usearch, fixdex, ...), so a burst of load from other processes hits all of them
 alike (A B A B); report.py takes the best over rounds. Every raw JSON line (from `fixdex bench` and
-from the peer scripts) is tagged (lib, set, round, call, process CPU utilisation, load average) and
-written to WORK/results.jsonl; the table and the last-line JSON are printed by report.py.
+from the peer scripts) is tagged (lib, set, round, call, process CPU utilisation, `host`, `load1_start`
+and `load1` at the call's start and end, `others_cpu` = CPUs' worth of work other processes did during
+the call) and written to WORK/results.jsonl; the table and the last-line JSON are printed by report.py.
 
 fixdex ANN calls per round: build (`bench ann` with a minimal sweep), then `--reuse` sweeps at 1 and
 at 2 threads, each a separate process so its CPU utilisation is that figure's.
@@ -24,6 +25,7 @@ sys.path.insert(0, str(HERE))
 
 import report  # noqa: E402
 from common import run_json  # noqa: E402
+from hostinfo import host_info, loadavg, machine_busy_s, others_cpu, proc_cpu_s  # noqa: E402
 
 PEERS = ("hnswlib", "faiss", "usearch")
 
@@ -72,9 +74,13 @@ class Recorder:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.file = open(self.path, "w")
         self.records = []
+        self.host = host_info()
 
     def add(self, rec, **tags):
-        rec = {**rec, **tags, "load1": round(os.getloadavg()[0], 2)}
+        """`host` is fixdex's own where its line has one, else this process's view of the machine."""
+        load = loadavg()
+        rec = {**rec, **tags, "load1": load and load[0]}
+        rec.setdefault("host", self.host)
         self.records.append(rec)
         self.file.write(json.dumps(rec) + "\n")
         self.file.flush()
@@ -94,10 +100,14 @@ def python():
 
 
 def record_call(rec, cmd, env=None, **tags):
-    """Run one command, tag each JSON line it prints with the call's process CPU utilisation."""
+    """Run one command, tag each JSON line it prints with the call's process CPU utilisation, the
+    1-minute load average at its start and the CPU other processes used meanwhile."""
+    load, busy0 = loadavg(), machine_busy_s()
     lines, wall, cpu = run_json(cmd, env=env)
+    others = others_cpu(busy0, machine_busy_s(), cpu, wall)
     for line in lines:
-        rec.add(line, process_wall_s=round(wall, 3), process_cpu_util=round(cpu / wall, 3), **tags)
+        rec.add(line, process_wall_s=round(wall, 3), process_cpu_util=round(cpu / wall, 3),
+                load1_start=load and load[0], others_cpu=others, **tags)
     return lines
 
 
@@ -198,9 +208,14 @@ def start_worker(a, backend, snippets, reference):
 
 
 def worker_pass(proc):
+    """One pass of a --serve worker, tagged like record_call's lines (own CPU = the worker's)."""
+    load, busy0, own0, t = loadavg(), machine_busy_s(), proc_cpu_s(proc.pid), time.perf_counter()
     proc.stdin.write("pass\n")
     proc.stdin.flush()
-    return json.loads(proc.stdout.readline())
+    out = json.loads(proc.stdout.readline())
+    wall, own1 = time.perf_counter() - t, proc_cpu_s(proc.pid)
+    own = None if None in (own0, own1) else own1 - own0
+    return {**out, "load1_start": load and load[0], "others_cpu": others_cpu(busy0, machine_busy_s(), own, wall)}
 
 
 def cpu_has_bf16():
@@ -260,8 +275,8 @@ def main():
     fixdex_version = subprocess.run([a.fixdex, "--version"], capture_output=True, text=True).stdout.strip()
     params = {k: v for k, v in vars(a).items() if k not in ("fixdex",)}
     rec.add({"kind": "meta", "mode": "quick" if a.quick else "full", "params": params, "fixdex": fixdex_version,
-             "versions": versions(), "host": platform.node(), "cpus": os.cpu_count(),
-             "time": time.strftime("%Y-%m-%dT%H:%M:%S")})
+             "versions": versions(), "hostname": platform.node(), "cpus": os.cpu_count(), "host": rec.host,
+             "loadavg_start": loadavg(), "time": time.strftime("%Y-%m-%dT%H:%M:%S")})
     t0 = time.perf_counter()
     if not a.quick:
         log(f"1M set: M={a.m}, ef_construction={a.synth_ef_construction} (not {a.ef_construction}), "
@@ -270,7 +285,7 @@ def main():
     embed(rec, a)
     if not a.quick:
         ann_synth(rec, a)
-    rec.add({"kind": "meta-end", "total_s": round(time.perf_counter() - t0, 1)})
+    rec.add({"kind": "meta-end", "total_s": round(time.perf_counter() - t0, 1), "loadavg_end": loadavg()})
     rec.file.close()
     report.main([str(rec.path)])
 

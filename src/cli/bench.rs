@@ -5,7 +5,10 @@
 //!
 //! Prints one JSON object per measurement (build, open, and each ef × threads pass):
 //! recall@10 against the ground truth, QPS over one batched pass of all queries (best of
-//! `--repeats`), build vectors/s.
+//! `--repeats`), build vectors/s. Each line carries `host` (CPU model, vendor, logical CPUs,
+//! SIMD features: figures from different CPUs are not comparable) and, for build, search and
+//! embed, `threads` and `cpu_util` (CPU-seconds / wall-seconds of that measurement, all
+//! threads; well under `threads` means other jobs held the cores).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -148,13 +151,117 @@ fn open(a: &OpenArgs) -> anyhow::Result<ExitCode> {
         keep = Some(index);
     }
     let index = keep.expect("at least one open");
-    out!(
-        "{}",
-        serde_json::json!({"kind": "open", "index": a.index.display().to_string(), "vectors": index.len(),
+    emit(serde_json::json!({"kind": "open", "index": a.index.display().to_string(), "vectors": index.len(),
         "file_bytes": index.file_len(), "open_ms_best": best, "open_ms_first": first,
-        "rss_mb_before": rss_before, "rss_mb_after_open": rss_mb()})
-    )?;
+        "rss_mb_before": rss_before, "rss_mb_after_open": rss_mb()}))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The machine the figures were measured on, added to every JSON line as `"host"` so that
+/// figures from different CPUs are never compared as one (issue 12): CPU model and vendor
+/// (`/proc/cpuinfo`), logical CPUs online and usable by this process, and the SIMD features
+/// the kernels care about (`std::is_x86_feature_detected!`, or the `/proc/cpuinfo` flags for
+/// `amx_bf16`, which is advertised rather than enabled: the kernel grants AMX on request).
+/// Same shape as `host_info()` in scripts/peers/hostinfo.py; unknown values are `null`.
+fn host() -> &'static serde_json::Value {
+    static HOST: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    HOST.get_or_init(|| {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let field = |name: &str| {
+            cpuinfo.lines().find_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                (k.trim() == name).then(|| v.trim().to_string())
+            })
+        };
+        let flags = field("flags").unwrap_or_default();
+        let flag = |f: &str| flags.split_whitespace().any(|x| x == f);
+        let online = cpuinfo.lines().filter(|l| l.split(':').next().is_some_and(|k| k.trim() == "processor")).count();
+        let usable = std::thread::available_parallelism().map(std::num::NonZero::get).ok();
+        let features = simd_features(&flag, !cpuinfo.is_empty());
+        serde_json::json!({
+            "cpu_model": field("model name"),
+            "vendor": field("vendor_id"),
+            "logical_cpus": if online > 0 { Some(online) } else { usable },
+            "usable_cpus": usable,
+            "arch": std::env::consts::ARCH,
+            "os": std::env::consts::OS,
+            "features": features,
+        })
+    })
+}
+
+/// avx2, fma, avx512f, avx512_bf16 (`/proc/cpuinfo` spellings) detected at run time, and
+/// amx_bf16 as `/proc/cpuinfo` advertises it (`null` where nothing says); all `false` off x86.
+#[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
+fn simd_features(flag: &dyn Fn(&str) -> bool, have_cpuinfo: bool) -> serde_json::Value {
+    use std::arch::is_x86_feature_detected as has;
+    serde_json::json!({
+        "avx2": has!("avx2"), "fma": has!("fma"), "avx512f": has!("avx512f"),
+        "avx512_bf16": has!("avx512bf16"), "amx_bf16": have_cpuinfo.then(|| flag("amx_bf16")),
+    })
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "x86")))]
+fn simd_features(_flag: &dyn Fn(&str) -> bool, _have_cpuinfo: bool) -> serde_json::Value {
+    serde_json::json!({"avx2": false, "fma": false, "avx512f": false, "avx512_bf16": false, "amx_bf16": false})
+}
+
+/// Prints one measurement as a JSON line, with the [`host`] object added.
+fn emit(mut line: serde_json::Value) -> anyhow::Result<()> {
+    if let Some(obj) = line.as_object_mut() {
+        obj.insert("host".into(), host().clone());
+    }
+    out!("{line}")?;
+    Ok(())
+}
+
+/// This process's CPU time so far: per thread from `/proc/self/task/*/schedstat` (run time
+/// in nanoseconds), else utime + stime from `/proc/self/stat` (clock ticks, 1/100 s, threads
+/// that exited included); `None` off Linux.
+#[derive(Debug)]
+enum CpuReading {
+    Threads(std::collections::HashMap<String, u64>),
+    Ticks(u64),
+}
+
+fn cpu_reading() -> Option<CpuReading> {
+    let run_ns =
+        |path: &Path| -> Option<u64> { std::fs::read_to_string(path).ok()?.split_whitespace().next()?.parse().ok() };
+    static SCHEDSTAT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *SCHEDSTAT.get_or_init(|| run_ns(Path::new("/proc/thread-self/schedstat")).is_some()) {
+        let tasks = std::fs::read_dir("/proc/self/task").ok()?;
+        let per_thread = tasks
+            .filter_map(|t| {
+                let t = t.ok()?;
+                Some((t.file_name().to_string_lossy().into_owned(), run_ns(&t.path().join("schedstat"))?))
+            })
+            .collect();
+        return Some(CpuReading::Threads(per_thread));
+    }
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the `(comm)`: state is field 3; utime and stime are fields 14 and 15.
+    let f: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    Some(CpuReading::Ticks(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?))
+}
+
+/// CPU seconds this process has used since `before`, all threads: per thread, the run time
+/// now less the run time then (threads started since count in full; threads that exited since,
+/// such as a dropped pool's, drop out instead of making the difference negative).
+fn cpu_since(before: Option<&CpuReading>) -> Option<f64> {
+    match (before?, cpu_reading()?) {
+        (CpuReading::Threads(b), CpuReading::Threads(a)) => {
+            let ns: u64 = a.iter().map(|(tid, &ns)| ns.saturating_sub(b.get(tid).copied().unwrap_or(0))).sum();
+            Some(ns as f64 / 1e9)
+        }
+        (CpuReading::Ticks(b), CpuReading::Ticks(a)) => Some(a.saturating_sub(*b) as f64 / 100.0),
+        _ => None,
+    }
+}
+
+/// CPU-seconds / wall-seconds, rounded to 3 places.
+fn cpu_util(cpu_s: Option<f64>, wall_s: f64) -> Option<f64> {
+    let cpu = cpu_s?;
+    (wall_s > 0.0).then(|| (cpu / wall_s * 1000.0).round() / 1000.0)
 }
 
 /// Resident set size of this process in MiB (Linux `/proc/self/status` VmRSS), or `None`.
@@ -181,23 +288,23 @@ fn embed(a: &EmbedArgs) -> anyhow::Result<ExitCode> {
     };
     let model = BertEmbedder::load_with(&super::model::resolve(a.model.as_deref()), backend)?;
     let texts = read_snippets(&a.snippets, a.n)?;
-    let t = Instant::now();
+    let (t, cpu0) = (Instant::now(), cpu_reading());
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let seqs: Vec<Vec<u32>> =
         model.tokenize_batch(&refs)?.iter().map(|t| compose(Space::Code, t, &[], model.identity(), 0)).collect();
     let tokenize_s = t.elapsed().as_secs_f64();
-    let (out, embed_s) = embed_passes(a, &model, &seqs)?;
+    let tokenize_cpu = cpu_since(cpu0.as_ref());
+    let (out, embed_s, embed_cpu) = embed_passes(a, &model, &seqs)?;
     let best = embed_s + tokenize_s;
+    // Tokenisation and the fastest pass, as the figure.
+    let util = cpu_util(tokenize_cpu.zip(embed_cpu).map(|(a, b)| a + b), best);
     let tokens: usize = seqs.iter().map(Vec::len).sum();
     let flops: f64 = seqs.iter().map(|s| minilm_flops(s.len())).sum();
     let cos = a.reference.as_deref().map(|p| cosine_vs_reference(&out, p)).transpose()?;
-    out!(
-        "{}",
-        serde_json::json!({"kind": "embed", "backend": a.backend, "snippets": seqs.len(), "tokens": tokens,
+    emit(serde_json::json!({"kind": "embed", "backend": a.backend, "snippets": seqs.len(), "tokens": tokens,
         "seconds": best, "snippets_per_second": seqs.len() as f64 / best, "tokens_per_second": tokens as f64 / best,
-        "useful_gflops": flops / best / 1e9, "threads": rayon::current_num_threads(),
-        "cos_min": cos.map(|c| c.0), "cos_mean": cos.map(|c| c.1)})
-    )?;
+        "useful_gflops": flops / best / 1e9, "threads": rayon::current_num_threads(), "cpu_util": util,
+        "cos_min": cos.map(|c| c.0), "cos_mean": cos.map(|c| c.1)}))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -210,29 +317,32 @@ fn read_snippets(path: &Path, n: usize) -> anyhow::Result<Vec<String>> {
         .collect()
 }
 
-/// Embeds `seqs` in token-budget batches, `--repeats` times: the vectors (in `seqs` order)
-/// and the fastest pass in seconds.
+/// Embeds `seqs` in token-budget batches, `--repeats` times: the vectors (in `seqs` order),
+/// the fastest pass in seconds and the CPU seconds of that pass.
 fn embed_passes(
     a: &EmbedArgs,
     model: &engine::embed::BertEmbedder,
     seqs: &[Vec<u32>],
-) -> anyhow::Result<(Vec<Vec<f32>>, f64)> {
+) -> anyhow::Result<(Vec<Vec<f32>>, f64, Option<f64>)> {
     use engine::embed::Embedder;
     let cfg = indexer::batch::BatchConfig { max_batch_tokens: a.max_batch_tokens, max_batch_items: a.max_batch_items };
     let batches = indexer::batch::plan(&seqs.iter().map(Vec::len).collect::<Vec<_>>(), &cfg);
     let mut out = vec![Vec::new(); seqs.len()];
-    let mut best = f64::MAX;
+    let (mut best, mut best_cpu) = (f64::MAX, None);
     for _ in 0..a.repeats.max(1) {
-        let t = Instant::now();
+        let (t, cpu0) = (Instant::now(), cpu_reading());
         for b in &batches {
             let refs: Vec<&[u32]> = b.iter().map(|&i| seqs[i].as_slice()).collect();
             for (&i, v) in b.iter().zip(model.embed_tokens(&refs)?) {
                 out[i] = v;
             }
         }
-        best = best.min(t.elapsed().as_secs_f64());
+        let secs = t.elapsed().as_secs_f64();
+        if secs < best {
+            (best, best_cpu) = (secs, cpu_since(cpu0.as_ref()));
+        }
     }
-    Ok((out, best))
+    Ok((out, best, best_cpu))
 }
 
 /// (min, mean) cosine between `out[i]` and row i of a float32 `.npy` matrix.
@@ -279,10 +389,7 @@ fn ann(a: &AnnArgs) -> anyhow::Result<ExitCode> {
     let t = Instant::now();
     let index = Index::open(&a.index)?;
     let open_ms = t.elapsed().as_secs_f64() * 1e3;
-    out!(
-        "{}",
-        serde_json::json!({"kind": "open", "ms": open_ms, "vectors": index.len(), "file_bytes": index.file_len()})
-    )?;
+    emit(serde_json::json!({"kind": "open", "ms": open_ms, "vectors": index.len(), "file_bytes": index.file_len()}))?;
     let qs: Vec<&[f32]> = queries.chunks_exact(dim).collect();
     for &threads in &a.threads {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
@@ -304,30 +411,29 @@ fn sweep_point(
     ef: usize,
 ) -> anyhow::Result<()> {
     let p = SearchParams { k: a.k, ef_search: ef, ..SearchParams::default() };
-    let mut best = f64::MAX;
+    let (mut best, mut util) = (f64::MAX, None);
     let mut results = Vec::new();
     for _ in 0..a.repeats.max(1) {
-        let t = Instant::now();
+        let (t, cpu0) = (Instant::now(), cpu_reading());
         results = pool.install(|| qs.par_iter().map(|q| index.search(q, &p)).collect::<Result<Vec<_>, _>>())?;
-        best = best.min(t.elapsed().as_secs_f64());
+        let secs = t.elapsed().as_secs_f64();
+        if secs < best {
+            (best, util) = (secs, cpu_util(cpu_since(cpu0.as_ref()), secs));
+        }
     }
     let recall = gt.map(|g| recall_at(&results, g, a.k));
-    let line = serde_json::json!({"kind": "search", "ef": ef, "threads": threads, "k": a.k,
-        "qps": qs.len() as f64 / best, "recall": recall, "queries": qs.len()});
-    out!("{line}")?;
-    Ok(())
+    emit(serde_json::json!({"kind": "search", "ef": ef, "threads": threads, "k": a.k,
+        "qps": qs.len() as f64 / best, "recall": recall, "queries": qs.len(), "cpu_util": util}))
 }
 
 fn build(path: &Path, base: Vec<f32>, dim: usize, cfg: &HnswConfig, int8: bool) -> anyhow::Result<()> {
     let n = base.len() / dim;
-    let t = Instant::now();
+    let (t, cpu0) = (Instant::now(), cpu_reading());
     let graph = hnsw::build(&base, dim, cfg)?;
     let secs = t.elapsed().as_secs_f64();
-    out!(
-        "{}",
-        serde_json::json!({"kind": "build", "seconds": secs, "vectors_per_second": n as f64 / secs,
-        "vectors": n, "m": cfg.m, "ef_construction": cfg.ef_construction, "builder": cfg.builder_name()})
-    )?;
+    emit(serde_json::json!({"kind": "build", "seconds": secs, "vectors_per_second": n as f64 / secs,
+        "vectors": n, "m": cfg.m, "ef_construction": cfg.ef_construction, "builder": cfg.builder_name(),
+        "threads": rayon::current_num_threads(), "cpu_util": cpu_util(cpu_since(cpu0.as_ref()), secs)}))?;
     let model =
         ModelMeta { name: "raw-vectors".into(), sha256: "none".into(), dim, pooling: "none".into(), max_seq_length: 0 };
     let text = TextMeta { rule: "none".into(), cause_max_tokens: 0, cause_field: "none".into() };

@@ -2,6 +2,8 @@
 
 /// Issue 11: repair actions stored at index time, printed in hits, verified; v1 refused.
 mod actions;
+/// Issue 12: `index --append`, killed and completed; `compact`.
+mod append;
 /// Every bad input of issue 2 gets a clear error and loses nothing.
 mod bad_inputs;
 /// `fixdex index` / `search` / `inspect` / `verify` on good input, with the tiny model.

@@ -1,0 +1,116 @@
+//! Issue 12 item 2 through the binary: `fixdex index --append`, killed or not, and
+//! `fixdex compact`.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::common::{Scratch, records, stdout_json};
+
+/// Documents the index at `idx` answers for, through `verify --json` (which also checks
+/// every checksum).
+fn documents(s: &Scratch, idx: &std::path::Path) -> u64 {
+    stdout_json(&s.run(&["verify", idx.to_str().unwrap(), "--json"]))["report"]["documents"].as_u64().unwrap()
+}
+
+#[test]
+fn a_killed_append_leaves_the_previous_state_searchable_and_a_rerun_completes() {
+    let s = Scratch::new();
+    let all = records(6000);
+    let base = s.corpus("base.jsonl", &all[..200]);
+    let second = s.corpus("second.jsonl", &all[200..300]);
+    let big = s.corpus("big.jsonl", &all[300..]);
+    let idx = s.path("idx.fdx");
+    s.index(&base, &idx, &[]);
+    let o = stdout_json(&s.run(&["index", "--append", idx.to_str().unwrap(), second.to_str().unwrap(), "--json"]));
+    assert_eq!(
+        (o["indexed"].as_u64(), o["documents"].as_u64(), o["segments"].as_u64()),
+        (Some(100), Some(300), Some(2))
+    );
+    let manifest = std::fs::read(&idx).unwrap();
+
+    // Kill -9 the next append at several points; each time the manifest is the old one (or,
+    // if the kill came after the publishing rename, the complete new one) and searchable.
+    let code = s.path("q.java");
+    std::fs::write(&code, "for (int i = 0; i <= n; i++) sum += a[i];").unwrap();
+    let mut killed_before_publish = 0;
+    for delay_ms in [30u64, 120, 400, 1000] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fixdex"))
+            .args(["index", "--append", idx.to_str().unwrap(), big.to_str().unwrap(), "-q"])
+            .env("FIXDEX_MODEL", s.model())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let running = child.try_wait().unwrap().is_none();
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let docs = documents(&s, &idx);
+        if docs == 300 {
+            assert_eq!(std::fs::read(&idx).unwrap(), manifest, "killed at {delay_ms} ms: the manifest changed");
+            killed_before_publish += usize::from(running);
+        } else {
+            assert_eq!(docs, 6000, "killed at {delay_ms} ms: a half state");
+            return; // this machine appends faster than the kills; nothing left to check here
+        }
+        let hits = stdout_json(&s.run(&[
+            "search",
+            idx.to_str().unwrap(),
+            "--code",
+            code.to_str().unwrap(),
+            "--cause",
+            "off by one",
+            "--json",
+        ]));
+        assert!(!hits["hits"].as_array().unwrap().is_empty());
+    }
+    assert!(killed_before_publish > 0, "no kill landed while the append was running");
+
+    // The files the killed appends left behind do not disturb a complete append.
+    let o = stdout_json(&s.run(&["index", "--append", idx.to_str().unwrap(), big.to_str().unwrap(), "--json"]));
+    assert_eq!(
+        (o["indexed"].as_u64(), o["already_indexed"].as_u64(), o["documents"].as_u64()),
+        (Some(5700), Some(0), Some(6000))
+    );
+    assert_eq!(documents(&s, &idx), 6000);
+    // Appending the same file again embeds nothing.
+    let o = stdout_json(&s.run(&["index", "--append", idx.to_str().unwrap(), big.to_str().unwrap(), "--json"]));
+    assert_eq!((o["indexed"].as_u64(), o["already_indexed"].as_u64()), (Some(0), Some(5700)));
+
+    // Compact in place: one index file, the same documents, the segments removed.
+    let o = stdout_json(&s.run(&[
+        "compact",
+        idx.to_str().unwrap(),
+        "-o",
+        idx.to_str().unwrap(),
+        "--remove-segments",
+        "--json",
+    ]));
+    assert_eq!(o["documents"].as_u64(), Some(6000));
+    assert_eq!(documents(&s, &idx), 6000);
+    assert!(!s.path("idx.fdx.segments").exists(), "the emptied segment folder is removed");
+    let inspect = stdout_json(&s.run(&["inspect", idx.to_str().unwrap(), "--json"]));
+    assert_eq!(inspect["documents"].as_u64(), Some(6000));
+}
+
+#[test]
+fn append_refuses_output_and_shard_and_reports_a_missing_corpus() {
+    let s = Scratch::new();
+    let c = s.corpus("c.jsonl", &records(10));
+    let idx = s.path("i.fdx");
+    let (cs, is) = (c.to_str().unwrap(), idx.to_str().unwrap());
+    for extra in [&["-o", is][..], &["--shard", "0/2"][..]] {
+        let mut args = vec!["index", "--append", is, cs];
+        args.extend_from_slice(extra);
+        let o = s.run(&args);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: clap usage error");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("cannot be used with"), "{extra:?}");
+    }
+    s.index(&c, &idx, &[]);
+    let before = std::fs::read(&idx).unwrap();
+    let o = s.run(&["index", "--append", is, s.path("missing.jsonl").to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("missing.jsonl") && err.contains("index is unchanged"), "{err}");
+    assert_eq!(std::fs::read(&idx).unwrap(), before);
+}

@@ -120,6 +120,37 @@ def best_build(recs, set_name, lib, cpus=None):
             "ef_construction": b.get("ef_construction"), "vectors": b.get("vectors"), **tags(b, cpus)}
 
 
+def best_append(recs, call):
+    """Fastest `call` (append | rebuild) of the append set: process wall seconds, records, util."""
+    rs = [r for r in sel(recs, set="append", call=call) if r.get("process_wall_s") is not None]
+    if not rs:
+        return None
+    b = min(rs, key=lambda r: r["process_wall_s"])
+    b = {**b, "threads": 2}
+    return {"seconds": b["process_wall_s"], "records": b.get("records"), "base_records": b.get("base_records"),
+            "indexed": b.get("indexed"), "util": util(b), "rounds": len(rs), **tags(b, None)}
+
+
+def print_appends(recs, cpus=None):
+    """The append-vs-rebuild table; returns {call: aggregate}."""
+    out = {c: best_append(recs, c) for c in ("append", "rebuild")}
+    if not all(out.values()):
+        return {}
+    for c in out:
+        rs = [r for r in sel(recs, set="append", call=c) if r.get("process_wall_s") is not None]
+        b = min(rs, key=lambda r: r["process_wall_s"])
+        out[c].update(tags({**b, "threads": 2}, cpus))
+    ap, rb = out["append"], out["rebuild"]
+    rows = [[c, fmt(x["records"]), fmt(x["seconds"], 2), fmt(1000 * x["seconds"] / max(x["records"] or 1, 1), 2),
+             fmt(x["util"], 2) + star(x)] for c, x in out.items()]
+    print_table(f"Appends ({fmt(ap['records'])} records to a {fmt(ap['base_records'])}-record index vs a rebuild of "
+                f"all; fixdex index, process wall incl. model load; best of {ap['rounds']})",
+                ["step", "records embedded", "seconds", "ms per record", "util"], rows)
+    print(f"append / rebuild: {ratio(ap['seconds'], rb['seconds']):.3f} of the time "
+          f"for {ap['records'] / max(rb['records'], 1):.3f} of the records")
+    return out
+
+
 def set_size(recs, set_name):
     """(base vectors, queries) of a set, from the build and search records."""
     n = next((r.get("vectors") for r in sel(recs, kind="build", set=set_name) if r.get("vectors")), None)
@@ -281,7 +312,21 @@ def host_line(host):
             f"logical CPUs ({host.get('usable_cpus')} usable); {feats}")
 
 
-def figure_sides(heads, builds, opens, emb, fxe, b1m, o1m, threads):
+def append_keys(apd):
+    """Last-line keys of the append timing. The issue's names (`append_s_1k_to_20k`, `rebuild_s_21k`)
+    only when the run used those sizes; the generic ones always."""
+    ap, rb = apd.get("append") or {}, apd.get("rebuild") or {}
+    sizes = (ap.get("records"), ap.get("base_records"))
+    return {
+        "append_s": ap.get("seconds"), "append_records": ap.get("records"), "append_base_records": ap.get("base_records"),
+        "rebuild_s": rb.get("seconds"), "rebuild_records": rb.get("records"),
+        "append_over_rebuild": ratio(ap.get("seconds"), rb.get("seconds")),
+        "append_s_1k_to_20k": ap.get("seconds") if sizes == (1000, 20000) else None,
+        "rebuild_s_21k": rb.get("seconds") if sizes == (1000, 20000) else None,
+    }
+
+
+def figure_sides(heads, builds, opens, emb, fxe, b1m, o1m, threads, apd=None):
     """{last-line key: {program: aggregated measurement}}: what each figure is made of."""
     f = {}
     for lib in PEERS:
@@ -304,6 +349,11 @@ def figure_sides(heads, builds, opens, emb, fxe, b1m, o1m, threads):
         f[f"embed_snippets_per_s_{b}"] = {lib: emb.get(lib)}
         for peer in ("ort", "st"):
             f[f"embed_ratio_{peer}_{b}"] = {lib: emb.get(lib), peer: emb.get(peer)}
+    apd = apd or {}
+    for key, call in (("append_s", "append"), ("append_s_1k_to_20k", "append"), ("rebuild_s", "rebuild"),
+                      ("rebuild_s_21k", "rebuild")):
+        f[key] = {"fixdex": apd.get(call)}
+    f["append_over_rebuild"] = {"fixdex-append": apd.get("append"), "fixdex-rebuild": apd.get("rebuild")}
     return f
 
 
@@ -348,6 +398,7 @@ def main(argv=None):
     builds = print_builds(recs, "real", "ANN real set", libs, cpus)
     opens = print_opens(recs, "real", "ANN real set", (*libs, "usearch-view"), cpus)
     emb = print_embed(recs, cpus)
+    apd = print_appends(recs, cpus)
 
     b1m = o1m = {}
     if sel(recs, set="synth1m"):
@@ -392,11 +443,12 @@ def main(argv=None):
         **{f"embed_snippets_per_s_{b}": sps(lib) for lib, b in BACKENDS.items()},
         **{f"embed_cos_min_{b}": (emb.get(lib) or {}).get("cos_min") for lib, b in BACKENDS.items()},
         **{f"embed_ratio_{peer}_{b}": ratio(sps(lib), sps(peer)) for lib, b in BACKENDS.items() for peer in ("ort", "st")},
+        **append_keys(apd),
         "total_s": end.get("total_s"),
     }
     summary = {k: (round(v, 4) if isinstance(v, float) and "cos" not in k else v) for k, v in summary.items()}
 
-    sides = figure_sides(heads, builds, opens, emb, fxe, b1m, o1m, threads)
+    sides = figure_sides(heads, builds, opens, emb, fxe, b1m, o1m, threads, apd)
     measured = {k: {prog: agg for prog, agg in progs.items() if agg} for k, progs in sides.items()
                 if summary.get(k) is not None}
     utils = {k: {prog: agg.get("util") for prog, agg in progs.items() if agg.get("util") is not None}

@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import time
@@ -53,6 +54,9 @@ def parse_args():
     ap.add_argument("--fixdex-quantize", default="int8", choices=["none", "int8"],
                     help="fixdex traversal vectors: int8 codes reranked by exact f32 (default) or f32 only")
     ap.add_argument("--open-repeats", type=int, default=10)
+    ap.add_argument("--append-base", type=int, help="records in the index appended to (default 20000, quick 2000)")
+    ap.add_argument("--append-new", type=int, help="records appended (default 1000, quick 100)")
+    ap.add_argument("--append-rounds", type=int, default=2, help="append and rebuild timings, best reported")
     ap.add_argument("--synth-n", type=int, default=1_000_000)
     ap.add_argument("--synth-ef-construction", type=int, default=16,
                     help="ef_construction of the 1M builds: the three builds take ~11 min at 16 on 2 busy cores, "
@@ -63,6 +67,8 @@ def parse_args():
     a = ap.parse_args()
     a.rounds = a.rounds or (2 if a.quick else 3)
     a.embed_n = a.embed_n or (200 if a.quick else 2000)
+    a.append_base = a.append_base or (2000 if a.quick else 20000)
+    a.append_new = a.append_new or (100 if a.quick else 1000)
     return a
 
 
@@ -194,6 +200,51 @@ def ann_synth(rec, a):
         open_round(rec, a, ds, opens, efc, rnd)
 
 
+# ---------------------------------------------------------------- appends
+
+
+def append_corpus(a):
+    """Writes base.jsonl (the first --append-base rows of the shared manysstubs4j corpus), new.jsonl
+    (the next --append-new rows) and all.jsonl (both) under WORK/append; returns their paths."""
+    src = Path(a.shared) / "data" / "manysstubs4j.jsonl"
+    d = Path(a.work) / "append"
+    d.mkdir(parents=True, exist_ok=True)
+    with open(src) as f:
+        rows = [next(f) for _ in range(a.append_base + a.append_new)]
+    paths = {name: d / f"{name}.jsonl" for name in ("base", "new", "all")}
+    paths["base"].write_text("".join(rows[:a.append_base]))
+    paths["new"].write_text("".join(rows[a.append_base:]))
+    paths["all"].write_text("".join(rows))
+    return d, paths
+
+
+def appends(rec, a):
+    """`fixdex index --append` of N new records to a B-record index vs a rebuild of all B + N (same
+    model, settings and threads; each a fresh process, so both include model load). The base is
+    built once; each round appends to a fresh copy of it. Figures: process wall seconds."""
+    d, paths = append_corpus(a)
+    base = d / "base.fdx"
+    env = {"RAYON_NUM_THREADS": "2"}
+    log(f"appends: building the {a.append_base}-record base index from manysstubs4j")
+    record_call(rec, [a.fixdex, "index", str(paths["base"]), "-o", str(base), "--json", "-q"], env=env,
+                call="append-base", lib="fixdex", set="append", round=0, records=a.append_base)
+    for rnd in range(a.append_rounds):
+        grown = d / f"grown-{rnd}.fdx"
+        for p in [grown, Path(str(grown) + ".segments")]:
+            shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+        shutil.copyfile(base, grown)
+        for step in ("append", "rebuild") if rnd % 2 == 0 else ("rebuild", "append"):
+            log(f"appends round {rnd + 1}/{a.append_rounds}: {step}")
+            if step == "append":
+                cmd = [a.fixdex, "index", "--append", str(grown), str(paths["new"]), "--json", "-q"]
+                n = a.append_new
+            else:
+                cmd = [a.fixdex, "index", str(paths["all"]), "-o", str(d / "rebuilt.fdx"), "--json", "-q"]
+                n = a.append_base + a.append_new
+            record_call(rec, cmd, env=env, call=step, lib="fixdex", set="append", round=rnd, records=n,
+                        base_records=a.append_base)
+
+
 # ---------------------------------------------------------------- embedding
 
 
@@ -283,6 +334,7 @@ def main():
             f"builders {','.join(a.synth_libs)}, ef {a.synth_ef}, 2 threads, 1 build each")
     ann_real(rec, a)
     embed(rec, a)
+    appends(rec, a)
     if not a.quick:
         ann_synth(rec, a)
     rec.add({"kind": "meta-end", "total_s": round(time.perf_counter() - t0, 1), "loadavg_end": loadavg()})

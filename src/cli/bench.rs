@@ -72,9 +72,10 @@ struct EmbedArgs {
     #[arg(long, default_value_t = indexer::batch::BatchConfig::default().max_batch_items)]
     max_batch_items: usize,
     /// Forward pass: `fast` (default: fixdex's padding-free f32 encoder), `bf16` (the same
-    /// with bf16 projections, AVX512_BF16 CPUs only) or `candle` (the candle-transformers
-    /// reference).
-    #[arg(long, default_value = "fast", value_parser = ["fast", "bf16", "candle"])]
+    /// with bf16 projections, AVX512_BF16 CPUs only), `auto` (`bf16` when a timing of both on
+    /// this CPU says it is at least 1.1x faster, else `fast`: `index --precision auto`; the
+    /// JSON's `backend_ran` says which) or `candle` (the candle-transformers reference).
+    #[arg(long, default_value = "fast", value_parser = ["fast", "bf16", "auto", "candle"])]
     backend: String,
     /// Embedding model folder.
     #[arg(long, env = "FIXDEX_MODEL")]
@@ -281,10 +282,16 @@ fn minilm_flops(l: usize) -> f64 {
 
 fn embed(a: &EmbedArgs) -> anyhow::Result<ExitCode> {
     use engine::embed::{Backend, BertEmbedder, Embedder, compose};
-    let backend = match a.backend.as_str() {
-        "candle" => Backend::Candle,
-        "bf16" => Backend::FastBf16,
+    let calibration = (a.backend == "auto").then(engine::embed::calibrate::prefer_bf16);
+    let backend = match (a.backend.as_str(), calibration) {
+        ("candle", _) => Backend::Candle,
+        ("bf16", _) | (_, Some((true, _))) => Backend::FastBf16,
         _ => Backend::Fast,
+    };
+    let ran = match backend {
+        Backend::Candle => "candle",
+        Backend::FastBf16 => "bf16",
+        Backend::Fast => "fast",
     };
     let model = BertEmbedder::load_with(&super::model::resolve(a.model.as_deref()), backend)?;
     let texts = read_snippets(&a.snippets, a.n)?;
@@ -301,7 +308,8 @@ fn embed(a: &EmbedArgs) -> anyhow::Result<ExitCode> {
     let tokens: usize = seqs.iter().map(Vec::len).sum();
     let flops: f64 = seqs.iter().map(|s| minilm_flops(s.len())).sum();
     let cos = a.reference.as_deref().map(|p| cosine_vs_reference(&out, p)).transpose()?;
-    emit(serde_json::json!({"kind": "embed", "backend": a.backend, "snippets": seqs.len(), "tokens": tokens,
+    emit(serde_json::json!({"kind": "embed", "backend": a.backend, "backend_ran": ran,
+        "calibration": calibration.map(|c| c.1), "snippets": seqs.len(), "tokens": tokens,
         "seconds": best, "snippets_per_second": seqs.len() as f64 / best, "tokens_per_second": tokens as f64 / best,
         "useful_gflops": flops / best / 1e9, "threads": rayon::current_num_threads(), "cpu_util": util,
         "cos_min": cos.map(|c| c.0), "cos_mean": cos.map(|c| c.1)}))?;

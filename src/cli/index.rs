@@ -60,9 +60,11 @@ pub struct Args {
     #[arg(long, env = "FIXDEX_MODEL")]
     model: Option<PathBuf>,
     /// Precision of the embedding model's projections: `f32` (default, reproducible to
-    /// ~1e-7) or `bf16` (about 1.5x faster on CPUs with AVX512_BF16; cosine > 0.9999 to f32
-    /// on the reference snippets; fails on other CPUs).
-    #[arg(long, default_value = "f32", value_parser = ["f32", "bf16"])]
+    /// ~1e-7), `bf16` (cosine ≥ 0.999 to f32 on the reference snippets; needs AVX512_BF16;
+    /// 1.5x faster on AMD Zen 4 but slower on some Intel Xeons) or `auto`: time both on this
+    /// CPU first (~0.1 s) and run bf16 only when it is at least 1.1x as fast; the choice and
+    /// the measured GFLOP/s are printed and in --json.
+    #[arg(long, default_value = "f32", value_parser = ["auto", "f32", "bf16"])]
     precision: String,
     /// HNSW: neighbours per node on upper levels (level 0 keeps 2·M).
     #[arg(long, default_value_t = HnswConfig::default().m)]
@@ -111,7 +113,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     indexer::build::check_outputs(&opts).map_err(|e| with_hint(e, &opts))?;
     let model_dir = super::model::resolve(args.model.as_deref());
-    let model = super::model::load_with(&model_dir, args.precision == "bf16")?;
+    let precision = Precision::choose(&args.precision);
+    let model = super::model::load_with(&model_dir, precision.bf16)?;
     let bars = Bars::new(args.quiet || args.json);
     let stats = build_index(&opts, &model, &bars).map_err(|e| with_hint(e, &opts))?;
     bars.clear();
@@ -125,24 +128,74 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         );
     }
     if args.json {
-        out!("{}", serde_json::to_string(&stats)?)?;
+        let mut v = serde_json::to_value(&stats)?;
+        precision.add_to(&mut v);
+        out!("{}", serde_json::to_string(&v)?)?;
     } else {
         print_summary(&opts, &stats)?;
+        out!("  {}", precision.describe())?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The projections' precision for this run (`--precision`), and the measurement behind an
+/// `auto` choice ([`engine::embed::calibrate`]).
+struct Precision {
+    bf16: bool,
+    calibration: Option<engine::embed::calibrate::Calibration>,
+}
+
+impl Precision {
+    fn choose(flag: &str) -> Precision {
+        match flag {
+            "auto" => {
+                let (bf16, c) = engine::embed::calibrate::prefer_bf16();
+                Precision { bf16, calibration: Some(c) }
+            }
+            p => Precision { bf16: p == "bf16", calibration: None },
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        if self.bf16 { "bf16" } else { "f32" }
+    }
+
+    /// Adds `precision` and, for `auto`, `calibration` to the statistics object.
+    fn add_to(&self, v: &mut serde_json::Value) {
+        v["precision"] = self.name().into();
+        if let Some(c) = &self.calibration {
+            v["calibration"] = serde_json::to_value(c).unwrap_or_default();
+        }
+    }
+
+    /// One line for the summary.
+    fn describe(&self) -> String {
+        match &self.calibration {
+            None => format!("precision: {}", self.name()),
+            Some(c) => format!(
+                "precision: {} (auto: projection {:.1} GFLOP/s in f32, {} in bf16 on one core of this CPU)",
+                self.name(),
+                c.f32_gflops,
+                c.bf16_gflops.map_or_else(|| "not available".to_string(), |b| format!("{b:.1} GFLOP/s"))
+            ),
+        }
+    }
 }
 
 /// `fixdex index --append INDEX` ([`indexer::append`]).
 fn run_append(args: &Args, index: &Path, opts: BuildOptions) -> anyhow::Result<ExitCode> {
     let model_dir = super::model::resolve(args.model.as_deref());
-    let model = super::model::load_with(&model_dir, args.precision == "bf16")?;
+    let precision = Precision::choose(&args.precision);
+    let model = super::model::load_with(&model_dir, precision.bf16)?;
     let bars = Bars::new(args.quiet || args.json);
     let hint = "nothing was published; the index is unchanged";
     let stats = indexer::append::append(index, opts.clone(), &model, &bars)
         .map_err(|e| anyhow::Error::new(e).context(format!("appending to {} failed ({hint})", index.display())))?;
     bars.clear();
     if args.json {
-        out!("{}", serde_json::to_string(&stats)?)?;
+        let mut v = serde_json::to_value(&stats)?;
+        precision.add_to(&mut v);
+        out!("{}", serde_json::to_string(&v)?)?;
         return Ok(ExitCode::SUCCESS);
     }
     let b = &stats.build;
@@ -168,6 +221,7 @@ fn run_append(args: &Args, index: &Path, opts: BuildOptions) -> anyhow::Result<E
         let mut shown = opts;
         shown.output = stats.segment.clone().unwrap_or_else(|| index.to_path_buf());
         print_details(&shown, b)?;
+        out!("  {}", precision.describe())?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -11,6 +11,7 @@
 
 mod bert;
 pub mod bf16;
+pub mod calibrate;
 mod compose;
 mod encoder;
 mod st_config;

@@ -7,6 +7,10 @@
 #   $SHARED/baselines/ann/; build throughput; load/open time. Full run only: a seeded
 #   synthetic 1M x 384 set (numpy default_rng(1234)) for build, open time and RSS at scale,
 #   built with a smaller ef_construction (printed) so that the run fits in 45 minutes.
+#   Cold and warm starts on it (fixdex and hnswlib): a fresh process opens/loads the saved index and
+#   runs one batched search at ef 16 then 64 (2 threads), first right after emptying the page cache
+#   (root only; otherwise warm only), then again; keys qps_1m_ef{16,64}_{cold,warm}[_hnswlib] and
+#   start_s_1m_{cold,warm}[_hnswlib] (open/load + the first search, seconds).
 # Embedding: fixdex `bench embed` (f32, and `--backend bf16` when the CPU has avx512_bf16) vs
 #   onnxruntime fp32 (own ONNX export, batches of 32 sorted by token count, 2 threads) and
 #   sentence-transformers on $SHARED/baselines/reference/. fixdex's headline is the FASTER of its

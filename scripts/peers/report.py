@@ -151,6 +151,51 @@ def print_appends(recs, cpus=None):
     return out
 
 
+def cold_warm(recs, set_name="synth1m"):
+    """{lib: {state: {"open_ms", "qps": {ef: qps}, "recall": {ef: r}, "start_s"}}} from the coldwarm calls:
+    start_s = open/load + the first batched search (what a fresh process pays before its first answers)."""
+    out = {}
+    for r in sel(recs, set=set_name, call="coldwarm"):
+        slot = out.setdefault(r["lib"], {}).setdefault(r["state"], {"qps": {}, "recall": {}, "searches": []})
+        if r.get("kind") in ("open", "load"):
+            slot["open_ms"] = r.get("ms", r.get("open_ms_best"))
+        elif r.get("kind") == "search":
+            slot["qps"][r["ef"]] = r["qps"]
+            slot["recall"][r["ef"]] = r.get("recall")
+            slot["searches"].append(r.get("queries", 0) / r["qps"] if r.get("qps") else None)
+            slot.setdefault("why", []).extend(contention({**r, "threads": 2}, None))
+    for states in out.values():
+        for slot in states.values():
+            first = next((x for x in slot.pop("searches") if x is not None), None)
+            slot["start_s"] = None if first is None or slot.get("open_ms") is None else slot["open_ms"] / 1e3 + first
+    return out
+
+
+def print_cold_warm(cw, set_title):
+    if not cw:
+        return
+    efs = sorted({ef for states in cw.values() for slot in states.values() for ef in slot["qps"]})
+    rows = []
+    for lib, states in cw.items():
+        for state, slot in states.items():
+            rows.append([lib, state, fmt(slot.get("open_ms"), 1), *[fmt(slot["qps"].get(ef)) for ef in efs],
+                         fmt(slot.get("start_s"), 2)])
+    print_table(f"{set_title}: cold (page cache emptied) and warm starts, one process each, 2 threads, "
+                "one batched search per ef in order",
+                ["program", "start", "open/load ms", *[f"QPS ef {ef}" for ef in efs], "open + first search s"], rows)
+
+
+def cold_warm_keys(cw):
+    keys = {}
+    for lib, states in cw.items():
+        suffix = "" if lib == "fixdex" else f"_{lib}"
+        for state, slot in states.items():
+            for ef, q in slot["qps"].items():
+                keys[f"qps_1m_ef{ef}_{state}{suffix}"] = q
+            keys[f"start_s_1m_{state}{suffix}"] = slot.get("start_s")
+    return keys
+
+
 def set_size(recs, set_name):
     """(base vectors, queries) of a set, from the build and search records."""
     n = next((r.get("vectors") for r in sel(recs, kind="build", set=set_name) if r.get("vectors")), None)
@@ -326,7 +371,7 @@ def append_keys(apd):
     }
 
 
-def figure_sides(heads, builds, opens, emb, fxe, b1m, o1m, threads, apd=None):
+def figure_sides(heads, builds, opens, emb, fxe, b1m, o1m, threads, apd=None, cw=None):
     """{last-line key: {program: aggregated measurement}}: what each figure is made of."""
     f = {}
     for lib in PEERS:
@@ -354,6 +399,11 @@ def figure_sides(heads, builds, opens, emb, fxe, b1m, o1m, threads, apd=None):
                       ("rebuild_s_21k", "rebuild")):
         f[key] = {"fixdex": apd.get(call)}
     f["append_over_rebuild"] = {"fixdex-append": apd.get("append"), "fixdex-rebuild": apd.get("rebuild")}
+    for lib, states in (cw or {}).items():
+        for state, slot in states.items():
+            agg = {"why": slot.get("why") or [], "util": None}
+            for key in cold_warm_keys({lib: {state: slot}}):
+                f[key] = {lib: agg}
     return f
 
 
@@ -400,7 +450,7 @@ def main(argv=None):
     emb = print_embed(recs, cpus)
     apd = print_appends(recs, cpus)
 
-    b1m = o1m = {}
+    b1m = o1m = cw = {}
     if sel(recs, set="synth1m"):
         s_libs = tuple(p.get("synth_libs", ()))
         name = f"Synthetic {fmt(p.get('synth_n'))} x 384"
@@ -409,6 +459,8 @@ def main(argv=None):
         ann_tables(recs, "synth1m", t1m, s_libs, [2], cpus)
         b1m = print_builds(recs, "synth1m", name, s_libs, cpus)
         o1m = print_opens(recs, "synth1m", name, (*s_libs, "usearch-view") if "usearch" in s_libs else s_libs, cpus)
+        cw = cold_warm(recs)
+        print_cold_warm(cw, name)
 
     def q(lib, t):
         return heads.get((lib, t)) and heads[(lib, t)]["qps"]
@@ -444,11 +496,12 @@ def main(argv=None):
         **{f"embed_cos_min_{b}": (emb.get(lib) or {}).get("cos_min") for lib, b in BACKENDS.items()},
         **{f"embed_ratio_{peer}_{b}": ratio(sps(lib), sps(peer)) for lib, b in BACKENDS.items() for peer in ("ort", "st")},
         **append_keys(apd),
+        **cold_warm_keys(cw),
         "total_s": end.get("total_s"),
     }
     summary = {k: (round(v, 4) if isinstance(v, float) and "cos" not in k else v) for k, v in summary.items()}
 
-    sides = figure_sides(heads, builds, opens, emb, fxe, b1m, o1m, threads, apd)
+    sides = figure_sides(heads, builds, opens, emb, fxe, b1m, o1m, threads, apd, cw)
     measured = {k: {prog: agg for prog, agg in progs.items() if agg} for k, progs in sides.items()
                 if summary.get(k) is not None}
     utils = {k: {prog: agg.get("util") for prog, agg in progs.items() if agg.get("util") is not None}

@@ -62,6 +62,8 @@ def parse_args():
                     help="ef_construction of the 1M builds: the three builds take ~11 min at 16 on 2 busy cores, "
                          "~30 min at 40 (extrapolated from 50k); open time and RSS hardly depend on it")
     ap.add_argument("--synth-ef", type=lambda s: csv(s, int), default=[16, 64, 256])
+    ap.add_argument("--cold-ef", type=lambda s: csv(s, int), default=[16, 64],
+                    help="ef_search values of the cold/warm start runs on the 1M set, in order")
     ap.add_argument("--synth-libs", type=csv, default=["fixdex", "hnswlib", "usearch"],
                     help="programs that build the 1M index (faiss is left out: its build is the slowest)")
     a = ap.parse_args()
@@ -198,6 +200,39 @@ def ann_synth(rec, a):
     for rnd in range(2):
         log(f"open/load, 1M set, round {rnd + 1}/2")
         open_round(rec, a, ds, opens, efc, rnd)
+    cold_warm(rec, a, ds, efc, [lib for lib in ("fixdex", "hnswlib") if lib in a.synth_libs])
+
+
+def drop_page_cache():
+    """Empties the page cache (root only: `sync; echo 1 > /proc/sys/vm/drop_caches`); False when not allowed."""
+    try:
+        os.sync()
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("1\n")
+        return True
+    except OSError:
+        return False
+
+
+def cold_warm(rec, a, ds, efc, libs):
+    """Cold and warm starts: per program, a fresh process that opens/loads the saved index and runs one
+    batched search per ef (a.cold_ef, in order, 2 threads), first right after emptying the page cache
+    (cold), then again at once (warm). The process wall time is the cold-start cost a CLI user pays."""
+    for lib in libs:
+        for state in ("cold", "warm"):
+            if state == "cold" and not drop_page_cache():
+                log("cold start: cannot empty the page cache (needs root); measuring warm only")
+                continue
+            log(f"{state} start, {ds.name}: {lib}")
+            if lib == "fixdex":
+                cmd = [a.fixdex, "bench", "ann", "--base", ds.base, "--queries", ds.queries, "--gt", ds.gt,
+                       "--index", ds.index("fixdex", efc), "--reuse", "--repeats", "1",
+                       "--ef", ",".join(map(str, a.cold_ef)), "--threads", "2"]
+            else:
+                cmd = [python(), str(HERE / "ann_peers.py"), "sweep", "--lib", lib, "--index", ds.index(lib, efc),
+                       "--queries", ds.queries, "--gt", ds.gt, "--ef", ",".join(map(str, a.cold_ef)), "--threads", "2"]
+            record_call(rec, cmd, env={"RAYON_NUM_THREADS": "2"}, call="coldwarm", state=state, lib=lib,
+                        set=ds.name, round=0)
 
 
 # ---------------------------------------------------------------- appends

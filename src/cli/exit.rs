@@ -34,7 +34,7 @@ pub fn report(err: &anyhow::Error) -> ExitCode {
     ExitCode::from(code_for(err))
 }
 
-fn code_for(err: &anyhow::Error) -> u8 {
+pub(crate) fn code_for(err: &anyhow::Error) -> u8 {
     let engine_err = err.chain().find_map(|e| e.downcast_ref::<engine::Error>()).or_else(|| {
         err.chain().find_map(|e| match e.downcast_ref::<indexer::Error>() {
             Some(indexer::Error::Engine(inner)) => Some(inner),

@@ -1,19 +1,21 @@
 //! `fixdex search`: the most similar bug-fix pairs for a buggy snippet and its root cause.
 
-use std::io::Read;
+use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use anyhow::Context;
 use engine::embed::LineRange;
 use engine::{Filter, ProjectMatch, Record, SearchParams, SegmentHit, Segments, Space};
+use rayon::prelude::*;
 use repair::fix_actions::FixActions;
 use repair::rank::{CorpusStats, Features, Rank, Weights};
 use repair::suggest::{LabelPrior, Suggestion, Voter};
 
 /// Arguments of `fixdex search`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct Args {
     /// The index file, or a manifest of segments (`fixdex manifest`).
     index: PathBuf,
@@ -81,6 +83,19 @@ pub struct Args {
     /// Print hits as one JSON object.
     #[arg(long)]
     json: bool,
+    /// Answer many queries with one model and index load: QUERIES.jsonl (`-`: standard
+    /// input) holds one JSON object per line, `{"code": TEXT, "cause": TEXT}` plus any of
+    /// `id` (echoed back), `k`, `threshold`, `space`, `ef`, `exact`, `no_int8`, `lang`,
+    /// `project`, `exclude_id`, `exclude_project` (a string or an array of strings),
+    /// `rank`, `query_lang` and `lines`, named as the flags with `_` for `-`; a field a line
+    /// omits takes the flag's value. `code` is the snippet itself, not a file. Prints one
+    /// JSON line per non-blank input line, in order: the `--json` answer plus `line` (1-based
+    /// input line number) and `id`, or `{"line": N, "id": ..., "error": "..."}` for a line
+    /// that fails (bad JSON, unknown field, wrong type, a filter matching nothing, ...);
+    /// the other lines still answer. Exit status: 0 when every line answered, else the
+    /// highest status the failed lines would have had as single searches (2 for bad JSON).
+    #[arg(long, value_name = "QUERIES.jsonl", conflicts_with_all = ["code", "cause", "lines"])]
+    batch: Option<String>,
 }
 
 fn parse_rank(s: &str) -> Result<Rank, String> {
@@ -94,8 +109,11 @@ fn parse_language(s: &str) -> Result<actions::Language, String> {
 /// Suggestions kept in an answer.
 const SUGGESTIONS: usize = 5;
 
-/// Runs `fixdex search`.
+/// Runs `fixdex search`: one query from the flags, or `--batch`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    if let Some(queries) = &args.batch {
+        return run_batch(args, queries);
+    }
     let params = params(args)?;
     let code = read_code(args.code.as_deref(), params.space)?;
     let lines = buggy_lines(args.lines.as_deref(), &code)?;
@@ -108,19 +126,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let excluded = index.resolve_filter(&params.filter)?;
     warn_unmatched(&excluded);
     let model = super::model::load(&super::model::resolve(args.model.as_deref()))?;
+    let corpus = Corpus::new(&index, &model);
     let t = Instant::now();
-    let answer = ranked_answer(args, &index, &model, (&code, lines), params.clone())?;
+    let answer = ranked_answer(args, &corpus, (&code, lines), params.clone())?;
     let seconds = t.elapsed().as_secs_f64();
-    let prior = match &answer.prior {
-        Some(p) => p.clone(),
-        None => LabelPrior::of(&index).context("reading the index's action labels for the suggestions")?,
-    };
+    let prior = corpus.prior(&answer)?;
     let suggestions = answer.suggestions(&prior);
     if args.json {
-        let mut report = json_report(&params, &answer, seconds);
-        report["rank"] = args.rank.name().into();
-        report["suggestions"] = serde_json::to_value(&suggestions)?;
-        report["exclude_projects"] = serde_json::to_value(&excluded)?;
+        let report = full_report(args, &params, &answer, &suggestions, &excluded, seconds)?;
         out!("{}", serde_json::to_string(&report)?)?;
     } else {
         if args.actions {
@@ -131,6 +144,297 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The `--json` answer: [`json_report`] plus the ranking, suggestions and exclusions.
+fn full_report(
+    args: &Args,
+    params: &SearchParams,
+    answer: &Answer,
+    suggestions: &[Suggestion],
+    excluded: &[ProjectMatch],
+    seconds: f64,
+) -> anyhow::Result<serde_json::Value> {
+    let mut report = json_report(params, answer, seconds);
+    report["rank"] = args.rank.name().into();
+    report["suggestions"] = serde_json::to_value(suggestions)?;
+    report["exclude_projects"] = serde_json::to_value(excluded)?;
+    Ok(report)
+}
+
+/// The opened index and model, and what the rankings read from the whole index, computed
+/// on first use and shared by every query of a run.
+struct Corpus<'a> {
+    index: &'a Segments,
+    model: &'a dyn engine::embed::Embedder,
+    stats: Mutex<Option<Arc<CorpusStats>>>,
+    prior: Mutex<Option<Arc<LabelPrior>>>,
+}
+
+impl<'a> Corpus<'a> {
+    fn new(index: &'a Segments, model: &'a dyn engine::embed::Embedder) -> Corpus<'a> {
+        Corpus { index, model, stats: Mutex::new(None), prior: Mutex::new(None) }
+    }
+
+    /// The ranking statistics ([`CorpusStats::of`]), read once.
+    fn stats(&self) -> anyhow::Result<Arc<CorpusStats>> {
+        let mut slot = self.stats.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(s) = slot.as_ref() {
+            return Ok(Arc::clone(s));
+        }
+        let s = Arc::new(CorpusStats::of(self.index).context("reading the index's documents for the ranking")?);
+        *slot = Some(Arc::clone(&s));
+        Ok(s)
+    }
+
+    /// The label prior of the suggestions: the ranking's when it read one, else
+    /// [`LabelPrior::of`], read once.
+    fn prior(&self, answer: &Answer) -> anyhow::Result<Arc<LabelPrior>> {
+        if let Some(stats) = &answer.stats {
+            return Ok(Arc::new(stats.label_prior().clone()));
+        }
+        let mut slot = self.prior.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(p) = slot.as_ref() {
+            return Ok(Arc::clone(p));
+        }
+        let p = Arc::new(LabelPrior::of(self.index).context("reading the index's action labels for the suggestions")?);
+        *slot = Some(Arc::clone(&p));
+        Ok(p)
+    }
+}
+
+/// Lines answered together (in parallel) before their answers are printed.
+const BATCH_CHUNK: usize = 64;
+
+/// The longest input line `--batch` reads (a 1 MiB snippet with JSON escapes fits).
+const MAX_BATCH_LINE: usize = 8 << 20;
+
+/// One line of a `--batch` file: the query and the flags it overrides (see `--batch`).
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BatchQuery {
+    id: Option<serde_json::Value>,
+    code: Option<String>,
+    cause: Option<String>,
+    k: Option<usize>,
+    threshold: Option<f32>,
+    space: Option<String>,
+    ef: Option<usize>,
+    exact: Option<bool>,
+    no_int8: Option<bool>,
+    lang: Option<OneOrMany>,
+    project: Option<OneOrMany>,
+    exclude_id: Option<OneOrMany>,
+    exclude_project: Option<OneOrMany>,
+    rank: Option<String>,
+    query_lang: Option<String>,
+    lines: Option<String>,
+}
+
+/// A repeatable flag's value in a `--batch` line: one string or an array of them.
+#[derive(Debug, serde::Deserialize)]
+#[serde(untagged, expecting = "a string or an array of strings")]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    fn into_vec(self) -> Vec<String> {
+        match self {
+            OneOrMany::One(s) => vec![s],
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+impl BatchQuery {
+    /// The flags `base` with this line's fields put over them.
+    fn args(self, base: &Args) -> anyhow::Result<Args> {
+        let mut a = base.clone();
+        a.code = self.code;
+        a.cause = self.cause.unwrap_or_default();
+        a.lines = self.lines;
+        a.k = self.k.unwrap_or(a.k);
+        a.threshold = self.threshold.or(a.threshold);
+        a.space = self.space.unwrap_or(a.space);
+        a.ef = self.ef.unwrap_or(a.ef);
+        a.exact = self.exact.unwrap_or(a.exact);
+        a.no_int8 = self.no_int8.unwrap_or(a.no_int8);
+        a.languages = self.lang.map_or(a.languages, OneOrMany::into_vec);
+        a.projects = self.project.map_or(a.projects, OneOrMany::into_vec);
+        a.exclude_id = self.exclude_id.map_or(a.exclude_id, OneOrMany::into_vec);
+        a.exclude_project = self.exclude_project.map_or(a.exclude_project, OneOrMany::into_vec);
+        if let Some(r) = self.rank {
+            a.rank = parse_rank(&r).map_err(|e| anyhow::anyhow!("\"rank\": {e}"))?;
+        }
+        if let Some(l) = self.query_lang {
+            a.query_lang = Some(parse_language(&l).map_err(|e| anyhow::anyhow!("\"query_lang\": {e}"))?);
+        }
+        Ok(a)
+    }
+}
+
+/// A failed `--batch` line: the message and the exit status it stands for.
+struct LineError {
+    message: String,
+    status: u8,
+}
+
+impl From<anyhow::Error> for LineError {
+    fn from(e: anyhow::Error) -> LineError {
+        LineError { message: format!("{e:#}"), status: super::exit::code_for(&e) }
+    }
+}
+
+/// `fixdex search --batch`: opens the index and the model once, then answers the lines of
+/// `queries` in chunks of [`BATCH_CHUNK`] (in parallel), printing each chunk's answers in
+/// input order before reading on.
+fn run_batch(base: &Args, queries: &str) -> anyhow::Result<ExitCode> {
+    let name = if queries == "-" { "- (standard input)" } else { queries };
+    let mut reader: Box<dyn std::io::BufRead> = if queries == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let f = std::fs::File::open(queries).with_context(|| format!("reading --batch {name}"))?;
+        Box::new(std::io::BufReader::new(f))
+    };
+    let index = Segments::open(&base.index).with_context(|| format!("opening index {}", base.index.display()))?;
+    let model = super::model::load(&super::model::resolve(base.model.as_deref()))?;
+    let corpus = Corpus::new(&index, &model);
+    let (mut line_no, mut failed, mut status) = (0usize, Vec::new(), 0u8);
+    loop {
+        let mut chunk = Vec::with_capacity(BATCH_CHUNK);
+        while chunk.len() < BATCH_CHUNK {
+            let Some(line) = read_line(&mut reader).with_context(|| format!("reading --batch {name}"))? else {
+                break;
+            };
+            line_no += 1;
+            let blank = matches!(&line, Ok(t) if t.trim().is_empty());
+            if !blank {
+                chunk.push((line_no, line));
+            }
+        }
+        if chunk.is_empty() {
+            break;
+        }
+        let answers: Vec<serde_json::Value> = chunk
+            .into_par_iter()
+            .map(|(n, line)| {
+                let result = line.map_err(|message| LineError { message, status: super::exit::USAGE });
+                let (id, result) = match result {
+                    Ok(text) => batch_answer(base, &corpus, n, &text),
+                    Err(e) => (None, Err(e)),
+                };
+                let mut v = match result {
+                    Ok(report) => report,
+                    Err(e) => serde_json::json!({ "error": e.message, "status": e.status }),
+                };
+                v["line"] = n.into();
+                if let Some(id) = id {
+                    v["id"] = id;
+                }
+                v
+            })
+            .collect();
+        let mut stdout = std::io::stdout().lock();
+        for v in &answers {
+            if let Some(s) = v.get("status").and_then(serde_json::Value::as_u64) {
+                failed.push(v["line"].as_u64().unwrap_or(0));
+                status = status.max(u8::try_from(s).unwrap_or(super::exit::ERROR));
+            }
+            let mut v = v.clone();
+            if let Some(o) = v.as_object_mut() {
+                o.remove("status");
+            }
+            writeln!(stdout, "{}", serde_json::to_string(&v)?)?;
+        }
+        stdout.flush()?;
+    }
+    if failed.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let shown: Vec<String> = failed.iter().take(10).map(u64::to_string).collect();
+    let more = if failed.len() > 10 { ", ..." } else { "" };
+    eprintln!("error: {} of the queries in --batch {name} failed (line {}{more})", failed.len(), shown.join(", "));
+    Ok(ExitCode::from(status))
+}
+
+/// The next line of `reader` without its line end: `None` at the end, `Some(Err)` for a
+/// line longer than [`MAX_BATCH_LINE`] (skipped to its end) or not UTF-8.
+fn read_line(reader: &mut dyn std::io::BufRead) -> std::io::Result<Option<Result<String, String>>> {
+    let mut buf = Vec::new();
+    let n = (&mut *reader).take(MAX_BATCH_LINE as u64 + 1).read_until(b'\n', &mut buf)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.len() > MAX_BATCH_LINE && buf.last() != Some(&b'\n') {
+        loop {
+            let mut rest = Vec::new();
+            let m = (&mut *reader).take(1 << 20).read_until(b'\n', &mut rest)?;
+            if m == 0 || rest.last() == Some(&b'\n') {
+                break;
+            }
+        }
+        return Ok(Some(Err(format!("the line is longer than {MAX_BATCH_LINE} bytes (8 MiB)"))));
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+    }
+    Ok(Some(
+        String::from_utf8(buf).map_err(|e| {
+            format!("the line is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to())
+        }),
+    ))
+}
+
+/// The answer to `--batch` line `n` (its text `text`), with the line's `id` when it parsed.
+fn batch_answer(
+    base: &Args,
+    corpus: &Corpus<'_>,
+    n: usize,
+    text: &str,
+) -> (Option<serde_json::Value>, Result<serde_json::Value, LineError>) {
+    let query: BatchQuery = match serde_json::from_str(text) {
+        Ok(q) => q,
+        Err(e) => {
+            // The id of a line that is a JSON object with a bad field is still echoed.
+            let id = serde_json::from_str::<serde_json::Value>(text).ok().and_then(|v| v.get("id").cloned());
+            let message = format!("invalid query: {e}");
+            return (id, Err(LineError { message, status: super::exit::USAGE }));
+        }
+    };
+    let id = query.id.clone();
+    let result = query.args(base).map_err(|e| LineError { message: format!("{e:#}"), status: super::exit::USAGE });
+    (id, result.and_then(|args| Ok(one_query(&args, corpus, n)?)))
+}
+
+/// Answers one `--batch` query whose flags are `args` (`code` holds the snippet itself).
+fn one_query(args: &Args, corpus: &Corpus<'_>, n: usize) -> anyhow::Result<serde_json::Value> {
+    let params = params(args)?;
+    let code = match &args.code {
+        Some(c) => c.clone(),
+        None if params.space == Space::Cause => String::new(),
+        None => anyhow::bail!("\"code\" is required for the {} space", params.space),
+    };
+    let lines = buggy_lines(args.lines.as_deref(), &code)?;
+    engine::query::check_query_text(params.space, &code, &args.cause).context("the query")?;
+    corpus.index.indexes()[0].vectors(params.space)?;
+    let excluded = corpus.index.resolve_filter(&params.filter)?;
+    for m in excluded.iter().filter(|m| m.matched.is_empty()) {
+        eprintln!(
+            "warning: line {n}: exclude_project {} matches no project in the index; it excludes nothing",
+            m.given
+        );
+    }
+    let t = Instant::now();
+    let answer = ranked_answer(args, corpus, (&code, lines), params.clone())?;
+    let seconds = t.elapsed().as_secs_f64();
+    let prior = corpus.prior(&answer)?;
+    let suggestions = answer.suggestions(&prior);
+    full_report(args, &params, &answer, &suggestions, &excluded, seconds)
+}
+
 /// The hits of one query, in the ranking's order, with what their fixes did.
 struct Answer {
     hits: Vec<SegmentHit>,
@@ -138,8 +442,9 @@ struct Answer {
     actions: Vec<FixActions>,
     /// Per hit, for rankings other than `dense`.
     features: Vec<Option<Features>>,
-    /// The index's label shares, when the ranking already read them ([`CorpusStats`]).
-    prior: Option<LabelPrior>,
+    /// The ranking statistics, when the ranking read them (their label shares are the
+    /// suggestions' prior).
+    stats: Option<Arc<CorpusStats>>,
 }
 
 impl Answer {
@@ -161,23 +466,23 @@ impl Answer {
 /// Searches (a pool of [`repair::rank::pool_size`] dense candidates) and reranks by `--rank`.
 fn ranked_answer(
     args: &Args,
-    index: &Segments,
-    model: &dyn engine::embed::Embedder,
+    corpus: &Corpus<'_>,
     (code, lines): (&str, Option<LineRange>),
     mut params: SearchParams,
 ) -> anyhow::Result<Answer> {
+    let index = corpus.index;
     let k = params.k;
     params.k = repair::rank::pool_size(args.rank, k);
-    let hits = index.query_lines(model, (code, &args.cause), lines, &params)?;
-    let mut a = Answer { hits: Vec::new(), docs: Vec::new(), actions: Vec::new(), features: Vec::new(), prior: None };
+    let hits = index.query_lines(corpus.model, (code, &args.cause), lines, &params)?;
+    let mut a = Answer { hits: Vec::new(), docs: Vec::new(), actions: Vec::new(), features: Vec::new(), stats: None };
     if args.rank == Rank::Dense || hits.is_empty() {
         for (h, d, actions) in repair::rank::with_docs(index, hits.into_iter().take(k).collect())? {
             a.push(h, d, actions, None);
         }
         return Ok(a);
     }
-    let stats = CorpusStats::of(index).context("reading the index's documents for the ranking")?;
-    a.prior = Some(stats.label_prior().clone());
+    let stats = corpus.stats()?;
+    a.stats = Some(Arc::clone(&stats));
     let lang = match (args.query_lang, args.languages.as_slice()) {
         (Some(l), _) => Some(l),
         (None, [one]) => one.parse().ok(),

@@ -20,6 +20,8 @@ mod repair;
 mod sample;
 /// The scripts find the binary wherever cargo put it.
 mod scripts;
+/// Issue 12 item 5: `search --batch` and the model fingerprint cache.
+mod search_batch;
 /// Issue 8, search side: hyphen values, empty queries, damaged indexes, input caps, the
 /// index's embedding rule, filters and project identity.
 mod search_hardening;

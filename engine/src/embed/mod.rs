@@ -14,6 +14,7 @@ pub mod bf16;
 pub mod calibrate;
 mod compose;
 mod encoder;
+mod fingerprint_cache;
 mod st_config;
 pub mod window;
 

@@ -309,6 +309,7 @@ fn embed(a: &EmbedArgs) -> anyhow::Result<ExitCode> {
     let flops: f64 = seqs.iter().map(|s| minilm_flops(s.len())).sum();
     let cos = a.reference.as_deref().map(|p| cosine_vs_reference(&out, p)).transpose()?;
     emit(serde_json::json!({"kind": "embed", "backend": a.backend, "backend_ran": ran,
+        "elementwise_isa": engine::embed::kernels::elementwise_choice(),
         "calibration": calibration.map(|c| c.1), "snippets": seqs.len(), "tokens": tokens,
         "seconds": best, "snippets_per_second": seqs.len() as f64 / best, "tokens_per_second": tokens as f64 / best,
         "useful_gflops": flops / best / 1e9, "threads": rayon::current_num_threads(), "cpu_util": util,

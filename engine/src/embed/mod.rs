@@ -15,6 +15,7 @@ pub mod calibrate;
 mod compose;
 mod encoder;
 mod fingerprint_cache;
+pub mod kernels;
 mod st_config;
 pub mod window;
 

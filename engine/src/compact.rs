@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::hnsw::{self, Builder, HnswConfig};
+use crate::hnsw::{self, HnswConfig};
 use crate::{IndexBuilder, Record, Result, Segments, Space};
 
 /// What [`compact`] did.
@@ -111,13 +111,10 @@ fn collect_docs(segments: &Segments, stats: &mut CompactStats) -> Result<(Vec<Re
 /// The graph parameters recorded for `space` in `index` (defaults for what is not
 /// recorded).
 fn config_of(index: &crate::Index, space: Space) -> HnswConfig {
-    let Some(m) = index.meta().spaces.iter().find(|s| s.name == space.name()) else {
-        return HnswConfig::default();
-    };
-    let builder = match m.hnsw.builder.as_str() {
-        b if b == hnsw::HNSW_RS_NAME => Builder::HnswRs,
-        b if b == hnsw::NATIVE_F32_NAME => Builder::NativeF32,
-        _ => Builder::Native,
-    };
-    HnswConfig { m: m.hnsw.m, ef_construction: m.hnsw.ef_construction, builder, ..HnswConfig::default() }
+    index
+        .meta()
+        .spaces
+        .iter()
+        .find(|s| s.name == space.name())
+        .map_or_else(HnswConfig::default, |m| HnswConfig::from_meta(&m.hnsw))
 }

@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use engine::embed::{Embedder, Rule};
-use engine::hnsw::{self, Builder, HnswConfig};
+use engine::hnsw::HnswConfig;
 use engine::{Segments, Space};
 use serde::Serialize;
 
@@ -145,12 +145,8 @@ fn adopt_settings(current: &Segments, opts: &mut BuildOptions) -> Result<()> {
     opts.read.cause_field = (meta.text.cause_field != "auto").then(|| meta.text.cause_field.clone());
     opts.int8 = meta.spaces.iter().any(|s| s.quantization.is_some());
     if let Some(s) = meta.spaces.iter().find(|s| s.name == opts.spaces.first().map_or("", |x: &Space| x.name())) {
-        let builder = match s.hnsw.builder.as_str() {
-            b if b == hnsw::HNSW_RS_NAME => Builder::HnswRs,
-            b if b == hnsw::NATIVE_F32_NAME => Builder::NativeF32,
-            _ => Builder::Native,
-        };
-        opts.hnsw = HnswConfig { m: s.hnsw.m, ef_construction: s.hnsw.ef_construction, builder, ..opts.hnsw };
+        opts.hnsw =
+            HnswConfig { seed: opts.hnsw.seed, max_levels: opts.hnsw.max_levels, ..HnswConfig::from_meta(&s.hnsw) };
     }
     Ok(())
 }

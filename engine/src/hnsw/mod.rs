@@ -57,7 +57,31 @@ pub struct HnswConfig {
     pub seed: u64,
 }
 
+impl Builder {
+    /// The builder recorded under `name` in index metadata ([`HnswConfig::builder_name`]);
+    /// [`Builder::Native`] for a name this build does not know (an index from a newer
+    /// version), the builder that merged or appended segments then use.
+    pub fn from_recorded(name: &str) -> Builder {
+        match name {
+            HNSW_RS_NAME => Builder::HnswRs,
+            NATIVE_F32_NAME => Builder::NativeF32,
+            _ => Builder::Native,
+        }
+    }
+}
+
 impl HnswConfig {
+    /// The construction parameters recorded in a space's metadata (`m`, `ef_construction`,
+    /// builder; the rest default).
+    pub fn from_meta(meta: &crate::format::HnswMeta) -> HnswConfig {
+        HnswConfig {
+            m: meta.m,
+            ef_construction: meta.ef_construction,
+            builder: Builder::from_recorded(&meta.builder),
+            ..HnswConfig::default()
+        }
+    }
+
     /// Name and version of the configured builder, as recorded in index metadata.
     pub fn builder_name(&self) -> &'static str {
         match self.builder {

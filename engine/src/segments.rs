@@ -134,7 +134,9 @@ impl Segments {
         crate::format::check_output(path)?;
         let indexes = segments.iter().map(|p| Index::open(p)).collect::<Result<Vec<_>>>()?;
         check_consistent(&indexes)?;
-        let base = path.parent().map(std::path::absolute).transpose().map_err(|e| Error::io(path, e))?;
+        // `Path::parent` of a bare file name is "", which `absolute` refuses: that is ".".
+        let folder = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
+        let base = folder.map(std::path::absolute).transpose().map_err(|e| Error::io(path, e))?;
         let entries =
             segments.iter().zip(&indexes).map(|(p, ix)| entry(p, ix, base.as_deref())).collect::<Result<_>>()?;
         let first = &indexes[0];

@@ -95,7 +95,7 @@ pub fn append(
         let documents = build.indexed;
         return Ok(AppendStats { build, segment: None, segments: 1, documents });
     }
-    let _lock = lock(index)?;
+    let _lock = lock_index(index)?;
     let current = Segments::open(index)?;
     current.indexes()[0].check_model(model)?;
     adopt_settings(&current, &mut opts)?;
@@ -113,14 +113,19 @@ pub fn append(
         let _ = std::fs::remove_file(&opts.output);
         return Ok(AppendStats { build, segment: None, segments: paths.len(), documents: current.len() as u64 });
     }
+    let mut written = vec![opts.output.clone()];
     if single {
         let base = dir.join(segment_name(next));
         link_or_copy(index, &base)?;
+        written.push(base.clone());
         paths = vec![base];
     }
     paths.push(opts.output.clone());
     drop(current);
-    let manifest = Segments::write_manifest(index, &paths)?;
+    let manifest = Segments::write_manifest(index, &paths).inspect_err(|_| {
+        // Nothing was published: the new files would only be orphans.
+        written.iter().for_each(|p| drop(std::fs::remove_file(p)));
+    })?;
     Ok(AppendStats {
         build,
         segment: Some(opts.output),
@@ -184,8 +189,13 @@ fn link_or_copy(from: &Path, to: &Path) -> Result<()> {
     })
 }
 
-/// An exclusive advisory lock on `INDEX.lock`, held until the returned file is dropped.
-fn lock(index: &Path) -> Result<std::fs::File> {
+/// An exclusive advisory lock on `INDEX.lock`, held until the returned file is dropped (or
+/// the process dies): appends, and a compaction that replaces INDEX, take it so that none of
+/// them publishes a state built from a manifest another has since replaced.
+///
+/// # Errors
+/// [`Error::Io`] naming the lock file when it cannot be created or locked.
+pub fn lock_index(index: &Path) -> Result<std::fs::File> {
     let mut s = index.as_os_str().to_os_string();
     s.push(".lock");
     let path = PathBuf::from(s);

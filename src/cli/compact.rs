@@ -33,6 +33,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if args.remove_segments && !in_place {
         anyhow::bail!("--remove-segments deletes the old segments only when -o is MANIFEST itself");
     }
+    // Replacing MANIFEST: hold its lock so that no append publishes meanwhile (its new
+    // segment would be dropped by this rename) and none starts from a manifest that is
+    // about to vanish.
+    let _lock = if in_place { Some(indexer::append::lock_index(&args.manifest)?) } else { None };
     let segments = Segments::open(&args.manifest).with_context(|| format!("opening {}", args.manifest.display()))?;
     let old: Vec<PathBuf> = segments.paths().to_vec();
     eprintln!("compacting {} segments ({} documents) of {} ...", old.len(), segments.len(), args.manifest.display());

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use anyhow::Context;
 use engine::Space;
 use engine::hnsw::{Builder, HnswConfig};
 use indexer::batch::BatchConfig;
@@ -183,7 +184,10 @@ impl Precision {
 }
 
 /// `fixdex index --append INDEX` ([`indexer::append`]).
-fn run_append(args: &Args, index: &Path, opts: BuildOptions) -> anyhow::Result<ExitCode> {
+fn run_append(args: &Args, index: &Path, mut opts: BuildOptions) -> anyhow::Result<ExitCode> {
+    if let Some(rule) = check_append_flags(args, index)? {
+        opts.rule = rule; // for the summary: the rule the segment is embedded with
+    }
     let model_dir = super::model::resolve(args.model.as_deref());
     let precision = Precision::choose(&args.precision);
     let model = super::model::load_with(&model_dir, precision.bf16)?;
@@ -226,6 +230,75 @@ fn run_append(args: &Args, index: &Path, opts: BuildOptions) -> anyhow::Result<E
     Ok(ExitCode::SUCCESS)
 }
 
+/// Refuses build settings given with `--append` that differ from the existing index's
+/// (an append always uses the index's: segments must agree). Only values other than the
+/// flags' defaults count as given. Returns the index's embedding rule, or `None` when
+/// INDEX does not exist yet (a plain build).
+fn check_append_flags(args: &Args, index: &Path) -> anyhow::Result<Option<engine::embed::Rule>> {
+    if !index.exists() {
+        return Ok(None);
+    }
+    let segments = engine::Segments::open(index).with_context(|| format!("opening {}", index.display()))?;
+    let first = &segments.indexes()[0];
+    let meta = first.meta();
+    let space = meta.spaces.first();
+    let names = |v: Vec<Space>| v.iter().map(|s| s.name()).collect::<Vec<_>>().join(",");
+    let defaults = HnswConfig::default();
+    let rule: engine::embed::Rule = args.embed_rule.parse()?;
+    let recorded = engine::embed::Rule::from_recorded(&meta.text.rule);
+    let int8 = meta.spaces.iter().any(|s| s.quantization.is_some());
+    let conflicts = [
+        (
+            "--spaces",
+            args.spaces != "code+cause" && Space::parse_list(&args.spaces)? != first.spaces(),
+            names(first.spaces()),
+        ),
+        ("--quantize", args.quantize == "none" && int8, "int8".to_string()),
+        (
+            "--m",
+            args.m != defaults.m && space.is_some_and(|s| s.hnsw.m != args.m),
+            space.map_or(String::new(), |s| s.hnsw.m.to_string()),
+        ),
+        (
+            "--ef-construction",
+            args.ef_construction != defaults.ef_construction
+                && space.is_some_and(|s| s.hnsw.ef_construction != args.ef_construction),
+            space.map_or(String::new(), |s| s.hnsw.ef_construction.to_string()),
+        ),
+        ("--embed-rule", rule != engine::embed::Rule::default() && Some(rule) != recorded, meta.text.rule.clone()),
+        (
+            "--cause-max-tokens",
+            args.cause_max_tokens != engine::embed::CAUSE_MAX_TOKENS
+                && args.cause_max_tokens != meta.text.cause_max_tokens,
+            meta.text.cause_max_tokens.to_string(),
+        ),
+        (
+            "--builder",
+            args.builder != "native"
+                && space.is_some_and(|s| HnswConfig::from_meta(&s.hnsw).builder_name() != builder_of(&args.builder).1),
+            space.map_or(String::new(), |s| s.hnsw.builder.clone()),
+        ),
+    ];
+    if let Some((flag, _, has)) = conflicts.into_iter().find(|c| c.1) {
+        anyhow::bail!(
+            "{flag} conflicts with {}, which has {has}: an append uses the index's settings (segments must agree); \
+             drop {flag}, or build a new index with -o",
+            index.display()
+        );
+    }
+    Ok(recorded)
+}
+
+/// The graph builder named on the command line, and its recorded name.
+fn builder_of(flag: &str) -> (Builder, &'static str) {
+    let b = match flag {
+        "hnsw_rs" => Builder::HnswRs,
+        "native-f32" => Builder::NativeF32,
+        _ => Builder::Native,
+    };
+    (b, HnswConfig { builder: b, ..HnswConfig::default() }.builder_name())
+}
+
 fn options(args: &Args) -> anyhow::Result<BuildOptions> {
     let shard = args.shard.as_deref().map(str::parse::<Shard>).transpose()?;
     let templated = |p: &Path| shard.map_or_else(|| p.to_path_buf(), |s| s.apply_to_path(p));
@@ -243,11 +316,7 @@ fn options(args: &Args) -> anyhow::Result<BuildOptions> {
         opts.exclusions.extend(Exclusions::read(f)?);
     }
     opts.spaces = Space::parse_list(&args.spaces)?;
-    let builder = match args.builder.as_str() {
-        "hnsw_rs" => Builder::HnswRs,
-        "native-f32" => Builder::NativeF32,
-        _ => Builder::Native,
-    };
+    let builder = builder_of(&args.builder).0;
     opts.hnsw = HnswConfig { m: args.m, ef_construction: args.ef_construction, builder, ..HnswConfig::default() };
     opts.batch = BatchConfig { max_batch_tokens: args.max_batch_tokens, max_batch_items: args.max_batch_items };
     opts.cause_max_tokens = args.cause_max_tokens;

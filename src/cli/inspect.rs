@@ -9,21 +9,54 @@ use engine::Index;
 /// Arguments of `fixdex inspect`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The index file.
+    /// The index file or manifest.
     index: PathBuf,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
 }
 
-/// Runs `fixdex inspect`.
+/// Runs `fixdex inspect`. A manifest (from `index --append` or `manifest`) is described
+/// as its segments, each as an index file is.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let index = Index::open(&args.index).with_context(|| format!("opening index {}", args.index.display()))?;
-    let info = describe(&index);
+    let segments =
+        engine::Segments::open(&args.index).with_context(|| format!("opening index {}", args.index.display()))?;
+    if let Some(m) = segments.manifest() {
+        return run_manifest(args, m, &segments);
+    }
+    let index = &segments.indexes()[0];
+    let info = describe(index);
     if args.json {
         out!("{}", serde_json::to_string(&info)?)?;
     } else {
-        print_text(&args.index, &index)?;
+        print_text(&args.index, index)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `inspect` of a manifest: its totals, then every segment.
+fn run_manifest(args: &Args, m: &engine::Manifest, segments: &engine::Segments) -> anyhow::Result<ExitCode> {
+    let each = segments.indexes().iter().zip(segments.paths());
+    if args.json {
+        let list: Vec<serde_json::Value> =
+            each.map(|(ix, p)| serde_json::json!({ "path": p.display().to_string(), "index": describe(ix) })).collect();
+        let v = serde_json::json!({
+            "manifest": m.fixdex_manifest, "documents": m.documents, "dim": m.dim, "model": m.model,
+            "spaces": m.spaces, "segments": list,
+        });
+        out!("{}", serde_json::to_string(&v)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    out!(
+        "{}: manifest (v{}) of {} segments, {} documents; `fixdex compact` merges them into one file",
+        args.index.display(),
+        m.fixdex_manifest,
+        m.segments.len(),
+        m.documents
+    )?;
+    for (ix, p) in each {
+        out!("")?;
+        print_text(p, ix)?;
     }
     Ok(ExitCode::SUCCESS)
 }

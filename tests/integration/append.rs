@@ -114,3 +114,48 @@ fn append_refuses_output_and_shard_and_reports_a_missing_corpus() {
     assert!(err.contains("missing.jsonl") && err.contains("index is unchanged"), "{err}");
     assert_eq!(std::fs::read(&idx).unwrap(), before);
 }
+
+#[test]
+fn append_takes_a_bare_file_name_refuses_conflicting_settings_and_inspect_reads_the_manifest() {
+    let s = Scratch::new();
+    let all = records(60);
+    let (a, b) = (s.corpus("a.jsonl", &all[..40]), s.corpus("b.jsonl", &all[40..]));
+    let run_in_dir = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_fixdex"))
+            .args(args)
+            .current_dir(s.dir.path())
+            .env("FIXDEX_MODEL", s.model())
+            .output()
+            .unwrap()
+    };
+    // A bare file name in the current folder: the manifest's folder is ".".
+    assert!(run_in_dir(&["index", "a.jsonl", "-o", "idx.fdx", "-q"]).status.success());
+    let o = run_in_dir(&["index", "--append", "idx.fdx", "b.jsonl", "--json"]);
+    assert_eq!(stdout_json(&o)["documents"].as_u64(), Some(60));
+    let idx = s.path("idx.fdx");
+    assert_eq!(documents(&s, &idx), 60);
+
+    // Settings that differ from the index's are refused, naming the flag; the index is unchanged.
+    let before = std::fs::read(&idx).unwrap();
+    for extra in [&["--spaces", "code"][..], &["--m", "8"], &["--quantize", "none"], &["--embed-rule", "v1"]] {
+        let mut args = vec!["index", "--append", idx.to_str().unwrap(), a.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = s.run(&args);
+        assert!(!o.status.success(), "{extra:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(extra[0]) && err.contains("conflicts with"), "{extra:?}: {err}");
+    }
+    assert_eq!(std::fs::read(&idx).unwrap(), before);
+    // The index's own settings given explicitly are fine.
+    let o =
+        s.run(&["index", "--append", idx.to_str().unwrap(), b.to_str().unwrap(), "--spaces", "code+cause", "--json"]);
+    assert_eq!(stdout_json(&o)["already_indexed"].as_u64(), Some(20));
+
+    // inspect describes a manifest as its segments.
+    let v = stdout_json(&s.run(&["inspect", idx.to_str().unwrap(), "--json"]));
+    assert_eq!(v["documents"].as_u64(), Some(60));
+    let segs = v["segments"].as_array().unwrap();
+    assert_eq!(segs.iter().map(|x| x["index"]["documents"].as_u64().unwrap()).collect::<Vec<_>>(), vec![40, 20]);
+    let text = String::from_utf8_lossy(&s.run(&["inspect", idx.to_str().unwrap()]).stdout).into_owned();
+    assert!(text.contains("manifest (v1) of 2 segments, 60 documents"), "{text}");
+}

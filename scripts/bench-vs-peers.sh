@@ -15,7 +15,8 @@
 #   onnxruntime fp32 (own ONNX export, batches of 32 sorted by token count, 2 threads) and
 #   sentence-transformers on $SHARED/baselines/reference/. fixdex's headline is the FASTER of its
 #   backends whose cosine to the reference stays >= 0.999 on every row in the same run.
-# Appends: `fixdex index --append` of 1,000 manysstubs4j records ($SHARED/data) to a 20,000-record
+# Appends: `fixdex index --append` of 1,000 real records ($SHARED/data: manysstubs4j, then
+#   codexglue_refinement) to a 20,000-record
 #   index vs a rebuild of all 21,000 (quick: 100 to 2,000), process wall incl. model load, best of
 #   2 rounds; keys append_s_1k_to_20k, rebuild_s_21k (full sizes only), append_s, rebuild_s,
 #   append_over_rebuild (should be close to the records' ratio, 1/21).

@@ -240,14 +240,23 @@ def cold_warm(rec, a, ds, efc, libs):
 # ---------------------------------------------------------------- appends
 
 
+APPEND_SOURCES = ("manysstubs4j.jsonl", "codexglue_refinement.jsonl", "condefects.jsonl")
+
+
 def append_corpus(a):
-    """Writes base.jsonl (the first --append-base rows of the shared manysstubs4j corpus), new.jsonl
-    (the next --append-new rows) and all.jsonl (both) under WORK/append; returns their paths."""
-    src = Path(a.shared) / "data" / "manysstubs4j.jsonl"
+    """Writes base.jsonl (the first --append-base rows of the shared corpora APPEND_SOURCES, read in
+    that order), new.jsonl (the next --append-new rows) and all.jsonl (both) under WORK/append;
+    returns their paths."""
     d = Path(a.work) / "append"
     d.mkdir(parents=True, exist_ok=True)
-    with open(src) as f:
-        rows = [next(f) for _ in range(a.append_base + a.append_new)]
+    want, rows = a.append_base + a.append_new, []
+    for name in APPEND_SOURCES:
+        with open(Path(a.shared) / "data" / name) as f:
+            rows.extend(line for _, line in zip(range(want - len(rows)), f))
+        if len(rows) == want:
+            break
+    if len(rows) < want:
+        raise SystemExit(f"appends: the shared corpora {APPEND_SOURCES} hold {len(rows)} rows, fewer than {want}")
     paths = {name: d / f"{name}.jsonl" for name in ("base", "new", "all")}
     paths["base"].write_text("".join(rows[:a.append_base]))
     paths["new"].write_text("".join(rows[a.append_base:]))
@@ -262,7 +271,7 @@ def appends(rec, a):
     d, paths = append_corpus(a)
     base = d / "base.fdx"
     env = {"RAYON_NUM_THREADS": "2"}
-    log(f"appends: building the {a.append_base}-record base index from manysstubs4j")
+    log(f"appends: building the {a.append_base}-record base index from {', '.join(APPEND_SOURCES)}")
     record_call(rec, [a.fixdex, "index", str(paths["base"]), "-o", str(base), "--json", "-q"], env=env,
                 call="append-base", lib="fixdex", set="append", round=0, records=a.append_base)
     for rnd in range(a.append_rounds):

@@ -217,8 +217,10 @@ mod tests {
 pub enum Prefetch {
     /// Nothing: pages are read as searches touch them (the default; `FIXDEX_PREFETCH=none`).
     /// Chosen from measurements: on a 1M × 384 index (1.7 GB, int8 codes) on this project's
-    /// 2-core VM, cold first-search QPS at ef 16 was 324-444 with either policy (warm:
-    /// 1,000-1,400), so a prefetch bought nothing measurable there (issue 12 notes).
+    /// 2-core VM (quiet, page cache emptied), open + the first 1,000-query batch at ef 16 took
+    /// 1.07-1.25 s without prefetch, 1.04-1.22 s with [`Prefetch::Traversal`] and 1.01-1.07 s
+    /// with [`Prefetch::All`] (which then slowed the next batch by a third while its
+    /// readahead ran); warm: 0.15 s. A prefetch bought nothing measurable (issue 12 notes).
     None,
     /// The traversal working set, each space's graph levels and int8 codes (its f32 vectors
     /// when it has no codes), when it is at most a quarter of the available memory

@@ -163,7 +163,10 @@ def cold_warm(recs, set_name="synth1m"):
             slot["qps"][r["ef"]] = r["qps"]
             slot["recall"][r["ef"]] = r.get("recall")
             slot["searches"].append(r.get("queries", 0) / r["qps"] if r.get("qps") else None)
-            slot.setdefault("why", []).extend(contention({**r, "threads": 2}, None))
+            # A cold start waits on page faults, so its low utilisation is I/O, not contention:
+            # judge it by the other processes' CPU only (as opens are).
+            kind = "open" if r.get("state") == "cold" else r.get("kind")
+            slot.setdefault("why", []).extend(contention({**r, "threads": 2, "kind": kind}, None))
     for states in out.values():
         for slot in states.values():
             first = next((x for x in slot.pop("searches") if x is not None), None)

@@ -89,13 +89,16 @@ pub fn append(
         s.push(".report.jsonl");
         opts.report = Some(PathBuf::from(s));
     }
+    // The folder must accept new files (a clear error before the lock file is made).
+    engine::format::check_output(index)?;
+    // Taken before looking: two first appends to a missing INDEX must not both build it.
+    let _lock = lock_index(index)?;
     if !index.exists() {
         opts.output = index.to_path_buf();
         let build = build_index(&opts, model, progress)?;
         let documents = build.indexed;
         return Ok(AppendStats { build, segment: None, segments: 1, documents });
     }
-    let _lock = lock_index(index)?;
     let current = Segments::open(index)?;
     current.indexes()[0].check_model(model)?;
     adopt_settings(&current, &mut opts)?;

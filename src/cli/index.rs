@@ -255,6 +255,11 @@ fn check_append_flags(args: &Args, index: &Path) -> anyhow::Result<Option<engine
         ),
         ("--quantize", args.quantize == "none" && int8, "int8".to_string()),
         (
+            "--cause-field",
+            args.cause_field.as_ref().is_some_and(|f| *f != meta.text.cause_field),
+            meta.text.cause_field.clone(),
+        ),
+        (
             "--m",
             args.m != defaults.m && space.is_some_and(|s| s.hnsw.m != args.m),
             space.map_or(String::new(), |s| s.hnsw.m.to_string()),

@@ -301,39 +301,12 @@ fn run_batch(base: &Args, queries: &str) -> anyhow::Result<ExitCode> {
     let corpus = Corpus::new(&index, &model);
     let (mut line_no, mut failed, mut status) = (0usize, Vec::new(), 0u8);
     loop {
-        let mut chunk = Vec::with_capacity(BATCH_CHUNK);
-        while chunk.len() < BATCH_CHUNK {
-            let Some(line) = read_line(&mut reader).with_context(|| format!("reading --batch {name}"))? else {
-                break;
-            };
-            line_no += 1;
-            let blank = matches!(&line, Ok(t) if t.trim().is_empty());
-            if !blank {
-                chunk.push((line_no, line));
-            }
-        }
+        let chunk = next_chunk(&mut reader, &mut line_no).with_context(|| format!("reading --batch {name}"))?;
         if chunk.is_empty() {
             break;
         }
-        let answers: Vec<serde_json::Value> = chunk
-            .into_par_iter()
-            .map(|(n, line)| {
-                let result = line.map_err(|message| LineError { message, status: super::exit::USAGE });
-                let (id, result) = match result {
-                    Ok(text) => batch_answer(base, &corpus, n, &text),
-                    Err(e) => (None, Err(e)),
-                };
-                let mut v = match result {
-                    Ok(report) => report,
-                    Err(e) => serde_json::json!({ "error": e.message, "status": e.status }),
-                };
-                v["line"] = n.into();
-                if let Some(id) = id {
-                    v["id"] = id;
-                }
-                v
-            })
-            .collect();
+        let answers: Vec<serde_json::Value> =
+            chunk.into_par_iter().map(|(n, line)| answer_line(base, &corpus, n, line)).collect();
         let mut stdout = std::io::stdout().lock();
         for v in &answers {
             if let Some(s) = v.get("status").and_then(serde_json::Value::as_u64) {
@@ -355,6 +328,41 @@ fn run_batch(base: &Args, queries: &str) -> anyhow::Result<ExitCode> {
     let more = if failed.len() > 10 { ", ..." } else { "" };
     eprintln!("error: {} of the queries in --batch {name} failed (line {}{more})", failed.len(), shown.join(", "));
     Ok(ExitCode::from(status))
+}
+
+/// Up to [`BATCH_CHUNK`] non-blank lines of `reader` with their 1-based numbers (`line_no`
+/// counts every line read, blank ones too); empty at the end of the input.
+fn next_chunk(
+    reader: &mut dyn std::io::BufRead,
+    line_no: &mut usize,
+) -> std::io::Result<Vec<(usize, Result<String, String>)>> {
+    let mut chunk = Vec::with_capacity(BATCH_CHUNK);
+    while chunk.len() < BATCH_CHUNK {
+        let Some(line) = read_line(reader)? else { break };
+        *line_no += 1;
+        if !matches!(&line, Ok(t) if t.trim().is_empty()) {
+            chunk.push((*line_no, line));
+        }
+    }
+    Ok(chunk)
+}
+
+/// The output object of batch line `n`: the answer, or `error` and the exit `status` it
+/// would have had alone; with `line` and the line's `id`.
+fn answer_line(base: &Args, corpus: &Corpus<'_>, n: usize, line: Result<String, String>) -> serde_json::Value {
+    let (id, result) = match line {
+        Ok(text) => batch_answer(base, corpus, n, &text),
+        Err(message) => (None, Err(LineError { message, status: super::exit::USAGE })),
+    };
+    let mut v = match result {
+        Ok(report) => report,
+        Err(e) => serde_json::json!({ "error": e.message, "status": e.status }),
+    };
+    v["line"] = n.into();
+    if let Some(id) = id {
+        v["id"] = id;
+    }
+    v
 }
 
 /// The next line of `reader` without its line end: `None` at the end, `Some(Err)` for a

@@ -87,16 +87,20 @@ impl Index {
         index.source = Some(id);
         index.path = Some(path.to_path_buf());
         if load == Load::Mmap {
-            storage::prefetch(path, &index.traversal_ranges(), storage::Prefetch::from_env());
+            let policy = storage::Prefetch::from_env();
+            if policy != storage::Prefetch::None {
+                storage::prefetch(path, &index.traversal_ranges(policy), policy);
+            }
         }
         Ok(index)
     }
 
-    /// Byte ranges of what graph traversal reads: every space's graph sections and its int8
-    /// codes, or its f32 vectors when it has no codes (for [`storage::prefetch`]).
-    fn traversal_ranges(&self) -> Vec<std::ops::Range<usize>> {
+    /// Byte ranges to prefetch under `policy` ([`storage::prefetch`]): what graph traversal
+    /// reads (every space's graph sections and its int8 codes, or its f32 vectors when it has
+    /// no codes), or every section for [`storage::Prefetch::All`].
+    fn traversal_ranges(&self, policy: storage::Prefetch) -> Vec<std::ops::Range<usize>> {
         let codes = self.table.iter().any(|s| s.kind == SectionKind::VectorsI8);
-        let all = matches!(storage::Prefetch::from_env(), storage::Prefetch::All);
+        let all = policy == storage::Prefetch::All;
         self.table
             .iter()
             .filter(|s| {

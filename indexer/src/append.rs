@@ -62,8 +62,13 @@ pub struct AppendStats {
 
 /// The folder that holds an appended index's segment files: `INDEX.segments`.
 pub fn segments_dir(index: &Path) -> PathBuf {
-    let mut s = index.as_os_str().to_os_string();
-    s.push(".segments");
+    beside(index, ".segments")
+}
+
+/// `path` with `suffix` appended to its file name (`INDEX` → `INDEX.lock`).
+fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_os_string();
+    s.push(suffix);
     PathBuf::from(s)
 }
 
@@ -85,9 +90,7 @@ pub fn append(
     progress: &dyn Progress,
 ) -> Result<AppendStats> {
     if opts.report.is_none() {
-        let mut s = index.as_os_str().to_os_string();
-        s.push(".report.jsonl");
-        opts.report = Some(PathBuf::from(s));
+        opts.report = Some(beside(index, ".report.jsonl"));
     }
     // The folder must accept new files (a clear error before the lock file is made).
     engine::format::check_output(index)?;
@@ -199,9 +202,7 @@ fn link_or_copy(from: &Path, to: &Path) -> Result<()> {
 /// # Errors
 /// [`Error::Io`] naming the lock file when it cannot be created or locked.
 pub fn lock_index(index: &Path) -> Result<std::fs::File> {
-    let mut s = index.as_os_str().to_os_string();
-    s.push(".lock");
-    let path = PathBuf::from(s);
+    let path = beside(index, ".lock");
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)

@@ -82,7 +82,7 @@ pub fn softmax_unnormalized(row: &mut [f32]) -> f32 {
 #[inline(always)]
 pub fn layer_norm_row(row: &mut [f32], g: &[f32], b: &[f32], eps: f32) {
     let (shift, sums) = shifted_sums(row);
-    normalize(row, shift, sums, g, b, eps);
+    normalize_shifted(row, shift, sums, g, b, eps);
 }
 
 /// `x = LayerNorm(x + y + bias)` for one row: the sum and its statistics in one pass, then
@@ -97,7 +97,7 @@ pub fn residual_norm_row(x: &mut [f32], y: &[f32], bias: &[f32], g: &[f32], b: &
         s += d;
         s2 += d * d;
     }
-    normalize_shifted(x, shift, s, s2, g, b, eps);
+    normalize_shifted(x, shift, (s, s2), g, b, eps);
 }
 
 /// Σ(x − x₀) and Σ(x − x₀)² of a row, and x₀.
@@ -114,12 +114,7 @@ fn shifted_sums(row: &[f32]) -> (f32, (f32, f32)) {
 }
 
 #[inline(always)]
-fn normalize(row: &mut [f32], shift: f32, (s, s2): (f32, f32), g: &[f32], b: &[f32], eps: f32) {
-    normalize_shifted(row, shift, s, s2, g, b, eps);
-}
-
-#[inline(always)]
-fn normalize_shifted(row: &mut [f32], shift: f32, s: f32, s2: f32, g: &[f32], b: &[f32], eps: f32) {
+fn normalize_shifted(row: &mut [f32], shift: f32, (s, s2): (f32, f32), g: &[f32], b: &[f32], eps: f32) {
     let n = row.len().max(1) as f32;
     let mean_d = s / n;
     let var = (s2 / n - mean_d * mean_d).max(0.0);

@@ -310,6 +310,7 @@ fn embed(a: &EmbedArgs) -> anyhow::Result<ExitCode> {
     let cos = a.reference.as_deref().map(|p| cosine_vs_reference(&out, p)).transpose()?;
     emit(serde_json::json!({"kind": "embed", "backend": a.backend, "backend_ran": ran,
         "elementwise_isa": engine::embed::kernels::elementwise_choice(),
+        "bf16_kernel": (ran == "bf16").then(engine::embed::bf16::kernel_name).flatten(),
         "calibration": calibration.map(|c| c.1), "snippets": seqs.len(), "tokens": tokens,
         "seconds": best, "snippets_per_second": seqs.len() as f64 / best, "tokens_per_second": tokens as f64 / best,
         "useful_gflops": flops / best / 1e9, "threads": rayon::current_num_threads(), "cpu_util": util,

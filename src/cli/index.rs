@@ -177,7 +177,10 @@ impl Precision {
                 "precision: {} (auto: projection {:.1} GFLOP/s in f32, {} in bf16 on one core of this CPU)",
                 self.name(),
                 c.f32_gflops,
-                c.bf16_gflops.map_or_else(|| "not available".to_string(), |b| format!("{b:.1} GFLOP/s"))
+                c.bf16_gflops.map_or_else(
+                    || "not available".to_string(),
+                    |b| format!("{b:.1} GFLOP/s ({})", c.bf16_kernel.unwrap_or("?"))
+                )
             ),
         }
     }

@@ -21,10 +21,12 @@
 //! besides the mmap (DESIGN.md allows only the mmap: a recorded exception).
 
 #[cfg(target_arch = "x86_64")]
-use std::arch::x86_64::{__m512, __m512bh, _mm512_dpbf16_ps, _mm512_setzero_ps};
+use std::arch::x86_64::{__m512, __m512bh, _mm512_cvtne2ps_pbh, _mm512_dpbf16_ps, _mm512_setzero_ps};
 use std::sync::OnceLock;
 
 use rayon::prelude::*;
+
+pub mod amx;
 
 /// Rows of `A` per micro-kernel call.
 pub const MR: usize = 8;
@@ -66,12 +68,14 @@ pub fn from_bf16(h: u16) -> f32 {
 /// A `[k, n]` matrix rounded to bf16 and packed for the kernel: `ceil(n / NR)` panels; panel
 /// `j` holds, for each pair of rows `(2p, 2p + 1)`, [`NR`] 32-bit words whose low half is
 /// row `2p` and high half row `2p + 1` of columns `j·NR ..`; `k` is padded to even and `n` to
-/// a multiple of `NR` with zeros. Memory: `2 · k · n` bytes (half of f32), plus padding.
+/// a multiple of `NR` with zeros; the pairs are padded to a multiple of [`amx::KP_STEP`] (16)
+/// so the AMX kernel reads whole tiles. Memory: `2 · k · n` bytes (half of f32), plus
+/// padding.
 #[derive(Clone)]
 pub struct PackedB {
     k: usize,
     n: usize,
-    /// `ceil(k / 2)`: row pairs.
+    /// `ceil(k / 2)` row pairs, rounded up to a multiple of [`amx::KP_STEP`].
     kp: usize,
     data: Vec<u32>,
 }
@@ -89,7 +93,7 @@ impl PackedB {
     /// When `b.len() != k · n`.
     pub fn pack(b: &[f32], k: usize, n: usize) -> PackedB {
         assert_eq!(b.len(), k * n, "PackedB::pack: {} floats for a [{k}, {n}] matrix", b.len());
-        let kp = k.div_ceil(2);
+        let kp = k.div_ceil(2).next_multiple_of(amx::KP_STEP);
         let mut data = vec![0u32; n.div_ceil(NR) * kp * NR];
         for (r, row) in b.chunks_exact(n.max(1)).enumerate() {
             let shift = if r % 2 == 0 { 0 } else { 16 };
@@ -126,9 +130,10 @@ pub fn gemm(dst: &mut [f32], a: &[f32], m: usize, b: &PackedB, parallel: bool) {
         return;
     }
     let threads = rayon::current_num_threads();
-    if parallel && threads > 1 && m >= 4 * MR {
-        // Row blocks that are a multiple of MR, about two per thread.
-        let rows = (m.div_ceil(2 * threads)).div_ceil(MR) * MR;
+    let block = if amx::available() { amx::BLOCK_ROWS } else { MR };
+    if parallel && threads > 1 && m >= 4 * block {
+        // Row blocks that are a multiple of the kernel's rows, about two per thread.
+        let rows = (m.div_ceil(2 * threads)).div_ceil(block) * block;
         dst.par_chunks_mut(rows * b.n)
             .zip(a.par_chunks(rows * b.k))
             .for_each(|(d, a)| gemm_rows(d, a, d.len() / b.n, b));
@@ -137,8 +142,23 @@ pub fn gemm(dst: &mut [f32], a: &[f32], m: usize, b: &PackedB, parallel: bool) {
     }
 }
 
-/// [`gemm`] on this thread.
+/// Which kernel [`gemm`] runs on this CPU: `"amx"` ([`amx`]), `"avx512-bf16"`, or `None`
+/// when neither ([`available`] is false).
+pub fn kernel_name() -> Option<&'static str> {
+    if amx::available() { Some("amx") } else { available().then_some("avx512-bf16") }
+}
+
+/// [`gemm`] on this thread: AMX tiles where [`amx::available`], else the AVX-512 kernel.
 fn gemm_rows(dst: &mut [f32], a: &[f32], m: usize, b: &PackedB) {
+    if amx::available() {
+        amx::gemm_rows(dst, a, m, b);
+    } else {
+        gemm_rows_avx512(dst, a, m, b);
+    }
+}
+
+/// [`gemm_rows`] with the AVX-512 micro-kernel ([`kernel`]).
+fn gemm_rows_avx512(dst: &mut [f32], a: &[f32], m: usize, b: &PackedB) {
     let (k, n, kp) = (b.k, b.n, b.kp);
     let mut apack = vec![0u32; kp * MR];
     let mut tile = [[0f32; NR]; MR];
@@ -154,7 +174,7 @@ fn gemm_rows(dst: &mut [f32], a: &[f32], m: usize, b: &PackedB) {
                 apack[p * MR + r] = u32::from(to_bf16(pair[0])) | (u32::from(to_bf16(pair[1])) << 16);
             }
             if let Some(&last) = odd.first() {
-                apack[(kp - 1) * MR + r] = u32::from(to_bf16(last));
+                apack[(k / 2) * MR + r] = u32::from(to_bf16(last));
             }
         }
         for (panel, j0) in (0..n).step_by(NR).enumerate() {
@@ -171,6 +191,41 @@ fn gemm_rows(dst: &mut [f32], a: &[f32], m: usize, b: &PackedB) {
                 }
             }
         }
+    }
+}
+
+/// `src` rounded to bf16 into `dst` (same length), as [`to_bf16`] but 32 values per
+/// instruction (`vcvtne2ps2bf16`: nearest, ties to even; denormal inputs become zero).
+///
+/// # Panics
+/// When the lengths differ or [`available`] is false.
+#[allow(unsafe_code)]
+pub fn round_row(dst: &mut [u16], src: &[f32]) {
+    assert_eq!(dst.len(), src.len(), "round_row: lengths");
+    #[cfg(target_arch = "x86_64")]
+    {
+        assert!(available());
+        // SAFETY: calling a `#[target_feature]` function needs those features: the CPU has
+        // AVX512F and AVX512_BF16 (checked just above). The function itself is safe code.
+        unsafe { round_row_avx512(dst, src) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    unreachable!("available() is false off x86_64");
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bf16")]
+fn round_row_avx512(dst: &mut [u16], src: &[f32]) {
+    let mut d = dst.chunks_exact_mut(32);
+    let mut s = src.chunks_exact(32);
+    for (d, s) in (&mut d).zip(&mut s) {
+        let lo: __m512 = bytemuck::cast(<[f32; 16]>::try_from(&s[..16]).expect("16 floats"));
+        let hi: __m512 = bytemuck::cast(<[f32; 16]>::try_from(&s[16..]).expect("16 floats"));
+        let v: [u16; 32] = bytemuck::cast(_mm512_cvtne2ps_pbh(hi, lo));
+        d.copy_from_slice(&v);
+    }
+    for (d, &s) in d.into_remainder().iter_mut().zip(s.remainder()) {
+        *d = to_bf16(s);
     }
 }
 
@@ -238,7 +293,10 @@ mod tests {
     }
 
     /// Against a naive f64 product of the bf16-rounded inputs, over shapes that exercise
-    /// every edge: rows not a multiple of MR, columns not a multiple of NR, odd k.
+    /// every edge of both kernels: rows not a multiple of MR (8) or of the AMX block (32),
+    /// columns not a multiple of NR, odd k, k not a multiple of 32 pairs, the encoder's
+    /// shapes. Each kernel this CPU runs is checked on its own, and `gemm` (the dispatch,
+    /// in parallel and not).
     #[test]
     fn matches_naive_product_of_rounded_inputs() {
         if !available() {
@@ -250,20 +308,64 @@ mod tests {
             seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
             ((seed >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
         };
-        for (m, k, n, parallel) in [(1, 1, 1, false), (9, 7, 33, false), (40, 64, 96, true), (13, 384, 40, true)] {
+        let shapes = [(1, 1, 1), (9, 7, 33), (40, 64, 96), (13, 384, 40), (70, 100, 50), (33, 1536, 64), (64, 384, 96)];
+        for (m, k, n) in shapes {
             let a: Vec<f32> = (0..m * k).map(|_| rnd()).collect();
             let b: Vec<f32> = (0..k * n).map(|_| rnd()).collect();
             let packed = PackedB::pack(&b, k, n);
-            let mut c = vec![f32::NAN; m * n];
-            gemm(&mut c, &a, m, &packed, parallel);
             let r = |x: f32| f64::from(from_bf16(to_bf16(x)));
-            for i in 0..m {
-                for j in 0..n {
-                    let want: f64 = (0..k).map(|x| r(a[i * k + x]) * r(b[x * n + j])).sum();
-                    let got = f64::from(c[i * n + j]);
-                    assert!((got - want).abs() <= 1e-5 * (k as f64).sqrt(), "[{m},{k},{n}] ({i},{j}): {got} vs {want}");
+            let check = |c: &[f32], what: &str| {
+                for i in 0..m {
+                    for j in 0..n {
+                        let want: f64 = (0..k).map(|x| r(a[i * k + x]) * r(b[x * n + j])).sum();
+                        let got = f64::from(c[i * n + j]);
+                        let tol = 1e-5 * (k as f64).sqrt();
+                        assert!((got - want).abs() <= tol, "{what} [{m},{k},{n}] ({i},{j}): {got} vs {want}");
+                    }
                 }
+            };
+            let mut c = vec![f32::NAN; m * n];
+            gemm_rows_avx512(&mut c, &a, m, &packed);
+            check(&c, "avx512");
+            if amx::available() {
+                let mut c = vec![f32::NAN; m * n];
+                amx::gemm_rows(&mut c, &a, m, &packed);
+                check(&c, "amx");
             }
+            for parallel in [false, true] {
+                let mut c = vec![f32::NAN; m * n];
+                gemm(&mut c, &a, m, &packed, parallel);
+                check(&c, "gemm");
+            }
+        }
+    }
+
+    /// The vector rounding is the scalar one (nearest, ties to even) on normal numbers, at
+    /// every length (the 32-wide body and the scalar tail).
+    #[test]
+    fn vector_rounding_matches_scalar() {
+        if !available() {
+            eprintln!("skipping: this CPU has no AVX512_BF16 (round_row is never used here)");
+            return;
+        }
+        let src: Vec<f32> = (0..100).map(|i| (i as f32 - 50.0) * 0.037 + 1.0 / 256.0 * (i % 3) as f32).collect();
+        for len in [0, 1, 31, 32, 33, 64, 100] {
+            let mut dst = vec![0u16; len];
+            round_row(&mut dst, &src[..len]);
+            let want: Vec<u16> = src[..len].iter().map(|&x| to_bf16(x)).collect();
+            assert_eq!(dst, want, "len {len}");
+        }
+    }
+
+    /// `FIXDEX_AMX` names the kernel that ran; on a CPU with AMX (and the OS grant) it is
+    /// chosen unless turned off.
+    #[test]
+    fn kernel_name_says_which_ran() {
+        match kernel_name() {
+            Some("amx") => assert!(amx::available()),
+            Some("avx512-bf16") => assert!(available() && !amx::available()),
+            None => assert!(!available()),
+            Some(other) => panic!("unknown kernel {other}"),
         }
     }
 }

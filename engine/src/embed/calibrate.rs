@@ -23,6 +23,8 @@ pub struct Calibration {
     /// Throughput of the bf16 projection, GFLOP/s on one thread; `None` when the CPU
     /// cannot run it ([`bf16::available`]).
     pub bf16_gflops: Option<f64>,
+    /// The bf16 kernel timed ([`bf16::kernel_name`]: `"amx"` or `"avx512-bf16"`).
+    pub bf16_kernel: Option<&'static str>,
 }
 
 /// bf16 must beat f32 by this factor to be chosen: below it, the gain does not pay for the
@@ -58,7 +60,11 @@ pub fn measure(tokens: usize, hidden: usize, inter: usize) -> Calibration {
         let packed = PackedB::pack(&w, hidden, inter);
         best_of(|| bf16::gemm(&mut c, &a, tokens, &packed, false))
     });
-    Calibration { f32_gflops: flops / f32_s / 1e9, bf16_gflops: bf16_s.map(|s| flops / s / 1e9) }
+    Calibration {
+        f32_gflops: flops / f32_s / 1e9,
+        bf16_gflops: bf16_s.map(|s| flops / s / 1e9),
+        bf16_kernel: bf16::kernel_name(),
+    }
 }
 
 /// [`measure`] at all-MiniLM-L6-v2's shape (768 tokens, H 384, I 1536) and whether bf16
@@ -89,9 +95,9 @@ mod tests {
         let c = measure(64, 32, 96);
         assert!(c.f32_gflops.is_finite() && c.f32_gflops > 0.0);
         assert_eq!(c.bf16_gflops.is_some(), bf16::available());
-        let with = |b: f64| Calibration { f32_gflops: 10.0, bf16_gflops: Some(b) };
+        let with = |b: f64| Calibration { f32_gflops: 10.0, bf16_gflops: Some(b), bf16_kernel: Some("avx512-bf16") };
         assert!(with(11.0).prefer_bf16());
         assert!(!with(10.9).prefer_bf16());
-        assert!(!Calibration { f32_gflops: 10.0, bf16_gflops: None }.prefer_bf16());
+        assert!(!Calibration { f32_gflops: 10.0, bf16_gflops: None, bf16_kernel: None }.prefer_bf16());
     }
 }

@@ -60,25 +60,25 @@ pub fn query_weights(scales: &[f32], query: &[f32]) -> Vec<f32> {
     query.iter().zip(scales).map(|(x, s)| x / s).collect()
 }
 
-/// `Σ_j w_j · codes_j` (i8 widened to f32), written as plain loops over 32-lane chunks
-/// (four independent 8-lane accumulators) so it vectorises inside a pulp SIMD context
-/// without a loop-carried dependency on one register.
+/// `Σ_j w_j · codes_j` (i8 widened to f32), written as plain loops over 32-lane chunks (two
+/// independent 16-lane accumulators, one AVX-512 register or two AVX2 ones each) with fused
+/// multiply-adds, so it vectorises inside a pulp SIMD context (both of pulp's x86 levels
+/// have FMA) without a loop-carried dependency on one register. Separate multiply and add
+/// (the f32 `a += w · c` the compiler may not fuse) cost ~10 % of search time.
 #[inline(always)]
 pub fn dot_i8<S: Simd>(_simd: S, w: &[f32], codes: &[i8]) -> f32 {
-    let (mut a0, mut a1, mut a2, mut a3) = ([0f32; 8], [0f32; 8], [0f32; 8], [0f32; 8]);
+    let (mut a0, mut a1) = ([0f32; 16], [0f32; 16]);
     let (wc, cc) = (w.chunks_exact(32), codes.chunks_exact(32));
     let tail: f32 = wc.remainder().iter().zip(cc.remainder()).map(|(a, b)| a * f32::from(*b)).sum();
     for (a, b) in wc.zip(cc) {
-        for i in 0..8 {
-            a0[i] += a[i] * f32::from(b[i]);
-            a1[i] += a[8 + i] * f32::from(b[8 + i]);
-            a2[i] += a[16 + i] * f32::from(b[16 + i]);
-            a3[i] += a[24 + i] * f32::from(b[24 + i]);
+        for i in 0..16 {
+            a0[i] = a[i].mul_add(f32::from(b[i]), a0[i]);
+            a1[i] = a[16 + i].mul_add(f32::from(b[16 + i]), a1[i]);
         }
     }
     let mut sum = tail;
-    for i in 0..8 {
-        sum += (a0[i] + a1[i]) + (a2[i] + a3[i]);
+    for i in 0..16 {
+        sum += a0[i] + a1[i];
     }
     sum
 }

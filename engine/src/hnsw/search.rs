@@ -99,12 +99,20 @@ pub(crate) struct Scorer<'a, S> {
 pub(crate) trait Score {
     /// Higher is closer.
     fn score(&self, node: u32) -> f32;
+
+    /// Starts loading `node`'s stored vector into the cache ([`crate::simd::prefetch`]).
+    fn prefetch(&self, node: u32);
 }
 
 impl<S: Simd> Score for Scorer<'_, S> {
     #[inline(always)]
     fn score(&self, node: u32) -> f32 {
         dot_with(self.simd, self.query, &self.vectors[node as usize * self.dim..][..self.dim])
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, node: u32) {
+        crate::simd::prefetch(bytemuck::cast_slice(&self.vectors[node as usize * self.dim..][..self.dim]));
     }
 }
 
@@ -125,6 +133,11 @@ impl<S: Simd> Score for QScorer<'_, S> {
     #[inline(always)]
     fn score(&self, node: u32) -> f32 {
         crate::quant::dot_i8(self.simd, self.weights, &self.codes[node as usize * self.dim..][..self.dim])
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, node: u32) {
+        crate::simd::prefetch(bytemuck::cast_slice(&self.codes[node as usize * self.dim..][..self.dim]));
     }
 }
 
@@ -196,12 +209,24 @@ pub fn search_stored(
 pub(crate) trait Links {
     /// The neighbours of `node` (ids may be ≥ n in a damaged file; callers skip those).
     fn get<'a>(&'a self, node: u32, buf: &'a mut Vec<u32>) -> &'a [u32];
+
+    /// Starts loading `node`'s neighbour list into the cache (nothing by default).
+    #[inline(always)]
+    fn prefetch(&self, _node: u32) {}
 }
 
 impl Links for super::LevelView<'_> {
     #[inline(always)]
     fn get<'a>(&'a self, node: u32, _buf: &'a mut Vec<u32>) -> &'a [u32] {
         self.neighbors(node)
+    }
+
+    /// Level 0 only (the O(1) lookup; upper levels are few and binary-searched).
+    #[inline(always)]
+    fn prefetch(&self, node: u32) {
+        if self.nodes.is_none() {
+            crate::simd::prefetch(bytemuck::cast_slice(self.neighbors(node)));
+        }
     }
 }
 
@@ -290,14 +315,25 @@ pub(crate) fn beam_with<Sc: Score, L: Links + ?Sized>(
         results.push(Reverse(ep));
     }
     let mut worst = if results.len() >= ef { ep.score } else { f32::MIN };
+    let mut fresh: Vec<u32> = Vec::with_capacity(64);
     while let Some(c) = frontier.pop() {
         if c.score < worst {
             break;
         }
+        // The next candidate's neighbour list loads while this one's neighbours are scored.
+        if let Some(next) = frontier.peek() {
+            links.prefetch(next.node);
+        }
+        // Unvisited neighbours first, their vectors prefetched, then scored: the cache
+        // misses of a node's neighbours overlap instead of following one another.
+        fresh.clear();
         for &nb in links.get(c.node, buf) {
-            if (nb as usize) >= n || !visited.insert(nb) {
-                continue;
+            if (nb as usize) < n && visited.insert(nb) {
+                scorer.prefetch(nb);
+                fresh.push(nb);
             }
+        }
+        for &nb in &fresh {
             let cand = Candidate { score: scorer.score(nb), node: nb };
             if cand.score > worst {
                 frontier.push(cand);

@@ -104,6 +104,38 @@ impl PackedB {
         PackedB { k, n, kp, data }
     }
 
+    /// Packs the transpose of `w`, `[n, k]` row-major f32 (PyTorch's `Linear` weight
+    /// `[out, in]`), as [`PackedB::pack`] packs a `[k, n]` matrix: the result multiplies
+    /// `A[m, k]` into `A · wᵀ`.
+    ///
+    /// # Panics
+    /// When `w.len() != n · k`.
+    pub fn pack_transposed(w: &[f32], n: usize, k: usize) -> PackedB {
+        assert_eq!(w.len(), k * n, "PackedB::pack_transposed: {} floats for a [{n}, {k}] matrix", w.len());
+        PackedB::pack_transposed_rows(w.chunks_exact(k.max(1)), n, k)
+    }
+
+    /// [`PackedB::pack_transposed`] of the matrix whose `n` rows of `k` floats `rows`
+    /// yields (e.g. the query, key and value weights stacked without a copy).
+    ///
+    /// # Panics
+    /// When `rows` yields other than `n` rows of `k` floats.
+    pub fn pack_transposed_rows<'a>(rows: impl Iterator<Item = &'a [f32]>, n: usize, k: usize) -> PackedB {
+        let kp = k.div_ceil(2).next_multiple_of(amx::KP_STEP);
+        let mut data = vec![0u32; n.div_ceil(NR) * kp * NR];
+        let mut seen = 0;
+        for (j, col) in rows.enumerate() {
+            assert!(j < n && col.len() == k, "PackedB::pack_transposed_rows: row {j} of {} floats", col.len());
+            seen += 1;
+            for (r, &v) in col.iter().enumerate() {
+                let shift = if r % 2 == 0 { 0 } else { 16 };
+                data[((j / NR) * kp + r / 2) * NR + j % NR] |= u32::from(to_bf16(v)) << shift;
+            }
+        }
+        assert_eq!(seen, n, "PackedB::pack_transposed_rows: {seen} rows for {n}");
+        PackedB { k, n, kp, data }
+    }
+
     /// Rows (`k`) of the matrix.
     pub fn rows(&self) -> usize {
         self.k
@@ -338,6 +370,21 @@ mod tests {
                 check(&c, "gemm");
             }
         }
+    }
+
+    /// Packing `wᵀ` from `w` is packing the transposed matrix.
+    #[test]
+    fn pack_transposed_is_pack_of_the_transpose() {
+        let (n, k) = (37, 21);
+        let w: Vec<f32> = (0..n * k).map(|i| (i as f32 * 0.37).sin()).collect();
+        let mut t = vec![0f32; k * n];
+        for j in 0..n {
+            for r in 0..k {
+                t[r * n + j] = w[j * k + r];
+            }
+        }
+        let (a, b) = (PackedB::pack_transposed(&w, n, k), PackedB::pack(&t, k, n));
+        assert_eq!((a.k, a.n, a.kp, &a.data), (b.k, b.n, b.kp, &b.data));
     }
 
     /// The vector rounding is the scalar one (nearest, ties to even) on normal numbers, at

@@ -29,14 +29,16 @@ use crate::{Error, Result};
 
 /// One transformer layer's weights; matrices are `[in, out]` row-major.
 struct Layer {
-    qkv_w: Vec<f32>, // [H, 3H]: query | key | value
-    qkv_b: Vec<f32>, // [3H]
-    out_w: Vec<f32>, // [H, H]
+    // Weights in PyTorch's `Linear` layout, `[out, in]` row-major, used as transposed views
+    // (no transposed copy at load: a query pays for no copy of the mapped matrices).
+    qkv_w: [Weights; 3], // [H, H] each: query, key, value
+    qkv_b: Vec<f32>,     // [3H]: query | key | value
+    out_w: Weights,      // [H, H]
     out_b: Vec<f32>,
     ln1: (Vec<f32>, Vec<f32>),
-    up_w: Vec<f32>, // [H, I]
+    up_w: Weights, // [I, H]
     up_b: Vec<f32>,
-    down_w: Vec<f32>, // [I, H]
+    down_w: Weights, // [H, I]
     down_b: Vec<f32>,
     ln2: (Vec<f32>, Vec<f32>),
     /// The four matrices rounded to bf16 and packed (qkv, out, up, down), when the encoder
@@ -50,7 +52,7 @@ struct Layer {
 /// written before it is read, so stale contents never leak.
 #[derive(Default)]
 struct Buffers {
-    qkv: Vec<f32>, // [T, 3H]
+    qkv: Vec<f32>, // [T, 3H] (bf16: one fused projection) or [3, T, H] (f32: three)
     ctx: Vec<f32>, // [T, H]
     tmp: Vec<f32>, // [T, H]
     up: Vec<f32>,  // [T, I]
@@ -154,30 +156,11 @@ fn get(src: &Source<'_, '_>, shape: &[usize], name: &str) -> Result<Vec<f32>> {
     Ok(src.tensor(shape, name)?.to_vec())
 }
 
-/// Writes the `[out, inp]` row-major matrix `w` transposed into columns `col0..col0 + out`
-/// of the `[inp, cols]` row-major matrix `dst`: in 16 × 16 tiles, each written as 16
-/// contiguous runs (3× faster than tiles written column by column).
-fn transpose_into(dst: &mut [f32], cols: usize, col0: usize, w: &[f32], out: usize, inp: usize) {
-    const TILE: usize = 16;
-    for c0 in (0..inp).step_by(TILE) {
-        for r0 in (0..out).step_by(TILE) {
-            let r1 = (r0 + TILE).min(out);
-            for c in c0..(c0 + TILE).min(inp) {
-                let run = &mut dst[c * cols + col0 + r0..c * cols + col0 + r1];
-                for (i, x) in run.iter_mut().enumerate() {
-                    *x = w[(r0 + i) * inp + c];
-                }
-            }
-        }
-    }
-}
-
-/// A Linear layer's weight `[out, in]` transposed to `[in, out]`, and its bias.
-fn linear(src: &Source<'_, '_>, inp: usize, out: usize, name: &str) -> Result<(Vec<f32>, Vec<f32>)> {
+/// A Linear layer's weight `[out, in]` (a view of the mapped file where possible) and its
+/// bias.
+fn linear(src: &Source<'_, '_>, inp: usize, out: usize, name: &str) -> Result<(Weights, Vec<f32>)> {
     let w = src.tensor(&[out, inp], &format!("{name}.weight"))?;
-    let mut wt = vec![0f32; inp * out];
-    transpose_into(&mut wt, out, 0, &w, out, inp);
-    Ok((wt, get(src, &[out], &format!("{name}.bias"))?))
+    Ok((w, get(src, &[out], &format!("{name}.bias"))?))
 }
 
 /// LayerNorm weight and bias (`weight`/`bias`, or the older `gamma`/`beta`).
@@ -252,22 +235,21 @@ impl Encoder {
 
     /// Layer `name` (`[bert.]encoder.layer.<l>`) with hidden size `h` and intermediate `i`.
     fn load_layer(src: &Source<'_, '_>, name: &str, h: usize, i: usize, bf16: bool) -> Result<Layer> {
-        let mut qkv_w = vec![0f32; h * 3 * h];
         let mut qkv_b = Vec::with_capacity(3 * h);
-        for (j, part) in ["query", "key", "value"].into_iter().enumerate() {
-            let w = src.tensor(&[h, h], &format!("{name}.attention.self.{part}.weight"))?;
-            transpose_into(&mut qkv_w, 3 * h, j * h, &w, h, h);
-            qkv_b.extend(get(src, &[h], &format!("{name}.attention.self.{part}.bias"))?);
-        }
+        let mut part = |p: &str| -> Result<Weights> {
+            qkv_b.extend(get(src, &[h], &format!("{name}.attention.self.{p}.bias"))?);
+            src.tensor(&[h, h], &format!("{name}.attention.self.{p}.weight"))
+        };
+        let qkv_w = [part("query")?, part("key")?, part("value")?];
         let (out_w, out_b) = linear(src, h, h, &format!("{name}.attention.output.dense"))?;
         let (up_w, up_b) = linear(src, h, i, &format!("{name}.intermediate.dense"))?;
         let (down_w, down_b) = linear(src, i, h, &format!("{name}.output.dense"))?;
         let packed = bf16.then(|| {
             Box::new([
-                PackedB::pack(&qkv_w, h, 3 * h),
-                PackedB::pack(&out_w, h, h),
-                PackedB::pack(&up_w, h, i),
-                PackedB::pack(&down_w, i, h),
+                PackedB::pack_transposed_rows(qkv_w.iter().flat_map(|w| w.chunks_exact(h)), 3 * h, h),
+                PackedB::pack_transposed(&out_w, h, h),
+                PackedB::pack_transposed(&up_w, i, h),
+                PackedB::pack_transposed(&down_w, h, i),
             ])
         });
         Ok(Layer {
@@ -347,15 +329,32 @@ impl Encoder {
     fn layer(&self, w: &Layer, x: &mut [f32], lens: &[usize], b: &mut Buffers, parallel: bool) {
         let (h, t) = (self.hidden, x.len() / self.hidden);
         let packed = |i: usize| w.packed.as_ref().map(|p| &p[i]);
-        project(&mut b.qkv, x, &w.qkv_w, packed(0), t, h, 3 * h, parallel);
-        for_rows(
-            &mut b.qkv,
-            3 * h,
-            parallel,
-            #[inline(always)]
-            |row| add_bias(row, &w.qkv_b),
-        );
-        self.attention(&b.qkv, &mut b.ctx, lens, parallel);
+        let qkv = if let Some(p) = packed(0) {
+            // bf16: one fused [T, 3H] projection (the larger GEMM runs faster on AMX tiles).
+            bf16::gemm(&mut b.qkv, x, t, p, parallel);
+            for_rows(
+                &mut b.qkv,
+                3 * h,
+                parallel,
+                #[inline(always)]
+                |row| add_bias(row, &w.qkv_b),
+            );
+            Qkv { data: &b.qkv, offsets: [0, h, 2 * h], stride: 3 * h }
+        } else {
+            // f32: three [T, H] blocks, each a product with a view of the mapped weight.
+            for ((out, wp), bias) in b.qkv.chunks_exact_mut(t * h).zip(&w.qkv_w).zip(w.qkv_b.chunks_exact(h)) {
+                project(out, x, wp, None, t, h, h, parallel);
+                for_rows(
+                    out,
+                    h,
+                    parallel,
+                    #[inline(always)]
+                    |row| add_bias(row, bias),
+                );
+            }
+            Qkv { data: &b.qkv, offsets: [0, t * h, 2 * t * h], stride: h }
+        };
+        self.attention(qkv, &mut b.ctx, lens, parallel);
         project(&mut b.tmp, &b.ctx, &w.out_w, packed(1), t, h, h, parallel);
         residual_norm(x, &b.tmp, &w.out_b, &w.ln1, self.eps, parallel);
         project(&mut b.up, x, &w.up_w, packed(2), t, h, self.inter, parallel);
@@ -371,23 +370,22 @@ impl Encoder {
     }
 
     /// Scaled dot-product attention per sequence (in parallel), per head (in sequence).
-    fn attention(&self, qkv: &[f32], ctx: &mut [f32], lens: &[usize], parallel: bool) {
+    fn attention(&self, qkv: Qkv<'_>, ctx: &mut [f32], lens: &[usize], parallel: bool) {
         let h = self.hidden;
-        let (mut q_parts, mut c_parts) = (Vec::new(), Vec::new());
-        let (mut qrest, mut crest) = (qkv, ctx);
+        let (mut starts, mut c_parts) = (Vec::new(), Vec::new());
+        let (mut start, mut crest) = (0, ctx);
         for &l in lens {
-            let (a, b) = qrest.split_at(l * 3 * h);
             let (c, d) = std::mem::take(&mut crest).split_at_mut(l * h);
-            q_parts.push(a);
+            starts.push(start);
             c_parts.push(c);
-            (qrest, crest) = (b, d);
+            (start, crest) = (start + l, d);
         }
         if parallel {
-            q_parts.into_par_iter().zip(c_parts).zip(lens.par_iter()).for_each(|((q, c), &l)| {
-                attend(q, c, l, h, self.heads);
+            starts.into_par_iter().zip(c_parts).zip(lens.par_iter()).for_each(|((s, c), &l)| {
+                attend(qkv, s, c, l, h, self.heads);
             });
         } else {
-            q_parts.into_iter().zip(c_parts).zip(lens).for_each(|((q, c), &l)| attend(q, c, l, h, self.heads));
+            starts.into_iter().zip(c_parts).zip(lens).for_each(|((s, c), &l)| attend(qkv, s, c, l, h, self.heads));
         }
     }
 
@@ -468,8 +466,9 @@ fn for_rows(x: &mut [f32], width: usize, parallel: bool, f: impl Fn(&mut [f32]) 
     }
 }
 
-/// `dst[m, n] = a[m, k] · w[k, n]`: with the bf16-packed copy of `w` when there is one
-/// ([`bf16::gemm`]), else in f32 ([`gemm`]).
+/// `dst[m, n] = a[m, k] · wᵀ` for a weight `w` of `[n, k]` (PyTorch's `[out, in]`): with
+/// the bf16-packed copy of `w` when there is one ([`bf16::gemm`]), else in f32 on a
+/// transposed view of `w` (faer packs either layout into its own panels).
 #[allow(clippy::too_many_arguments)]
 fn project(
     dst: &mut [f32],
@@ -483,31 +482,53 @@ fn project(
 ) {
     match packed {
         Some(p) => bf16::gemm(dst, a, m, p, parallel),
-        None => gemm(dst, a, w, m, k, n, parallel),
+        None => gemm_with(dst, a, MatRef::from_row_major_slice(w, n, k).transpose(), m, parallel),
     }
 }
 
 /// `dst[m, n] = a[m, k] · b[k, n]`, all row-major; on all rayon threads when `parallel`.
+#[cfg(test)]
 fn gemm(dst: &mut [f32], a: &[f32], b: &[f32], m: usize, k: usize, n: usize, parallel: bool) {
+    gemm_with(dst, a, MatRef::from_row_major_slice(b, k, n), m, parallel);
+}
+
+/// `dst[m, n] = a[m, k] · b` for any layout of `b` (`[k, n]`); on all rayon threads when
+/// `parallel` and the product is large enough (> 2^20 multiply-adds).
+fn gemm_with(dst: &mut [f32], a: &[f32], b: MatRef<'_, f32>, m: usize, parallel: bool) {
+    let (k, n) = (b.nrows(), b.ncols());
     let par = if parallel && m * n * k > 1 << 20 { Par::rayon(0) } else { Par::Seq };
     matmul(
         MatMut::from_row_major_slice_mut(dst, m, n),
         Accum::Replace,
         MatRef::from_row_major_slice(a, m, k),
-        MatRef::from_row_major_slice(b, k, n),
+        b,
         1.0,
         par,
     );
 }
 
-/// Attention of one sequence: `qkv` is its `[L, 3H]` block, `ctx` its `[L, H]` output.
-fn attend(qkv: &[f32], ctx: &mut [f32], l: usize, h: usize, heads: usize) {
+/// Where the queries, keys and values of a forward pass are: token `t`'s query starts at
+/// `data[offsets[0] + t · stride]`, its key at `offsets[1] + …`, its value at `offsets[2] + …`
+/// (`[T, 3H]` fused: offsets `0, H, 2H`, stride `3H`; `[3, T, H]`: `0, TH, 2TH`, stride `H`).
+#[derive(Clone, Copy)]
+struct Qkv<'a> {
+    data: &'a [f32],
+    offsets: [usize; 3],
+    stride: usize,
+}
+
+/// Attention of one sequence, its tokens `start .. start + l` of `qkv`; `ctx` is its
+/// `[L, H]` output.
+fn attend(qkv: Qkv<'_>, start: usize, ctx: &mut [f32], l: usize, h: usize, heads: usize) {
     let d = h / heads;
     let scale = 1.0 / (d as f32).sqrt();
     let (mut scores, mut out, mut sums) = (vec![0f32; l * l], vec![0f32; l * d], vec![0f32; l]);
     for head in 0..heads {
-        let view = |off: usize| MatRef::from_row_major_slice_with_stride(&qkv[off + head * d..], l, d, 3 * h);
-        let (q, k, v) = (view(0), view(h), view(2 * h));
+        let view = |part: usize| {
+            let first = qkv.offsets[part] + start * qkv.stride + head * d;
+            MatRef::from_row_major_slice_with_stride(&qkv.data[first..], l, d, qkv.stride)
+        };
+        let (q, k, v) = (view(0), view(1), view(2));
         matmul(MatMut::from_row_major_slice_mut(&mut scores, l, l), Accum::Replace, q, k.transpose(), scale, Par::Seq);
         // exp(s − max) per row; the division by the row's sum is applied to the [L, d]
         // output below instead of the [L, L] probabilities.

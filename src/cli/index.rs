@@ -62,9 +62,10 @@ pub struct Args {
     model: Option<PathBuf>,
     /// Precision of the embedding model's projections: `f32` (default, reproducible to
     /// ~1e-7), `bf16` (cosine ≥ 0.999 to f32 on the reference snippets; needs AVX512_BF16;
-    /// 1.5x faster on AMD Zen 4 but slower on some Intel Xeons) or `auto`: time both on this
-    /// CPU first (~0.1 s) and run bf16 only when it is at least 1.1x as fast; the choice and
-    /// the measured GFLOP/s are printed and in --json.
+    /// ~3x faster on Intel CPUs with AMX, 1.5x on AMD Zen 4, slower on Intel without AMX) or
+    /// `auto`: time both on this CPU first (~0.1 s) and run bf16 only when it is at least
+    /// 1.1x as fast; the choice, the measured GFLOP/s and the bf16 kernel are printed and in
+    /// --json.
     #[arg(long, default_value = "f32", value_parser = ["auto", "f32", "bf16"])]
     precision: String,
     /// HNSW: neighbours per node on upper levels (level 0 keeps 2·M).

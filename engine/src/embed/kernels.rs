@@ -119,7 +119,7 @@ pub fn layer_norm_row(row: &mut [f32], g: &[f32], b: &[f32], eps: f32) {
 }
 
 /// `x = LayerNorm(x + y + bias)` for one row (BERT's residual + `LayerNorm`): the sum, its
-/// statistics in one pass ([`shifted_sums`]), then one pass to normalise.
+/// statistics in one pass (16 independent partial sums), then one pass to normalise.
 #[inline(always)]
 pub fn residual_norm_row(x: &mut [f32], y: &[f32], bias: &[f32], g: &[f32], b: &[f32], eps: f32) {
     x.iter_mut().zip(y).zip(bias).for_each(|((a, &yv), &c)| *a += yv + c);

@@ -23,6 +23,7 @@ use crate::session::{Session, Stop};
 
 pub mod patterns;
 pub mod reinfix;
+pub mod tracerepair;
 
 /// A repair workflow over the shared session services.
 pub trait Strategy: Send + Sync {

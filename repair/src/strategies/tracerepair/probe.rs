@@ -1,0 +1,572 @@
+//! Runtime probes (TraceRepair's Phase 1, ../shared/papers: the probe agent): logging
+//! statements injected into a copy of the buggy file with tree-sitter, never by regex.
+//!
+//! A probe writes one line to stderr, `[fixdex-probe] L<line> <what>`, where `<line>` is the
+//! 1-based line of the original file:
+//! - after an assignment or a local variable declaration with a value, the new value of each
+//!   assigned name: `L12 total=42`;
+//! - at the start of each arm of an `if` (`then`, `else`; Python's `elif` arms too), which
+//!   arm ran: `L14 branch=then`.
+//!
+//! Each probe is wrapped so that it can never change the program's behaviour: Java
+//! `try { System.err.println(...); } catch (Throwable t) {}`, Python a one-line
+//! `try: ... / except Exception: pass`. Values go through a bounded renderer added to the
+//! file (Java: a package-private class `FixdexProbe` appended after the file's types; Python:
+//! a function `_fixdex_render` inserted after the module docstring and `__future__`
+//! imports): `null`/`None`, at most [`MAX_ITEMS`] elements of an array or collection, and at
+//! most [`MAX_CHARS`] characters (`...(N chars)` marks a cut).
+//!
+//! [`auto_sites`] is the deterministic `--probe auto` mode (no model): every assignment and
+//! every `if` arm of the localized method. Sites where a statement cannot be inserted
+//! safely are skipped and counted: a Java `if` arm that is a single statement without
+//! braces, a Python arm whose body sits on the `if` line, a Java declaration without a value
+//! (a read before definite assignment would not compile).
+
+use tree_sitter::{Node, Parser};
+
+use crate::language::Language;
+
+/// The prefix every probe line starts with.
+pub const PREFIX: &str = "[fixdex-probe]";
+
+/// Elements of an array, list or collection a rendered value shows at most.
+pub const MAX_ITEMS: usize = 20;
+
+/// Characters of a rendered value at most (longer ones are cut and marked).
+pub const MAX_CHARS: usize = 200;
+
+/// What a probe reports.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Observe {
+    /// The value of `expr` (a name, field or element as written in the source) after the
+    /// statement on `line`.
+    Value {
+        /// The expression, as written.
+        expr: String,
+    },
+    /// That this arm of the `if` on `line` ran: `then`, `elif` or `else`.
+    Branch {
+        /// The arm.
+        arm: &'static str,
+    },
+}
+
+/// One place to probe: a line of the original file and what to report there.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Site {
+    /// 1-based line of the original file.
+    pub line: usize,
+    /// What the probe reports.
+    #[serde(flatten)]
+    pub observe: Observe,
+    /// Byte offset in the original file where the probe statement goes.
+    #[serde(skip)]
+    offset: usize,
+    /// Indentation of the probe statement (Python needs it; Java gets it for readability).
+    #[serde(skip)]
+    indent: String,
+}
+
+/// The sites [`auto_sites`] found and those it had to skip.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Sites {
+    /// Where probes go, in source order.
+    pub sites: Vec<Site>,
+    /// Places that would have been probed but cannot take a statement (see the module doc).
+    pub skipped: usize,
+}
+
+/// An instrumented copy of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Instrumented {
+    /// The new file text.
+    pub source: String,
+    /// The probes it contains.
+    pub sites: Vec<Site>,
+}
+
+/// Why a file cannot be instrumented.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProbeError {
+    /// tree-sitter could not parse the file.
+    #[error("cannot parse the file as {0}")]
+    Parse(Language),
+    /// No method or function spans `line`.
+    #[error("no method or function contains line {0}")]
+    NoMethod(usize),
+}
+
+/// Every assignment and `if` arm of the method or function that contains `line` (1-based)
+/// in `text`.
+///
+/// # Errors
+/// [`ProbeError::Parse`] when the file does not parse; [`ProbeError::NoMethod`] when no
+/// method contains `line`.
+pub fn auto_sites(text: &str, lang: Language, line: usize) -> Result<Sites, ProbeError> {
+    let tree = parse(text, lang)?;
+    let method = method_at(tree.root_node(), lang, line).ok_or(ProbeError::NoMethod(line))?;
+    let mut out = Sites::default();
+    walk(method, &mut |node| match lang {
+        Language::Java => java_site(text, node, &mut out),
+        Language::Python => python_site(text, node, &mut out),
+    });
+    out.sites.sort_by_key(|s| s.offset);
+    Ok(out)
+}
+
+/// `text` with a probe statement at every site and the value renderer added.
+///
+/// # Errors
+/// [`ProbeError::Parse`] when the file does not parse.
+pub fn instrument(text: &str, lang: Language, sites: &[Site]) -> Result<Instrumented, ProbeError> {
+    let tree = parse(text, lang)?;
+    let mut edits: Vec<(usize, String)> = sites.iter().map(|s| (s.offset, statement(lang, s))).collect();
+    edits.push(match lang {
+        Language::Java => (text.len(), format!("\n{}", java_renderer())),
+        Language::Python => (python_prelude_end(text, tree.root_node()), python_renderer()),
+    });
+    // Stable: at one offset, the earlier site's statement comes first.
+    edits.sort_by_key(|e| e.0);
+    let mut source = String::with_capacity(text.len() + edits.iter().map(|e| e.1.len()).sum::<usize>());
+    let mut at = 0;
+    for (offset, s) in edits {
+        source.push_str(&text[at..offset]);
+        source.push_str(&s);
+        at = offset;
+    }
+    source.push_str(&text[at..]);
+    Ok(Instrumented { source, sites: sites.to_vec() })
+}
+
+/// The probe lines in `stderr`, without their prefix (`L12 total=42`), in order.
+pub fn probe_lines(stderr: &str) -> impl Iterator<Item = &str> {
+    stderr.lines().filter_map(|l| l.strip_prefix(PREFIX)).map(str::trim_start)
+}
+
+fn parse(text: &str, lang: Language) -> Result<tree_sitter::Tree, ProbeError> {
+    let mut parser = Parser::new();
+    parser.set_language(&lang.grammar()).map_err(|_| ProbeError::Parse(lang))?;
+    let tree = parser.parse(text, None).ok_or(ProbeError::Parse(lang))?;
+    if tree.root_node().has_error() {
+        return Err(ProbeError::Parse(lang));
+    }
+    Ok(tree)
+}
+
+/// The innermost method or function spanning `line`.
+fn method_at(root: Node<'_>, lang: Language, line: usize) -> Option<Node<'_>> {
+    let mut found = None;
+    walk(root, &mut |n| {
+        let spans = n.start_position().row < line && line <= n.end_position().row + 1;
+        let method = match lang {
+            Language::Java => {
+                matches!(n.kind(), "method_declaration" | "constructor_declaration" | "compact_constructor_declaration")
+            }
+            Language::Python => n.kind() == "function_definition",
+        };
+        if spans && method {
+            found = Some(n);
+        }
+    });
+    found
+}
+
+/// Pre-order walk of `node`'s subtree.
+fn walk<'t>(node: Node<'t>, f: &mut impl FnMut(Node<'t>)) {
+    f(node);
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        walk(child, f);
+    }
+}
+
+fn src<'a>(text: &'a str, node: Node<'_>) -> &'a str {
+    &text[node.byte_range()]
+}
+
+/// The indentation of the line `node` starts on.
+fn indent_of(text: &str, node: Node<'_>) -> String {
+    let start = text[..node.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+    text[start..].chars().take_while(|c| *c == ' ' || *c == '\t').collect()
+}
+
+/// Offset just after the line `node` ends on (after its line break), or the end of text.
+fn after_line(text: &str, node: Node<'_>) -> usize {
+    text[node.end_byte()..].find('\n').map_or(text.len(), |i| node.end_byte() + i + 1)
+}
+
+/// Offset at the start of the line `node` starts on.
+fn line_start(text: &str, node: Node<'_>) -> usize {
+    text[..node.start_byte()].rfind('\n').map_or(0, |i| i + 1)
+}
+
+fn line(node: Node<'_>) -> usize {
+    node.start_position().row + 1
+}
+
+fn value_site(text: &str, stmt: Node<'_>, expr: &str) -> Site {
+    Site {
+        line: line(stmt),
+        observe: Observe::Value { expr: expr.to_string() },
+        offset: after_line(text, stmt),
+        indent: indent_of(text, stmt),
+    }
+}
+
+/// Whether `stmt` ends its line (nothing but whitespace or a comment after it), so a probe
+/// can go on the next line.
+fn ends_line(text: &str, stmt: Node<'_>) -> bool {
+    let rest = &text[stmt.end_byte()..];
+    let rest = rest.split('\n').next().unwrap_or("").trim();
+    rest.is_empty() || rest.starts_with("//") || rest.starts_with('#')
+}
+
+fn java_site(text: &str, node: Node<'_>, out: &mut Sites) {
+    let in_block = node.parent().is_some_and(|p| matches!(p.kind(), "block" | "switch_block_statement_group"));
+    match node.kind() {
+        "local_variable_declaration" if in_block => {
+            let mut cursor = node.walk();
+            for d in node.children_by_field_name("declarator", &mut cursor) {
+                match (d.child_by_field_name("name"), d.child_by_field_name("value")) {
+                    (Some(name), Some(_)) if ends_line(text, node) => {
+                        out.sites.push(value_site(text, node, src(text, name)));
+                    }
+                    _ => out.skipped += 1,
+                }
+            }
+        }
+        "expression_statement" if in_block => {
+            let Some(e) = node.named_child(0) else { return };
+            let target = match e.kind() {
+                "assignment_expression" => e.child_by_field_name("left"),
+                "update_expression" => e.named_child(0),
+                _ => return,
+            };
+            match target {
+                Some(t)
+                    if matches!(t.kind(), "identifier" | "field_access" | "array_access") && ends_line(text, node) =>
+                {
+                    out.sites.push(value_site(text, node, src(text, t)));
+                }
+                _ => out.skipped += 1,
+            }
+        }
+        "if_statement" => {
+            for (field, arm) in [("consequence", "then"), ("alternative", "else")] {
+                let Some(body) = node.child_by_field_name(field) else { continue };
+                if body.kind() == "if_statement" {
+                    continue; // `else if`: probed as its own if
+                }
+                java_arm(text, node, body, arm, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A probe as the first statement of a braced `if` arm.
+fn java_arm(text: &str, ifs: Node<'_>, body: Node<'_>, arm: &'static str, out: &mut Sites) {
+    if body.kind() != "block" {
+        out.skipped += 1;
+        return;
+    }
+    let indent = format!("{}    ", indent_of(text, ifs));
+    // Just after `{`: the probe runs before anything else in the arm.
+    let offset = body.start_byte() + 1;
+    out.sites.push(Site { line: line(ifs), observe: Observe::Branch { arm }, offset, indent: format!("\n{indent}") });
+}
+
+fn python_site(text: &str, node: Node<'_>, out: &mut Sites) {
+    let in_block = node.parent().is_some_and(|p| p.kind() == "block");
+    match node.kind() {
+        "expression_statement" if in_block => {
+            let Some(e) = node.named_child(0) else { return };
+            if !matches!(e.kind(), "assignment" | "augmented_assignment") {
+                return;
+            }
+            let Some(left) = e.child_by_field_name("left") else { return };
+            if !ends_line(text, node) {
+                out.skipped += 1;
+                return;
+            }
+            let names: Vec<Node<'_>> = match left.kind() {
+                "identifier" | "attribute" | "subscript" => vec![left],
+                "pattern_list" | "tuple_pattern" => {
+                    let mut c = left.walk();
+                    left.named_children(&mut c).filter(|n| n.kind() == "identifier").collect()
+                }
+                _ => Vec::new(),
+            };
+            for n in names {
+                out.sites.push(value_site(text, node, src(text, n)));
+            }
+        }
+        "if_statement" | "elif_clause" | "else_clause" => {
+            let arm = match node.kind() {
+                "if_statement" => "then",
+                "elif_clause" => "elif",
+                _ => "else",
+            };
+            let field = if node.kind() == "else_clause" { "body" } else { "consequence" };
+            let Some(body) = node.child_by_field_name(field) else { return };
+            let Some(first) = body.named_child(0) else { return };
+            if first.start_position().row == node.start_position().row {
+                out.skipped += 1; // `if x: return y` on one line
+                return;
+            }
+            out.sites.push(Site {
+                line: line(node),
+                observe: Observe::Branch { arm },
+                offset: line_start(text, first),
+                indent: indent_of(text, first),
+            });
+        }
+        _ => {}
+    }
+}
+
+/// The probe statement for `site`, including its line break(s).
+fn statement(lang: Language, site: &Site) -> String {
+    let what = match &site.observe {
+        Observe::Value { expr } => (format!("{expr}="), Some(expr.as_str())),
+        Observe::Branch { arm } => (format!("branch={arm}"), None),
+    };
+    let label = format!("{PREFIX} L{} {}", site.line, what.0);
+    match lang {
+        Language::Java => {
+            let value = what.1.map_or(String::new(), |e| format!(" + FixdexProbe.render({e})"));
+            let body =
+                format!("try {{ System.err.println({}{value}); }} catch (Throwable fixdexT) {{}}", java_str(&label));
+            match site.observe {
+                Observe::Branch { .. } => format!("{}{body}", site.indent),
+                Observe::Value { .. } => format!("{}{body}\n", site.indent),
+            }
+        }
+        Language::Python => {
+            let value = what.1.map_or(String::new(), |e| format!(" + _fixdex_render({e})"));
+            let i = &site.indent;
+            format!(
+                "{i}try: __import__('sys').stderr.write({}{value} + '\\n')\n{i}except Exception: pass\n",
+                py_str(&label)
+            )
+        }
+    }
+}
+
+fn java_str(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+fn py_str(s: &str) -> String {
+    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
+}
+
+/// The Java renderer class, appended after the file's types (package-private, so it needs
+/// no file of its own).
+fn java_renderer() -> String {
+    format!(
+        r#"final class FixdexProbe {{
+    static String render(Object o) {{
+        String s;
+        try {{
+            if (o == null) {{
+                s = "null";
+            }} else if (o.getClass().isArray()) {{
+                int n = java.lang.reflect.Array.getLength(o);
+                StringBuilder b = new StringBuilder("[");
+                for (int i = 0; i < Math.min(n, {items}); i++) {{
+                    if (i > 0) b.append(", ");
+                    b.append(render(java.lang.reflect.Array.get(o, i)));
+                }}
+                s = b.append(n > {items} ? ", ...(" + n + " items)]" : "]").toString();
+            }} else if (o instanceof java.util.Collection) {{
+                java.util.Collection<?> c = (java.util.Collection<?>) o;
+                StringBuilder b = new StringBuilder("[");
+                int i = 0;
+                for (Object x : c) {{
+                    if (i == {items}) {{ b.append(", ...(" + c.size() + " items)"); break; }}
+                    if (i++ > 0) b.append(", ");
+                    b.append(render(x));
+                }}
+                s = b.append("]").toString();
+            }} else {{
+                s = String.valueOf(o);
+            }}
+        }} catch (Throwable t) {{
+            s = "<" + t.getClass().getSimpleName() + ">";
+        }}
+        return s.length() > {chars} ? s.substring(0, {chars}) + "...(" + s.length() + " chars)" : s;
+    }}
+}}
+"#,
+        items = MAX_ITEMS,
+        chars = MAX_CHARS
+    )
+}
+
+/// The Python renderer, a module-level function.
+fn python_renderer() -> String {
+    format!(
+        "def _fixdex_render(v):\n    try:\n        import reprlib\n        r = reprlib.Repr()\n        \
+         r.maxlist = r.maxtuple = r.maxset = r.maxfrozenset = r.maxdeque = r.maxarray = r.maxdict = {items}\n        \
+         r.maxstring = r.maxother = r.maxlong = {chars}\n        s = r.repr(v)\n    except Exception as e:\n        \
+         s = '<' + type(e).__name__ + '>'\n    return s if len(s) <= {chars} else s[:{chars}] + '...(%d chars)' % len(s)\n\n\n",
+        items = MAX_ITEMS,
+        chars = MAX_CHARS
+    )
+}
+
+/// Where the Python renderer goes: after the module docstring and `from __future__`
+/// imports (which must come first), at the start of the first other statement's line.
+fn python_prelude_end(text: &str, root: Node<'_>) -> usize {
+    let mut cursor = root.walk();
+    let mut end = 0;
+    for (i, child) in root.named_children(&mut cursor).enumerate() {
+        let docstring = i == 0
+            && child.kind() == "expression_statement"
+            && child.named_child(0).is_some_and(|n| n.kind() == "string");
+        if docstring || child.kind() == "future_import_statement" || child.kind() == "comment" {
+            end = after_line(text, child);
+        } else {
+            return line_start(text, child).max(end);
+        }
+    }
+    end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const JAVA: &str = "package p;\n\npublic class Gcd {\n    public static int gcd(int a, int b) {\n        int steps = 0;\n        while (b != 0) {\n            int t = a % b;\n            a = b;\n            b = t;\n            steps++;\n        }\n        if (a < 0) {\n            a = -a;\n        } else {\n            steps += 0;\n        }\n        if (a == 0) return 1;\n        return a;\n    }\n}\n";
+
+    const PY: &str = "\"\"\"doc\"\"\"\nfrom __future__ import annotations\n\ndef gcd(a, b):\n    steps = 0\n    while b:\n        a, b = b, a % b\n        steps += 1\n    if a < 0:\n        a = -a\n    elif a == 0:\n        a = 1\n    else:\n        pass\n    if a > 1000: return a\n    return a\n";
+
+    #[test]
+    fn java_sites_cover_assignments_and_braced_arms() {
+        let s = auto_sites(JAVA, Language::Java, 8).unwrap();
+        let got: Vec<(usize, Observe)> = s.sites.iter().map(|s| (s.line, s.observe.clone())).collect();
+        let v = |l, e: &str| (l, Observe::Value { expr: e.to_string() });
+        let b = |l, arm| (l, Observe::Branch { arm });
+        assert_eq!(
+            got,
+            vec![
+                v(5, "steps"),
+                v(7, "t"),
+                v(8, "a"),
+                v(9, "b"),
+                v(10, "steps"),
+                b(12, "then"),
+                v(13, "a"),
+                b(12, "else"),
+                v(15, "steps")
+            ]
+        );
+        // `if (a == 0) return 1;` has an unbraced arm.
+        assert_eq!(s.skipped, 1);
+        assert_eq!(auto_sites(JAVA, Language::Java, 1).unwrap_err(), ProbeError::NoMethod(1));
+    }
+
+    #[test]
+    fn python_sites_cover_assignments_arms_and_tuples() {
+        let s = auto_sites(PY, Language::Python, 5).unwrap();
+        let got: Vec<(usize, String)> = s
+            .sites
+            .iter()
+            .map(|s| match &s.observe {
+                Observe::Value { expr } => (s.line, expr.clone()),
+                Observe::Branch { arm } => (s.line, format!("branch={arm}")),
+            })
+            .collect();
+        let want: Vec<(usize, String)> = [
+            (5, "steps"),
+            (7, "a"),
+            (7, "b"),
+            (8, "steps"),
+            (9, "branch=then"),
+            (10, "a"),
+            (11, "branch=elif"),
+            (12, "a"),
+            (13, "branch=else"),
+        ]
+        .iter()
+        .map(|(l, e)| (*l, e.to_string()))
+        .collect();
+        assert_eq!(got, want);
+        assert_eq!(s.skipped, 1, "`if a > 1000: return a` is on one line");
+    }
+
+    #[test]
+    fn instrumented_copies_still_parse_and_keep_the_prelude_first() {
+        for (text, lang) in [(JAVA, Language::Java), (PY, Language::Python)] {
+            let sites = auto_sites(text, lang, 6).unwrap();
+            let out = instrument(text, lang, &sites.sites).unwrap();
+            assert!(parse(&out.source, lang).is_ok(), "{lang}:\n{}", out.source);
+            assert_eq!(out.source.matches(PREFIX).count(), sites.sites.len());
+        }
+        let py = instrument(PY, Language::Python, &auto_sites(PY, Language::Python, 6).unwrap().sites).unwrap();
+        assert!(py.source.starts_with("\"\"\"doc\"\"\"\nfrom __future__ import annotations\n\ndef _fixdex_render"));
+    }
+
+    /// The instrumented copies compile and run, print the probes in execution order, and
+    /// the program's own output is unchanged.
+    #[test]
+    fn instrumented_programs_run_and_print_their_trace() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = "    public static void main(String[] x) { System.out.println(gcd(12, 18)); }\n";
+        let java = JAVA.replace("        return a;\n    }\n", &format!("        return a;\n    }}\n{main}"));
+        let sites = auto_sites(&java, Language::Java, 6).unwrap();
+        let out = instrument(&java, Language::Java, &sites.sites).unwrap();
+        std::fs::create_dir_all(dir.path().join("p")).unwrap();
+        std::fs::write(dir.path().join("p/Gcd.java"), &out.source).unwrap();
+        let javac = std::process::Command::new("javac").arg("p/Gcd.java").current_dir(dir.path()).output().unwrap();
+        assert!(javac.status.success(), "{}\n{}", String::from_utf8_lossy(&javac.stderr), out.source);
+        let run =
+            std::process::Command::new("java").args(["-cp", ".", "p.Gcd"]).current_dir(dir.path()).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&run.stdout), "6\n");
+        let err = String::from_utf8_lossy(&run.stderr);
+        let lines: Vec<&str> = probe_lines(&err).collect();
+        assert_eq!(lines[..4], ["L5 steps=0", "L7 t=12", "L8 a=18", "L9 b=12"]);
+        // Three loop iterations (12, 18) → (18, 12) → (12, 6) → (6, 0), then the else arm.
+        assert_eq!(lines[lines.len() - 2..], ["L12 branch=else", "L15 steps=3"]);
+
+        let py = format!("{PY}\nprint(gcd(12, 18))\n");
+        let sites = auto_sites(&py, Language::Python, 6).unwrap();
+        let out = instrument(&py, Language::Python, &sites.sites).unwrap();
+        std::fs::write(dir.path().join("gcd.py"), &out.source).unwrap();
+        let run = std::process::Command::new("python3").arg("gcd.py").current_dir(dir.path()).output().unwrap();
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        assert_eq!(String::from_utf8_lossy(&run.stdout), "6\n");
+        let err = String::from_utf8_lossy(&run.stderr);
+        let lines: Vec<&str> = probe_lines(&err).collect();
+        assert_eq!(lines[..4], ["L5 steps=0", "L7 a=18", "L7 b=12", "L8 steps=1"]);
+        assert_eq!(lines[lines.len() - 1], "L13 branch=else");
+    }
+
+    /// Long and large values are bounded.
+    #[test]
+    fn the_python_renderer_bounds_values() {
+        let dir = tempfile::tempdir().unwrap();
+        let prog = format!(
+            "{}import sys\nprint(_fixdex_render(list(range(1000))))\nprint(_fixdex_render('x' * 5000))\n",
+            python_renderer()
+        );
+        std::fs::write(dir.path().join("r.py"), prog).unwrap();
+        let run = std::process::Command::new("python3").arg("r.py").current_dir(dir.path()).output().unwrap();
+        let out = String::from_utf8_lossy(&run.stdout);
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(
+            lines[0].starts_with("[0, 1, 2,") && lines[0].ends_with("...]") && lines[0].len() < 150,
+            "{}",
+            lines[0]
+        );
+        assert!(lines[1].len() <= MAX_CHARS + 20, "{}", lines[1].len());
+    }
+
+    #[test]
+    fn probe_lines_are_found_in_stderr() {
+        let err = "warning\n[fixdex-probe] L5 steps=0\nTraceback\n[fixdex-probe] L9 branch=then\n";
+        assert_eq!(probe_lines(err).collect::<Vec<_>>(), ["L5 steps=0", "L9 branch=then"]);
+    }
+}

@@ -9,12 +9,15 @@
 //!   arm ran: `L14 branch=then`.
 //!
 //! Each probe is wrapped so that it can never change the program's behaviour: Java
-//! `try { System.err.println(...); } catch (Throwable t) {}`, Python a one-line
-//! `try: ... / except Exception: pass`. Values go through a bounded renderer added to the
-//! file (Java: a package-private class `FixdexProbe` appended after the file's types; Python:
-//! a function `_fixdex_render` inserted after the module docstring and `__future__`
-//! imports): `null`/`None`, at most [`MAX_ITEMS`] elements of an array or collection, and at
-//! most [`MAX_CHARS`] characters (`...(N chars)` marks a cut).
+//! `try { FixdexProbe.emit(...); } catch (Throwable t) {}`, Python a one-line
+//! `try: _fixdex_emit(...)` / `except Exception: pass`. Values go through a bounded renderer
+//! added to the file (Java: a package-private class `FixdexProbe` appended after the file's
+//! types; Python: `_fixdex_render` and `_fixdex_emit` inserted after the module docstring and
+//! `__future__` imports): `null`/`None`, at most [`MAX_ITEMS`] elements of an array or
+//! collection, and at most [`MAX_CHARS`] characters (`...(N chars)` marks a cut). The
+//! emitters count what they wrote and stop after [`MAX_TRACE_BYTES`] with one `cut:` line
+//! (the seed paper's 10 MB guard); [`Trace::from_stderr`] keeps the last
+//! [`KEPT_TRACE_BYTES`] for the prompt.
 //!
 //! [`auto_sites`] is the deterministic `--probe auto` mode (no model): every assignment and
 //! every `if` arm of the localized method. Sites where a statement cannot be inserted
@@ -34,6 +37,14 @@ pub const MAX_ITEMS: usize = 20;
 
 /// Characters of a rendered value at most (longer ones are cut and marked).
 pub const MAX_CHARS: usize = 200;
+
+/// Bytes of probe output a run writes at most (the seed paper's guard): past it the probes
+/// stop writing, after one line `[fixdex-probe] cut: N bytes written`.
+pub const MAX_TRACE_BYTES: usize = 10 * 1024 * 1024;
+
+/// Bytes of trace a prompt keeps ([`Trace::from_stderr`]): the last ones, the state just
+/// before the failure.
+pub const KEPT_TRACE_BYTES: usize = 20 * 1024;
 
 /// What a probe reports.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -120,11 +131,16 @@ pub fn auto_sites(text: &str, lang: Language, line: usize) -> Result<Sites, Prob
 /// # Errors
 /// [`ProbeError::Parse`] when the file does not parse.
 pub fn instrument(text: &str, lang: Language, sites: &[Site]) -> Result<Instrumented, ProbeError> {
+    instrument_with_limit(text, lang, sites, MAX_TRACE_BYTES)
+}
+
+/// [`instrument`] with another output guard than [`MAX_TRACE_BYTES`] (for tests).
+fn instrument_with_limit(text: &str, lang: Language, sites: &[Site], limit: usize) -> Result<Instrumented, ProbeError> {
     let tree = parse(text, lang)?;
     let mut edits: Vec<(usize, String)> = sites.iter().map(|s| (s.offset, statement(lang, s))).collect();
     edits.push(match lang {
-        Language::Java => (text.len(), format!("\n{}", java_renderer())),
-        Language::Python => (python_prelude_end(text, tree.root_node()), python_renderer()),
+        Language::Java => (text.len(), format!("\n{}", java_renderer(limit))),
+        Language::Python => (python_prelude_end(text, tree.root_node()), python_renderer(limit)),
     });
     // Stable: at one offset, the earlier site's statement comes first.
     edits.sort_by_key(|e| e.0);
@@ -137,6 +153,52 @@ pub fn instrument(text: &str, lang: Language, sites: &[Site]) -> Result<Instrume
     }
     source.push_str(&text[at..]);
     Ok(Instrumented { source, sites: sites.to_vec() })
+}
+
+/// The trace of one run, as a prompt shows it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Trace {
+    /// The last probe lines (without their prefix), at most [`KEPT_TRACE_BYTES`], whole
+    /// lines, in order, after a first line `... (N earlier probe lines cut)` when cut.
+    pub text: String,
+    /// Probe lines seen in the output.
+    pub lines: usize,
+    /// Bytes of those lines (before the cut).
+    pub bytes: usize,
+    /// Whether earlier lines were cut to fit [`KEPT_TRACE_BYTES`].
+    pub truncated: bool,
+    /// Whether the program hit the output guard ([`MAX_TRACE_BYTES`]) and stopped logging.
+    pub guard_hit: bool,
+}
+
+impl Trace {
+    /// The trace in a run's `stderr` (a runner's tail is enough: the part kept is the last
+    /// [`KEPT_TRACE_BYTES`]).
+    pub fn from_stderr(stderr: &str) -> Trace {
+        let all: Vec<&str> = probe_lines(stderr).collect();
+        let guard_hit = all.last().is_some_and(|l| l.starts_with("cut: "));
+        let bytes = all.iter().map(|l| l.len() + 1).sum();
+        let (mut kept, mut size) = (0, 0);
+        for l in all.iter().rev() {
+            if size + l.len() + 1 > KEPT_TRACE_BYTES {
+                break;
+            }
+            size += l.len() + 1;
+            kept += 1;
+        }
+        let cut = all.len() - kept;
+        let mut text = if cut > 0 { format!("... ({cut} earlier probe lines cut)\n") } else { String::new() };
+        for l in &all[cut..] {
+            text.push_str(l);
+            text.push('\n');
+        }
+        Trace { text, lines: all.len(), bytes, truncated: cut > 0, guard_hit }
+    }
+
+    /// Whether the run printed no probe line (the static fallback: the workflow goes on).
+    pub fn is_empty(&self) -> bool {
+        self.lines == 0
+    }
 }
 
 /// The probe lines in `stderr`, without their prefix (`L12 total=42`), in order.
@@ -337,7 +399,7 @@ fn statement(lang: Language, site: &Site) -> String {
         Language::Java => {
             let value = what.1.map_or(String::new(), |e| format!(" + FixdexProbe.render({e})"));
             let body =
-                format!("try {{ System.err.println({}{value}); }} catch (Throwable fixdexT) {{}}", java_str(&label));
+                format!("try {{ FixdexProbe.emit({}{value}); }} catch (Throwable fixdexT) {{}}", java_str(&label));
             match site.observe {
                 Observe::Branch { .. } => format!("{}{body}", site.indent),
                 Observe::Value { .. } => format!("{}{body}\n", site.indent),
@@ -346,10 +408,7 @@ fn statement(lang: Language, site: &Site) -> String {
         Language::Python => {
             let value = what.1.map_or(String::new(), |e| format!(" + _fixdex_render({e})"));
             let i = &site.indent;
-            format!(
-                "{i}try: __import__('sys').stderr.write({}{value} + '\\n')\n{i}except Exception: pass\n",
-                py_str(&label)
-            )
+            format!("{i}try: _fixdex_emit({}{value})\n{i}except Exception: pass\n", py_str(&label))
         }
     }
 }
@@ -364,9 +423,15 @@ fn py_str(s: &str) -> String {
 
 /// The Java renderer class, appended after the file's types (package-private, so it needs
 /// no file of its own).
-fn java_renderer() -> String {
+fn java_renderer(limit: usize) -> String {
     format!(
         r#"final class FixdexProbe {{
+    private static long written = 0;
+    static synchronized void emit(String line) {{
+        if (written > {limit}L) return;
+        written += line.length() + 1;
+        System.err.println(written > {limit}L ? "{PREFIX} cut: {limit} bytes written" : line);
+    }}
     static String render(Object o) {{
         String s;
         try {{
@@ -406,9 +471,11 @@ fn java_renderer() -> String {
 }
 
 /// The Python renderer, a module-level function.
-fn python_renderer() -> String {
+fn python_renderer(limit: usize) -> String {
     format!(
-        "def _fixdex_render(v):\n    try:\n        import reprlib\n        r = reprlib.Repr()\n        \
+        "_fixdex_written = [0]\n\n\ndef _fixdex_emit(line):\n    if _fixdex_written[0] > {limit}:\n        return\n    \
+         _fixdex_written[0] += len(line) + 1\n    __import__('sys').stderr.write(('{PREFIX} cut: {limit} bytes written' \
+         if _fixdex_written[0] > {limit} else line) + '\\n')\n\n\ndef _fixdex_render(v):\n    try:\n        import reprlib\n        r = reprlib.Repr()\n        \
          r.maxlist = r.maxtuple = r.maxset = r.maxfrozenset = r.maxdeque = r.maxarray = r.maxdict = {items}\n        \
          r.maxstring = r.maxother = r.maxlong = {chars}\n        s = r.repr(v)\n    except Exception as e:\n        \
          s = '<' + type(e).__name__ + '>'\n    return s if len(s) <= {chars} else s[:{chars}] + '...(%d chars)' % len(s)\n\n\n",
@@ -503,10 +570,10 @@ mod tests {
             let sites = auto_sites(text, lang, 6).unwrap();
             let out = instrument(text, lang, &sites.sites).unwrap();
             assert!(parse(&out.source, lang).is_ok(), "{lang}:\n{}", out.source);
-            assert_eq!(out.source.matches(PREFIX).count(), sites.sites.len());
+            assert_eq!(out.source.matches(&format!("{PREFIX} L")).count(), sites.sites.len());
         }
         let py = instrument(PY, Language::Python, &auto_sites(PY, Language::Python, 6).unwrap().sites).unwrap();
-        assert!(py.source.starts_with("\"\"\"doc\"\"\"\nfrom __future__ import annotations\n\ndef _fixdex_render"));
+        assert!(py.source.starts_with("\"\"\"doc\"\"\"\nfrom __future__ import annotations\n\n_fixdex_written = [0]"));
     }
 
     /// The instrumented copies compile and run, print the probes in execution order, and
@@ -544,13 +611,40 @@ mod tests {
         assert_eq!(lines[lines.len() - 1], "L13 branch=else");
     }
 
+    /// A loop that would print far past the guard stops at it, marks the cut, and the
+    /// trace keeps the last [`KEPT_TRACE_BYTES`] as whole lines.
+    #[test]
+    fn the_output_guard_stops_logging_and_the_trace_keeps_the_end() {
+        let py = "def spin(n):\n    total = 0\n    for i in range(n):\n        total = total + i\n    return total\n\nprint(spin(200000))\n";
+        let sites = auto_sites(py, Language::Python, 2).unwrap();
+        let out = instrument_with_limit(py, Language::Python, &sites.sites, 100_000).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("spin.py"), &out.source).unwrap();
+        let run = std::process::Command::new("python3").arg("spin.py").current_dir(dir.path()).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&run.stdout), "19999900000\n");
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert!(err.len() < 100_000 + 200, "{} bytes of stderr", err.len());
+        let trace = Trace::from_stderr(&err);
+        assert!(trace.guard_hit && trace.truncated, "{trace:?}");
+        assert!(trace.text.len() <= KEPT_TRACE_BYTES + 64 && trace.text.len() > KEPT_TRACE_BYTES - 64);
+        assert!(trace.text.starts_with("... (") && trace.text.ends_with("cut: 100000 bytes written\n"));
+        assert!(trace.text.lines().nth(1).unwrap().starts_with('L'), "whole lines");
+
+        let short = Trace::from_stderr("[fixdex-probe] L2 total=0\nother\n");
+        assert_eq!(
+            (short.text.as_str(), short.lines, short.truncated, short.guard_hit),
+            ("L2 total=0\n", 1, false, false)
+        );
+        assert!(Trace::from_stderr("no probes\n").is_empty());
+    }
+
     /// Long and large values are bounded.
     #[test]
     fn the_python_renderer_bounds_values() {
         let dir = tempfile::tempdir().unwrap();
         let prog = format!(
             "{}import sys\nprint(_fixdex_render(list(range(1000))))\nprint(_fixdex_render('x' * 5000))\n",
-            python_renderer()
+            python_renderer(MAX_TRACE_BYTES)
         );
         std::fs::write(dir.path().join("r.py"), prog).unwrap();
         let run = std::process::Command::new("python3").arg("r.py").current_dir(dir.path()).output().unwrap();

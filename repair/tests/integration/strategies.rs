@@ -182,3 +182,40 @@ fn a_hanging_candidate_is_stopped_by_the_timeout_adapted_to_the_preflight() {
         .run(&bug);
     assert_eq!(report.preflight.map(|p| p.candidate_timeout_ms), Some(120_000));
 }
+
+/// TraceRepair's trace collection (issue 13) through the shared session: the `--probe
+/// auto` copy of `sum_to` is built and tested in a scratch copy like a candidate, and the
+/// failing tests' captured output holds the trace of the loop (pytest shows a failing
+/// test's stderr in its report).
+#[test]
+fn issue_13_trace_collection_runs_through_the_session() {
+    struct TraceOnly;
+    impl Strategy for TraceOnly {
+        fn name(&self) -> &'static str {
+            "trace-only"
+        }
+        fn needs_model(&self) -> bool {
+            false
+        }
+        fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop> {
+            let collected = repair::strategies::tracerepair::trace::collect_in_session(session, problem)?;
+            session.report.details = serde_json::json!({"trace": collected});
+            Ok(())
+        }
+    }
+    let (bug, validator) = sum_to();
+    let client = ScriptedClient::new(Vec::new());
+    let report = Workflow::new(&client, None, validator, RunConfig::default())
+        .with_strategy(Box::new(TraceOnly))
+        .with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
+        .run(&bug);
+    let t = &report.details["trace"];
+    assert_eq!(
+        (t["requested"].as_u64(), t["injected"].as_u64(), t["static_fallback"].as_bool()),
+        (Some(2), Some(2), Some(false)),
+        "{report:#?}"
+    );
+    let text = t["trace"]["text"].as_str().unwrap();
+    assert!(text.contains("L2 total=0") && text.contains("L4 total=1"), "{text}");
+    assert!(report.candidates.is_empty(), "a trace run is not a candidate");
+}

@@ -5,8 +5,9 @@
 //! statements into the localized method, the deterministic `--probe auto` sites, bounded
 //! value rendering, the 10 MB output guard and the 20 KB trace kept for prompts; [`trace`]:
 //! building and running the instrumented copy with a bounded rollback on compile errors and
-//! the static fallback). The strategy itself (its wiring to the session's validation, the
-//! debate, the judge) is not registered in [`super::NAMES`] yet.
+//! the static fallback, through the session's validation in a scratch copy:
+//! [`trace::collect_in_session`]). The strategy itself (model-named probes, the debate, the
+//! judge, budgets, its report section) is not registered in [`super::NAMES`] yet.
 
 pub mod probe;
 pub mod trace;

@@ -8,7 +8,11 @@
 //! the retry policy and the record of it.
 
 use super::probe::{self, Site, Trace};
+use crate::bug::Problem;
 use crate::language::Language;
+use crate::patch::{Patch, unified_diff};
+use crate::session::{Session, Stop};
+use crate::validate::Verdict;
 
 /// Attempts at most: all sites, then the first half of them, then the first quarter.
 pub const MAX_ATTEMPTS: usize = 3;
@@ -77,6 +81,45 @@ pub fn collect<E>(
         rolled_back: sites.len(),
         attempts,
         static_fallback: true,
+    })
+}
+
+/// [`collect`] for `problem` through `session`, with the `--probe auto` sites of the method
+/// holding the buggy code's first line ([`probe::auto_sites`]): each copy is the buggy
+/// file replaced by its instrumented text, built and tested in a scratch copy exactly as a
+/// candidate patch is ([`Session`]'s validation, the project's own commands); a
+/// compile-error verdict is a [`RunResult::CompileError`], any other verdict gives the test
+/// run's captured stdout and stderr. A file that cannot be read or parsed, or a method
+/// without probe sites, is the static fallback (nothing run).
+///
+/// # Errors
+/// [`Stop`] when the scratch copy or the commands cannot be run.
+pub fn collect_in_session(session: &Session<'_>, problem: &Problem) -> Result<Collected, Stop> {
+    let fallback = |requested| Collected {
+        trace: Trace::from_stderr(""),
+        requested,
+        injected: 0,
+        rolled_back: requested,
+        attempts: 0,
+        static_fallback: true,
+    };
+    let bug = &problem.bug;
+    let (Some(lang), Ok(text)) = (problem.language, std::fs::read_to_string(bug.root.join(&bug.file))) else {
+        return Ok(fallback(0));
+    };
+    let Ok(sites) = probe::auto_sites(&text, lang, problem.lines.0) else { return Ok(fallback(0)) };
+    if sites.sites.is_empty() {
+        return Ok(fallback(0));
+    }
+    collect(&text, lang, &sites.sites, |source| {
+        let Ok(patch) = Patch::parse(&unified_diff(&bug.file, &text, source), None) else {
+            return Ok(RunResult::CompileError);
+        };
+        match session.validate(bug, Some(&patch)).map_err(Stop::from)? {
+            Err(_refused) => Ok(RunResult::CompileError),
+            Ok((_, v)) if v.verdict == Verdict::CompileError => Ok(RunResult::CompileError),
+            Ok((_, v)) => Ok(RunResult::Ran(v.test.map(|t| t.combined()).unwrap_or_default())),
+        }
     })
 }
 

@@ -22,7 +22,7 @@
 //! [`auto_sites`] is the deterministic `--probe auto` mode (no model): every assignment and
 //! every `if` arm of the localized method. Sites where a statement cannot be inserted
 //! safely are skipped and counted: a Java `if` arm that is a single statement without
-//! braces, a Python arm whose body sits on the `if` line, a Java declaration without a value
+//! braces, a Python arm or statement on its header's line, a Java declaration without a value
 //! (a read before definite assignment would not compile).
 
 use tree_sitter::{Node, Parser};
@@ -348,7 +348,13 @@ fn python_site(text: &str, node: Node<'_>, out: &mut Sites) {
                 return;
             }
             let Some(left) = e.child_by_field_name("left") else { return };
-            if !ends_line(text, node) {
+            // `for x in xs: total += x`: the statement sits on its header's line, and a
+            // probe on the next line would run after the loop.
+            let on_header = node
+                .parent()
+                .and_then(|b| b.parent())
+                .is_some_and(|h| h.start_position().row == node.start_position().row);
+            if on_header || !ends_line(text, node) {
                 out.skipped += 1;
                 return;
             }
@@ -562,6 +568,9 @@ mod tests {
         .collect();
         assert_eq!(got, want);
         assert_eq!(s.skipped, 1, "`if a > 1000: return a` is on one line");
+        let one_line = "def f(xs):\n    total = 0\n    for x in xs: total += x\n    return total\n";
+        let s = auto_sites(one_line, Language::Python, 2).unwrap();
+        assert_eq!((s.sites.len(), s.skipped), (1, 1), "the loop body on the header line is skipped");
     }
 
     #[test]

@@ -234,9 +234,9 @@ fn gemm_rows_avx512(dst: &mut [f32], a: &[f32], m: usize, b: &PackedB) {
 #[allow(unsafe_code)]
 pub fn round_row(dst: &mut [u16], src: &[f32]) {
     assert_eq!(dst.len(), src.len(), "round_row: lengths");
+    assert!(available(), "bf16 rounding needs AVX512F and AVX512_BF16 (check bf16::available() first)");
     #[cfg(target_arch = "x86_64")]
     {
-        assert!(available());
         // SAFETY: calling a `#[target_feature]` function needs those features: the CPU has
         // AVX512F and AVX512_BF16 (checked just above). The function itself is safe code.
         unsafe { round_row_avx512(dst, src) }
@@ -331,9 +331,9 @@ mod tests {
     /// in parallel and not).
     #[test]
     fn matches_naive_product_of_rounded_inputs() {
+        // Without AVX512_BF16 the kernel is never chosen and refuses to run.
         if !available() {
-            eprintln!("skipping: this CPU has no AVX512_BF16 (the kernel is never used here)");
-            return;
+            assert_refused(|| gemm(&mut [0.0], &[1.0], 1, &PackedB::pack(&[1.0], 1, 1), false));
         }
         let mut seed = 7u64;
         let mut rnd = || {
@@ -341,7 +341,7 @@ mod tests {
             ((seed >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
         };
         let shapes = [(1, 1, 1), (9, 7, 33), (40, 64, 96), (13, 384, 40), (70, 100, 50), (33, 1536, 64), (64, 384, 96)];
-        for (m, k, n) in shapes {
+        for (m, k, n) in shapes.into_iter().filter(|_| available()) {
             let a: Vec<f32> = (0..m * k).map(|_| rnd()).collect();
             let b: Vec<f32> = (0..k * n).map(|_| rnd()).collect();
             let packed = PackedB::pack(&b, k, n);
@@ -392,16 +392,22 @@ mod tests {
     #[test]
     fn vector_rounding_matches_scalar() {
         if !available() {
-            eprintln!("skipping: this CPU has no AVX512_BF16 (round_row is never used here)");
-            return;
+            assert_refused(|| round_row(&mut [0], &[1.0]));
         }
         let src: Vec<f32> = (0..100).map(|i| (i as f32 - 50.0) * 0.037 + 1.0 / 256.0 * (i % 3) as f32).collect();
-        for len in [0, 1, 31, 32, 33, 64, 100] {
+        for len in [0, 1, 31, 32, 33, 64, 100].into_iter().filter(|_| available()) {
             let mut dst = vec![0u16; len];
             round_row(&mut dst, &src[..len]);
             let want: Vec<u16> = src[..len].iter().map(|&x| to_bf16(x)).collect();
             assert_eq!(dst, want, "len {len}");
         }
+    }
+
+    /// `f` panics with the message that names the missing CPU features.
+    fn assert_refused(f: impl FnOnce() + std::panic::UnwindSafe) {
+        let err = std::panic::catch_unwind(f).expect_err("ran without AVX512_BF16");
+        let msg = err.downcast_ref::<String>().cloned().or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()));
+        assert!(msg.unwrap_or_default().contains("AVX512"), "refusal names the features");
     }
 
     /// `FIXDEX_AMX` names the kernel that ran; on a CPU with AMX (and the OS grant) it is

@@ -336,7 +336,7 @@ fn java_arm(text: &str, ifs: Node<'_>, body: Node<'_>, arm: &'static str, out: &
     let indent = format!("{}    ", indent_of(text, ifs));
     // Just after `{`: the probe runs before anything else in the arm.
     let offset = body.start_byte() + 1;
-    out.sites.push(Site { line: line(ifs), observe: Observe::Branch { arm }, offset, indent: format!("\n{indent}") });
+    out.sites.push(Site { line: line(ifs), observe: Observe::Branch { arm }, offset, indent });
 }
 
 fn python_site(text: &str, node: Node<'_>, out: &mut Sites) {
@@ -406,8 +406,9 @@ fn statement(lang: Language, site: &Site) -> String {
             let value = what.1.map_or(String::new(), |e| format!(" + FixdexProbe.render({e})"));
             let body =
                 format!("try {{ FixdexProbe.emit({}{value}); }} catch (Throwable fixdexT) {{}}", java_str(&label));
+            // A branch probe goes just after the arm's `{`, a value probe on a line of its own.
             match site.observe {
-                Observe::Branch { .. } => format!("{}{body}", site.indent),
+                Observe::Branch { .. } => format!("\n{}{body}", site.indent),
                 Observe::Value { .. } => format!("{}{body}\n", site.indent),
             }
         }

@@ -74,14 +74,22 @@ pub fn collect<E>(
             RunResult::CompileError => keep /= 2,
         }
     }
-    Ok(Collected {
-        trace: Trace::from_stderr(""),
-        requested: sites.len(),
-        injected: 0,
-        rolled_back: sites.len(),
-        attempts,
-        static_fallback: true,
-    })
+    Ok(Collected::fallback(sites.len(), attempts))
+}
+
+impl Collected {
+    /// The static fallback after `attempts` copies: an empty trace, every one of the
+    /// `requested` sites rolled back.
+    fn fallback(requested: usize, attempts: usize) -> Collected {
+        Collected {
+            trace: Trace::from_stderr(""),
+            requested,
+            injected: 0,
+            rolled_back: requested,
+            attempts,
+            static_fallback: true,
+        }
+    }
 }
 
 /// [`collect`] for `problem` through `session`, with the `--probe auto` sites of the method
@@ -95,21 +103,13 @@ pub fn collect<E>(
 /// # Errors
 /// [`Stop`] when the scratch copy or the commands cannot be run.
 pub fn collect_in_session(session: &Session<'_>, problem: &Problem) -> Result<Collected, Stop> {
-    let fallback = |requested| Collected {
-        trace: Trace::from_stderr(""),
-        requested,
-        injected: 0,
-        rolled_back: requested,
-        attempts: 0,
-        static_fallback: true,
-    };
     let bug = &problem.bug;
     let (Some(lang), Ok(text)) = (problem.language, std::fs::read_to_string(bug.root.join(&bug.file))) else {
-        return Ok(fallback(0));
+        return Ok(Collected::fallback(0, 0));
     };
-    let Ok(sites) = probe::auto_sites(&text, lang, problem.lines.0) else { return Ok(fallback(0)) };
+    let Ok(sites) = probe::auto_sites(&text, lang, problem.lines.0) else { return Ok(Collected::fallback(0, 0)) };
     if sites.sites.is_empty() {
-        return Ok(fallback(0));
+        return Ok(Collected::fallback(0, 0));
     }
     collect(&text, lang, &sites.sites, |source| {
         let Ok(patch) = Patch::parse(&unified_diff(&bug.file, &text, source), None) else {

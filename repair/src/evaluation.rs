@@ -58,6 +58,9 @@ pub struct BugResult {
     pub wall_s: f64,
     /// The first plausible patch (unified diff).
     pub patch: Option<String>,
+    /// TraceRepair's probes and trace (`None` for other strategies).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probes: Option<crate::strategies::tracerepair::ProbeSummary>,
 }
 
 impl BugResult {
@@ -74,6 +77,7 @@ impl BugResult {
             cost_usd: report.llm.cost_usd,
             wall_s: report.wall_s,
             patch: report.patch.clone(),
+            probes: crate::strategies::tracerepair::ProbeSummary::from_details(&report.details),
             ..BugResult::default()
         };
         if bug.class() == Class::Error {

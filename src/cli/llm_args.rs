@@ -30,9 +30,9 @@ pub struct LlmArgs {
     /// Sampling seed, for endpoints that honour it.
     #[arg(long)]
     pub(crate) seed: Option<u64>,
-    /// Most LLM calls.
-    #[arg(long, default_value_t = 60)]
-    pub(crate) max_calls: u64,
+    /// Most LLM calls [default: 60; 40 for `--strategy tracerepair`, the paper's budget].
+    #[arg(long)]
+    pub(crate) max_calls: Option<u64>,
     /// Most LLM tokens over the whole run (prompt + completion, as the server reports them);
     /// `--max-tokens` is an old name for it.
     #[arg(long, alias = "max-tokens")]

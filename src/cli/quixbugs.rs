@@ -247,8 +247,9 @@ struct Evaluation<'a> {
 /// The repair strategy on every program; a table or JSON.
 fn evaluate(a: &QuixbugsArgs, runner: &Runner, truth: &GroundTruth, programs: &[Program]) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
-    let client = a.llm.client_for(a.strategy.strategy()?.as_ref())?;
-    let mut config = agent_config(&a.llm, &a.retrieval, &a.reinfix, &client)?;
+    let strategy = a.strategy.strategy()?;
+    let client = a.llm.client_for(strategy.as_ref())?;
+    let mut config = agent_config(&a.llm, &a.retrieval, &a.reinfix, &client, strategy.default_max_calls())?;
     a.strategy.configure(&mut config)?;
     let retriever = a
         .retrieval
@@ -349,9 +350,28 @@ impl Evaluation<'_> {
             "calls": bugs.iter().map(|b| b.calls).sum::<u64>(), "tokens": bugs.iter().map(|b| b.tokens).sum::<u64>(),
             "wall_s": start.elapsed().as_secs_f64(), "synthetic": self.client.get().is_synthetic(),
             "client": self.client.get().describe(),
-            "localization": format!("{:?}", self.a.localization).to_lowercase(), "programs": bugs,
+            "localization": format!("{:?}", self.a.localization).to_lowercase(),
+            "probes": probe_totals(bugs), "programs": bugs,
         })
     }
+}
+
+/// TraceRepair's probe reliability over the programs (`None` for other strategies):
+/// programs, instrumented (a copy with probes compiled and ran), its rate, non-empty
+/// traces, programs with a rollback, programs whose trace hit the 10 MB guard.
+fn probe_totals(bugs: &[BugResult]) -> Option<serde_json::Value> {
+    let p: Vec<_> = bugs.iter().filter_map(|b| b.probes.as_ref()).collect();
+    if p.is_empty() {
+        return None;
+    }
+    let instrumented = p.iter().filter(|s| s.instrumented).count();
+    Some(serde_json::json!({
+        "programs": bugs.len(), "instrumented": instrumented,
+        "instrumentation_rate": instrumented as f64 / bugs.len().max(1) as f64,
+        "nonempty_traces": p.iter().filter(|s| s.trace_lines > 0).count(),
+        "rolled_back": p.iter().filter(|s| s.rolled_back > 0).count(),
+        "guard_hit": p.iter().filter(|s| s.guard_hit).count(),
+    }))
 }
 
 /// The evaluation table: one row per bug, the summary line, then each error's message.
@@ -369,6 +389,15 @@ fn print_llm_table(bugs: &[BugResult], counts: &evaluation::Counts, lang: Lang, 
         counts.errors,
         if synthetic { " (SYNTHETIC answers: not repair results)" } else { "" }
     )?;
+    if let Some(p) = probe_totals(bugs) {
+        out!(
+            "probes: {} of {} programs instrumented, {} non-empty traces, {} with a rollback",
+            p["instrumented"],
+            p["programs"],
+            p["nonempty_traces"],
+            p["rolled_back"]
+        )?;
+    }
     for b in bugs {
         if let Some(e) = &b.error {
             out!("error: {}: {e}", b.program)?;

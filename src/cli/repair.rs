@@ -120,7 +120,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     }
     let strategy = a.strategy.strategy_with(suspiciousness)?;
     let client = a.llm.client_for(strategy.as_ref())?;
-    let mut config = agent_config(&a.llm, &a.retrieval, &a.reinfix, &client)?;
+    let mut config = agent_config(&a.llm, &a.retrieval, &a.reinfix, &client, strategy.default_max_calls())?;
     a.strategy.configure(&mut config)?;
     let prices = a.llm.prices(&client.model);
     let bug =

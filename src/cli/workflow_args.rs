@@ -10,6 +10,7 @@ use repair::config::RunConfig as AgentConfig;
 use repair::llm::Budget;
 use repair::retrieve::RetrieveParams;
 use repair::strategies::patterns::{Patterns, Suspiciousness};
+use repair::strategies::tracerepair::TraceRepair;
 
 use super::llm_args::{Client, LlmArgs};
 
@@ -18,9 +19,10 @@ use super::llm_args::{Client, LlmArgs};
 #[derive(Debug, Clone, clap::Args)]
 pub struct StrategyArgs {
     /// Repair strategy: `reinfix` (root cause with the internal tools, similar fixes, repair
-    /// suggestions, candidate patches; ReinFix, Algorithm 1) or `patterns` (no model: fix
+    /// suggestions, candidate patches; ReinFix, Algorithm 1), `patterns` (no model: fix
     /// templates on the localized method, ordered by the actions of similar fixes when there
-    /// is an `--index`, up to `--max-validations` or 10 minutes).
+    /// is an `--index`, up to `--max-validations` or 10 minutes) or `tracerepair` (runtime
+    /// probes, a debate of three agents over the trace, a judge; TraceRepair, Algorithm 1).
     #[arg(long = "strategy", default_value = repair::strategies::NAMES[0],
           value_parser = clap::builder::PossibleValuesParser::new(repair::strategies::NAMES))]
     pub(crate) name: String,
@@ -37,6 +39,21 @@ pub struct StrategyArgs {
     /// command limit.
     #[arg(long, default_value_t = repair::validate::DEFAULT_TIMEOUT_FACTOR)]
     pub(crate) candidate_timeout_factor: f64,
+    /// `tracerepair`: how the probes are chosen: `model` (the probe agent names the critical
+    /// variables and lines) or `auto` (every assignment and `if` arm of the localized method;
+    /// no model call) [default: model].
+    #[arg(long, value_parser = ["model", "auto"])]
+    pub(crate) probe: Option<String>,
+    /// `tracerepair`: candidates each agent samples for its first hypothesis [default: 3].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=20))]
+    pub(crate) samples: Option<u64>,
+    /// `tracerepair`: debate rounds at most before the judge [default: 3].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=20))]
+    pub(crate) rounds: Option<u64>,
+    /// `tracerepair`: stop after the probes: the report records the probes and the trace,
+    /// no patch is sought (with `--probe auto`, no model is needed).
+    #[arg(long)]
+    pub(crate) trace_only: bool,
 }
 
 impl StrategyArgs {
@@ -75,12 +92,19 @@ impl StrategyArgs {
         &self,
         suspiciousness: Suspiciousness,
     ) -> anyhow::Result<Box<dyn repair::strategies::Strategy>> {
+        let trace_flags = self.probe.is_some() || self.samples.is_some() || self.rounds.is_some() || self.trace_only;
+        if self.name != "tracerepair" && trace_flags {
+            anyhow::bail!("--probe, --samples, --rounds and --trace-only apply to --strategy tracerepair");
+        }
         if self.name != "patterns" {
             if self.no_retrieval || self.max_validations != 200 {
                 anyhow::bail!(
                     "--no-retrieval and --max-validations apply to --strategy patterns; {} retrieves only with --index",
                     self.name
                 );
+            }
+            if self.name == "tracerepair" {
+                return Ok(Box::new(self.tracerepair()));
             }
             return Ok(repair::strategies::by_name(&self.name)?);
         }
@@ -90,6 +114,19 @@ impl StrategyArgs {
             suspiciousness,
             ..Patterns::default()
         }))
+    }
+}
+
+impl StrategyArgs {
+    /// TraceRepair with `--probe`, `--samples`, `--rounds` and `--trace-only`.
+    fn tracerepair(&self) -> TraceRepair {
+        let d = TraceRepair::default();
+        TraceRepair {
+            probe: self.probe.as_deref().map_or(d.probe, |p| p.parse().unwrap_or(d.probe)),
+            samples: self.samples.map_or(d.samples, |n| usize::try_from(n).unwrap_or(d.samples)),
+            rounds: self.rounds.map_or(d.rounds, |n| usize::try_from(n).unwrap_or(d.rounds)),
+            trace_only: self.trace_only,
+        }
     }
 }
 
@@ -148,7 +185,9 @@ impl RetrievalArgs {
     }
 }
 
-/// The workflow configuration for `client` from the three option groups.
+/// The workflow configuration for `client` from the three option groups; `default_calls`
+/// is the strategy's call budget when `--max-calls` is not given
+/// ([`repair::strategies::Strategy::default_max_calls`]).
 ///
 /// # Errors
 /// An unknown `--space` name.
@@ -157,6 +196,7 @@ pub fn agent_config(
     retrieval: &RetrievalArgs,
     reinfix: &ReinfixArgs,
     client: &Client,
+    default_calls: u64,
 ) -> anyhow::Result<AgentConfig> {
     Ok(AgentConfig {
         model: client.model.clone(),
@@ -168,7 +208,7 @@ pub fn agent_config(
         collect_all: reinfix.all,
         retrieval: retrieval.params()?,
         max_tokens: Some(llm.max_reply_tokens),
-        budget: Budget { max_calls: Some(llm.max_calls), max_tokens: llm.max_total_tokens },
+        budget: Budget { max_calls: Some(llm.max_calls.unwrap_or(default_calls)), max_tokens: llm.max_total_tokens },
         context_tokens: client.context_tokens(llm.llm_context),
         wall: Some(Duration::from_secs(llm.max_wall_s)),
         ..AgentConfig::default()

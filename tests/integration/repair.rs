@@ -516,7 +516,7 @@ fn issue_10_eval_quixbugs_runs_the_strategy() {
     assert_eq!(s["strategy"], "reinfix", "{s}");
     let out = fixdex(&[&args[..], &["--strategy", "nope"]].concat(), None);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("[possible values: reinfix, patterns]"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("[possible values: reinfix, patterns, tracerepair]"), "{}", stderr(&out));
 }
 
 /// Issue 10: `fixdex bench quixbugs` still works for one release, hidden from `bench --help`,
@@ -548,7 +548,8 @@ fn issue_10_repair_refuses_an_unknown_strategy() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
-        err.contains("invalid value 'nope' for '--strategy") && err.contains("[possible values: reinfix, patterns]"),
+        err.contains("invalid value 'nope' for '--strategy")
+            && err.contains("[possible values: reinfix, patterns, tracerepair]"),
         "{err}"
     );
     // The known one gets past argument parsing (to the missing model).
@@ -607,4 +608,81 @@ fn issue_11_repair_with_patterns_needs_no_model() {
     assert!(reversed.contains("--lines 5-3: lines are 1-based and START must not be after END"), "{reversed}");
     let outside = bad(&["--file", "../../../../README.md", "--lines", "1-3"]);
     assert!(outside.contains("is not a file under --project"), "{outside}");
+}
+
+/// Issue 13: `fixdex repair --strategy tracerepair` with a budget that runs out mid-debate:
+/// the replayed Java SUM_TO session (the library's TraceRepair recordings: probe request,
+/// three proposals, critiques, ...) cut at five calls ends with exit 4, and the report is
+/// complete as far as the run got (probes with the rolled-back one, the trace, the three
+/// first hypotheses).
+#[test]
+fn issue_13_tracerepair_budget_exhausted_mid_debate_exit_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let all = std::fs::read_to_string(repo().join("repair/tests/fixtures/replay/tracerepair-minibugs.jsonl")).unwrap();
+    let rec = dir.path().join("session.jsonl");
+    std::fs::write(&rec, all.lines().take(21).map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let report = dir.path().join("report.json");
+    let root = minibugs();
+    let args = [
+        "repair",
+        "--strategy",
+        "tracerepair",
+        "--project",
+        root.to_str().unwrap(),
+        "--file",
+        "java_programs/SUM_TO.java",
+        "--method",
+        "sum_to",
+        "--build-cmd",
+        BUILD,
+        "--test-cmd",
+        TEST,
+        "--replay",
+        rec.to_str().unwrap(),
+        "--llm-model",
+        "replayed-model",
+        "--max-calls",
+        "5",
+        "--report",
+        report.to_str().unwrap(),
+    ];
+    let out = fixdex(&args, None);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!((r["outcome"].as_str(), r["strategy"].as_str()), (Some("budget_exhausted"), Some("tracerepair")));
+    assert_eq!(r["llm"]["calls"], 5);
+    let d = &r["details"];
+    assert_eq!(d["ended"], "running", "{d:#}");
+    assert_eq!(d["probe"]["collected"]["rolled_back"], 1, "{d:#}");
+    assert!(d["probe"]["collected"]["trace"]["text"].as_str().unwrap().contains("L7 total=45"));
+    assert_eq!(d["rounds"][0]["hypotheses"].as_array().unwrap().len(), 3, "{d:#}");
+    assert!(stderr(&out).contains("the run ended early"), "{}", stderr(&out));
+}
+
+/// Issue 13: `fixdex eval quixbugs --strategy tracerepair --probe auto --trace-only` needs
+/// no model, instruments every program and reports the probe reliability; TraceRepair's
+/// flags are refused with another strategy.
+#[test]
+fn issue_13_eval_quixbugs_trace_only_reports_probe_reliability() {
+    let root = minibugs();
+    let truth = root.join("quixbugs.jsonl");
+    let mut args = vec!["eval", "quixbugs", "--root", root.to_str().unwrap(), "--lang", "java"];
+    args.extend(["--ground-truth", truth.to_str().unwrap(), "--strategy", "tracerepair"]);
+    args.extend(["--probe", "auto", "--trace-only", "--json"]);
+    let out = fixdex(&args, None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = stdout_json(&out);
+    let p = &s["probes"];
+    assert_eq!((p["programs"].as_u64(), p["instrumented"].as_u64()), (Some(2), Some(2)), "{s:#}");
+    assert_eq!(p["nonempty_traces"].as_u64(), Some(2), "{s:#}");
+    assert_eq!(s["calls"], 0);
+    for b in s["programs"].as_array().unwrap() {
+        assert!(b["probes"]["trace_lines"].as_u64().unwrap() > 0, "{b:#}");
+    }
+
+    let wrong = ["repair", "--project", root.to_str().unwrap(), "--test-cmd", "true", "--file"];
+    let out =
+        fixdex(&[&wrong[..], &["java_programs/SUM_TO.java", "--method", "sum_to", "--probe", "auto"]].concat(), None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("apply to --strategy tracerepair"), "{}", stderr(&out));
 }

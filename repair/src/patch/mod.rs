@@ -325,3 +325,24 @@ pub fn labelled_diff(old_label: &str, new_label: &str, old: &str, new: &str) -> 
     let diff = similar::TextDiff::from_lines(old, new);
     diff.unified_diff().context_radius(3).header(old_label, new_label).to_string()
 }
+
+/// The complete part of a patch answer cut off at the token limit: the text up to the last
+/// line that closes an edit: a `>>>>>>> REPLACE` marker or a ``` fence that closes a block
+/// (every second fence line). `""` when no edit was closed: a hunk or block cut midway
+/// could delete code it meant to replace.
+pub fn complete_patch_text(answer: &str) -> &str {
+    let (mut end, mut in_fence, mut at) = (0, false, 0);
+    for line in answer.split_inclusive('\n') {
+        at += line.len();
+        let t = line.trim();
+        if t.starts_with("```") {
+            if in_fence {
+                end = at;
+            }
+            in_fence = !in_fence;
+        } else if t.starts_with(">>>>>>>") && t.ends_with("REPLACE") {
+            end = at;
+        }
+    }
+    &answer[..end]
+}

@@ -14,6 +14,7 @@
 //! |---|---|---|
 //! | `reinfix` | ReinFix (../shared/papers/reinfix.txt, Algorithm 1): root cause with internal ingredients, retrieval, suggestions, patches | [`reinfix`] |
 //! | `patterns` | no model: fix templates on the localized method (TBar-style), validated in a fixed order | [`patterns`] |
+//! | `tracerepair` | TraceRepair (../shared/papers/tracerepair.txt, Algorithm 1): runtime probes, a three-strategy debate, a judge | [`tracerepair`] |
 //!
 //! A new strategy goes in its own folder here, implements [`Strategy`], and is added to
 //! [`NAMES`] and [`by_name`]; ARCHITECTURE.md says what it may use.
@@ -36,6 +37,12 @@ pub trait Strategy: Send + Sync {
         true
     }
 
+    /// LLM calls per bug when the user sets no `--max-calls`: 60, or the method's own
+    /// budget (TraceRepair: 40, [`tracerepair::DEFAULT_MAX_CALLS`]).
+    fn default_max_calls(&self) -> u64 {
+        60
+    }
+
     /// Searches for a plausible patch of `problem`: samples candidates and validates each
     /// through `session`, stopping when [`Session::push_candidate`] says so. `Ok(())` when
     /// the search ended (with or without a plausible patch; the workflow reads the report).
@@ -47,7 +54,7 @@ pub trait Strategy: Send + Sync {
 }
 
 /// The strategies `--strategy` accepts; the first is the default.
-pub const NAMES: &[&str] = &["reinfix", "patterns"];
+pub const NAMES: &[&str] = &["reinfix", "patterns", "tracerepair"];
 
 /// The strategy called `name` ([`NAMES`]).
 ///
@@ -57,6 +64,7 @@ pub fn by_name(name: &str) -> Result<Box<dyn Strategy>, UnknownStrategy> {
     match name {
         "reinfix" => Ok(Box::new(reinfix::ReinFix)),
         "patterns" => Ok(Box::new(patterns::Patterns::default())),
+        "tracerepair" => Ok(Box::new(tracerepair::TraceRepair::default())),
         other => Err(UnknownStrategy(other.to_string())),
     }
 }

@@ -31,3 +31,6 @@ mod shared;
 mod strategies;
 /// The internal-ingredient tools on the fixture project, QuixBugs and error cases.
 mod tools;
+/// TraceRepair (issue 13) under the strict replay client: probes, rollback, the 10 MB
+/// guard, the debate and the judge, with real builds and tests.
+mod tracerepair;

@@ -193,7 +193,7 @@ fn shared_replay_quixbugs_six_programs() {
 }
 
 /// An index of data/sample/sample.jsonl with the real model (exact search: 136 documents).
-fn sample_index() -> (Retriever, tempfile::TempDir) {
+pub(crate) fn sample_index() -> (Retriever, tempfile::TempDir) {
     use engine::hnsw::{self, HnswConfig};
     use engine::{IndexBuilder, Record, Space};
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");

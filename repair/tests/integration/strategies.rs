@@ -128,7 +128,7 @@ fn issue_10_strategies_are_found_by_name() {
         assert_eq!(by_name(name).map(|s| s.name()).ok(), Some(*name));
     }
     let err = by_name("nope").err().expect("unknown");
-    assert_eq!(err.to_string(), "unknown strategy \"nope\" (known: reinfix, patterns)");
+    assert_eq!(err.to_string(), "unknown strategy \"nope\" (known: reinfix, patterns, tracerepair)");
 }
 
 /// A candidate with an endless loop costs what the buggy version's tests took, scaled
@@ -183,33 +183,22 @@ fn a_hanging_candidate_is_stopped_by_the_timeout_adapted_to_the_preflight() {
     assert_eq!(report.preflight.map(|p| p.candidate_timeout_ms), Some(120_000));
 }
 
-/// TraceRepair's trace collection (issue 13) through the shared session: the `--probe
-/// auto` copy of `sum_to` is built and tested in a scratch copy like a candidate, and the
-/// failing tests' captured output holds the trace of the loop (pytest shows a failing
-/// test's stderr in its report).
+/// TraceRepair's trace collection (issue 13) through the shared session: with `--probe
+/// auto --trace-only` the instrumented copy of `sum_to` is built and tested in a scratch
+/// copy like a candidate, no model is needed, and the failing tests' captured output holds
+/// the trace of the loop (pytest shows a failing test's stderr in its report).
 #[test]
 fn issue_13_trace_collection_runs_through_the_session() {
-    struct TraceOnly;
-    impl Strategy for TraceOnly {
-        fn name(&self) -> &'static str {
-            "trace-only"
-        }
-        fn needs_model(&self) -> bool {
-            false
-        }
-        fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop> {
-            let collected = repair::strategies::tracerepair::trace::collect_in_session(session, problem)?;
-            session.report.details = serde_json::json!({"trace": collected});
-            Ok(())
-        }
-    }
+    use repair::strategies::tracerepair::{ProbeMode, ProbeSummary, TraceRepair};
     let (bug, validator) = sum_to();
+    let strategy = TraceRepair { probe: ProbeMode::Auto, trace_only: true, ..TraceRepair::default() };
+    assert!(!strategy.needs_model(), "auto probes without a debate need no model");
     let client = ScriptedClient::new(Vec::new());
     let report = Workflow::new(&client, None, validator, RunConfig::default())
-        .with_strategy(Box::new(TraceOnly))
+        .with_strategy(Box::new(strategy))
         .with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
         .run(&bug);
-    let t = &report.details["trace"];
+    let t = &report.details["probe"]["collected"];
     assert_eq!(
         (t["requested"].as_u64(), t["injected"].as_u64(), t["static_fallback"].as_bool()),
         (Some(2), Some(2), Some(false)),
@@ -218,4 +207,8 @@ fn issue_13_trace_collection_runs_through_the_session() {
     let text = t["trace"]["text"].as_str().unwrap();
     assert!(text.contains("L2 total=0") && text.contains("L4 total=1"), "{text}");
     assert!(report.candidates.is_empty(), "a trace run is not a candidate");
+    assert_eq!(report.details["ended"], "trace_only");
+    assert_eq!(report.llm.calls, 0);
+    let s = ProbeSummary::from_details(&report.details).unwrap();
+    assert!(s.instrumented && s.trace_lines > 0 && !s.guard_hit, "{s:?}");
 }

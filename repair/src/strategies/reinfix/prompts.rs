@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 use super::react::{NUDGE_PROMPT, TEXT_CALL_REMINDER};
 use crate::bug::Problem;
+pub use crate::patch::complete_patch_text;
 
 /// The system prompt of every conversation.
 pub const SYSTEM_PROMPT: &str = "You are an expert software engineer fixing a bug in a project. \
@@ -168,27 +169,6 @@ pub fn echoes_prompt(normalized: &str) -> bool {
 pub const CUT_OFF_PATCH: &str = "your answer was cut off at the token limit before its first edit was complete \
 (a SEARCH/REPLACE block ends with `>>>>>>> REPLACE`, a diff with its closing ``` fence). Send a shorter answer: \
 only the edit, without explanations.";
-
-/// The complete part of a patch answer cut off at the token limit: the text up to the last
-/// line that closes an edit: a `>>>>>>> REPLACE` marker or a ``` fence that closes a block
-/// (every second fence line). `""` when no edit was closed: a hunk or block cut midway
-/// could delete code it meant to replace.
-pub fn complete_patch_text(answer: &str) -> &str {
-    let (mut end, mut in_fence, mut at) = (0, false, 0);
-    for line in answer.split_inclusive('\n') {
-        at += line.len();
-        let t = line.trim();
-        if t.starts_with("```") {
-            if in_fence {
-                end = at;
-            }
-            in_fence = !in_fence;
-        } else if t.starts_with(">>>>>>>") && t.ends_with("REPLACE") {
-            end = at;
-        }
-    }
-    &answer[..end]
-}
 
 /// Suggestions in an answer: the paragraphs after `SUGGESTION <k>:` markers, in order.
 pub fn parse_suggestions(text: &str) -> Vec<String> {

@@ -1,13 +1,682 @@
-//! TraceRepair (issue 13; the seed paper's Algorithm 1): runtime probes, a three-strategy
-//! debate and a judge.
+//! TraceRepair (`--strategy tracerepair`; ../shared/papers/tracerepair.txt, Algorithm 1):
+//! runtime probes, a three-strategy debate and a judge.
 //!
-//! In progress: this module holds Phase 1 ([`probe`]: tree-sitter injection of logging
-//! statements into the localized method, the deterministic `--probe auto` sites, bounded
-//! value rendering, the 10 MB output guard and the 20 KB trace kept for prompts; [`trace`]:
-//! building and running the instrumented copy with a bounded rollback on compile errors and
-//! the static fallback, through the session's validation in a scratch copy:
-//! [`trace::collect_in_session`]). The strategy itself (model-named probes, the debate, the
-//! judge, budgets, its report section) is not registered in [`super::NAMES`] yet.
+//! 1. **Probe** (Phase 1, [`probe`], [`trace`]). With `--probe model` (the default) one call
+//!    asks the probe agent for the critical variables and lines (`PROBE L<line>: <var>, ...`,
+//!    [`prompts::parse_probe_requests`]); fixdex injects logging before and after those lines
+//!    and at every branch of the method ([`probe::named_sites`], tree-sitter). When the model
+//!    names no usable probe, the `--probe auto` sites are used and the report says so.
+//!    `--probe auto` needs no model: every assignment and `if` arm of the localized method
+//!    ([`probe::auto_sites`]). The instrumented copy is built and the failing tests run
+//!    through the session's validation in a scratch copy; a copy that does not compile has
+//!    the probes the compiler named rolled back (at most [`trace::MAX_ATTEMPTS`] copies);
+//!    when none compiles the run goes on without a trace (the static fallback). Output past
+//!    10 MB is cut by the probes themselves; prompts keep the last 20 KB.
+//! 2. **Debate** (Phase 2). Three agents ([`prompts::AGENTS`]: defensive, causal,
+//!    semantic; distinct system prompts) each sample [`TraceRepair::samples`] candidates in one
+//!    request (`n`), validated in the sandbox; each keeps its best as its hypothesis
+//!    ([`rank`]: plausible > test failure with fewer failing tests > timeout > compile error >
+//!    refused). The run stops at the first plausible candidate. Otherwise up to
+//!    [`TraceRepair::rounds`] rounds: every ordered pair (attacker, defender) of distinct
+//!    agents makes one critique call (eq. 1); a critique must cite the trace
+//!    ([`prompts::cites_trace`]) or it is recorded and dropped (with no trace, none is
+//!    required); then each defender updates its patch with the critiques it got (eq. 2), and
+//!    the update is validated.
+//! 3. **Judge** (Phase 3), only when the rounds found nothing plausible: one call sees every
+//!    proposal, critique and the trace and synthesises one patch, which is validated;
+//!    otherwise the best hypothesis of the whole debate is the report's (non-plausible)
+//!    `fallback`.
+//!
+//! Retrieval: with an `--index`, each agent's stated root cause (the `ROOT CAUSE:` line of
+//! its hypothesis) is the query of `search_similar_fixes` (the buggy code ⊕ that cause, the
+//! same exclusions as ReinFix), and the hits go into that agent's update prompts.
+//!
+//! Calls: 1 probe call (model mode) + 3 proposals + per round 6 critiques and 3 updates +
+//! 1 judge = 32 with the defaults, within the paper's budget of 40 (the CLI's default
+//! `--max-calls` for this strategy). A budget or wall clock that runs out mid-debate ends
+//! the run with the report as far as it got ([`Details`] is written after every step).
+//!
+//! # Report
+//! Shared fields: `root_cause` (the best hypothesis's), `retrieved`, `candidates` (attempt =
+//! 1 for the proposals, 1 + r for round r, `rounds + 2` for the judge; suggestion = the
+//! agent, 1-3, or 4 for the judge; choice within the request). `details` is [`Details`].
 
 pub mod probe;
+pub mod prompts;
 pub mod trace;
+
+use serde::Serialize;
+
+use self::probe::{ProbeRequest, Site};
+use self::prompts::{AGENTS, Agent};
+use self::trace::Collected;
+use crate::bug::Problem;
+use crate::llm::Message;
+use crate::patch::complete_patch_text;
+use crate::report::{CandidateRecord, Degraded};
+use crate::retrieve::{FixStyle, render_as};
+use crate::session::{Place, Reply, Session, Stop};
+use crate::validate::Verdict;
+
+/// How the probe sites are chosen (`--probe`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeMode {
+    /// The probe agent names the variables and lines (one model call).
+    #[default]
+    Model,
+    /// Every assignment and `if` arm of the localized method; no model.
+    Auto,
+}
+
+impl std::str::FromStr for ProbeMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "model" => Ok(ProbeMode::Model),
+            "auto" => Ok(ProbeMode::Auto),
+            other => Err(format!("unknown probe mode {other:?} (known: model, auto)")),
+        }
+    }
+}
+
+/// The TraceRepair strategy (module docs).
+#[derive(Debug, Clone, Copy)]
+pub struct TraceRepair {
+    /// How probe sites are chosen.
+    pub probe: ProbeMode,
+    /// Candidates each agent samples for its first hypothesis (the paper's N; default 3).
+    pub samples: usize,
+    /// Debate rounds at most (the paper's R_max; default 3).
+    pub rounds: usize,
+    /// Stop after Phase 1 (probe reliability measurements): the report holds the probes
+    /// and the trace, no patch is sought.
+    pub trace_only: bool,
+}
+
+impl Default for TraceRepair {
+    fn default() -> Self {
+        TraceRepair { probe: ProbeMode::Model, samples: 3, rounds: 3, trace_only: false }
+    }
+}
+
+/// LLM calls per bug by default (the paper's budget).
+pub const DEFAULT_MAX_CALLS: u64 = 40;
+
+/// Characters of a validation result shown to an agent.
+const RESULT_CHARS: usize = 1500;
+
+/// The report's `details` for TraceRepair.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Details {
+    /// Phase 1.
+    pub probe: ProbeRecord,
+    /// The hypotheses after the proposals (round 0) and after each debate round.
+    pub rounds: Vec<RoundRecord>,
+    /// The judge's patch, when Phase 3 ran.
+    pub judge: Option<HypothesisRecord>,
+    /// The best hypothesis of the debate when nothing was plausible (not a plausible patch).
+    pub fallback: Option<HypothesisRecord>,
+    /// Each agent's retrieval of similar fixes.
+    pub searches: Vec<SearchRecord>,
+    /// How the run ended: `trace_only`, `proposals` (a first hypothesis was plausible),
+    /// `round_<r>`, `judge`, `fallback`, or `running` when a budget or the clock cut it.
+    pub ended: String,
+}
+
+/// What Phase 1 did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ProbeRecord {
+    /// `model` or `auto`.
+    pub mode: Option<ProbeMode>,
+    /// What the probe agent asked for (model mode).
+    pub requests: Vec<ProbeRequest>,
+    /// Requests refused, with reasons.
+    pub refused: Vec<String>,
+    /// Places `--probe auto` could not probe.
+    pub skipped_sites: usize,
+    /// Why the sites are not what the mode says (e.g. the model named no usable probe).
+    pub note: Option<String>,
+    /// The sites instrumented first.
+    pub sites: Vec<Site>,
+    /// Trace collection: requested / injected / rolled back, attempts, the trace.
+    pub collected: Option<Collected>,
+}
+
+/// The hypotheses of one round (0: the first proposals).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RoundRecord {
+    /// 0 for the proposals, then 1..=rounds.
+    pub round: usize,
+    /// The critiques of this round (none in round 0).
+    pub critiques: Vec<CritiqueRecord>,
+    /// One per agent, in agent order.
+    pub hypotheses: Vec<HypothesisRecord>,
+}
+
+/// One critique (attacker → defender).
+#[derive(Debug, Clone, Serialize)]
+pub struct CritiqueRecord {
+    /// The attacking agent.
+    pub from: Agent,
+    /// The defending agent.
+    pub to: Agent,
+    /// The critique, `None` when the attacker found the patch consistent with the trace (or
+    /// the reply was unusable).
+    pub text: Option<String>,
+    /// Whether it cites the trace; a critique that does not is not passed on.
+    pub cites_trace: bool,
+}
+
+/// A hypothesis (an agent's current patch) and its validation.
+#[derive(Debug, Clone, Serialize)]
+pub struct HypothesisRecord {
+    /// The agent (`None` for the judge).
+    pub agent: Option<Agent>,
+    /// The root cause it states.
+    pub root_cause: Option<String>,
+    /// Its verdict.
+    pub verdict: Verdict,
+    /// Failing tests after it.
+    pub failing_tests: Vec<String>,
+    /// The applied diff, when it applied.
+    pub diff: Option<String>,
+    /// Index of its record in the report's `candidates`.
+    pub candidate: Option<usize>,
+}
+
+/// One agent's `search_similar_fixes` call.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchRecord {
+    /// The agent.
+    pub agent: Agent,
+    /// The root cause it stated (the query with the buggy code).
+    pub query: String,
+    /// Ids of the fixes returned.
+    pub hits: Vec<String>,
+}
+
+/// One bug's probes and trace in an evaluation (`fixdex eval quixbugs --strategy
+/// tracerepair`), from the report's [`Details`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProbeSummary {
+    /// Probe sites requested.
+    pub requested: usize,
+    /// Probe sites in the copy that ran.
+    pub injected: usize,
+    /// Probe sites rolled back after compile errors.
+    pub rolled_back: usize,
+    /// Instrumented copies built.
+    pub attempts: usize,
+    /// Whether an instrumented copy compiled and ran with at least one probe.
+    pub instrumented: bool,
+    /// Probe lines the failing tests printed (in the captured tail of the output).
+    pub trace_lines: usize,
+    /// Bytes of the trace kept for prompts.
+    pub kept_bytes: usize,
+    /// Bytes the instrumented test run wrote in all.
+    pub output_bytes: u64,
+    /// Whether the 10 MB guard stopped the probes.
+    pub guard_hit: bool,
+}
+
+impl ProbeSummary {
+    /// The summary in a TraceRepair report's `details`; `None` for other reports.
+    #[must_use]
+    pub fn from_details(details: &serde_json::Value) -> Option<ProbeSummary> {
+        let c = details.get("probe")?.get("collected")?;
+        let n = |v: &serde_json::Value, k: &str| v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
+        let t = c.get("trace")?;
+        let injected = usize::try_from(n(c, "injected")).unwrap_or(0);
+        let fallback = c.get("static_fallback").and_then(serde_json::Value::as_bool).unwrap_or(true);
+        Some(ProbeSummary {
+            requested: usize::try_from(n(c, "requested")).unwrap_or(0),
+            injected,
+            rolled_back: usize::try_from(n(c, "rolled_back")).unwrap_or(0),
+            attempts: usize::try_from(n(c, "attempts")).unwrap_or(0),
+            instrumented: !fallback && injected > 0,
+            trace_lines: usize::try_from(n(t, "lines")).unwrap_or(0),
+            kept_bytes: t.get("text").and_then(serde_json::Value::as_str).map_or(0, str::len),
+            output_bytes: n(c, "output_bytes"),
+            guard_hit: t.get("guard_hit").and_then(serde_json::Value::as_bool).unwrap_or(false),
+        })
+    }
+}
+
+/// An agent's current hypothesis.
+#[derive(Debug, Clone)]
+struct Hypothesis {
+    agent: Option<Agent>,
+    /// The answer that holds the patch.
+    answer: String,
+    rec: Option<CandidateRecord>,
+    candidate: Option<usize>,
+    root_cause: Option<String>,
+    /// Similar fixes for its root cause, rendered for prompts.
+    similar: String,
+}
+
+impl Hypothesis {
+    fn verdict(&self) -> Verdict {
+        self.rec.as_ref().map_or(Verdict::PatchRefused, |r| r.verdict)
+    }
+
+    /// The patch as shown to other agents: the applied diff, else the answer.
+    fn patch(&self) -> &str {
+        self.rec.as_ref().and_then(|r| r.applied_diff.as_deref()).unwrap_or(&self.answer)
+    }
+
+    /// The validation result as shown to agents.
+    fn result(&self) -> String {
+        match &self.rec {
+            Some(r) if r.verdict == Verdict::Plausible => "plausible: every test passes".into(),
+            Some(r) => format!("{}: {}", r.verdict.as_str(), r.feedback.as_deref().unwrap_or("")),
+            None => "no patch".into(),
+        }
+    }
+
+    fn record(&self) -> HypothesisRecord {
+        HypothesisRecord {
+            agent: self.agent,
+            root_cause: self.root_cause.clone(),
+            verdict: self.verdict(),
+            failing_tests: self.rec.as_ref().map(|r| r.failing_tests.clone()).unwrap_or_default(),
+            diff: self.rec.as_ref().and_then(|r| r.applied_diff.clone()),
+            candidate: self.candidate,
+        }
+    }
+}
+
+/// How good a validated candidate is, larger is better (§3.3, "Best of N Selection"):
+/// plausible, then test failures by fewer failing tests (an unknown count after the known
+/// ones), then timeout, compile error, and a patch that did not apply. A duplicate ranks as
+/// the candidate it repeats (`seen`).
+#[must_use]
+pub fn rank(verdict: Verdict, failing: usize) -> (u8, std::cmp::Reverse<usize>) {
+    let class = match verdict {
+        Verdict::Plausible => 5,
+        Verdict::TestFailure => 4,
+        Verdict::Timeout => 3,
+        Verdict::CompileError => 2,
+        Verdict::PatchRefused | Verdict::Duplicate => 1,
+    };
+    let failing = if verdict == Verdict::TestFailure && failing == 0 { usize::MAX } else { failing };
+    (class, std::cmp::Reverse(failing))
+}
+
+impl super::Strategy for TraceRepair {
+    fn name(&self) -> &'static str {
+        "tracerepair"
+    }
+
+    fn needs_model(&self) -> bool {
+        !(self.trace_only && self.probe == ProbeMode::Auto)
+    }
+
+    fn default_max_calls(&self) -> u64 {
+        DEFAULT_MAX_CALLS
+    }
+
+    fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop> {
+        let mut run = Run { strategy: self, problem, details: Details::default(), history: Vec::new() };
+        run.details.ended = "running".into();
+        let result = run.go(session);
+        run.save(session);
+        result
+    }
+}
+
+/// One TraceRepair run: the record and the hypotheses so far.
+struct Run<'p> {
+    strategy: &'p TraceRepair,
+    problem: &'p Problem,
+    details: Details,
+    /// Every hypothesis of the debate (for the judge and the fallback).
+    history: Vec<(usize, Hypothesis)>,
+}
+
+impl Run<'_> {
+    fn save(&self, session: &mut Session<'_>) {
+        session.report.details = serde_json::to_value(&self.details).unwrap_or_default();
+        if let Some(best) = self.best() {
+            session.report.root_cause = best.root_cause.clone().or(session.report.root_cause.take());
+        }
+    }
+
+    fn best(&self) -> Option<&Hypothesis> {
+        // The agents' hypotheses (the judge's patch is not one).
+        self.history.iter().map(|(_, h)| h).filter(|h| h.agent.is_some()).max_by_key(|h| {
+            let failing = h.rec.as_ref().map_or(0, |r| r.failing_tests.len());
+            rank(h.verdict(), failing)
+        })
+    }
+
+    fn go(&mut self, session: &mut Session<'_>) -> Result<(), Stop> {
+        let trace = self.phase_probe(session)?;
+        self.save(session);
+        if self.strategy.trace_only {
+            self.details.ended = "trace_only".into();
+            return Ok(());
+        }
+        // Phase 2: proposals.
+        let mut hyps = Vec::new();
+        for (i, agent) in AGENTS.into_iter().enumerate() {
+            let h = self.propose(session, &trace, agent, i + 1)?;
+            let done = h.verdict() == Verdict::Plausible;
+            hyps.push(h);
+            self.record_round(0, Vec::new(), &hyps);
+            self.save(session);
+            if done && !session.config().collect_all {
+                self.details.ended = "proposals".into();
+                return Ok(());
+            }
+        }
+        self.search(session, &mut hyps)?;
+        for round in 1..=self.strategy.rounds {
+            let critiques = self.critiques(session, &trace, &hyps, round)?;
+            for (i, agent) in AGENTS.into_iter().enumerate() {
+                let mine: Vec<(String, String)> = critiques
+                    .iter()
+                    .filter(|c| c.to == agent && c.cites_trace)
+                    .filter_map(|c| c.text.clone().map(|t| (c.from.name().to_string(), t)))
+                    .collect();
+                let updated = self.update(session, &trace, &hyps[i], &mine, round)?;
+                hyps[i] = updated;
+                self.record_round(round, critiques.clone(), &hyps);
+                self.save(session);
+                if hyps[i].verdict() == Verdict::Plausible && !session.config().collect_all {
+                    self.details.ended = format!("round_{round}");
+                    return Ok(());
+                }
+            }
+        }
+        // Phase 3.
+        let judged = self.judge(session, &trace)?;
+        self.details.judge = Some(judged.record());
+        if judged.verdict() == Verdict::Plausible {
+            self.details.ended = "judge".into();
+            return Ok(());
+        }
+        self.details.fallback = self.best().map(Hypothesis::record);
+        self.details.ended = "fallback".into();
+        Ok(())
+    }
+
+    /// Phase 1: the sites, the instrumented run, and the trace block for the prompts.
+    fn phase_probe(&mut self, session: &mut Session<'_>) -> Result<String, Stop> {
+        let p = self.problem;
+        let rec = &mut self.details.probe;
+        rec.mode = Some(self.strategy.probe);
+        let (Some(lang), Ok(text)) = (p.language, std::fs::read_to_string(p.bug.root.join(&p.bug.file))) else {
+            rec.note = Some("the file's language has no probes (Java and Python only): no trace".into());
+            return Ok(prompts::trace_block("", false, true));
+        };
+        let auto = probe::auto_sites(&text, lang, p.lines.0);
+        let mut sites = Vec::new();
+        if self.strategy.probe == ProbeMode::Model {
+            let req =
+                session.request(vec![Message::system(prompts::SYSTEM_PROMPT), Message::user(prompts::probe_prompt(p))]);
+            let reply = session.sample_or_degrade(req, &Degraded::at("probe", None, None))?;
+            let answer = reply.and_then(|r| r.into_iter().next()).map(|r| r.text).unwrap_or_default();
+            rec.requests = prompts::parse_probe_requests(&answer);
+            if let Ok(named) = probe::named_sites(&text, lang, p.lines.0, &rec.requests) {
+                rec.refused = named.refused;
+                sites = named.sites;
+            }
+            if !sites.iter().any(|s| !matches!(s.observe, probe::Observe::Branch { .. })) {
+                rec.note = Some("the probe agent named no usable probe: the `--probe auto` sites were used".into());
+                sites.clear();
+            }
+        }
+        match auto {
+            Ok(a) => {
+                rec.skipped_sites = a.skipped;
+                if sites.is_empty() {
+                    sites = a.sites;
+                }
+            }
+            Err(e) => rec.note = Some(format!("no probes: {e}")),
+        }
+        rec.sites = sites.clone();
+        let collected = trace::collect_in_session(session, p, &text, &sites)?;
+        let block = prompts::trace_block(&collected.trace.text, collected.trace.truncated, collected.static_fallback);
+        if collected.static_fallback && !sites.is_empty() {
+            session
+                .report
+                .warnings
+                .push("no instrumented copy compiled: the debate ran without a runtime trace (static fallback)".into());
+        }
+        rec.collected = Some(collected);
+        Ok(block)
+    }
+
+    fn record_round(&mut self, round: usize, critiques: Vec<CritiqueRecord>, hyps: &[Hypothesis]) {
+        let r = RoundRecord { round, critiques, hypotheses: hyps.iter().map(Hypothesis::record).collect() };
+        match self.details.rounds.iter_mut().find(|x| x.round == round) {
+            Some(x) => *x = r,
+            None => self.details.rounds.push(r),
+        }
+    }
+
+    /// Validates every answer of one request at `attempt`/`slot`; the best as a hypothesis
+    /// (`None` answers: a hypothesis without a patch).
+    fn best_of(
+        &mut self,
+        session: &mut Session<'_>,
+        (attempt, slot): (usize, usize),
+        agent: Option<Agent>,
+        answers: Vec<Reply>,
+    ) -> Result<Hypothesis, Stop> {
+        let mut best: Option<Hypothesis> = None;
+        for (choice, reply) in answers.iter().enumerate() {
+            let answer = if reply.cut_off { complete_patch_text(&reply.text) } else { &reply.text };
+            let place = Place { attempt, suggestion: slot, choice };
+            let rec = session.validate_candidate(self.problem, place, reply, answer, prompts::CUT_OFF_PATCH)?;
+            let index = session.report.candidates.len();
+            let stop = session.push_candidate(rec.clone());
+            let rec = Self::resolve_duplicate(session, rec);
+            let h = Hypothesis {
+                agent,
+                answer: reply.text.clone(),
+                root_cause: prompts::stated_root_cause(&reply.text),
+                rec: Some(rec),
+                candidate: Some(index),
+                similar: String::new(),
+            };
+            let better = best.as_ref().is_none_or(|b| {
+                let key = |h: &Hypothesis| {
+                    let failing = h.rec.as_ref().map_or(0, |r| r.failing_tests.len());
+                    rank(h.verdict(), failing)
+                };
+                key(&h) > key(b)
+            });
+            if better {
+                best = Some(h);
+            }
+            if stop {
+                break;
+            }
+        }
+        let h = best.unwrap_or(Hypothesis {
+            agent,
+            answer: String::new(),
+            rec: None,
+            candidate: None,
+            root_cause: None,
+            similar: String::new(),
+        });
+        self.history.push((attempt, h.clone()));
+        Ok(h)
+    }
+
+    /// A duplicate gets the verdict and failing tests of the candidate it repeats, so that it
+    /// ranks as that one.
+    fn resolve_duplicate(session: &Session<'_>, mut rec: CandidateRecord) -> CandidateRecord {
+        if rec.verdict != Verdict::Duplicate {
+            return rec;
+        }
+        if let Some(first) =
+            session.report.candidates.iter().find(|c| {
+                c.verdict != Verdict::Duplicate && c.applied_diff.is_some() && c.applied_diff == rec.applied_diff
+            })
+        {
+            rec.failing_tests = first.failing_tests.clone();
+            rec.feedback = first.feedback.clone();
+            if first.verdict != Verdict::Plausible {
+                rec.verdict = first.verdict;
+            }
+        }
+        rec
+    }
+
+    /// Generation (Algorithm 1, lines 13-16).
+    fn propose(
+        &mut self,
+        session: &mut Session<'_>,
+        trace: &str,
+        agent: Agent,
+        slot: usize,
+    ) -> Result<Hypothesis, Stop> {
+        let mut req = session.request(vec![
+            Message::system(agent.system_prompt()),
+            Message::user(prompts::propose_prompt(self.problem, trace)),
+        ]);
+        req.n = Some(u32::try_from(self.strategy.samples.max(1)).unwrap_or(1));
+        let at = Degraded::at("proposals", Some(1), Some(slot));
+        let answers = session.sample_or_degrade(req, &at)?.unwrap_or_default();
+        self.best_of(session, (1, slot), Some(agent), answers)
+    }
+
+    /// Each agent's `search_similar_fixes` with the root cause it stated.
+    fn search(&mut self, session: &mut Session<'_>, hyps: &mut [Hypothesis]) -> Result<(), Stop> {
+        let Some(r) = session.retriever() else { return Ok(()) };
+        let config = session.config();
+        for h in hyps.iter_mut() {
+            let (Some(agent), Some(cause)) = (h.agent, h.root_cause.clone()) else { continue };
+            let got =
+                r.search_lines(&self.problem.code, &cause, None, &config.retrieval).map_err(crate::Error::from)?;
+            h.similar = render_as(&got, config.tool_output_chars, FixStyle::Prompt);
+            self.details.searches.push(SearchRecord {
+                agent,
+                query: cause,
+                hits: got.fixes.iter().map(|f| f.id.clone()).collect(),
+            });
+            session.report.retrieved_dropped_exact += got.dropped_exact;
+            for f in got.fixes {
+                if !session.report.retrieved.iter().any(|x| x.id == f.id) {
+                    session.report.retrieved.push(f);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One round's critiques: every ordered pair of distinct agents (Algorithm 1, lines 20-23).
+    fn critiques(
+        &mut self,
+        session: &mut Session<'_>,
+        trace: &str,
+        hyps: &[Hypothesis],
+        round: usize,
+    ) -> Result<Vec<CritiqueRecord>, Stop> {
+        let trace_text = self.details.probe.collected.as_ref().map(|c| c.trace.text.clone()).unwrap_or_default();
+        let mut out = Vec::new();
+        for (d, defender) in hyps.iter().enumerate() {
+            for (a, attacker) in AGENTS.into_iter().enumerate() {
+                if a == d {
+                    continue;
+                }
+                let to = AGENTS[d];
+                let req = session.request(vec![
+                    Message::system(attacker.system_prompt()),
+                    Message::user(prompts::critique_prompt(
+                        self.problem,
+                        trace,
+                        to.name(),
+                        defender.patch(),
+                        &defender.result(),
+                    )),
+                ]);
+                let at = Degraded::at("critique", Some(round + 1), Some(d + 1));
+                let reply = session.sample_or_degrade(req, &at)?;
+                let text = reply.and_then(|r| r.into_iter().next()).and_then(|r| prompts::parse_critique(&r.text));
+                let cites = text.as_deref().is_some_and(|t| prompts::cites_trace(t, &trace_text));
+                out.push(CritiqueRecord { from: attacker, to, text, cites_trace: cites });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Update (eq. 2): the defender's refined patch, validated.
+    fn update(
+        &mut self,
+        session: &mut Session<'_>,
+        trace: &str,
+        h: &Hypothesis,
+        critiques: &[(String, String)],
+        round: usize,
+    ) -> Result<Hypothesis, Stop> {
+        let agent = h.agent.unwrap_or(Agent::Causal);
+        let slot = AGENTS.iter().position(|a| *a == agent).unwrap_or(0) + 1;
+        let req = session.request(vec![
+            Message::system(agent.system_prompt()),
+            Message::user(prompts::update_prompt(
+                self.problem,
+                trace,
+                h.patch(),
+                &cut(&h.result(), RESULT_CHARS),
+                critiques,
+                &h.similar,
+            )),
+        ]);
+        let at = Degraded::at("update", Some(round + 1), Some(slot));
+        let Some(answers) = session.sample_or_degrade(req, &at)? else { return Ok(h.clone()) };
+        let mut new = self.best_of(session, (round + 1, slot), Some(agent), answers)?;
+        new.similar = h.similar.clone();
+        if new.root_cause.is_none() {
+            new.root_cause = h.root_cause.clone();
+        }
+        Ok(new)
+    }
+
+    /// Phase 3: one synthesis over the whole debate.
+    fn judge(&mut self, session: &mut Session<'_>, trace: &str) -> Result<Hypothesis, Stop> {
+        let mut history = String::new();
+        for (attempt, h) in &self.history {
+            let who = h.agent.map_or("judge", Agent::name);
+            history.push_str(&format!(
+                "- round {}, {who}: {}\n```\n{}\n```\n",
+                attempt - 1,
+                cut(&h.result(), 300),
+                h.patch()
+            ));
+        }
+        let mut critiques = String::new();
+        for r in &self.details.rounds {
+            for c in r.critiques.iter().filter(|c| c.cites_trace) {
+                if let Some(t) = &c.text {
+                    critiques.push_str(&format!("- round {}, {} on {}: {t}\n", r.round, c.from.name(), c.to.name()));
+                }
+            }
+        }
+        if critiques.is_empty() {
+            critiques.push_str("(none)\n");
+        }
+        let req = session.request(vec![
+            Message::system(prompts::SYSTEM_PROMPT),
+            Message::user(prompts::judge_prompt(self.problem, trace, &history, &critiques)),
+        ]);
+        let attempt = self.strategy.rounds + 2;
+        let at = Degraded::at("judge", Some(attempt), Some(4));
+        let answers = session.sample_or_degrade(req, &at)?.unwrap_or_default();
+        self.best_of(session, (attempt, 4), None, answers)
+    }
+}
+
+/// `s` cut to `max` characters (on a character boundary).
+fn cut(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((at, _)) => format!("{}...", &s[..at]),
+        None => s.to_string(),
+    }
+}

@@ -56,6 +56,12 @@ pub enum Observe {
         /// The expression, as written.
         expr: String,
     },
+    /// The value of `expr` just before the statement on `line` runs (model-named probes,
+    /// [`named_sites`]): `L<line> before: <expr>=<value>`.
+    Before {
+        /// The expression, as the model named it.
+        expr: String,
+    },
     /// That this arm of the `if` on `line` ran: `then`, `elif` or `else`.
     Branch {
         /// The arm.
@@ -86,6 +92,9 @@ pub struct Sites {
     pub sites: Vec<Site>,
     /// Places that would have been probed but cannot take a statement (see the module doc).
     pub skipped: usize,
+    /// Model-named probes refused, each with the reason ([`named_sites`]; empty for
+    /// [`auto_sites`]).
+    pub refused: Vec<String>,
 }
 
 /// An instrumented copy of a file.
@@ -95,6 +104,20 @@ pub struct Instrumented {
     pub source: String,
     /// The probes it contains.
     pub sites: Vec<Site>,
+    /// For each site (same order), the 1-based inclusive line range its statement occupies
+    /// in [`Self::source`]: a compiler error on one of these lines names the probe to roll
+    /// back ([`super::trace`]).
+    pub spans: Vec<(usize, usize)>,
+}
+
+/// One probe the model asked for: the variables (names or dotted field paths) to show
+/// before and after the statement on `line` (1-based, of the original file).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ProbeRequest {
+    /// 1-based line of the original file.
+    pub line: usize,
+    /// Variable names or dotted paths (`node.next`), as the model wrote them.
+    pub vars: Vec<String>,
 }
 
 /// Why a file cannot be instrumented.
@@ -126,6 +149,135 @@ pub fn auto_sites(text: &str, lang: Language, line: usize) -> Result<Sites, Prob
     Ok(out)
 }
 
+/// The probes the model named ([`ProbeRequest`]) in the method or function that contains
+/// `line`, plus a branch probe at every `if` arm of that method (which arm ran): for each
+/// requested line, the statement that starts on it gets a [`Observe::Before`] probe per
+/// variable and, when it is a simple statement that ends its line and falls through (not a
+/// `return`, `throw`/`raise`, `break`, `continue`, nor a compound statement such as a loop),
+/// a [`Observe::Value`] probe after it. Refused, with the reason in [`Sites::refused`]: a
+/// line outside the method or without a statement starting on it that can take a probe
+/// (an unbraced Java arm, a Python statement on its header's line); a variable that is not
+/// a plain name or dotted path (`[A-Za-z_][A-Za-z0-9_]*` joined by `.`), so that nothing but
+/// a read is ever injected. A name that is not in scope at the line makes the copy fail to
+/// compile and is rolled back ([`super::trace`]).
+///
+/// # Errors
+/// As [`auto_sites`].
+pub fn named_sites(text: &str, lang: Language, line: usize, requests: &[ProbeRequest]) -> Result<Sites, ProbeError> {
+    let tree = parse(text, lang)?;
+    let method = method_at(tree.root_node(), lang, line).ok_or(ProbeError::NoMethod(line))?;
+    let mut out = Sites::default();
+    let span = (method.start_position().row + 1, method.end_position().row + 1);
+    for r in requests {
+        if r.line < span.0 || r.line > span.1 {
+            out.refused.push(format!("L{}: outside the method (lines {}-{})", r.line, span.0, span.1));
+            continue;
+        }
+        let Some(stmt) = statement_on(text, method, lang, r.line) else {
+            out.refused.push(format!("L{}: no statement starts on this line that can take a probe", r.line));
+            continue;
+        };
+        let after = falls_through(stmt, lang) && ends_line(text, stmt);
+        for var in &r.vars {
+            if !is_plain_path(var) {
+                out.refused.push(format!("L{} {var}: not a variable name or dotted path", r.line));
+                continue;
+            }
+            let (offset, indent) = (line_start(text, stmt), indent_of(text, stmt));
+            let before = Observe::Before { expr: var.clone() };
+            out.sites.push(Site { line: r.line, observe: before, offset, indent });
+            if after {
+                out.sites.push(value_site(text, stmt, var));
+            }
+        }
+    }
+    // Which arm of each `if` ran.
+    let mut arms = Sites::default();
+    walk(method, &mut |node| match lang {
+        Language::Java => java_site(text, node, &mut arms),
+        Language::Python => python_site(text, node, &mut arms),
+    });
+    out.sites.extend(arms.sites.into_iter().filter(|s| matches!(s.observe, Observe::Branch { .. })));
+    out.sites.sort_by_key(|s| s.offset);
+    out.sites.dedup_by(|a, b| a.offset == b.offset && a.observe == b.observe);
+    Ok(out)
+}
+
+/// `[A-Za-z_][A-Za-z0-9_]*` joined by `.`.
+fn is_plain_path(var: &str) -> bool {
+    !var.is_empty()
+        && var.split('.').all(|part| {
+            let mut chars = part.chars();
+            chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+}
+
+/// The outermost statement of `method` that starts on `line`, first on its line and
+/// directly in a block (so that a statement may go before it).
+fn statement_on<'t>(text: &str, method: Node<'t>, lang: Language, line: usize) -> Option<Node<'t>> {
+    let mut found = None;
+    walk(method, &mut |n| {
+        if found.is_some() || n.start_position().row + 1 != line || n.id() == method.id() {
+            return;
+        }
+        let in_block = n.parent().is_some_and(|p| match lang {
+            Language::Java => matches!(p.kind(), "block" | "switch_block_statement_group"),
+            Language::Python => p.kind() == "block",
+        });
+        let statement = match lang {
+            Language::Java => n.kind().ends_with("_statement") || n.kind() == "local_variable_declaration",
+            Language::Python => n.kind().ends_with("_statement"),
+        };
+        let first_on_line = text[line_start(text, n)..n.start_byte()].trim().is_empty();
+        if in_block && statement && first_on_line {
+            found = Some(n);
+        }
+    });
+    found
+}
+
+/// Whether control always reaches the line after `stmt` (a simple statement that is not a
+/// jump), so a probe there runs right after it.
+fn falls_through(stmt: Node<'_>, lang: Language) -> bool {
+    let jumps: &[&str] = match lang {
+        Language::Java => &[
+            "return_statement",
+            "throw_statement",
+            "break_statement",
+            "continue_statement",
+            "yield_statement",
+            "if_statement",
+            "for_statement",
+            "enhanced_for_statement",
+            "while_statement",
+            "do_statement",
+            "try_statement",
+            "try_with_resources_statement",
+            "switch_expression",
+            "synchronized_statement",
+            "labeled_statement",
+            "block",
+        ],
+        Language::Python => &[
+            "return_statement",
+            "raise_statement",
+            "break_statement",
+            "continue_statement",
+            "if_statement",
+            "for_statement",
+            "while_statement",
+            "try_statement",
+            "with_statement",
+            "match_statement",
+            "function_definition",
+            "class_definition",
+            "decorated_definition",
+        ],
+    };
+    !jumps.contains(&stmt.kind())
+}
+
 /// `text` with a probe statement at every site and the value renderer added.
 ///
 /// # Errors
@@ -142,17 +294,29 @@ fn instrument_with_limit(text: &str, lang: Language, sites: &[Site], limit: usiz
         Language::Java => (text.len(), format!("\n{}", java_renderer(limit))),
         Language::Python => (python_prelude_end(text, tree.root_node()), python_renderer(limit)),
     });
-    // Stable: at one offset, the earlier site's statement comes first.
-    edits.sort_by_key(|e| e.0);
+    // Stable: at one offset, the earlier site's statement comes first. The renderer's edit
+    // carries no site index.
+    let mut order: Vec<usize> = (0..edits.len()).collect();
+    order.sort_by_key(|&i| edits[i].0);
     let mut source = String::with_capacity(text.len() + edits.iter().map(|e| e.1.len()).sum::<usize>());
-    let mut at = 0;
-    for (offset, s) in edits {
-        source.push_str(&text[at..offset]);
-        source.push_str(&s);
-        at = offset;
+    let mut spans = vec![(0, 0); sites.len()];
+    let (mut at, mut row) = (0, 1);
+    for i in order {
+        let (offset, s) = &edits[i];
+        row += text[at..*offset].matches('\n').count();
+        source.push_str(&text[at..*offset]);
+        if i < sites.len() {
+            // A statement that starts with its line break begins on the next line.
+            let lead = usize::from(s.starts_with('\n'));
+            let body = s.trim_matches('\n').matches('\n').count();
+            spans[i] = (row + lead, row + lead + body);
+        }
+        row += s.matches('\n').count();
+        source.push_str(s);
+        at = *offset;
     }
     source.push_str(&text[at..]);
-    Ok(Instrumented { source, sites: sites.to_vec() })
+    Ok(Instrumented { source, sites: sites.to_vec(), spans })
 }
 
 /// The trace of one run, as a prompt shows it.
@@ -398,6 +562,7 @@ fn python_site(text: &str, node: Node<'_>, out: &mut Sites) {
 fn statement(lang: Language, site: &Site) -> String {
     let what = match &site.observe {
         Observe::Value { expr } => (format!("{expr}="), Some(expr.as_str())),
+        Observe::Before { expr } => (format!("before: {expr}="), Some(expr.as_str())),
         Observe::Branch { arm } => (format!("branch={arm}"), None),
     };
     let label = format!("{PREFIX} L{} {}", site.line, what.0);
@@ -409,7 +574,7 @@ fn statement(lang: Language, site: &Site) -> String {
             // A branch probe goes just after the arm's `{`, a value probe on a line of its own.
             match site.observe {
                 Observe::Branch { .. } => format!("\n{}{body}", site.indent),
-                Observe::Value { .. } => format!("{}{body}\n", site.indent),
+                Observe::Value { .. } | Observe::Before { .. } => format!("{}{body}\n", site.indent),
             }
         }
         Language::Python => {
@@ -549,7 +714,7 @@ mod tests {
             .sites
             .iter()
             .map(|s| match &s.observe {
-                Observe::Value { expr } => (s.line, expr.clone()),
+                Observe::Value { expr } | Observe::Before { expr } => (s.line, expr.clone()),
                 Observe::Branch { arm } => (s.line, format!("branch={arm}")),
             })
             .collect();
@@ -666,6 +831,71 @@ mod tests {
             lines[0]
         );
         assert!(lines[1].len() <= MAX_CHARS + 20, "{}", lines[1].len());
+    }
+
+    /// Model-named probes: before and after a simple statement, only before a jump or a
+    /// loop header, refusals with reasons, the branch arms added; the spans name each
+    /// probe's lines in the copy.
+    #[test]
+    fn named_sites_probe_before_and_after_and_refuse_with_reasons() {
+        let req = |line, vars: &[&str]| ProbeRequest { line, vars: vars.iter().map(|v| v.to_string()).collect() };
+        let requests = [
+            req(7, &["t", "a"]),
+            req(6, &["b"]),
+            req(18, &["a"]),
+            req(2, &["x"]),
+            req(11, &["a"]),
+            req(9, &["a[0]", "x.y", "System.exit(1)"]),
+        ];
+        let s = named_sites(JAVA, Language::Java, 6, &requests).unwrap();
+        let got: Vec<String> = s
+            .sites
+            .iter()
+            .map(|s| match &s.observe {
+                Observe::Value { expr } => format!("L{} {expr}", s.line),
+                Observe::Before { expr } => format!("L{} before {expr}", s.line),
+                Observe::Branch { arm } => format!("L{} {arm}", s.line),
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "L6 before b",
+                "L7 before t",
+                "L7 before a",
+                "L7 t",
+                "L7 a",
+                "L9 before x.y",
+                "L9 x.y",
+                "L12 then",
+                "L12 else",
+                "L18 before a"
+            ]
+        );
+        assert_eq!(s.refused.len(), 4, "{:?}", s.refused);
+        assert!(s.refused[0].starts_with("L2: outside the method"), "{:?}", s.refused);
+        assert!(s.refused[1].starts_with("L11: no statement"), "{:?}", s.refused);
+        assert!(s.refused[2..].iter().all(|r| r.contains("not a variable name")), "{:?}", s.refused);
+        let out = instrument(JAVA, Language::Java, &s.sites).unwrap();
+        let lines: Vec<&str> = out.source.lines().collect();
+        for (site, (a, b)) in s.sites.iter().zip(&out.spans) {
+            let text = lines[a - 1..*b].join("\n");
+            assert!(
+                text.contains(&format!("L{} ", site.line)) && text.contains("FixdexProbe.emit"),
+                "{site:?}: {text}"
+            );
+        }
+        let py = named_sites(PY, Language::Python, 6, &[req(7, &["a", "b"]), req(15, &["a"]), req(3, &["a"])]).unwrap();
+        // Line 15 (`if a > 1000: return a`) is a compound statement: a probe before it only.
+        assert_eq!(py.sites.iter().filter(|s| matches!(s.observe, Observe::Before { .. })).count(), 3);
+        assert_eq!(py.sites.iter().filter(|s| matches!(s.observe, Observe::Value { .. })).count(), 2);
+        assert_eq!(py.refused.len(), 1, "{:?}", py.refused);
+        let out = instrument(PY, Language::Python, &py.sites).unwrap();
+        let lines: Vec<&str> = out.source.lines().collect();
+        for (site, (a, b)) in py.sites.iter().zip(&out.spans) {
+            assert_eq!(b - a, 1, "try/except: two lines");
+            assert!(lines[a - 1].contains(&format!("L{} ", site.line)) && lines[b - 1].contains("except"));
+        }
     }
 
     #[test]

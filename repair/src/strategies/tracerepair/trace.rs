@@ -3,6 +3,11 @@
 //! probe set is cut and retried, a bounded number of times, and when nothing compiles the
 //! workflow goes on with an empty trace (the static fallback), which the report records.
 //!
+//! The rollback is adjusted to the error (the seed paper's "retries with adjusted
+//! parameters"): the probes whose statements sit on a line the compiler names
+//! (`File.java:12: error`, Python's `File "f.py", line 12`) are dropped; when the output names
+//! none of them, the first half of the probes is kept.
+//!
 //! How the copy is built and run is the caller's ([`collect`] takes it as a closure: the
 //! strategy runs it through the session's validation in a scratch copy); this module owns
 //! the retry policy and the record of it.
@@ -14,17 +19,34 @@ use crate::patch::{Patch, unified_diff};
 use crate::session::{Session, Stop};
 use crate::validate::Verdict;
 
-/// Attempts at most: all sites, then the first half of them, then the first quarter.
+/// Copies built at most: all sites, then at most two rollbacks.
 pub const MAX_ATTEMPTS: usize = 3;
 
 /// What one run of an instrumented copy gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RunResult {
-    /// The copy did not compile (Java) or import (Python).
-    CompileError,
-    /// The tests ran; their stdout and stderr, as captured (pytest shows a failing test's
-    /// stderr in its stdout report, JUnit's goes to stderr: both are read).
-    Ran(String),
+    /// The copy did not compile (Java) or import (Python); the compiler's output.
+    CompileError(String),
+    /// The tests ran.
+    Ran {
+        /// Their stdout and stderr, as captured (pytest shows a failing test's stderr in its
+        /// stdout report, JUnit's goes to stderr: both are read); a tail is enough.
+        output: String,
+        /// Bytes the run wrote in all (before any tail was cut).
+        output_bytes: u64,
+    },
+}
+
+/// One rollback after a copy that did not compile.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Rollback {
+    /// Probe sites dropped.
+    pub dropped: usize,
+    /// `compiler`: the probes on the lines the compiler named; `halving`: the second half
+    /// (the output named no probe line).
+    pub by: &'static str,
+    /// The lines of the instrumented copy the compiler named (empty for `halving`).
+    pub lines: Vec<usize>,
 }
 
 /// The record of trace collection, for the report.
@@ -40,85 +62,140 @@ pub struct Collected {
     pub rolled_back: usize,
     /// Copies built (1 when the first compiled).
     pub attempts: usize,
+    /// Each rollback, in order.
+    pub rollbacks: Vec<Rollback>,
+    /// Bytes the test run wrote in all (stdout and stderr, probes included; 0 when nothing
+    /// ran): with the guard hit, more than [`probe::MAX_TRACE_BYTES`].
+    pub output_bytes: u64,
     /// True when no instrumented copy compiled: the workflow continues without a trace.
     pub static_fallback: bool,
 }
 
-/// Instruments `text` with `sites`, runs it with `run`, and on a compile error retries with
-/// the first half of the sites (at most [`MAX_ATTEMPTS`] copies in all).
+/// Instruments `text` (the file `file_name`, as compilers name it) with `sites`, runs it
+/// with `run`, and on a compile error rolls back the probes the compiler named (or half of
+/// them) and retries, at most [`MAX_ATTEMPTS`] copies in all.
 ///
 /// # Errors
 /// What `run` returns as an error (the machinery failed, not the copy).
 pub fn collect<E>(
     text: &str,
+    file_name: &str,
     lang: Language,
     sites: &[Site],
     mut run: impl FnMut(&str) -> Result<RunResult, E>,
 ) -> Result<Collected, E> {
-    let mut keep = sites.len();
-    let mut attempts = 0;
-    while attempts < MAX_ATTEMPTS && keep > 0 {
+    let mut keep: Vec<Site> = sites.to_vec();
+    let (mut attempts, mut rollbacks) = (0, Vec::new());
+    while attempts < MAX_ATTEMPTS && !keep.is_empty() {
         attempts += 1;
-        let Ok(copy) = probe::instrument(text, lang, &sites[..keep]) else { break };
+        let Ok(copy) = probe::instrument(text, lang, &keep) else { break };
         match run(&copy.source)? {
-            RunResult::Ran(output) => {
+            RunResult::Ran { output, output_bytes } => {
                 return Ok(Collected {
                     trace: Trace::from_stderr(&output),
                     requested: sites.len(),
-                    injected: keep,
-                    rolled_back: sites.len() - keep,
+                    injected: keep.len(),
+                    rolled_back: sites.len() - keep.len(),
                     attempts,
+                    rollbacks,
+                    output_bytes,
                     static_fallback: false,
                 });
             }
-            RunResult::CompileError => keep /= 2,
+            RunResult::CompileError(output) => {
+                let lines = named_lines(&output, file_name);
+                let hit: Vec<bool> =
+                    copy.spans.iter().map(|(a, b)| lines.iter().any(|l| (a..=b).contains(&l))).collect();
+                let before = keep.len();
+                if hit.iter().any(|h| *h) {
+                    let mut i = 0;
+                    keep.retain(|_| {
+                        i += 1;
+                        !hit[i - 1]
+                    });
+                    rollbacks.push(Rollback { dropped: before - keep.len(), by: "compiler", lines });
+                } else {
+                    keep.truncate(before / 2);
+                    rollbacks.push(Rollback { dropped: before - keep.len(), by: "halving", lines: Vec::new() });
+                }
+            }
         }
     }
-    Ok(Collected::fallback(sites.len(), attempts))
+    Ok(Collected::fallback(sites.len(), attempts, rollbacks))
+}
+
+/// The line numbers a compiler's `output` gives for `file_name`: `NAME:12:` (javac) and
+/// `NAME", line 12` (Python), in order, without duplicates.
+fn named_lines(output: &str, file_name: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    if file_name.is_empty() {
+        return out;
+    }
+    for (at, _) in output.match_indices(file_name) {
+        let rest = &output[at + file_name.len()..];
+        let digits = rest.strip_prefix(':').or_else(|| rest.strip_prefix("\", line "));
+        let n: String = digits.unwrap_or("").chars().take_while(char::is_ascii_digit).collect();
+        if let Ok(n) = n.parse::<usize>()
+            && !out.contains(&n)
+        {
+            out.push(n);
+        }
+    }
+    out
 }
 
 impl Collected {
     /// The static fallback after `attempts` copies: an empty trace, every one of the
     /// `requested` sites rolled back.
-    fn fallback(requested: usize, attempts: usize) -> Collected {
+    fn fallback(requested: usize, attempts: usize, rollbacks: Vec<Rollback>) -> Collected {
         Collected {
             trace: Trace::from_stderr(""),
             requested,
             injected: 0,
             rolled_back: requested,
             attempts,
+            rollbacks,
+            output_bytes: 0,
             static_fallback: true,
         }
     }
 }
 
-/// [`collect`] for `problem` through `session`, with the `--probe auto` sites of the method
-/// holding the buggy code's first line ([`probe::auto_sites`]): each copy is the buggy
-/// file replaced by its instrumented text, built and tested in a scratch copy exactly as a
-/// candidate patch is ([`Session`]'s validation, the project's own commands); a
-/// compile-error verdict is a [`RunResult::CompileError`], any other verdict gives the test
-/// run's captured stdout and stderr. A file that cannot be read or parsed, or a method
-/// without probe sites, is the static fallback (nothing run).
+/// [`collect`] for `problem` through `session` with `sites` (of the buggy file `text`;
+/// [`probe::auto_sites`] or [`probe::named_sites`]): each copy is the buggy file replaced by
+/// its instrumented text, built and tested in a scratch copy exactly as a candidate patch
+/// is ([`Session`]'s validation, the project's own commands); a compile-error verdict is a
+/// [`RunResult::CompileError`] with the build's (or test run's) output, any other verdict
+/// gives the test run's captured stdout and stderr. No sites or no language: the static
+/// fallback (nothing run).
 ///
 /// # Errors
 /// [`Stop`] when the scratch copy or the commands cannot be run.
-pub fn collect_in_session(session: &Session<'_>, problem: &Problem) -> Result<Collected, Stop> {
+pub fn collect_in_session(
+    session: &Session<'_>,
+    problem: &Problem,
+    text: &str,
+    sites: &[Site],
+) -> Result<Collected, Stop> {
     let bug = &problem.bug;
-    let (Some(lang), Ok(text)) = (problem.language, std::fs::read_to_string(bug.root.join(&bug.file))) else {
-        return Ok(Collected::fallback(0, 0));
+    let Some(lang) = problem.language.filter(|_| !sites.is_empty()) else {
+        return Ok(Collected::fallback(sites.len(), 0, Vec::new()));
     };
-    let Ok(sites) = probe::auto_sites(&text, lang, problem.lines.0) else { return Ok(Collected::fallback(0, 0)) };
-    if sites.sites.is_empty() {
-        return Ok(Collected::fallback(0, 0));
-    }
-    collect(&text, lang, &sites.sites, |source| {
-        let Ok(patch) = Patch::parse(&unified_diff(&bug.file, &text, source), None) else {
-            return Ok(RunResult::CompileError);
+    let file_name = bug.file.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    collect(text, &file_name, lang, sites, |source| {
+        let Ok(patch) = Patch::parse(&unified_diff(&bug.file, text, source), None) else {
+            return Ok(RunResult::CompileError(String::new()));
         };
+        let output = |r: &Option<crate::validate::RunOutput>| r.as_ref().map(|t| t.combined()).unwrap_or_default();
         match session.validate(bug, Some(&patch)).map_err(Stop::from)? {
-            Err(_refused) => Ok(RunResult::CompileError),
-            Ok((_, v)) if v.verdict == Verdict::CompileError => Ok(RunResult::CompileError),
-            Ok((_, v)) => Ok(RunResult::Ran(v.test.map(|t| t.combined()).unwrap_or_default())),
+            Err(refused) => Ok(RunResult::CompileError(refused.0)),
+            Ok((_, v)) if v.verdict == Verdict::CompileError => {
+                Ok(RunResult::CompileError(format!("{}{}", output(&v.build), output(&v.test))))
+            }
+            Ok((_, v)) => Ok(RunResult::Ran {
+                output: output(&v.test),
+                output_bytes: v.test.as_ref().map_or(0, |t| t.output_bytes),
+            }),
         }
     })
 }
@@ -134,16 +211,13 @@ mod tests {
     fn python_run(max_probes: usize) -> impl FnMut(&str) -> Result<RunResult, std::io::Error> {
         move |source: &str| {
             if source.matches("_fixdex_emit('").count() > max_probes {
-                return Ok(RunResult::CompileError);
+                return Ok(RunResult::CompileError(String::new()));
             }
             let dir = tempfile::tempdir()?;
             std::fs::write(dir.path().join("m.py"), source)?;
             let out = std::process::Command::new("python3").arg("m.py").current_dir(dir.path()).output()?;
-            Ok(RunResult::Ran(format!(
-                "{}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            )))
+            let output = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+            Ok(RunResult::Ran { output_bytes: output.len() as u64, output })
         }
     }
 
@@ -151,7 +225,7 @@ mod tests {
     fn a_copy_that_compiles_gives_the_whole_trace() {
         let sites = probe::auto_sites(PY, Language::Python, 2).unwrap().sites;
         assert_eq!(sites.len(), 4);
-        let c = collect(PY, Language::Python, &sites, python_run(usize::MAX)).unwrap();
+        let c = collect(PY, "m.py", Language::Python, &sites, python_run(usize::MAX)).unwrap();
         assert_eq!((c.requested, c.injected, c.rolled_back, c.attempts, c.static_fallback), (4, 4, 0, 1, false));
         assert_eq!(c.trace.text, "L2 s=11\nL3 m=5\n");
     }
@@ -160,15 +234,41 @@ mod tests {
     fn compile_errors_roll_back_half_the_probes_then_fall_back() {
         let sites = probe::auto_sites(PY, Language::Python, 2).unwrap().sites;
         // Four probes refused, two accepted: the second copy runs.
-        let c = collect(PY, Language::Python, &sites, python_run(2)).unwrap();
+        let c = collect(PY, "m.py", Language::Python, &sites, python_run(2)).unwrap();
         assert_eq!((c.injected, c.rolled_back, c.attempts, c.static_fallback), (2, 2, 2, false));
         assert_eq!(c.trace.text, "L2 s=11\nL3 m=5\n");
         // Nothing compiles: three copies, then the static fallback with an empty trace.
-        let c = collect(PY, Language::Python, &sites, python_run(0)).unwrap();
+        let c = collect(PY, "m.py", Language::Python, &sites, python_run(0)).unwrap();
         assert_eq!((c.injected, c.rolled_back, c.attempts, c.static_fallback), (0, 4, 3, true));
         assert!(c.trace.is_empty());
         // The machinery's own errors pass through.
-        let err = collect(PY, Language::Python, &sites, |_| Err::<RunResult, _>("no sandbox")).unwrap_err();
+        let err = collect(PY, "m.py", Language::Python, &sites, |_| Err::<RunResult, _>("no sandbox")).unwrap_err();
         assert_eq!(err, "no sandbox");
+    }
+
+    /// A real javac names the line of a probe that reads a variable before its declaration:
+    /// that probe alone is rolled back and the second copy runs.
+    #[test]
+    fn the_probe_javac_names_is_rolled_back() {
+        let java = "public class M {\n    static int f(int n) {\n        int total = 0;\n        for (int i = 0; i < n; i++) {\n            total += i;\n        }\n        return total;\n    }\n    public static void main(String[] a) { System.out.println(f(4)); }\n}\n";
+        let req = |line, v: &str| probe::ProbeRequest { line, vars: vec![v.to_string()] };
+        let sites = probe::named_sites(java, Language::Java, 3, &[req(3, "total"), req(5, "i")]).unwrap().sites;
+        assert_eq!(sites.len(), 4, "{sites:?}");
+        let dir = tempfile::tempdir().unwrap();
+        let c = collect(java, "M.java", Language::Java, &sites, |source| {
+            std::fs::write(dir.path().join("M.java"), source)?;
+            let javac = std::process::Command::new("javac").arg("M.java").current_dir(dir.path()).output()?;
+            if !javac.status.success() {
+                return Ok::<_, std::io::Error>(RunResult::CompileError(String::from_utf8_lossy(&javac.stderr).into()));
+            }
+            let run = std::process::Command::new("java").args(["-cp", ".", "M"]).current_dir(dir.path()).output()?;
+            let output = String::from_utf8_lossy(&run.stderr).into_owned();
+            Ok(RunResult::Ran { output_bytes: output.len() as u64, output })
+        })
+        .unwrap();
+        assert_eq!((c.attempts, c.injected, c.rolled_back, c.static_fallback), (2, 3, 1, false), "{c:?}");
+        assert_eq!((c.rollbacks[0].by, c.rollbacks[0].dropped), ("compiler", 1));
+        assert!(c.trace.text.starts_with("L3 total=0\nL5 before: i=0\nL5 i=0\n"), "{}", c.trace.text);
+        assert_eq!(named_lines("M.java:3: error: x\nM.java:3: y\n  File \"M.java\", line 9\n", "M.java"), [3, 9]);
     }
 }

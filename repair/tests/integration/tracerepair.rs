@@ -126,7 +126,7 @@ fn java_sum_to_round_two() -> Case {
     for c in [cites, "CONSISTENT", uncited, cites, cites, "CONSISTENT"] {
         scripts.push(Script::text(c));
     }
-    scripts.push(Script::text(plus_n.clone()));
+    scripts.push(Script::text(plus_n));
     scripts.push(Script::text(guard));
     scripts.push(Script::text(stale(cause)));
     // Round 2: six critiques, then the defensive update fails and the causal one fixes it.

@@ -465,7 +465,7 @@ impl Run<'_> {
         session: &mut Session<'_>,
         (attempt, slot): (usize, usize),
         agent: Option<Agent>,
-        answers: Vec<Reply>,
+        answers: &[Reply],
     ) -> Result<Hypothesis, Stop> {
         let mut best: Option<Hypothesis> = None;
         for (choice, reply) in answers.iter().enumerate() {
@@ -544,7 +544,7 @@ impl Run<'_> {
         req.n = Some(u32::try_from(self.strategy.samples.max(1)).unwrap_or(1));
         let at = Degraded::at("proposals", Some(1), Some(slot));
         let answers = session.sample_or_degrade(req, &at)?.unwrap_or_default();
-        self.best_of(session, (1, slot), Some(agent), answers)
+        self.best_of(session, (1, slot), Some(agent), &answers)
     }
 
     /// Each agent's `search_similar_fixes` with the root cause it stated.
@@ -631,7 +631,7 @@ impl Run<'_> {
         ]);
         let at = Degraded::at("update", Some(round + 1), Some(slot));
         let Some(answers) = session.sample_or_degrade(req, &at)? else { return Ok(h.clone()) };
-        let mut new = self.best_of(session, (round + 1, slot), Some(agent), answers)?;
+        let mut new = self.best_of(session, (round + 1, slot), Some(agent), &answers)?;
         new.similar = h.similar.clone();
         if new.root_cause.is_none() {
             new.root_cause = h.root_cause.clone();
@@ -669,7 +669,7 @@ impl Run<'_> {
         let attempt = self.strategy.rounds + 2;
         let at = Degraded::at("judge", Some(attempt), Some(4));
         let answers = session.sample_or_degrade(req, &at)?.unwrap_or_default();
-        self.best_of(session, (attempt, 4), None, answers)
+        self.best_of(session, (attempt, 4), None, &answers)
     }
 }
 

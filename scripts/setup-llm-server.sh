@@ -11,8 +11,11 @@
 #   - llama-cpp-python[server]==0.3.36 built from source (no prebuilt wheel exists for it). The
 #     build takes about 17 minutes on 2 cores. ggml's default GGML_NATIVE build emits AMX
 #     instructions that some VMs advertise in /proc/cpuinfo but fault on (SIGILL on the first
-#     request), so it is built for a fixed AVX-512 target with AMX off, and the built library
-#     is checked for AMX instructions with objdump (the setup fails if any are found).
+#     request), so it is built for an explicit target with AMX off: AVX2/FMA/F16C/BMI2, plus
+#     AVX-512 (and its VNNI, BF16) only where /proc/cpuinfo lists them (an AVX-512 build dies
+#     with SIGILL on an AMD EPYC without it); the built library is checked for AMX
+#     instructions with objdump (the setup fails if any are found), and a venv built for
+#     other flags (recorded in VENV/.llama-cmake-args) is rebuilt.
 #
 # Usage:
 #   scripts/setup-llm-server.sh [--venv DIR]                 install (idempotent), print paths
@@ -37,7 +40,14 @@ llama_pkg="llama-cpp-python[server]==0.3.36"
 # The AVX/AVX2/FMA/F16C/BMI2 baseline plus AVX-512 (F/CD/VL/DQ/BW), VNNI and BF16 are set
 # explicitly; AMX_TILE/AMX_INT8/AMX_BF16 stay off, and so do the per-CPU variant and
 # dynamic-backend builds (which would compile an AMX variant too). LLAMA_CURL=OFF: no libcurl.
-cmake_args=${FIXDEX_LLM_CMAKE_ARGS:-"-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=ON -DGGML_AVX512_VNNI=ON -DGGML_AVX512_BF16=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DGGML_CPU_ALL_VARIANTS=OFF -DGGML_BACKEND_DL=OFF -DLLAMA_CURL=OFF"}
+# Each of these is ON only when /proc/cpuinfo lists it (an AMD EPYC without AVX-512 gets the
+# AVX2 build: an AVX-512 build dies there with SIGILL at the first request).
+has() { grep -qw "$1" /proc/cpuinfo 2>/dev/null; }
+onoff() { for f in "$@"; do has "$f" || { echo OFF; return; }; done; echo ON; }
+avx512=$(onoff avx512f avx512cd avx512vl avx512dq avx512bw)
+vnni=OFF bf16=OFF
+if [ "$avx512" = ON ]; then vnni=$(onoff avx512_vnni); bf16=$(onoff avx512_bf16); fi
+cmake_args=${FIXDEX_LLM_CMAKE_ARGS:-"-DGGML_NATIVE=OFF -DGGML_AVX=$(onoff avx) -DGGML_AVX2=$(onoff avx2) -DGGML_FMA=$(onoff fma) -DGGML_F16C=$(onoff f16c) -DGGML_BMI2=$(onoff bmi2) -DGGML_AVX512=$avx512 -DGGML_AVX512_VNNI=$vnni -DGGML_AVX512_BF16=$bf16 -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DGGML_CPU_ALL_VARIANTS=OFF -DGGML_BACKEND_DL=OFF -DLLAMA_CURL=OFF"}
 
 usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
@@ -100,15 +110,21 @@ check_no_amx() {
 }
 
 install_server() {
-  if "$py" -c 'import llama_cpp.server, uvicorn, fastapi, sse_starlette, starlette_context, pydantic_settings; import importlib.metadata as m; assert m.version("llama_cpp_python") == "0.3.36"' >/dev/null 2>&1; then
+  # The build is for this CPU's instruction set (cmake_args); a venv built for another one
+  # (its flags in $venv/.llama-cmake-args) is rebuilt.
+  local stamp=$venv/.llama-cmake-args
+  if "$py" -c 'import llama_cpp.server, uvicorn, fastapi, sse_starlette, starlette_context, pydantic_settings; import importlib.metadata as m; assert m.version("llama_cpp_python") == "0.3.36"' >/dev/null 2>&1 \
+    && [ "$(cat "$stamp" 2>/dev/null)" = "$cmake_args" ]; then
     return 0
   fi
   log "building $llama_pkg from source (about 17 min on 2 cores)"
   log "CMAKE_ARGS=$cmake_args"
   CMAKE_ARGS="$cmake_args" CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)} \
-    "$py" -m pip install -v --disable-pip-version-check --no-cache-dir \
+    "$py" -m pip install -v --disable-pip-version-check --no-cache-dir --force-reinstall --no-deps \
     --no-binary llama-cpp-python "$llama_pkg" >&2
+  "$py" -m pip install -q --disable-pip-version-check "$llama_pkg" >&2  # the server's dependencies
   check_no_amx
+  echo "$cmake_args" >"$stamp"
 }
 
 setup() {

@@ -7,6 +7,7 @@
 #
 # Usage: scripts/smoke-real-llm.sh [--quixbugs DIR] [--venv DIR] [--fixdex BIN] [--out DIR]
 #                                  [--port N] [--budget-s S] [--formats "F1 F2"] [--programs "python:gcd java:GCD"]
+#                                  [--repair-args "--strategy tracerepair ..."]
 #   --quixbugs  QuixBugs root [default: $FIXDEX_SHARED/benchmarks/quixbugs]
 #   --venv      the server venv (setup-llm-server.sh installs it there when missing)
 #               [default: $FIXDEX_LLM_VENV or scratch/llm-venv]
@@ -15,6 +16,8 @@
 #               OUT/<format>-<program>.json, its stderr in OUT/<format>-<program>.log
 #   --budget-s  wall budget per run, seconds [default: 900]: given as --max-wall-s, and the
 #               process is killed 60 s after it
+#   --repair-args  more `fixdex repair` arguments, split on spaces (e.g. `--strategy
+#               tracerepair --rounds 1`) [default: none: ReinFix]
 # Needs a JDK with JUnit 4 (Debian junit4, libhamcrest-java) and Python with pytest and
 # pytest-timeout (FIXDEX_PYTHON, as scripts/setup-test-tools.sh prints it, or python3).
 # `--max-reply-tokens 512` is passed when the binary has that option (see `fixdex repair
@@ -32,6 +35,7 @@ port=8089
 budget_s=900
 formats="chatml-function-calling gemma"
 programs="python:gcd java:GCD"
+repair_args_extra=
 while [ $# -gt 0 ]; do
   case $1 in
     --quixbugs) quixbugs=$2; shift 2 ;;
@@ -42,6 +46,7 @@ while [ $# -gt 0 ]; do
     --budget-s) budget_s=$2; shift 2 ;;
     --formats) formats=$2; shift 2 ;;
     --programs) programs=$2; shift 2 ;;
+    --repair-args) repair_args_extra=$2; shift 2 ;;
     -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     *) echo "error: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -63,6 +68,8 @@ extra=()
 if "$fixdex" repair --help 2>/dev/null | grep -q -- '--max-reply-tokens'; then
   extra+=(--max-reply-tokens 512)
 fi
+# shellcheck disable=SC2206 # split on spaces on purpose
+[ -z "$repair_args_extra" ] || extra+=($repair_args_extra)
 
 server_pid=
 stop_server() {
@@ -135,9 +142,17 @@ records = r.get("calls") if isinstance(r.get("calls"), list) else []
 per_call = [c.get("choices", c.get("choices_received")) for c in records if isinstance(c, dict)]
 choices = per_call if any(c is not None for c in per_call) else find(r, {"choices_per_request", "choices_received"})
 err = (r.get("error") or "").splitlines()[0][:160] if r.get("error") else ""
+d = r.get("details") if isinstance(r.get("details"), dict) else {}
+trace = ""
+if "probe" in d:  # TraceRepair: how far the run got and what the probes gave
+    c = d["probe"].get("collected") or {}
+    t = c.get("trace") or {}
+    trace = (f", strategy {r.get('strategy')}: ended {d.get('ended')}, probes requested {c.get('requested')} "
+             f"injected {c.get('injected')} rolled back {c.get('rolled_back')}, trace lines {t.get('lines')}, "
+             f"rounds {len(d.get('rounds') or [])}, judge {'yes' if d.get('judge') else 'no'}")
 print(f"{label}: exit {code}, outcome {r.get('outcome', 'n/a')}, calls {calls}, tokens {tokens}, "
       f"protocol {protocol if protocol is not None else 'n/a'}, choices {choices if choices is not None else 'n/a'}"
-      + (f", error: {err}" if err else ""))
+      + trace + (f", error: {err}" if err else ""))
 PY
 }
 

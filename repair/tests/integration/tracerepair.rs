@@ -39,11 +39,13 @@ struct Case {
     scripts: Vec<Script>,
 }
 
-/// The configuration every recording was made with.
+/// The configuration every recording was made with: a 32K-token window, so the prompts
+/// show the last 20 KB of a trace.
 fn config() -> RunConfig {
     RunConfig {
         model: "replayed-model".into(),
         budget: repair::llm::Budget { max_calls: Some(40), max_tokens: None },
+        context_tokens: 32_768,
         ..RunConfig::default()
     }
 }
@@ -289,6 +291,7 @@ fn tracerepair_replay_minibugs() {
     assert!(kept.len() <= 20 * 1024 + 64 && kept.len() > 19 * 1024, "{}", kept.len());
     assert!(kept.ends_with("cut: 10485760 bytes written\n"), "{}", &kept[kept.len() - 200..]);
     assert_eq!(b["ended"], "proposals");
+    assert_eq!(b["probe"]["prompt_trace_bytes"].as_u64(), Some(kept.len() as u64), "a 32K window shows all 20 KB");
     assert_eq!(verdicts(&reports[2]), ["patch_refused", "patch_refused", "patch_refused", "test_failure", "plausible"]);
 }
 

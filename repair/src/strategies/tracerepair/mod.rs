@@ -141,6 +141,17 @@ pub struct ProbeRecord {
     pub sites: Vec<Site>,
     /// Trace collection: requested / injected / rolled back, attempts, the trace.
     pub collected: Option<Collected>,
+    /// Bytes of trace the prompts show ([`prompt_trace_bytes`]).
+    pub prompt_trace_bytes: usize,
+}
+
+/// Bytes of trace a prompt shows for a model with a window of `context_tokens`: the last
+/// [`probe::KEPT_TRACE_BYTES`] (20 KB, the seed paper's budget), or one byte per token of
+/// the window when that is less (an 8,192-token window shows 8 KB, about a third of it), so
+/// that the trace's end is not cut out of the prompt by the context fitting.
+#[must_use]
+pub fn prompt_trace_bytes(context_tokens: u64) -> usize {
+    usize::try_from(context_tokens).unwrap_or(usize::MAX).min(probe::KEPT_TRACE_BYTES)
 }
 
 /// The hypotheses of one round (0: the first proposals).
@@ -439,12 +450,12 @@ impl Run<'_> {
         }
         rec.sites = sites.clone();
         let collected = trace::collect_in_session(session, p, &text, &sites)?;
-        let block = prompts::trace_block(&collected.trace.text, collected.trace.truncated, collected.static_fallback);
-        if collected.static_fallback && !sites.is_empty() {
-            session
-                .report
-                .warnings
-                .push("no instrumented copy compiled: the debate ran without a runtime trace (static fallback)".into());
+        let (shown, cut) = collected.trace.tail(prompt_trace_bytes(session.config().context_tokens));
+        rec.prompt_trace_bytes = shown.len();
+        let block = prompts::trace_block(&shown, cut || collected.trace.truncated, collected.static_fallback);
+        if collected.static_fallback {
+            let why = if sites.is_empty() { "there was nothing to probe" } else { "no instrumented copy compiled" };
+            session.report.warnings.push(format!("{why}: the debate ran without a runtime trace (static fallback)"));
         }
         rec.collected = Some(collected);
         Ok(block)

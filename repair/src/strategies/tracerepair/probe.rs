@@ -46,6 +46,9 @@ pub const MAX_TRACE_BYTES: usize = 10 * 1024 * 1024;
 /// before the failure.
 pub const KEPT_TRACE_BYTES: usize = 20 * 1024;
 
+/// The first line of a trace whose earlier lines were cut.
+pub const CUT_MARK: &str = "... (earlier probe lines cut)";
+
 /// What a probe reports.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -323,7 +326,8 @@ fn instrument_with_limit(text: &str, lang: Language, sites: &[Site], limit: usiz
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Trace {
     /// The last probe lines (without their prefix), at most [`KEPT_TRACE_BYTES`], whole
-    /// lines, in order, after a first line `... (N earlier probe lines cut)` when cut.
+    /// lines, in order, after a first line [`CUT_MARK`] when cut (no count: how many lines a
+    /// run printed before a stack overflow varies from run to run, and the prompt must not).
     pub text: String,
     /// Probe lines seen in the output.
     pub lines: usize,
@@ -351,12 +355,35 @@ impl Trace {
             kept += 1;
         }
         let cut = all.len() - kept;
-        let mut text = if cut > 0 { format!("... ({cut} earlier probe lines cut)\n") } else { String::new() };
+        let mut text = if cut > 0 { format!("{CUT_MARK}\n") } else { String::new() };
         for l in &all[cut..] {
             text.push_str(l);
             text.push('\n');
         }
         Trace { text, lines: all.len(), bytes, truncated: cut > 0, guard_hit }
+    }
+
+    /// The last whole lines of [`Self::text`] within `max_bytes` (at least the last line),
+    /// after a first line [`CUT_MARK`] when lines were cut; and whether
+    /// anything was cut (here or before).
+    #[must_use]
+    pub fn tail(&self, max_bytes: usize) -> (String, bool) {
+        let lines: Vec<&str> = self.text.lines().filter(|l| *l != CUT_MARK).collect();
+        let (mut kept, mut size) = (0, 0);
+        for l in lines.iter().rev() {
+            if kept > 0 && size + l.len() + 1 > max_bytes {
+                break;
+            }
+            size += l.len() + 1;
+            kept += 1;
+        }
+        let cut = self.lines.saturating_sub(kept);
+        let mut out = if cut > 0 { format!("{CUT_MARK}\n") } else { String::new() };
+        for l in &lines[lines.len() - kept..] {
+            out.push_str(l);
+            out.push('\n');
+        }
+        (out, cut > 0)
     }
 
     /// Whether the run printed no probe line (the static fallback: the workflow goes on).
@@ -804,6 +831,11 @@ mod tests {
         assert!(trace.text.len() <= KEPT_TRACE_BYTES + 64 && trace.text.len() > KEPT_TRACE_BYTES - 64);
         assert!(trace.text.starts_with("... (") && trace.text.ends_with("cut: 100000 bytes written\n"));
         assert!(trace.text.lines().nth(1).unwrap().starts_with('L'), "whole lines");
+
+        let (tail, cut) = trace.tail(1000);
+        assert!(cut && tail.len() <= 1000 + 64 && tail.ends_with("cut: 100000 bytes written\n"), "{tail}");
+        assert!(tail.starts_with(&format!("{CUT_MARK}\nL")), "{tail}");
+        assert_eq!(trace.tail(KEPT_TRACE_BYTES).0, trace.text, "the kept trace already fits");
 
         let short = Trace::from_stderr("[fixdex-probe] L2 total=0\nother\n");
         assert_eq!(

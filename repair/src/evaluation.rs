@@ -10,6 +10,7 @@
 //! | `plausible` | [`Outcome::Plausible`] |
 //! | `no_plausible` | [`Outcome::NoPlausiblePatch`], [`Outcome::BudgetExhausted`], [`Outcome::Timeout`] |
 //! | `error` | [`Outcome::Error`], [`Outcome::PreflightFailed`], and a bug whose localization failed (no outcome) |
+//! | `trace_only` | [`Outcome::TraceOnly`]: no patch was sought (TraceRepair `--trace-only`) |
 
 use std::collections::BTreeMap;
 
@@ -28,6 +29,8 @@ pub enum Class {
     /// The run could not do its work: an error of the machinery or the endpoint, a failed
     /// pre-flight, or no location to repair.
     Error,
+    /// No patch was sought (TraceRepair's `--trace-only`).
+    TraceOnly,
 }
 
 /// One bug of an evaluation; serialized as one entry of `programs` in the `--json` summary.
@@ -102,6 +105,7 @@ impl BugResult {
             Some(Outcome::Plausible) => Class::Plausible,
             Some(Outcome::NoPlausiblePatch | Outcome::BudgetExhausted | Outcome::Timeout) => Class::NoPlausible,
             Some(Outcome::Error | Outcome::PreflightFailed) | None => Class::Error,
+            Some(Outcome::TraceOnly) => Class::TraceOnly,
         }
     }
 }
@@ -117,6 +121,8 @@ pub struct Counts {
     pub no_plausible: usize,
     /// Bugs of [`Class::Error`].
     pub errors: usize,
+    /// Bugs of [`Class::TraceOnly`].
+    pub trace_only: usize,
     /// Bugs per outcome (`plausible`, `no_plausible_patch`, `budget_exhausted`, `timeout`,
     /// `preflight_failed`, `error`, and `localization_failed` for bugs never run).
     pub outcomes: BTreeMap<String, usize>,
@@ -130,6 +136,7 @@ pub fn count(bugs: &[BugResult]) -> Counts {
             Class::Plausible => c.plausible += 1,
             Class::NoPlausible => c.no_plausible += 1,
             Class::Error => c.errors += 1,
+            Class::TraceOnly => c.trace_only += 1,
         }
         *c.outcomes.entry(outcome_name(bug.outcome)).or_default() += 1;
     }

@@ -28,11 +28,14 @@ pub enum Outcome {
     PreflightFailed,
     /// An error of the machinery or the endpoint (see [`RepairReport::error`]).
     Error,
+    /// No patch was sought: the strategy only collected what it was asked for (TraceRepair's
+    /// `--trace-only`: the probes and the trace are in [`RepairReport::details`]).
+    TraceOnly,
 }
 
 impl Outcome {
     /// The serde name: `plausible`, `no_plausible_patch`, `budget_exhausted`, `timeout`,
-    /// `preflight_failed`, `error`.
+    /// `preflight_failed`, `error`, `trace_only`.
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
@@ -42,6 +45,7 @@ impl Outcome {
             Outcome::Timeout => "timeout",
             Outcome::PreflightFailed => "preflight_failed",
             Outcome::Error => "error",
+            Outcome::TraceOnly => "trace_only",
         }
     }
 }

@@ -108,6 +108,9 @@ impl<'a> Workflow<'a> {
         };
         self.strategy.repair(&problem, session)?;
         session.conclude()?;
+        if !self.strategy.seeks_patch() {
+            return Ok(Outcome::TraceOnly);
+        }
         Ok(if session.report.patch.is_some() { Outcome::Plausible } else { Outcome::NoPlausiblePatch })
     }
 

@@ -121,7 +121,13 @@ impl LlmArgs {
     /// are then ignored), else [`Self::client`].
     pub fn client_for(&self, strategy: &dyn repair::strategies::Strategy) -> anyhow::Result<Client> {
         if strategy.needs_model() {
-            return self.client();
+            let client = self.client();
+            if strategy.name() == "tracerepair" && !strategy.seeks_patch() {
+                return client.context(
+                    "--trace-only with --probe model asks the model for the probes; --probe auto needs no model",
+                );
+            }
+            return client;
         }
         Ok(Client { none: Some(NoModel), replay: None, http: None, recording: None, model: String::new() })
     }

@@ -303,7 +303,7 @@ impl Evaluation<'_> {
         .with_scratch_filter(quixbugs::scratch_filter(self.runner.lang))
         .run(&bug);
         self.keep_report(p, &report)?;
-        let complete = matches!(report.outcome, Outcome::Plausible | Outcome::NoPlausiblePatch);
+        let complete = matches!(report.outcome, Outcome::Plausible | Outcome::NoPlausiblePatch | Outcome::TraceOnly);
         Ok((BugResult::from_report(&p.name, &method, &report), complete))
     }
 
@@ -346,7 +346,8 @@ impl Evaluation<'_> {
         serde_json::json!({
             "lang": self.runner.lang, "oracle": "llm", "strategy": self.a.strategy.name(),
             "total": counts.total, "plausible": counts.plausible,
-            "no_plausible": counts.no_plausible, "errors": counts.errors, "outcomes": counts.outcomes,
+            "no_plausible": counts.no_plausible, "errors": counts.errors, "trace_only": counts.trace_only,
+            "outcomes": counts.outcomes,
             "calls": bugs.iter().map(|b| b.calls).sum::<u64>(), "tokens": bugs.iter().map(|b| b.tokens).sum::<u64>(),
             "wall_s": start.elapsed().as_secs_f64(), "synthetic": self.client.get().is_synthetic(),
             "client": self.client.get().describe(),
@@ -382,11 +383,16 @@ fn print_llm_table(bugs: &[BugResult], counts: &evaluation::Counts, lang: Lang, 
         out!("{:<28} {:<20} {:>6} {:>6} {:>9} {:>8.1}", b.program, outcome, b.candidates, b.calls, b.tokens, b.wall_s)?;
     }
     out!(
-        "{} {lang} programs: {} plausible, {} no plausible patch, {} errors{}",
+        "{} {lang} programs: {} plausible, {} no plausible patch, {} errors{}{}",
         counts.total,
         counts.plausible,
         counts.no_plausible,
         counts.errors,
+        if counts.trace_only > 0 {
+            format!(", {} trace only (no patch sought)", counts.trace_only)
+        } else {
+            String::new()
+        },
         if synthetic { " (SYNTHETIC answers: not repair results)" } else { "" }
     )?;
     if let Some(p) = probe_totals(bugs) {

@@ -4,7 +4,8 @@
 //! Prints the first plausible patch as a unified diff (or the whole report with `--json`)
 //! and always writes the JSON report (`--report`); the report's warnings (tolerated failing
 //! tests, model replies that were unusable and skipped) go to stderr. Exit codes: 0 a
-//! plausible patch was found; 4 no plausible patch (search space, budget or time exhausted,
+//! plausible patch was found, or a `--trace-only` run went through (outcome `trace_only`,
+//! the trace summary on stderr); 4 no plausible patch (search space, budget or time exhausted,
 //! also after unusable model replies); 1 an error, including a failed pre-flight (the buggy
 //! version does not build, or its tests pass) and a run in which no model reply was usable.
 
@@ -132,7 +133,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     report.fault_localization = fault_localization;
     let json = serde_json::to_string_pretty(&report)?;
     std::fs::write(&a.report, &json).with_context(|| format!("writing the report {}", a.report.display()))?;
-    client.finish(matches!(report.outcome, Outcome::Plausible | Outcome::NoPlausiblePatch))?;
+    client.finish(matches!(report.outcome, Outcome::Plausible | Outcome::NoPlausiblePatch | Outcome::TraceOnly))?;
     print_result(a, &report, &json)?;
     Ok(exit_code(report.outcome))
 }
@@ -205,6 +206,16 @@ fn print_result(a: &Args, report: &repair::report::RepairReport, json: &str) -> 
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
     }
+    if let Some(p) = repair::strategies::tracerepair::ProbeSummary::from_details(&report.details) {
+        eprintln!(
+            "trace: {} probe lines ({} of {} probes injected, {} rolled back{})",
+            p.trace_lines,
+            p.injected,
+            p.requested,
+            p.rolled_back,
+            if p.instrumented { "" } else { "; static fallback: no trace" }
+        );
+    }
     let tried = report.candidates.len();
     eprintln!(
         "{}: {tried} candidates tried, {} LLM calls, {} tokens, {:.1} s{}{} (report: {})",
@@ -222,7 +233,7 @@ fn print_result(a: &Args, report: &repair::report::RepairReport, json: &str) -> 
 /// The exit code of an outcome (see the module docs).
 fn exit_code(outcome: Outcome) -> ExitCode {
     match outcome {
-        Outcome::Plausible => ExitCode::SUCCESS,
+        Outcome::Plausible | Outcome::TraceOnly => ExitCode::SUCCESS,
         Outcome::NoPlausiblePatch | Outcome::BudgetExhausted | Outcome::Timeout => ExitCode::from(NO_PATCH),
         Outcome::PreflightFailed | Outcome::Error => ExitCode::from(super::exit::ERROR),
     }

@@ -675,10 +675,29 @@ fn issue_13_eval_quixbugs_trace_only_reports_probe_reliability() {
     let p = &s["probes"];
     assert_eq!((p["programs"].as_u64(), p["instrumented"].as_u64()), (Some(2), Some(2)), "{s:#}");
     assert_eq!(p["nonempty_traces"].as_u64(), Some(2), "{s:#}");
-    assert_eq!(s["calls"], 0);
+    assert_eq!(
+        (s["calls"].as_u64(), s["trace_only"].as_u64(), s["no_plausible"].as_u64()),
+        (Some(0), Some(2), Some(0))
+    );
     for b in s["programs"].as_array().unwrap() {
         assert!(b["probes"]["trace_lines"].as_u64().unwrap() > 0, "{b:#}");
     }
+
+    // One bug: exit 0, outcome `trace_only`, the trace summarised on stderr.
+    let mut one = vec!["repair", "--strategy", "tracerepair", "--probe", "auto", "--trace-only", "--json"];
+    one.extend(["--project", root.to_str().unwrap(), "--file", "java_programs/SUM_TO.java", "--method", "sum_to"]);
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("trace.json");
+    one.extend(["--build-cmd", BUILD, "--test-cmd", TEST, "--report", report.to_str().unwrap()]);
+    let out = fixdex(&one, None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout_json(&out)["outcome"], "trace_only");
+    assert!(stderr(&out).contains("trace: ") && stderr(&out).contains("2 of 2 probes injected"), "{}", stderr(&out));
+    // Model probes without a model: the error says that auto probes need none.
+    let model_probes: Vec<&str> = one.iter().filter(|a| !matches!(**a, "--probe" | "auto")).copied().collect();
+    let out = fixdex(&model_probes, None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--probe auto needs no model"), "{}", stderr(&out));
 
     let wrong = ["repair", "--project", root.to_str().unwrap(), "--test-cmd", "true", "--file"];
     let out =

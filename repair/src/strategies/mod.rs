@@ -37,6 +37,12 @@ pub trait Strategy: Send + Sync {
         true
     }
 
+    /// Whether the run seeks a patch; `false` (TraceRepair's `--trace-only`) ends a run that
+    /// went through as [`crate::report::Outcome::TraceOnly`].
+    fn seeks_patch(&self) -> bool {
+        true
+    }
+
     /// LLM calls per bug when the user sets no `--max-calls`: 60, or the method's own
     /// budget (TraceRepair: 40, [`tracerepair::DEFAULT_MAX_CALLS`]).
     fn default_max_calls(&self) -> u64 {

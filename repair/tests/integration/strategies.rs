@@ -208,6 +208,8 @@ fn issue_13_trace_collection_runs_through_the_session() {
     assert!(text.contains("L2 total=0") && text.contains("L4 total=1"), "{text}");
     assert!(report.candidates.is_empty(), "a trace run is not a candidate");
     assert_eq!(report.details["ended"], "trace_only");
+    assert_eq!(report.outcome, Outcome::TraceOnly, "no patch was sought");
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
     assert_eq!(report.llm.calls, 0);
     let s = ProbeSummary::from_details(&report.details).unwrap();
     assert!(s.instrumented && s.trace_lines > 0 && !s.guard_hit, "{s:?}");

@@ -272,6 +272,11 @@ impl Hypothesis {
         self.rec.as_ref().map_or(Verdict::PatchRefused, |r| r.verdict)
     }
 
+    /// Its [`rank`] (larger is better).
+    fn rank(&self) -> (u8, std::cmp::Reverse<usize>) {
+        rank(self.verdict(), self.rec.as_ref().map_or(0, |r| r.failing_tests.len()))
+    }
+
     /// The patch as shown to other agents: the applied diff, else the answer.
     fn patch(&self) -> &str {
         self.rec.as_ref().and_then(|r| r.applied_diff.as_deref()).unwrap_or(&self.answer)
@@ -328,6 +333,10 @@ impl super::Strategy for TraceRepair {
         DEFAULT_MAX_CALLS
     }
 
+    fn seeks_patch(&self) -> bool {
+        !self.trace_only
+    }
+
     fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop> {
         let mut run = Run { strategy: self, problem, details: Details::default(), history: Vec::new() };
         run.details.ended = "running".into();
@@ -356,10 +365,7 @@ impl Run<'_> {
 
     fn best(&self) -> Option<&Hypothesis> {
         // The agents' hypotheses (the judge's patch is not one).
-        self.history.iter().map(|(_, h)| h).filter(|h| h.agent.is_some()).max_by_key(|h| {
-            let failing = h.rec.as_ref().map_or(0, |r| r.failing_tests.len());
-            rank(h.verdict(), failing)
-        })
+        self.history.iter().map(|(_, h)| h).filter(|h| h.agent.is_some()).max_by_key(|h| h.rank())
     }
 
     fn go(&mut self, session: &mut Session<'_>) -> Result<(), Stop> {
@@ -416,13 +422,37 @@ impl Run<'_> {
     /// Phase 1: the sites, the instrumented run, and the trace block for the prompts.
     fn phase_probe(&mut self, session: &mut Session<'_>) -> Result<String, Stop> {
         let p = self.problem;
-        let rec = &mut self.details.probe;
-        rec.mode = Some(self.strategy.probe);
+        self.details.probe.mode = Some(self.strategy.probe);
         let (Some(lang), Ok(text)) = (p.language, std::fs::read_to_string(p.bug.root.join(&p.bug.file))) else {
+            let rec = &mut self.details.probe;
             rec.note = Some("the file's language has no probes (Java and Python only): no trace".into());
+            rec.collected = Some(Collected::fallback(0, 0, Vec::new()));
+            session.report.warnings.push(format!(
+                "{} is not Java or Python: the run went on without a runtime trace (static fallback)",
+                p.bug.file.display()
+            ));
             return Ok(prompts::trace_block("", false, true));
         };
-        let auto = probe::auto_sites(&text, lang, p.lines.0);
+        let sites = self.choose_sites(session, &text, lang)?;
+        let collected = trace::collect_in_session(session, p, &text, &sites)?;
+        let (shown, cut) = collected.trace.tail(prompt_trace_bytes(session.config().context_tokens));
+        self.details.probe.prompt_trace_bytes = shown.len();
+        let block = prompts::trace_block(&shown, cut || collected.trace.truncated, collected.static_fallback);
+        warn_about(session, &collected, sites.is_empty());
+        self.details.probe.collected = Some(collected);
+        Ok(block)
+    }
+
+    /// The probe sites: the probe agent's (model mode) or, when it names none that can be
+    /// used, and in auto mode, every assignment and `if` arm of the method.
+    fn choose_sites(
+        &mut self,
+        session: &mut Session<'_>,
+        text: &str,
+        lang: crate::language::Language,
+    ) -> Result<Vec<Site>, Stop> {
+        let p = self.problem;
+        let rec = &mut self.details.probe;
         let mut sites = Vec::new();
         if self.strategy.probe == ProbeMode::Model {
             let req =
@@ -430,7 +460,7 @@ impl Run<'_> {
             let reply = session.sample_or_degrade(req, &Degraded::at("probe", None, None))?;
             let answer = reply.and_then(|r| r.into_iter().next()).map(|r| r.text).unwrap_or_default();
             rec.requests = prompts::parse_probe_requests(&answer);
-            if let Ok(named) = probe::named_sites(&text, lang, p.lines.0, &rec.requests) {
+            if let Ok(named) = probe::named_sites(text, lang, p.lines.0, &rec.requests) {
                 rec.refused = named.refused;
                 sites = named.sites;
             }
@@ -439,7 +469,7 @@ impl Run<'_> {
                 sites.clear();
             }
         }
-        match auto {
+        match probe::auto_sites(text, lang, p.lines.0) {
             Ok(a) => {
                 rec.skipped_sites = a.skipped;
                 if sites.is_empty() {
@@ -449,16 +479,7 @@ impl Run<'_> {
             Err(e) => rec.note = Some(format!("no probes: {e}")),
         }
         rec.sites = sites.clone();
-        let collected = trace::collect_in_session(session, p, &text, &sites)?;
-        let (shown, cut) = collected.trace.tail(prompt_trace_bytes(session.config().context_tokens));
-        rec.prompt_trace_bytes = shown.len();
-        let block = prompts::trace_block(&shown, cut || collected.trace.truncated, collected.static_fallback);
-        if collected.static_fallback {
-            let why = if sites.is_empty() { "there was nothing to probe" } else { "no instrumented copy compiled" };
-            session.report.warnings.push(format!("{why}: the debate ran without a runtime trace (static fallback)"));
-        }
-        rec.collected = Some(collected);
-        Ok(block)
+        Ok(sites)
     }
 
     fn record_round(&mut self, round: usize, critiques: Vec<CritiqueRecord>, hyps: &[Hypothesis]) {
@@ -494,13 +515,7 @@ impl Run<'_> {
                 candidate: Some(index),
                 similar: String::new(),
             };
-            let better = best.as_ref().is_none_or(|b| {
-                let key = |h: &Hypothesis| {
-                    let failing = h.rec.as_ref().map_or(0, |r| r.failing_tests.len());
-                    rank(h.verdict(), failing)
-                };
-                key(&h) > key(b)
-            });
+            let better = best.as_ref().is_none_or(|b| h.rank() > b.rank());
             if better {
                 best = Some(h);
             }
@@ -684,10 +699,57 @@ impl Run<'_> {
     }
 }
 
+/// The report's warnings about a trace that is missing, empty or may mislead.
+fn warn_about(session: &mut Session<'_>, c: &Collected, no_sites: bool) {
+    let warnings = &mut session.report.warnings;
+    if c.static_fallback {
+        let why = if no_sites { "the method has nothing to probe" } else { "no instrumented copy compiled" };
+        warnings.push(format!("{why}: the run went on without a runtime trace (static fallback)"));
+    } else if c.trace.is_empty() {
+        warnings.push(
+            "the instrumented tests printed no probe line: the localized method did not run, or the test command \
+             hides the tests' stderr (e.g. pytest --tb=no): no trace"
+                .into(),
+        );
+    }
+    if !c.tests_differ.is_empty() {
+        warnings.push(format!(
+            "the instrumented copy's failing tests ({}) differ from the buggy version's: the probes may have changed \
+             what the program does, so the trace may mislead",
+            c.tests_differ.join(", ")
+        ));
+    }
+}
+
 /// `s` cut to `max` characters (on a character boundary).
 fn cut(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         Some((at, _)) => format!("{}...", &s[..at]),
         None => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Best of N (§3.3): plausible > fewer failing tests > an unknown count > timeout >
+    /// compile error > not applied.
+    #[test]
+    fn candidates_rank_by_verdict_then_fewer_failing_tests() {
+        let order = [
+            rank(Verdict::Plausible, 0),
+            rank(Verdict::TestFailure, 1),
+            rank(Verdict::TestFailure, 2),
+            rank(Verdict::TestFailure, 0),
+            rank(Verdict::Timeout, 0),
+            rank(Verdict::CompileError, 0),
+            rank(Verdict::PatchRefused, 0),
+        ];
+        assert!(order.windows(2).all(|w| w[0] > w[1]), "{order:?}");
+        assert_eq!("auto".parse::<ProbeMode>(), Ok(ProbeMode::Auto));
+        assert!("regex".parse::<ProbeMode>().unwrap_err().contains("known: model, auto"));
+        assert_eq!(prompt_trace_bytes(8_192), 8_192);
+        assert_eq!(prompt_trace_bytes(128_000), probe::KEPT_TRACE_BYTES);
     }
 }

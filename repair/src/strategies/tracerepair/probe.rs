@@ -308,6 +308,11 @@ fn instrument_with_limit(text: &str, lang: Language, sites: &[Site], limit: usiz
         let (offset, s) = &edits[i];
         row += text[at..*offset].matches('\n').count();
         source.push_str(&text[at..*offset]);
+        // A statement after a last line without its line break starts a line of its own.
+        if *offset == text.len() && !source.is_empty() && !source.ends_with('\n') && !s.starts_with('\n') {
+            source.push('\n');
+            row += 1;
+        }
         if i < sites.len() {
             // A statement that starts with its line break begins on the next line.
             let lead = usize::from(s.starts_with('\n'));
@@ -498,7 +503,9 @@ fn java_site(text: &str, node: Node<'_>, out: &mut Sites) {
             };
             match target {
                 Some(t)
-                    if matches!(t.kind(), "identifier" | "field_access" | "array_access") && ends_line(text, node) =>
+                    if matches!(t.kind(), "identifier" | "field_access" | "array_access")
+                        && reads_safely(t)
+                        && ends_line(text, node) =>
                 {
                     out.sites.push(value_site(text, node, src(text, t)));
                 }
@@ -525,9 +532,12 @@ fn java_arm(text: &str, ifs: Node<'_>, body: Node<'_>, arm: &'static str, out: &
         return;
     }
     let indent = format!("{}    ", indent_of(text, ifs));
-    // Just after `{`: the probe runs before anything else in the arm.
+    // Just after `{`: the probe runs before anything else in the arm. The `then` arm is
+    // labelled with the `if`'s line, the `else` arm with the line of its `{` (as Python's
+    // `else:` line).
     let offset = body.start_byte() + 1;
-    out.sites.push(Site { line: line(ifs), observe: Observe::Branch { arm }, offset, indent });
+    let at = if arm == "else" { line(body) } else { line(ifs) };
+    out.sites.push(Site { line: at, observe: Observe::Branch { arm }, offset, indent });
 }
 
 fn python_site(text: &str, node: Node<'_>, out: &mut Sites) {
@@ -550,7 +560,7 @@ fn python_site(text: &str, node: Node<'_>, out: &mut Sites) {
                 return;
             }
             let names: Vec<Node<'_>> = match left.kind() {
-                "identifier" | "attribute" | "subscript" => vec![left],
+                "identifier" | "attribute" | "subscript" if reads_safely(left) => vec![left],
                 "pattern_list" | "tuple_pattern" => {
                     let mut c = left.walk();
                     left.named_children(&mut c).filter(|n| n.kind() == "identifier").collect()
@@ -583,6 +593,33 @@ fn python_site(text: &str, node: Node<'_>, out: &mut Sites) {
         }
         _ => {}
     }
+}
+
+/// Whether reading `target` again (in a probe, after its assignment) has no side effect:
+/// no call, increment, assignment, object creation, `await` or `yield` inside it
+/// (`slots[k++] = y` and `buf[next(it)] = v` are not probed: the probe would run `k++` or
+/// `next(it)` a second time).
+fn reads_safely(target: Node<'_>) -> bool {
+    let mut safe = true;
+    walk(target, &mut |n| {
+        safe &= !matches!(
+            n.kind(),
+            "method_invocation"
+                | "update_expression"
+                | "assignment_expression"
+                | "object_creation_expression"
+                | "array_creation_expression"
+                | "lambda_expression"
+                | "switch_expression"
+                | "call"
+                | "named_expression"
+                | "await"
+                | "yield"
+                | "assignment"
+                | "augmented_assignment"
+        );
+    });
+    safe
 }
 
 /// The probe statement for `site`, including its line break(s).
@@ -656,6 +693,10 @@ fn java_renderer(limit: usize) -> String {
                 s = b.append("]").toString();
             }} else {{
                 s = String.valueOf(o);
+                // Object.toString's `Class@hash` changes from run to run: drop the hash.
+                if (s.equals(o.getClass().getName() + "@" + Integer.toHexString(o.hashCode()))) {{
+                    s = o.getClass().getSimpleName() + "@?";
+                }}
             }}
         }} catch (Throwable t) {{
             s = "<" + t.getClass().getSimpleName() + ">";
@@ -676,7 +717,7 @@ fn python_renderer(limit: usize) -> String {
          _fixdex_written[0] += len(line) + 1\n    __import__('sys').stderr.write(('{PREFIX} cut: {limit} bytes written' \
          if _fixdex_written[0] > {limit} else line) + '\\n')\n\n\ndef _fixdex_render(v):\n    try:\n        import reprlib\n        r = reprlib.Repr()\n        \
          r.maxlist = r.maxtuple = r.maxset = r.maxfrozenset = r.maxdeque = r.maxarray = r.maxdict = {items}\n        \
-         r.maxstring = r.maxother = r.maxlong = {chars}\n        s = r.repr(v)\n    except Exception as e:\n        \
+         r.maxstring = r.maxother = r.maxlong = {chars}\n        s = __import__('re').sub(r' at 0x[0-9a-fA-F]+', '', r.repr(v))\n    except Exception as e:\n        \
          s = '<' + type(e).__name__ + '>'\n    return s if len(s) <= {chars} else s[:{chars}] + '...(%d chars)' % len(s)\n\n\n",
         items = MAX_ITEMS,
         chars = MAX_CHARS
@@ -688,10 +729,16 @@ fn python_renderer(limit: usize) -> String {
 fn python_prelude_end(text: &str, root: Node<'_>) -> usize {
     let mut cursor = root.walk();
     let mut end = 0;
-    for (i, child) in root.named_children(&mut cursor).enumerate() {
-        let docstring = i == 0
+    let mut first_statement = true;
+    for child in root.named_children(&mut cursor) {
+        // The docstring is the first statement: comments (a shebang, a coding line, a
+        // licence header) may come before it.
+        let docstring = first_statement
             && child.kind() == "expression_statement"
             && child.named_child(0).is_some_and(|n| n.kind() == "string");
+        if child.kind() != "comment" {
+            first_statement = false;
+        }
         if docstring || child.kind() == "future_import_statement" || child.kind() == "comment" {
             end = after_line(text, child);
         } else {
@@ -725,7 +772,7 @@ mod tests {
                 v(10, "steps"),
                 b(12, "then"),
                 v(13, "a"),
-                b(12, "else"),
+                b(14, "else"),
                 v(15, "steps")
             ]
         );
@@ -798,7 +845,7 @@ mod tests {
         let lines: Vec<&str> = probe_lines(&err).collect();
         assert_eq!(lines[..4], ["L5 steps=0", "L7 t=12", "L8 a=18", "L9 b=12"]);
         // Three loop iterations (12, 18) → (18, 12) → (12, 6) → (6, 0), then the else arm.
-        assert_eq!(lines[lines.len() - 2..], ["L12 branch=else", "L15 steps=3"]);
+        assert_eq!(lines[lines.len() - 2..], ["L14 branch=else", "L15 steps=3"]);
 
         let py = format!("{PY}\nprint(gcd(12, 18))\n");
         let sites = auto_sites(&py, Language::Python, 6).unwrap();
@@ -900,7 +947,7 @@ mod tests {
                 "L9 before x.y",
                 "L9 x.y",
                 "L12 then",
-                "L12 else",
+                "L14 else",
                 "L18 before a"
             ]
         );
@@ -928,6 +975,37 @@ mod tests {
             assert_eq!(b - a, 1, "try/except: two lines");
             assert!(lines[a - 1].contains(&format!("L{} ", site.line)) && lines[b - 1].contains("except"));
         }
+    }
+
+    /// Review findings: a target whose read has a side effect is not probed (the probe would
+    /// run `k++` or `next(it)` again), the renderer goes after a docstring that follows
+    /// comments and after `__future__` imports, and a last line without its line break
+    /// still gets its probe on a line of its own; the copy behaves as the original.
+    #[test]
+    fn probes_never_change_behaviour_on_awkward_files() {
+        let java = "class C {\n    static int f(int[] s, int y) {\n        int k = 0;\n        s[k++] = y;\n        s[k] = y;\n        return k;\n    }\n}\n";
+        let got: Vec<String> =
+            auto_sites(java, Language::Java, 3).unwrap().sites.iter().map(|s| format!("{:?}", s.observe)).collect();
+        assert_eq!(got, [r#"Value { expr: "k" }"#, r#"Value { expr: "s[k]" }"#], "s[k++] is skipped");
+
+        let py = "#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\n\"\"\"Doc.\"\"\"\nfrom __future__ import annotations\n\ndef fill(n):\n    it = iter(range(n))\n    buf = [0] * n\n    for v in range(n):\n        buf[next(it)] = v\n    last = buf[-1] + 1";
+        let sites = auto_sites(py, Language::Python, 7).unwrap();
+        let exprs: Vec<String> = sites.sites.iter().map(|s| format!("{:?}", s.observe)).collect();
+        assert_eq!(exprs.len(), 3, "it, buf, last; not buf[next(it)]: {exprs:?}");
+        let out = instrument(py, Language::Python, &sites.sites).unwrap();
+        assert!(parse(&out.source, Language::Python).is_ok(), "{}", out.source);
+        let dir = tempfile::tempdir().unwrap();
+        let prog = format!("{}\n    return buf\n\nprint(__doc__, fill(3))\n", out.source);
+        std::fs::write(dir.path().join("m.py"), prog).unwrap();
+        let run = std::process::Command::new("python3").arg("m.py").current_dir(dir.path()).output().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&run.stdout),
+            "Doc. [0, 1, 2]\n",
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(probe_lines(&err).last(), Some("L11 last=3"), "{err}");
     }
 
     #[test]

@@ -47,7 +47,13 @@ pub struct Rollback {
     pub by: &'static str,
     /// The lines of the instrumented copy the compiler named (empty for `halving`).
     pub lines: Vec<usize>,
+    /// The start of the compiler's output (at most [`MESSAGE_CHARS`] characters), so that a
+    /// failure the probes did not cause can be seen.
+    pub message: String,
 }
+
+/// Characters of a compiler message a [`Rollback`] keeps.
+pub const MESSAGE_CHARS: usize = 600;
 
 /// The record of trace collection, for the report.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -69,6 +75,10 @@ pub struct Collected {
     pub output_bytes: u64,
     /// True when no instrumented copy compiled: the workflow continues without a trace.
     pub static_fallback: bool,
+    /// The failing tests of the instrumented run, when they differ from the buggy
+    /// version's (both lists known): the probes may have changed what the program does, and
+    /// the trace may mislead. Empty when they agree or cannot be compared.
+    pub tests_differ: Vec<String>,
 }
 
 /// Instruments `text` (the file `file_name`, as compilers name it) with `sites`, runs it
@@ -100,10 +110,12 @@ pub fn collect<E>(
                     rollbacks,
                     output_bytes,
                     static_fallback: false,
+                    tests_differ: Vec::new(),
                 });
             }
             RunResult::CompileError(output) => {
                 let lines = named_lines(&output, file_name);
+                let message: String = output.trim().chars().take(MESSAGE_CHARS).collect();
                 let hit: Vec<bool> =
                     copy.spans.iter().map(|(a, b)| lines.iter().any(|l| (a..=b).contains(&l))).collect();
                 let before = keep.len();
@@ -113,10 +125,15 @@ pub fn collect<E>(
                         i += 1;
                         !hit[i - 1]
                     });
-                    rollbacks.push(Rollback { dropped: before - keep.len(), by: "compiler", lines });
+                    rollbacks.push(Rollback { dropped: before - keep.len(), by: "compiler", lines, message });
                 } else {
                     keep.truncate(before / 2);
-                    rollbacks.push(Rollback { dropped: before - keep.len(), by: "halving", lines: Vec::new() });
+                    rollbacks.push(Rollback {
+                        dropped: before - keep.len(),
+                        by: "halving",
+                        lines: Vec::new(),
+                        message,
+                    });
                 }
             }
         }
@@ -147,7 +164,8 @@ fn named_lines(output: &str, file_name: &str) -> Vec<usize> {
 impl Collected {
     /// The static fallback after `attempts` copies: an empty trace, every one of the
     /// `requested` sites rolled back.
-    fn fallback(requested: usize, attempts: usize, rollbacks: Vec<Rollback>) -> Collected {
+    #[must_use]
+    pub fn fallback(requested: usize, attempts: usize, rollbacks: Vec<Rollback>) -> Collected {
         Collected {
             trace: Trace::from_stderr(""),
             requested,
@@ -157,6 +175,7 @@ impl Collected {
             rollbacks,
             output_bytes: 0,
             static_fallback: true,
+            tests_differ: Vec::new(),
         }
     }
 }
@@ -182,9 +201,10 @@ pub fn collect_in_session(
         return Ok(Collected::fallback(sites.len(), 0, Vec::new()));
     };
     let file_name = bug.file.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-    collect(text, &file_name, lang, sites, |source| {
+    let mut failing: Option<Vec<String>> = None;
+    let mut collected = collect(text, &file_name, lang, sites, |source| {
         let Ok(patch) = Patch::parse(&unified_diff(&bug.file, text, source), None) else {
-            return Ok(RunResult::CompileError(String::new()));
+            return Ok::<_, Stop>(RunResult::CompileError(String::new()));
         };
         let output = |r: &Option<crate::validate::RunOutput>| r.as_ref().map(|t| t.combined()).unwrap_or_default();
         match session.validate(bug, Some(&patch)).map_err(Stop::from)? {
@@ -192,12 +212,26 @@ pub fn collect_in_session(
             Ok((_, v)) if v.verdict == Verdict::CompileError => {
                 Ok(RunResult::CompileError(format!("{}{}", output(&v.build), output(&v.test))))
             }
-            Ok((_, v)) => Ok(RunResult::Ran {
-                output: output(&v.test),
-                output_bytes: v.test.as_ref().map_or(0, |t| t.output_bytes),
-            }),
+            Ok((_, v)) => {
+                failing = v.failing_tests_known().then(|| v.failing_tests.clone());
+                Ok(RunResult::Ran {
+                    output: output(&v.test),
+                    output_bytes: v.test.as_ref().map_or(0, |t| t.output_bytes),
+                })
+            }
         }
-    })
+    })?;
+    let known = session.report.preflight.as_ref().is_some_and(|p| p.failing_tests_known);
+    if let Some(mut now) = failing.filter(|_| known) {
+        let p = &problem.plausibility;
+        let mut was: Vec<String> = p.bug_tests.iter().chain(&p.preexisting_failures).cloned().collect();
+        now.sort();
+        was.sort();
+        if now != was {
+            collected.tests_differ = now;
+        }
+    }
+    Ok(collected)
 }
 
 #[cfg(test)]

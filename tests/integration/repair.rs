@@ -610,11 +610,11 @@ fn issue_11_repair_with_patterns_needs_no_model() {
     assert!(outside.contains("is not a file under --project"), "{outside}");
 }
 
-/// Issue 13: `fixdex repair --strategy tracerepair` with a budget that runs out mid-debate:
-/// the replayed Java SUM_TO session (the library's TraceRepair recordings: probe request,
-/// three proposals, critiques, ...) cut at five calls ends with exit 4, and the report is
-/// complete as far as the run got (probes with the rolled-back one, the trace, the three
-/// first hypotheses).
+/// Issue 13: `fixdex repair --strategy tracerepair --replay` end to end on the replayed Java
+/// SUM_TO session (the library's TraceRepair recordings: probe request with a rolled-back
+/// probe, three proposals, two debate rounds): exit 0 with the patch; then with a budget
+/// that runs out mid-debate (five calls): exit 4, and the report is complete as far as the
+/// run got (probes with the rolled-back one, the trace, the three first hypotheses).
 #[test]
 fn issue_13_tracerepair_budget_exhausted_mid_debate_exit_4() {
     let dir = tempfile::tempdir().unwrap();
@@ -641,11 +641,21 @@ fn issue_13_tracerepair_budget_exhausted_mid_debate_exit_4() {
         rec.to_str().unwrap(),
         "--llm-model",
         "replayed-model",
-        "--max-calls",
-        "5",
+        "--llm-context",
+        "32768",
         "--report",
         report.to_str().unwrap(),
     ];
+    // The whole recorded session: the causal agent's round-2 update is plausible, exit 0.
+    let out = fixdex(&args, None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("+        for (int i = 1; i <= n; i++) {"));
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!((r["details"]["ended"].as_str(), r["llm"]["calls"].as_u64()), (Some("round_2"), Some(21)), "{r:#}");
+    assert!(stderr(&out).contains("SYNTHETIC"), "{}", stderr(&out));
+
+    // A budget of five calls runs out in round 1's critiques.
+    let args = [&args[..], &["--max-calls", "5"]].concat();
     let out = fixdex(&args, None);
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();

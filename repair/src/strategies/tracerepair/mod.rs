@@ -714,8 +714,8 @@ fn warn_about(session: &mut Session<'_>, c: &Collected, no_sites: bool) {
     }
     if !c.tests_differ.is_empty() {
         warnings.push(format!(
-            "the instrumented copy's failing tests ({}) differ from the buggy version's: the probes may have changed \
-             what the program does, so the trace may mislead",
+            "the instrumented copy's failing tests ({}) differ from the buggy version's: the probes slowed a test \
+             past its time limit, changed what the program does, or the tests are flaky; read the trace with care",
             c.tests_differ.join(", ")
         ));
     }

@@ -691,6 +691,16 @@ fn java_renderer(limit: usize) -> String {
                     b.append(render(x));
                 }}
                 s = b.append("]").toString();
+            }} else if (o instanceof java.util.Map) {{
+                java.util.Map<?, ?> m = (java.util.Map<?, ?>) o;
+                StringBuilder b = new StringBuilder("{{");
+                int i = 0;
+                for (java.util.Map.Entry<?, ?> e : m.entrySet()) {{
+                    if (i == {items}) {{ b.append(", ...(" + m.size() + " entries)"); break; }}
+                    if (i++ > 0) b.append(", ");
+                    b.append(render(e.getKey())).append("=").append(render(e.getValue()));
+                }}
+                s = b.append("}}").toString();
             }} else {{
                 s = String.valueOf(o);
                 // Object.toString's `Class@hash` changes from run to run: drop the hash.
@@ -890,6 +900,24 @@ mod tests {
             ("L2 total=0\n", 1, false, false)
         );
         assert!(Trace::from_stderr("no probes\n").is_empty());
+    }
+
+    /// Java values render the same in every run: maps entry by entry, objects without a
+    /// `toString` as `Class@?` (not their identity hash).
+    #[test]
+    fn the_java_renderer_is_deterministic() {
+        let java = "package p;\npublic class R {\n    static class N {}\n    static int f() {\n        java.util.Map<String, Object> m = new java.util.TreeMap<>(java.util.Map.of(\"a\", new N()));\n        Object n = new N();\n        return m.size();\n    }\n    public static void main(String[] x) { System.out.println(f()); }\n}\n";
+        let sites = auto_sites(java, Language::Java, 5).unwrap();
+        let out = instrument(java, Language::Java, &sites.sites).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("p")).unwrap();
+        std::fs::write(dir.path().join("p/R.java"), &out.source).unwrap();
+        let javac = std::process::Command::new("javac").arg("p/R.java").current_dir(dir.path()).output().unwrap();
+        assert!(javac.status.success(), "{}", String::from_utf8_lossy(&javac.stderr));
+        let run =
+            std::process::Command::new("java").args(["-cp", ".", "p.R"]).current_dir(dir.path()).output().unwrap();
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(probe_lines(&err).collect::<Vec<_>>(), ["L5 m={a=N@?}", "L6 n=N@?"]);
     }
 
     /// Long and large values are bounded.

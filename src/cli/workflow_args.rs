@@ -96,6 +96,9 @@ impl StrategyArgs {
         if self.name != "tracerepair" && trace_flags {
             anyhow::bail!("--probe, --samples, --rounds and --trace-only apply to --strategy tracerepair");
         }
+        if self.trace_only && (self.samples.is_some() || self.rounds.is_some()) {
+            anyhow::bail!("--samples and --rounds shape the debate, which --trace-only skips");
+        }
         if self.name != "patterns" {
             if self.no_retrieval || self.max_validations != 200 {
                 anyhow::bail!(

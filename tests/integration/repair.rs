@@ -714,4 +714,7 @@ fn issue_13_eval_quixbugs_trace_only_reports_probe_reliability() {
         fixdex(&[&wrong[..], &["java_programs/SUM_TO.java", "--method", "sum_to", "--probe", "auto"]].concat(), None);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("apply to --strategy tracerepair"), "{}", stderr(&out));
+    let out = fixdex(&[&args[..], &["--rounds", "2"]].concat(), None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("which --trace-only skips"), "{}", stderr(&out));
 }

@@ -666,6 +666,7 @@ fn issue_13_tracerepair_budget_exhausted_mid_debate_exit_4() {
     assert_eq!(d["probe"]["collected"]["rolled_back"], 1, "{d:#}");
     assert!(d["probe"]["collected"]["trace"]["text"].as_str().unwrap().contains("L7 total=45"));
     assert_eq!(d["rounds"][0]["hypotheses"].as_array().unwrap().len(), 3, "{d:#}");
+    assert_eq!(d["rounds"][1]["critiques"].as_array().unwrap().len(), 1, "the one critique made: {d:#}");
     assert!(stderr(&out).contains("the run ended early"), "{}", stderr(&out));
 }
 

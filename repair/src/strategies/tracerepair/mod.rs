@@ -628,6 +628,9 @@ impl Run<'_> {
                 let text = reply.and_then(|r| r.into_iter().next()).and_then(|r| prompts::parse_critique(&r.text));
                 let cites = text.as_deref().is_some_and(|t| prompts::cites_trace(t, &trace_text));
                 out.push(CritiqueRecord { from: attacker, to, text, cites_trace: cites });
+                // Recorded as they come: a budget stop keeps the critiques made so far.
+                self.record_round(round, out.clone(), hyps);
+                self.save(session);
             }
         }
         Ok(out)

@@ -10,7 +10,7 @@ use repair::config::RunConfig as AgentConfig;
 use repair::llm::Budget;
 use repair::retrieve::RetrieveParams;
 use repair::strategies::patterns::{Patterns, Suspiciousness};
-use repair::strategies::tracerepair::TraceRepair;
+use repair::strategies::tracerepair::{ProbeMode, TraceRepair};
 
 use super::llm_args::{Client, LlmArgs};
 
@@ -42,14 +42,14 @@ pub struct StrategyArgs {
     /// `tracerepair`: how the probes are chosen: `model` (the probe agent names the critical
     /// variables and lines) or `auto` (every assignment and `if` arm of the localized method;
     /// no model call) [default: model].
-    #[arg(long, value_parser = ["model", "auto"])]
-    pub(crate) probe: Option<String>,
+    #[arg(long, value_parser = |s: &str| s.parse::<ProbeMode>())]
+    pub(crate) probe: Option<ProbeMode>,
     /// `tracerepair`: candidates each agent samples for its first hypothesis [default: 3].
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=20))]
-    pub(crate) samples: Option<u64>,
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=20))]
+    pub(crate) samples: Option<usize>,
     /// `tracerepair`: debate rounds at most before the judge [default: 3].
-    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=20))]
-    pub(crate) rounds: Option<u64>,
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=20))]
+    pub(crate) rounds: Option<usize>,
     /// `tracerepair`: stop after the probes: the report records the probes and the trace,
     /// no patch is sought (with `--probe auto`, no model is needed).
     #[arg(long)]
@@ -125,9 +125,9 @@ impl StrategyArgs {
     fn tracerepair(&self) -> TraceRepair {
         let d = TraceRepair::default();
         TraceRepair {
-            probe: self.probe.as_deref().map_or(d.probe, |p| p.parse().unwrap_or(d.probe)),
-            samples: self.samples.map_or(d.samples, |n| usize::try_from(n).unwrap_or(d.samples)),
-            rounds: self.rounds.map_or(d.rounds, |n| usize::try_from(n).unwrap_or(d.rounds)),
+            probe: self.probe.unwrap_or(d.probe),
+            samples: self.samples.unwrap_or(d.samples),
+            rounds: self.rounds.unwrap_or(d.rounds),
             trace_only: self.trace_only,
         }
     }

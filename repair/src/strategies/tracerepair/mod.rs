@@ -235,21 +235,34 @@ impl ProbeSummary {
     /// The summary in a TraceRepair report's `details`; `None` for other reports.
     #[must_use]
     pub fn from_details(details: &serde_json::Value) -> Option<ProbeSummary> {
-        let c = details.get("probe")?.get("collected")?;
-        let n = |v: &serde_json::Value, k: &str| v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
-        let t = c.get("trace")?;
-        let injected = usize::try_from(n(c, "injected")).unwrap_or(0);
-        let fallback = c.get("static_fallback").and_then(serde_json::Value::as_bool).unwrap_or(true);
+        /// The fields of a serialized [`Collected`] the summary reads.
+        #[derive(serde::Deserialize)]
+        struct Read {
+            requested: usize,
+            injected: usize,
+            rolled_back: usize,
+            attempts: usize,
+            output_bytes: u64,
+            static_fallback: bool,
+            trace: ReadTrace,
+        }
+        #[derive(serde::Deserialize)]
+        struct ReadTrace {
+            lines: usize,
+            text: String,
+            guard_hit: bool,
+        }
+        let c: Read = serde::Deserialize::deserialize(details.get("probe")?.get("collected")?).ok()?;
         Some(ProbeSummary {
-            requested: usize::try_from(n(c, "requested")).unwrap_or(0),
-            injected,
-            rolled_back: usize::try_from(n(c, "rolled_back")).unwrap_or(0),
-            attempts: usize::try_from(n(c, "attempts")).unwrap_or(0),
-            instrumented: !fallback && injected > 0,
-            trace_lines: usize::try_from(n(t, "lines")).unwrap_or(0),
-            kept_bytes: t.get("text").and_then(serde_json::Value::as_str).map_or(0, str::len),
-            output_bytes: n(c, "output_bytes"),
-            guard_hit: t.get("guard_hit").and_then(serde_json::Value::as_bool).unwrap_or(false),
+            requested: c.requested,
+            injected: c.injected,
+            rolled_back: c.rolled_back,
+            attempts: c.attempts,
+            instrumented: !c.static_fallback && c.injected > 0,
+            trace_lines: c.trace.lines,
+            kept_bytes: c.trace.text.len(),
+            output_bytes: c.output_bytes,
+            guard_hit: c.trace.guard_hit,
         })
     }
 }

@@ -64,6 +64,10 @@ pub struct BugResult {
     /// TraceRepair's probes and trace (`None` for other strategies).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub probes: Option<crate::strategies::tracerepair::ProbeSummary>,
+    /// UniDebugger's escalation: the level reached and the level of the plausible patch
+    /// (`None` for other strategies).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub levels: Option<crate::strategies::unidebugger::LevelSummary>,
 }
 
 impl BugResult {
@@ -81,6 +85,7 @@ impl BugResult {
             wall_s: report.wall_s,
             patch: report.patch.clone(),
             probes: crate::strategies::tracerepair::ProbeSummary::from_details(&report.details),
+            levels: crate::strategies::unidebugger::LevelSummary::from_details(&report.details),
             ..BugResult::default()
         };
         if bug.class() == Class::Error {
@@ -149,6 +154,38 @@ pub fn outcome_name(outcome: Option<Outcome>) -> String {
         || "localization_failed".to_string(),
         |o| serde_json::to_value(o).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
     )
+}
+
+/// UniDebugger's escalation over an evaluation's bugs (`None` when no bug has a
+/// [`LevelSummary`](crate::strategies::unidebugger::LevelSummary)): per level (`L1`, `L2`,
+/// `L3`, `reflection`), the bugs that ended there (the highest level they reached, with or
+/// without a plausible patch), how many of them have a plausible patch, and their mean LLM
+/// calls, tokens and wall seconds per bug (0 when none ended there).
+#[must_use]
+pub fn level_totals(bugs: &[BugResult]) -> Option<serde_json::Value> {
+    use crate::strategies::unidebugger::Level;
+    if bugs.iter().all(|b| b.levels.is_none()) {
+        return None;
+    }
+    let mut out = serde_json::Map::new();
+    for level in Level::ALL {
+        let there: Vec<&BugResult> =
+            bugs.iter().filter(|b| b.levels.as_ref().is_some_and(|l| l.level == level.as_str())).collect();
+        let n = there.len();
+        let mean = |f: &dyn Fn(&BugResult) -> f64| {
+            if n == 0 { 0.0 } else { there.iter().map(|b| f(b)).sum::<f64>() / n as f64 }
+        };
+        let plausible = there.iter().filter(|b| b.class() == Class::Plausible).count();
+        out.insert(
+            level.as_str().to_string(),
+            serde_json::json!({
+                "ended": n, "plausible": plausible,
+                "calls_per_bug": mean(&|b| b.calls as f64), "tokens_per_bug": mean(&|b| b.tokens as f64),
+                "wall_s_per_bug": mean(&|b| b.wall_s),
+            }),
+        );
+    }
+    Some(serde_json::Value::Object(out))
 }
 
 #[cfg(test)]

@@ -185,6 +185,24 @@ fn stabilize_run(run: &mut RunOutput, dir: &Path) {
     }
 }
 
+/// How good a validated candidate is, larger is better (TraceRepair §3.3, "Best
+/// of N Selection"; also UniDebugger's choice between the Fixer's and FixerPro's patch):
+/// plausible, then test failures by fewer failing tests (an unknown count after the known
+/// ones), then timeout, compile error, and a patch that did not apply. A duplicate ranks as
+/// the candidate it repeats (`seen`).
+#[must_use]
+pub fn rank(verdict: Verdict, failing: usize) -> (u8, std::cmp::Reverse<usize>) {
+    let class = match verdict {
+        Verdict::Plausible => 5,
+        Verdict::TestFailure => 4,
+        Verdict::Timeout => 3,
+        Verdict::CompileError => 2,
+        Verdict::PatchRefused | Verdict::Duplicate => 1,
+    };
+    let failing = if verdict == Verdict::TestFailure && failing == 0 { usize::MAX } else { failing };
+    (class, std::cmp::Reverse(failing))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

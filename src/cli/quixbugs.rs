@@ -352,7 +352,7 @@ impl Evaluation<'_> {
             "wall_s": start.elapsed().as_secs_f64(), "synthetic": self.client.get().is_synthetic(),
             "client": self.client.get().describe(),
             "localization": format!("{:?}", self.a.localization).to_lowercase(),
-            "probes": probe_totals(bugs), "programs": bugs,
+            "probes": probe_totals(bugs), "levels": evaluation::level_totals(bugs), "programs": bugs,
         })
     }
 }
@@ -403,6 +403,16 @@ fn print_llm_table(bugs: &[BugResult], counts: &evaluation::Counts, lang: Lang, 
             p["nonempty_traces"],
             p["rolled_back"]
         )?;
+    }
+    if let Some(levels) = evaluation::level_totals(bugs) {
+        let per: Vec<String> = repair::strategies::unidebugger::Level::ALL
+            .iter()
+            .map(|l| {
+                let t = &levels[l.as_str()];
+                format!("{} {} ({} plausible)", l.as_str(), t["ended"], t["plausible"])
+            })
+            .collect();
+        out!("levels reached: {}", per.join(", "))?;
     }
     for b in bugs {
         if let Some(e) = &b.error {

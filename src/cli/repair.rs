@@ -216,6 +216,14 @@ fn print_result(a: &Args, report: &repair::report::RepairReport, json: &str) -> 
             if p.instrumented { "" } else { "; static fallback: no trace" }
         );
     }
+    if let Some(l) = repair::strategies::unidebugger::LevelSummary::from_details(&report.details) {
+        eprintln!(
+            "escalation: reached {}{}, {} candidates validated",
+            l.level,
+            l.plausible_at.map(|p| format!(", plausible at {p}")).unwrap_or_default(),
+            l.validations
+        );
+    }
     let tried = report.candidates.len();
     eprintln!(
         "{}: {tried} candidates tried, {} LLM calls, {} tokens, {:.1} s{}{} (report: {})",

@@ -11,6 +11,7 @@ use repair::llm::Budget;
 use repair::retrieve::RetrieveParams;
 use repair::strategies::patterns::{Patterns, Suspiciousness};
 use repair::strategies::tracerepair::{ProbeMode, TraceRepair};
+use repair::strategies::unidebugger::UniDebugger;
 
 use super::llm_args::{Client, LlmArgs};
 
@@ -21,8 +22,10 @@ pub struct StrategyArgs {
     /// Repair strategy: `reinfix` (root cause with the internal tools, similar fixes, repair
     /// suggestions, candidate patches; ReinFix, Algorithm 1), `patterns` (no model: fix
     /// templates on the localized method, ordered by the actions of similar fixes when there
-    /// is an `--index`, up to `--max-validations` or 10 minutes) or `tracerepair` (runtime
-    /// probes, a debate of three agents over the trace, a judge; TraceRepair, Algorithm 1).
+    /// is an `--index`, up to `--max-validations` or 10 minutes), `tracerepair` (runtime
+    /// probes, a debate of three agents over the trace, a judge; TraceRepair, Algorithm 1) or
+    /// `unidebugger` (escalation L1 → L2 → L3 and reflection, its Helper retrieving similar
+    /// fixes from `--index`; UniDebugger).
     #[arg(long = "strategy", default_value = repair::strategies::NAMES[0],
           value_parser = clap::builder::PossibleValuesParser::new(repair::strategies::NAMES))]
     pub(crate) name: String,
@@ -30,9 +33,14 @@ pub struct StrategyArgs {
     /// ablation of the retrieval-guided order: no similar fixes are searched).
     #[arg(long)]
     pub(crate) no_retrieval: bool,
-    /// `patterns`: most candidates validated per bug.
-    #[arg(long, default_value_t = 200)]
-    pub(crate) max_validations: usize,
+    /// `patterns` and `unidebugger`: most candidates validated per bug [default: 200 for
+    /// patterns, 20 for unidebugger (the paper's bound)].
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub(crate) max_validations: Option<usize>,
+    /// `unidebugger`: escalations L1 → reflection at most (the paper's k), while validations
+    /// last [default: 2].
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10))]
+    pub(crate) passes: Option<usize>,
     /// A candidate's build or test command may take this many times the buggy version's
     /// slower command in the pre-flight (at least 10 s, at most the command limit), so that a
     /// candidate with an endless loop costs seconds, not the whole limit; 0: always the
@@ -99,28 +107,47 @@ impl StrategyArgs {
         if self.trace_only && (self.samples.is_some() || self.rounds.is_some()) {
             anyhow::bail!("--samples and --rounds shape the debate, which --trace-only skips");
         }
-        if self.name != "patterns" {
-            if self.no_retrieval || self.max_validations != 200 {
-                anyhow::bail!(
-                    "--no-retrieval and --max-validations apply to --strategy patterns; {} retrieves only with --index",
-                    self.name
-                );
-            }
-            if self.name == "tracerepair" {
-                return Ok(Box::new(self.tracerepair()));
-            }
-            return Ok(repair::strategies::by_name(&self.name)?);
+        if self.name != "unidebugger" && self.passes.is_some() {
+            anyhow::bail!("--passes applies to --strategy unidebugger");
         }
-        Ok(Box::new(Patterns {
-            retrieval: !self.no_retrieval,
-            max_validations: self.max_validations,
-            suspiciousness,
-            ..Patterns::default()
-        }))
+        match self.name.as_str() {
+            "patterns" => Ok(Box::new(Patterns {
+                retrieval: !self.no_retrieval,
+                max_validations: self.max_validations.unwrap_or(200),
+                suspiciousness,
+                ..Patterns::default()
+            })),
+            _ if self.no_retrieval => anyhow::bail!(
+                "--no-retrieval applies to --strategy patterns; {} retrieves only with --index",
+                self.name
+            ),
+            "unidebugger" => Ok(Box::new(self.unidebugger(suspiciousness))),
+            _ if self.max_validations.is_some() => {
+                anyhow::bail!("--max-validations applies to --strategy patterns and unidebugger")
+            }
+            "tracerepair" => Ok(Box::new(self.tracerepair())),
+            _ => Ok(repair::strategies::by_name(&self.name)?),
+        }
     }
 }
 
 impl StrategyArgs {
+    /// UniDebugger with `--max-validations` and `--passes`; SBFL's line scores seed its
+    /// Locator.
+    fn unidebugger(&self, suspiciousness: Suspiciousness) -> UniDebugger {
+        let d = UniDebugger::default();
+        let sbfl = match suspiciousness {
+            Suspiciousness::Sbfl(lines) => lines.into_iter().collect(),
+            Suspiciousness::Uniform => Vec::new(),
+        };
+        UniDebugger {
+            max_validations: self.max_validations.unwrap_or(d.max_validations),
+            passes: self.passes.unwrap_or(d.passes),
+            sbfl,
+            ..d
+        }
+    }
+
     /// TraceRepair with `--probe`, `--samples`, `--rounds` and `--trace-only`.
     fn tracerepair(&self) -> TraceRepair {
         let d = TraceRepair::default();

@@ -591,7 +591,7 @@ fn issue_11_repair_with_patterns_needs_no_model() {
     let out = fixdex(&reinfix, None);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("--no-retrieval and --max-validations apply to --strategy patterns"),
+        stderr(&out).contains("--no-retrieval applies to --strategy patterns"),
         "{}",
         stderr(&out)
     );
@@ -718,4 +718,104 @@ fn issue_13_eval_quixbugs_trace_only_reports_probe_reliability() {
     let out = fixdex(&[&args[..], &["--rounds", "2"]].concat(), None);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("which --trace-only skips"), "{}", stderr(&out));
+}
+
+/// The library's UniDebugger recordings (`repair/tests/fixtures/replay/unidebugger-minibugs.jsonl`),
+/// lines `from..to`, written to `dir/session.jsonl`.
+fn unidebugger_session(dir: &std::path::Path, from: usize, to: usize) -> std::path::PathBuf {
+    let all = std::fs::read_to_string(repo().join("repair/tests/fixtures/replay/unidebugger-minibugs.jsonl")).unwrap();
+    let lines: Vec<&str> = all.lines().filter(|l| !l.trim().is_empty()).collect();
+    let to = if to == usize::MAX { lines.len() } else { to };
+    let rec = dir.join("session.jsonl");
+    std::fs::write(&rec, lines[from..to].iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    rec
+}
+
+/// Issue 14: `fixdex repair --strategy unidebugger --replay` on Java SUM_TO. The library's
+/// first scenario (three recordings: a Locator answer refused, the re-asked marks, the
+/// Fixer's patch) is fixed at L1: exit 0 with the patch. The last scenario (fifteen
+/// recordings, `--passes 1`, no index) exhausts L1, L2, L3 and the reflection: exit 4 and a
+/// complete report.
+#[test]
+fn issue_14_unidebugger_fixed_at_l1_and_exhausted_exit_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let root = minibugs();
+    let base = |rec: &std::path::Path| -> Vec<String> {
+        let mut a: Vec<String> = ["repair", "--strategy", "unidebugger", "--project"].map(String::from).to_vec();
+        a.push(root.display().to_string());
+        for (k, v) in [
+            ("--file", "java_programs/SUM_TO.java"),
+            ("--method", "sum_to"),
+            ("--build-cmd", BUILD),
+            ("--test-cmd", TEST),
+            ("--llm-model", "replayed-model"),
+            ("--llm-context", "32768"),
+        ] {
+            a.extend([k.to_string(), v.to_string()]);
+        }
+        a.extend(["--replay".into(), rec.display().to_string(), "--report".into(), report.display().to_string()]);
+        a
+    };
+    let rec = unidebugger_session(dir.path(), 0, 3);
+    let args = base(&rec);
+    let out = fixdex(&args.iter().map(String::as_str).collect::<Vec<_>>(), None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("+        for (int i = 1; i <= n; i++) {"));
+    assert!(stderr(&out).contains("escalation: reached L1, plausible at L1, 1 candidates validated"), "{}", stderr(&out));
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!((r["strategy"].as_str(), r["details"]["ended"].as_str()), (Some("unidebugger"), Some("plausible")));
+    assert!(r["details"]["marks"][0]["marked"]["refused"][0].as_str().unwrap().contains("not a line"), "{r:#}");
+
+    let all = std::fs::read_to_string(repo().join("repair/tests/fixtures/replay/unidebugger-minibugs.jsonl")).unwrap();
+    let total = all.lines().filter(|l| !l.trim().is_empty()).count();
+    let rec = unidebugger_session(dir.path(), total - 15, usize::MAX);
+    let mut args = base(&rec);
+    args.extend(["--passes".into(), "1".into()]);
+    let out = fixdex(&args.iter().map(String::as_str).collect::<Vec<_>>(), None);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(stderr(&out).contains("escalation: reached reflection, 8 candidates validated"), "{}", stderr(&out));
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(r["outcome"], "no_plausible_patch", "{r:#}");
+    let d = &r["details"];
+    assert_eq!((d["ended"].as_str(), d["level"].as_str(), d["validations"].as_u64()), (Some("exhausted"), Some("reflection"), Some(8)));
+    assert_eq!(d["agents"].as_array().unwrap().len(), 15, "{d:#}");
+    assert_eq!(r["candidates"].as_array().unwrap().len(), 8);
+    assert!(d["repofocus"]["chosen"].as_array().is_some_and(|c| !c.is_empty()), "{d:#}");
+
+    // UniDebugger's flags are refused with another strategy, and TraceRepair's with it.
+    let mut wrong = base(&rec);
+    wrong[2] = "reinfix".into();
+    wrong.extend(["--passes".into(), "1".into()]);
+    let out = fixdex(&wrong.iter().map(String::as_str).collect::<Vec<_>>(), None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--passes applies to --strategy unidebugger"), "{}", stderr(&out));
+    let mut wrong = base(&rec);
+    wrong.extend(["--rounds".into(), "2".into()]);
+    let out = fixdex(&wrong.iter().map(String::as_str).collect::<Vec<_>>(), None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
+
+/// Issue 14: `fixdex eval quixbugs --strategy unidebugger --json` reports per level the
+/// programs that ended there, with calls, tokens and time per bug (SUM_TO, replayed: fixed
+/// at L1).
+#[test]
+fn issue_14_eval_quixbugs_reports_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = unidebugger_session(dir.path(), 0, 3);
+    let root = minibugs();
+    let truth = root.join("quixbugs.jsonl");
+    let mut args = vec!["eval", "quixbugs", "--root", root.to_str().unwrap(), "--lang", "java"];
+    args.extend(["--ground-truth", truth.to_str().unwrap(), "--strategy", "unidebugger", "--programs", "SUM_TO"]);
+    args.extend(["--replay", rec.to_str().unwrap(), "--llm-model", "replayed-model", "--llm-context", "32768", "--json"]);
+    let out = fixdex(&args, None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = stdout_json(&out);
+    assert_eq!((s["plausible"].as_u64(), s["strategy"].as_str()), (Some(1), Some("unidebugger")), "{s:#}");
+    let l1 = &s["levels"]["L1"];
+    assert_eq!((l1["ended"].as_u64(), l1["plausible"].as_u64()), (Some(1), Some(1)), "{s:#}");
+    assert_eq!(l1["calls_per_bug"].as_f64(), Some(3.0));
+    assert!(l1["wall_s_per_bug"].as_f64().unwrap() > 0.0);
+    assert_eq!(s["levels"]["L2"]["ended"].as_u64(), Some(0));
+    assert_eq!(s["programs"][0]["levels"]["plausible_at"], "L1", "{s:#}");
 }

@@ -15,6 +15,7 @@
 //! | `reinfix` | ReinFix (../shared/papers/reinfix.txt, Algorithm 1): root cause with internal ingredients, retrieval, suggestions, patches | [`reinfix`] |
 //! | `patterns` | no model: fix templates on the localized method (TBar-style), validated in a fixed order | [`patterns`] |
 //! | `tracerepair` | TraceRepair (../shared/papers/tracerepair.txt, Algorithm 1): runtime probes, a three-strategy debate, a judge | [`tracerepair`] |
+//! | `unidebugger` | UniDebugger (../shared/papers/unidebugger.txt, Knowl 2): L1 → L2 → L3 escalation and reflection, fixdex as the Helper's patch database | [`unidebugger`] |
 //!
 //! A new strategy goes in its own folder here, implements [`Strategy`], and is added to
 //! [`NAMES`] and [`by_name`]; ARCHITECTURE.md says what it may use.
@@ -25,6 +26,7 @@ use crate::session::{Session, Stop};
 pub mod patterns;
 pub mod reinfix;
 pub mod tracerepair;
+pub mod unidebugger;
 
 /// A repair workflow over the shared session services.
 pub trait Strategy: Send + Sync {
@@ -60,7 +62,7 @@ pub trait Strategy: Send + Sync {
 }
 
 /// The strategies `--strategy` accepts; the first is the default.
-pub const NAMES: &[&str] = &["reinfix", "patterns", "tracerepair"];
+pub const NAMES: &[&str] = &["reinfix", "patterns", "tracerepair", "unidebugger"];
 
 /// The strategy called `name` ([`NAMES`]).
 ///
@@ -71,6 +73,7 @@ pub fn by_name(name: &str) -> Result<Box<dyn Strategy>, UnknownStrategy> {
         "reinfix" => Ok(Box::new(reinfix::ReinFix)),
         "patterns" => Ok(Box::new(patterns::Patterns::default())),
         "tracerepair" => Ok(Box::new(tracerepair::TraceRepair::default())),
+        "unidebugger" => Ok(Box::new(unidebugger::UniDebugger::default())),
         other => Err(UnknownStrategy(other.to_string())),
     }
 }

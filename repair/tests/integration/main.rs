@@ -23,6 +23,8 @@ mod patterns;
 mod quixbugs;
 /// The workflow under the strict replay client, with real patches and real tests.
 mod replay;
+/// RepoFocus's pre-ranking of bug-related files on written Java and Python projects.
+mod repofocus;
 /// The external-ingredient tool (`search_similar_fixes`) over a real index file.
 mod retrieve;
 /// Tests on ../shared data (run by CI with FIXDEX_SHARED set; they fail when it is unset).
@@ -34,3 +36,5 @@ mod tools;
 /// TraceRepair (issue 13) under the strict replay client: probes, rollback, the 10 MB
 /// guard, the debate and the judge, with real builds and tests.
 mod tracerepair;
+/// UniDebugger: the escalation L1 → L2 → L3 → reflection under the strict replay client.
+mod unidebugger;

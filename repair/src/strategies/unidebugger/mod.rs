@@ -1,0 +1,861 @@
+//! UniDebugger (`--strategy unidebugger`; ../shared/papers/unidebugger.txt, "Knowl 2":
+//! Hierarchical Multi-Level Program Debugging): effort escalates with the bug's difficulty,
+//! L1 → L2 → L3, then a reflection in reverse order, with seven agents ([`prompts::Role`]).
+//!
+//! 1. **L1, direct repair.** The Locator marks the suspicious lines of the located code
+//!    (`// buggy line`, `// missing code: ...`), placed on the original source by context
+//!    match, never by line number ([`marks`]); marks that cannot be placed are refused with
+//!    their reasons and the Locator is asked again, at most [`UniDebugger::resamples`] times
+//!    (the paper's `m`). The Fixer writes a unified diff from the marked code.
+//! 2. **L2, single-file semantic repair**, when L1 has no plausible patch. The Summarizer
+//!    summarises the buggy file (`class ~~~ function ~~~ parameters ~~~ return type ~~~
+//!    description`, [`summary`]; without a usable answer, fixdex's own signatures), the
+//!    Slicer picks a 20-100-line window by quoting its first and last lines ([`mod@slice`];
+//!    refused and re-asked when the text is not in the file), then Locator, Fixer and
+//!    FixerPro run on the slice with the summary and the testing feedback. FixerPro
+//!    simplifies a plausible patch (kept only when it stays plausible) or corrects a failing
+//!    one from the failing tests' output.
+//! 3. **L3, multi-file and external reference repair**, when L2 fails. The Helper turns the
+//!    bug into a query of at most 100 words, retrieves similar fixes from the fixdex index
+//!    (`--index`; ReinFix's exclusions: `--bug-id`, `--exclude-project`, exact matches) and
+//!    writes a reference guide; RepoFocus ranks the project's files deterministically by
+//!    stack frames, tests, imports and packages ([`repofocus`]) and the model picks 2-6 of
+//!    the top 12; the Summarizer summarises each; then L2 runs again with all of it.
+//! 4. **Reflection**, when L3 fails: FixerPro diagnoses the failure and refines the patch;
+//!    if that fails the Fixer revises its patch with the diagnosis and FixerPro reviews the
+//!    revision once more (bounded: three candidates).
+//!
+//! The whole escalation runs at most [`UniDebugger::passes`] times (the paper's `k`), while
+//! the candidate validations last ([`UniDebugger::max_validations`], 20 by default: the
+//! paper's bound). Summaries, the Helper's guide and RepoFocus's files are computed once per
+//! run and reused by later passes (a saving the paper's algorithm does not spell out).
+//! Without a location (`--sbfl`), the SBFL ranking's top method is the located code and its
+//! most suspicious lines seed the Locator ([`UniDebugger::sbfl`]), in the role GZoltar plays
+//! in the paper. The run stops at the first plausible patch (`--all` does not apply).
+//!
+//! # Report
+//! `candidates`: attempt = `4 × (pass − 1) + level` (L1 = 1, L2 = 2, L3 = 3, reflection =
+//! 4), suggestion = 1 for the Fixer and 2 for FixerPro. `details` is [`Details`], written
+//! after every step, so a budget or the clock leaves it complete up to that point.
+
+pub mod marks;
+pub mod prompts;
+pub mod repofocus;
+pub mod slice;
+pub mod summary;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+use self::marks::Mark;
+use self::prompts::{Extra, Role};
+use self::repofocus::{FocusQuery, Ranked};
+use crate::bug::Problem;
+use crate::llm::Message;
+use crate::patch::complete_patch_text;
+use crate::report::{CandidateRecord, Degraded};
+use crate::retrieve::{FixStyle, render_as};
+use crate::session::{Place, Reply, Session, Stop};
+use crate::validate::Verdict;
+
+/// Candidate validations per bug by default (the paper's bound).
+pub const DEFAULT_MAX_VALIDATIONS: usize = 20;
+
+/// Files RepoFocus's model chooses from (the pre-ranking's top).
+pub const FOCUS_CANDIDATES: usize = 12;
+
+/// Characters of a file shown to the Summarizer or the Slicer.
+const FILE_CHARS: usize = 30_000;
+
+/// Characters of an agent's answer kept in the report.
+const OUTPUT_CHARS: usize = 4_000;
+
+/// The UniDebugger strategy (module docs).
+#[derive(Debug, Clone)]
+pub struct UniDebugger {
+    /// Most candidate validations per bug (default [`DEFAULT_MAX_VALIDATIONS`]).
+    pub max_validations: usize,
+    /// Escalations L1 → reflection at most (the paper's `k`; default 2).
+    pub passes: usize,
+    /// Tries of the Locator and the Slicer for a valid answer (the paper's `m`; default 2).
+    pub resamples: usize,
+    /// SBFL (Ochiai) scores of the buggy file's lines, `(1-based line, score)`; empty with a
+    /// given location.
+    pub sbfl: Vec<(usize, f64)>,
+}
+
+impl Default for UniDebugger {
+    fn default() -> Self {
+        UniDebugger { max_validations: DEFAULT_MAX_VALIDATIONS, passes: 2, resamples: 2, sbfl: Vec::new() }
+    }
+}
+
+/// An escalation level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Level {
+    /// Direct repair: Locator, Fixer.
+    L1,
+    /// Single-file semantic repair: Summarizer, Slicer, Locator, Fixer, FixerPro.
+    L2,
+    /// Multi-file and external reference repair: Helper, RepoFocus, Summarizer, then L2.
+    L3,
+    /// Reverse-order reflection: FixerPro, Fixer, FixerPro.
+    #[serde(rename = "reflection")]
+    Reflection,
+}
+
+impl Level {
+    /// `L1`, `L2`, `L3` or `reflection`, as the report writes it.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::L1 => "L1",
+            Level::L2 => "L2",
+            Level::L3 => "L3",
+            Level::Reflection => "reflection",
+        }
+    }
+
+    /// 1-4, the candidates' attempt within a pass.
+    fn number(self) -> usize {
+        match self {
+            Level::L1 => 1,
+            Level::L2 => 2,
+            Level::L3 => 3,
+            Level::Reflection => 4,
+        }
+    }
+
+    /// Every level in escalation order.
+    pub const ALL: [Level; 4] = [Level::L1, Level::L2, Level::L3, Level::Reflection];
+}
+
+/// The report's `details` for UniDebugger.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Details {
+    /// The highest level reached.
+    pub level: Option<Level>,
+    /// The level whose candidate was plausible.
+    pub plausible_at: Option<Level>,
+    /// The pass (1-based) the run was in when it ended.
+    pub pass: usize,
+    /// How the run ended: `plausible`, `exhausted` (every level and the reflection of every
+    /// pass failed), `validations` (the validation budget ran out: the outcome is
+    /// `budget_exhausted`), or `running` when the call budget or the clock cut it.
+    pub ended: String,
+    /// Candidates validated, and the bound.
+    pub validations: usize,
+    /// The bound on validations.
+    pub max_validations: usize,
+    /// The SBFL lines that seeded the Locator, `(line, score)`, best first.
+    pub sbfl_seed: Vec<(usize, f64)>,
+    /// Every agent request, in order.
+    pub agents: Vec<AgentRecord>,
+    /// Every Locator answer's marks.
+    pub marks: Vec<MarksRecord>,
+    /// Every window the Slicer's answers gave (or the default window).
+    pub slices: Vec<SliceRecord>,
+    /// The Helper's retrieval (L3).
+    pub helper: Option<HelperRecord>,
+    /// RepoFocus's files (L3).
+    pub repofocus: Option<FocusRecord>,
+}
+
+/// One agent request.
+#[derive(Debug, Clone, Serialize)]
+pub struct AgentRecord {
+    /// Pass, 1-based.
+    pub pass: usize,
+    /// Level.
+    pub level: Level,
+    /// The agent.
+    pub role: Role,
+    /// Characters of the request's messages.
+    pub input_chars: usize,
+    /// The answer (first choice), cut to 4,000 characters; `None` when the reply was unusable.
+    pub output: Option<String>,
+    /// The candidate this answer became (index into the report's `candidates`).
+    pub candidate: Option<usize>,
+}
+
+/// One Locator answer's marks.
+#[derive(Debug, Clone, Serialize)]
+pub struct MarksRecord {
+    /// Pass.
+    pub pass: usize,
+    /// Level.
+    pub level: Level,
+    /// Region of the file shown, 1-based inclusive lines.
+    pub region: (usize, usize),
+    /// The marks placed and the refused ones with their reasons.
+    pub marked: marks::Marked,
+    /// Whether the marks were used (valid: at least one placed, none refused).
+    pub accepted: bool,
+}
+
+/// One window of the buggy file for L2/L3.
+#[derive(Debug, Clone, Serialize)]
+pub struct SliceRecord {
+    /// Pass.
+    pub pass: usize,
+    /// Level.
+    pub level: Level,
+    /// The window, when one was accepted.
+    pub slice: Option<slice::Slice>,
+    /// Why the Slicer's answer was refused, or `default window` when none was valid.
+    pub note: Option<String>,
+}
+
+/// The Helper's retrieval.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct HelperRecord {
+    /// The query (≤ 100 words).
+    pub query: Option<String>,
+    /// Ids of the similar fixes found.
+    pub hits: Vec<String>,
+    /// The reference guide.
+    pub guide: Option<String>,
+    /// Why there is no guide (no index, no usable query, no hit above the threshold).
+    pub note: Option<String>,
+}
+
+/// RepoFocus's choice.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FocusRecord {
+    /// The deterministic pre-ranking's top ([`FOCUS_CANDIDATES`]).
+    pub pre_ranked: Vec<Ranked>,
+    /// The files chosen, summarised for L3.
+    pub chosen: Vec<String>,
+    /// `model`, `pre_ranking` (two or fewer candidates, or the model named fewer than two),
+    /// or `none` (no candidate).
+    pub source: String,
+}
+
+/// One bug's escalation in an evaluation (`fixdex eval quixbugs --strategy unidebugger`),
+/// from the report's [`Details`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LevelSummary {
+    /// The highest level reached (`L1`, `L2`, `L3`, `reflection`).
+    pub level: String,
+    /// The level whose candidate was plausible.
+    pub plausible_at: Option<String>,
+    /// Candidates validated.
+    pub validations: usize,
+}
+
+impl LevelSummary {
+    /// The summary in a UniDebugger report's `details`; `None` for other reports.
+    #[must_use]
+    pub fn from_details(details: &serde_json::Value) -> Option<LevelSummary> {
+        let level = details.get("level")?.as_str()?.to_string();
+        details.get("agents")?;
+        Some(LevelSummary {
+            level,
+            plausible_at: details.get("plausible_at").and_then(|v| v.as_str()).map(str::to_string),
+            validations: details.get("validations").and_then(serde_json::Value::as_u64).unwrap_or(0) as usize,
+        })
+    }
+}
+
+impl super::Strategy for UniDebugger {
+    fn name(&self) -> &'static str {
+        "unidebugger"
+    }
+
+    fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop> {
+        let path = problem.bug.root.join(&problem.bug.file);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|source| Stop::Failed(crate::Error::Read { path: path.clone(), source }))?;
+        let mut run = Run {
+            strategy: self,
+            problem,
+            text,
+            details: Details { ended: "running".into(), max_validations: self.max_validations, ..Details::default() },
+            summaries: HashMap::new(),
+            guide: None,
+            related: None,
+            pass: 1,
+        };
+        run.details.sbfl_seed = seed(&self.sbfl);
+        let result = run.go(session);
+        run.save(session);
+        result
+    }
+}
+
+/// The SBFL lines given to the Locator: the five best with a positive score.
+fn seed(scores: &[(usize, f64)]) -> Vec<(usize, f64)> {
+    let mut s: Vec<(usize, f64)> = scores.iter().copied().filter(|(_, v)| *v > 0.0).collect();
+    s.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    s.truncate(5);
+    s
+}
+
+/// A validated candidate.
+#[derive(Debug, Clone)]
+struct Cand {
+    rec: CandidateRecord,
+    /// The FixerPro diagnosis or Fixer root cause it states.
+    stated: Option<String>,
+}
+
+impl Cand {
+    fn plausible(&self) -> bool {
+        self.rec.verdict == Verdict::Plausible
+    }
+
+    /// The patch as later agents see it: the applied diff, else the answer.
+    fn diff(&self) -> &str {
+        self.rec.applied_diff.as_deref().unwrap_or(&self.rec.answer)
+    }
+
+    /// The verdict and test output as later agents see them.
+    fn result(&self) -> String {
+        let r = &self.rec;
+        let text = match r.verdict {
+            Verdict::Plausible => "plausible: every test passes".to_string(),
+            v => format!("{}: {}", v.as_str(), r.feedback.as_deref().unwrap_or("")),
+        };
+        cut(&text, prompts::FEEDBACK_CHARS)
+    }
+}
+
+/// What one level's repair produced: the code the Fixer saw (marked) and its best candidate.
+struct Attempt {
+    /// The region the Locator marked, 1-based inclusive.
+    region: (usize, usize),
+    /// The marked code the Fixer saw.
+    marked: String,
+    /// The level's final candidate (FixerPro's when it ran and did better).
+    cand: Option<Cand>,
+}
+
+/// One UniDebugger run.
+struct Run<'p> {
+    strategy: &'p UniDebugger,
+    problem: &'p Problem,
+    /// The buggy file's text.
+    text: String,
+    details: Details,
+    /// Summaries by file (relative path).
+    summaries: HashMap<String, String>,
+    /// The Helper's guide, once computed.
+    guide: Option<String>,
+    /// The related files' summaries, once computed.
+    related: Option<String>,
+    pass: usize,
+}
+
+impl Run<'_> {
+    fn save(&self, session: &mut Session<'_>) {
+        session.report.details = serde_json::to_value(&self.details).unwrap_or_default();
+    }
+
+    fn go(&mut self, session: &mut Session<'_>) -> Result<(), Stop> {
+        for pass in 1..=self.strategy.passes.max(1) {
+            self.pass = pass;
+            self.details.pass = pass;
+            if self.escalate(session)? {
+                self.details.ended = "plausible".into();
+                return Ok(());
+            }
+            if self.spent() {
+                self.details.ended = "validations".into();
+                let limit = self.strategy.max_validations;
+                return Err(Stop::Budget(crate::Error::ValidationBudget { limit }));
+            }
+        }
+        self.details.ended = "exhausted".into();
+        Ok(())
+    }
+
+    /// One pass: L1, L2, L3, reflection; `true` at the first plausible candidate.
+    fn escalate(&mut self, session: &mut Session<'_>) -> Result<bool, Stop> {
+        let mut extra = Extra { sbfl: self.sbfl_text(), ..Extra::default() };
+        let l1 = self.fix(session, Level::L1, self.problem.lines, &extra)?;
+        if self.ended_at(Level::L1, l1.cand.as_ref()) || self.spent() {
+            return Ok(self.details.plausible_at.is_some());
+        }
+        extra.feedback = feedback(l1.cand.as_ref());
+        extra.summary = self.summary_of(session, Level::L2, &self.problem.bug.file.to_string_lossy())?;
+        let l2 = self.semantic(session, Level::L2, &extra)?;
+        if self.ended_at(Level::L2, l2.cand.as_ref()) || self.spent() {
+            return Ok(self.details.plausible_at.is_some());
+        }
+        extra.feedback = feedback(l2.cand.as_ref());
+        extra.guide = self.helper(session)?;
+        extra.related = self.focus(session)?;
+        let l3 = self.semantic(session, Level::L3, &extra)?;
+        if self.ended_at(Level::L3, l3.cand.as_ref()) || self.spent() {
+            return Ok(self.details.plausible_at.is_some());
+        }
+        let last = self.reflect(session, &extra, &l3)?;
+        Ok(self.ended_at(Level::Reflection, last.as_ref()))
+    }
+
+    /// Records `level` as reached; `true` (and `plausible_at`) when `cand` is plausible.
+    fn ended_at(&mut self, level: Level, cand: Option<&Cand>) -> bool {
+        self.details.level = self.details.level.max(Some(level));
+        let plausible = cand.is_some_and(Cand::plausible);
+        if plausible {
+            self.details.plausible_at = Some(level);
+        }
+        plausible
+    }
+
+    /// Whether the validation budget is spent.
+    fn spent(&self) -> bool {
+        self.details.validations >= self.strategy.max_validations
+    }
+
+    /// The SBFL seed as the Locator reads it.
+    fn sbfl_text(&self) -> String {
+        let lines: Vec<&str> = self.text.lines().collect();
+        self.details
+            .sbfl_seed
+            .iter()
+            .map(|(l, s)| format!("line {l} (score {s:.2}): `{}`\n", lines.get(l - 1).map_or("", |t| t.trim())))
+            .collect()
+    }
+
+    /// The code of `region` (1-based inclusive lines of the buggy file).
+    fn code(&self, region: (usize, usize)) -> String {
+        let lines: Vec<&str> = self.text.lines().collect();
+        let end = region.1.min(lines.len());
+        let start = region.0.clamp(1, end.max(1));
+        lines[start - 1..end].join("\n") + "\n"
+    }
+
+    /// L1's core (also run inside L2 and L3): Locator, then Fixer on `region`.
+    fn fix(
+        &mut self,
+        session: &mut Session<'_>,
+        level: Level,
+        region: (usize, usize),
+        extra: &Extra,
+    ) -> Result<Attempt, Stop> {
+        self.details.level = self.details.level.max(Some(level));
+        let marks = self.locate(session, level, region, extra)?;
+        let marked = marks::render(&self.text, region, &marks, self.problem.language);
+        let prompt = prompts::fixer_prompt(self.problem, &marked, extra);
+        let cand = self.candidate(session, level, Role::Fixer, vec![Message::user(prompt)])?;
+        Ok(Attempt { region, marked, cand })
+    }
+
+    /// The Locator's marks on `region`, re-asked with the refusals at most `resamples`
+    /// times; none when no answer was valid.
+    fn locate(
+        &mut self,
+        session: &mut Session<'_>,
+        level: Level,
+        region: (usize, usize),
+        extra: &Extra,
+    ) -> Result<Vec<Mark>, Stop> {
+        let mut messages = vec![Message::user(prompts::locator_prompt(self.problem, &self.code(region), extra))];
+        for _ in 0..self.strategy.resamples.max(1) {
+            let Some(answer) = self.ask(session, level, Role::Locator, messages.clone())? else { break };
+            let marked = marks::apply(&self.text, region, &answer);
+            let accepted = marked.valid();
+            let refused = marked.refused.clone();
+            let placed = marked.marks.clone();
+            self.details.marks.push(MarksRecord { pass: self.pass, level, region, marked, accepted });
+            self.save(session);
+            if accepted {
+                return Ok(placed);
+            }
+            messages.push(Message::assistant(answer));
+            messages.push(Message::user(prompts::locator_retry(&refused)));
+        }
+        Ok(Vec::new())
+    }
+
+    /// L2 (and L3 with more `extra`): the slice, Locator and Fixer on it, FixerPro.
+    fn semantic(&mut self, session: &mut Session<'_>, level: Level, extra: &Extra) -> Result<Attempt, Stop> {
+        self.details.level = self.details.level.max(Some(level));
+        let window = self.slice(session, level, extra)?;
+        let mut attempt = self.fix(session, level, (window.start, window.end), extra)?;
+        if self.spent() {
+            return Ok(attempt);
+        }
+        attempt.cand = match attempt.cand.take() {
+            Some(c) if c.plausible() => Some(self.simplify(session, level, &attempt, c)?),
+            other => {
+                let pro = self.correct(session, level, &attempt, other.as_ref(), extra)?;
+                best(other, pro)
+            }
+        };
+        Ok(attempt)
+    }
+
+    /// The Slicer's window (re-asked when refused); the default window around the located
+    /// code when no answer is valid.
+    fn slice(&mut self, session: &mut Session<'_>, level: Level, extra: &Extra) -> Result<slice::Slice, Stop> {
+        let shown = cut(&self.text, FILE_CHARS);
+        let mut messages = vec![Message::user(prompts::slicer_prompt(self.problem, &shown, extra))];
+        for _ in 0..self.strategy.resamples.max(1) {
+            let Some(answer) = self.ask(session, level, Role::Slicer, messages.clone())? else { break };
+            match slice::locate(&self.text, &answer, self.problem.lines) {
+                Ok(s) => {
+                    self.details.slices.push(SliceRecord { pass: self.pass, level, slice: Some(s), note: None });
+                    return Ok(s);
+                }
+                Err(reason) => {
+                    self.details.slices.push(SliceRecord {
+                        pass: self.pass,
+                        level,
+                        slice: None,
+                        note: Some(reason.clone()),
+                    });
+                    messages.push(Message::assistant(answer));
+                    messages.push(Message::user(prompts::slicer_retry(&reason)));
+                }
+            }
+        }
+        let s = slice::around(&self.text, self.problem.lines);
+        self.details.slices.push(SliceRecord {
+            pass: self.pass,
+            level,
+            slice: Some(s),
+            note: Some("default window: no valid Slicer answer".into()),
+        });
+        Ok(s)
+    }
+
+    /// FixerPro on a plausible candidate: the simplification when it stays plausible (it
+    /// becomes the report's patch), else the original.
+    fn simplify(&mut self, session: &mut Session<'_>, level: Level, at: &Attempt, c: Cand) -> Result<Cand, Stop> {
+        let prompt = prompts::simplify_prompt(self.problem, &self.code(at.region), c.diff());
+        let messages = vec![Message::user(prompt)];
+        let Some(reply) = self.sample(session, level, Role::FixerPro, messages)? else { return Ok(c) };
+        if prompts::keeps(&reply.text) {
+            return Ok(c);
+        }
+        let Some(simpler) = self.validate(session, level, Role::FixerPro, &reply)? else { return Ok(c) };
+        if simpler.plausible() && simpler.rec.applied_diff.is_some() {
+            session.report.patch.clone_from(&simpler.rec.applied_diff);
+            return Ok(simpler);
+        }
+        Ok(c)
+    }
+
+    /// FixerPro on a failing candidate (or none): a corrected patch from the test output.
+    fn correct(
+        &mut self,
+        session: &mut Session<'_>,
+        level: Level,
+        at: &Attempt,
+        c: Option<&Cand>,
+        extra: &Extra,
+    ) -> Result<Option<Cand>, Stop> {
+        let (diff, result) = match c {
+            Some(c) => (c.diff().to_string(), c.result()),
+            None => ("(none: the Fixer gave no usable patch)".to_string(), "no patch".to_string()),
+        };
+        let prompt = prompts::correct_prompt(self.problem, &self.code(at.region), &diff, &result, extra);
+        self.candidate(session, level, Role::FixerPro, vec![Message::user(prompt)])
+    }
+
+    /// Reflection in reverse order: FixerPro refines L3's patch; if that fails, the Fixer
+    /// revises with FixerPro's diagnosis and FixerPro reviews the revision.
+    fn reflect(&mut self, session: &mut Session<'_>, extra: &Extra, l3: &Attempt) -> Result<Option<Cand>, Stop> {
+        let level = Level::Reflection;
+        self.details.level = Some(level);
+        let first = self.correct(session, level, l3, l3.cand.as_ref(), extra)?;
+        if first.as_ref().is_some_and(Cand::plausible) || self.spent() {
+            return Ok(first);
+        }
+        let under = first.as_ref().or(l3.cand.as_ref());
+        let diagnosis = under.and_then(|c| c.stated.clone()).unwrap_or_else(|| "(no diagnosis)".into());
+        let diff = under.map_or("(none)", Cand::diff).to_string();
+        let prompt = prompts::revise_prompt(self.problem, &l3.marked, &diff, &diagnosis, extra);
+        let revised = self.candidate(session, level, Role::Fixer, vec![Message::user(prompt)])?;
+        if revised.as_ref().is_some_and(Cand::plausible) || self.spent() {
+            return Ok(revised);
+        }
+        let again = Attempt { region: l3.region, marked: l3.marked.clone(), cand: None };
+        let last = self.correct(session, level, &again, revised.as_ref().or(under), extra)?;
+        Ok(best(revised, last))
+    }
+
+    /// The Helper (L3): query, retrieval from the index, guide; computed once per run.
+    fn helper(&mut self, session: &mut Session<'_>) -> Result<String, Stop> {
+        if let Some(g) = &self.guide {
+            return Ok(g.clone());
+        }
+        let mut rec = HelperRecord::default();
+        let guide = self.helper_guide(session, &mut rec)?;
+        self.details.helper = Some(rec);
+        self.guide = Some(guide.clone());
+        self.save(session);
+        Ok(guide)
+    }
+
+    fn helper_guide(&mut self, session: &mut Session<'_>, rec: &mut HelperRecord) -> Result<String, Stop> {
+        let Some(r) = session.retriever() else {
+            rec.note = Some("no --index: the Helper has no patch database to search".into());
+            return Ok(String::new());
+        };
+        let messages = vec![Message::user(prompts::query_prompt(self.problem))];
+        let Some(answer) = self.ask(session, Level::L3, Role::Helper, messages)? else {
+            rec.note = Some("the Helper's query reply was unusable".into());
+            return Ok(String::new());
+        };
+        let Some(query) = prompts::parse_query(&answer) else {
+            rec.note = Some("the Helper wrote no query".into());
+            return Ok(String::new());
+        };
+        rec.query = Some(query.clone());
+        let config = session.config();
+        let got =
+            r.search_lines(&self.problem.code, &query, None, &config.retrieval).map_err(crate::Error::from)?;
+        rec.hits = got.fixes.iter().map(|f| f.id.clone()).collect();
+        session.report.retrieved_dropped_exact += got.dropped_exact;
+        for f in &got.fixes {
+            if !session.report.retrieved.iter().any(|x| x.id == f.id) {
+                session.report.retrieved.push(f.clone());
+            }
+        }
+        if got.fixes.is_empty() {
+            rec.note = Some("no similar fix above the threshold".into());
+            return Ok(String::new());
+        }
+        let similar = render_as(&got, config.tool_output_chars, FixStyle::Prompt);
+        let messages = vec![Message::user(prompts::guide_prompt(self.problem, &similar))];
+        let guide = self.ask(session, Level::L3, Role::Helper, messages)?.map(|g| cut(g.trim(), 2_000));
+        rec.guide.clone_from(&guide);
+        Ok(match guide {
+            Some(g) => format!("{g}\n\nThe similar fixes found:\n{similar}"),
+            None => format!("The similar fixes found:\n{similar}"),
+        })
+    }
+
+    /// RepoFocus (L3): the related files' summaries; computed once per run.
+    fn focus(&mut self, session: &mut Session<'_>) -> Result<String, Stop> {
+        if let Some(r) = &self.related {
+            return Ok(r.clone());
+        }
+        let chosen = self.choose_files(session)?;
+        let mut out = String::new();
+        for file in chosen {
+            let s = self.summary_of(session, Level::L3, &file)?;
+            out.push_str(&format!("### {file}\n{s}\n"));
+        }
+        self.related = Some(out.clone());
+        Ok(out)
+    }
+
+    /// The pre-ranking's top, and the model's choice of 2-6 of them.
+    fn choose_files(&mut self, session: &mut Session<'_>) -> Result<Vec<String>, Stop> {
+        let p = self.problem;
+        let q = FocusQuery {
+            root: &p.bug.root,
+            buggy_file: Some(&p.bug.file),
+            failure: &p.failure,
+            failing_tests: &p.bug.failing_tests,
+        };
+        let top: Vec<Ranked> = repofocus::pre_rank(&q).into_iter().take(FOCUS_CANDIDATES).collect();
+        let names: Vec<String> = top.iter().map(|r| r.file.clone()).collect();
+        let mut rec = FocusRecord { pre_ranked: top.clone(), ..FocusRecord::default() };
+        rec.source = "pre_ranking".into();
+        let mut chosen = Vec::new();
+        if names.len() > 2 {
+            let listing: String =
+                top.iter().map(|r| format!("- {} (score {:.1}: {})\n", r.file, r.score, r.signals.join("; "))).collect();
+            let messages = vec![Message::user(prompts::focus_prompt(p, &listing))];
+            if let Some(answer) = self.ask(session, Level::L3, Role::RepoFocus, messages)? {
+                chosen = prompts::parse_files(&answer, &names);
+            }
+            if chosen.len() >= 2 {
+                rec.source = "model".into();
+            }
+        }
+        for n in &names {
+            if chosen.len() >= 2 {
+                break;
+            }
+            if !chosen.contains(n) {
+                chosen.push(n.clone());
+            }
+        }
+        if chosen.is_empty() {
+            rec.source = "none".into();
+        }
+        rec.chosen.clone_from(&chosen);
+        self.details.repofocus = Some(rec);
+        self.save(session);
+        Ok(chosen)
+    }
+
+    /// The Summarizer's summary of `file` (relative), or fixdex's signatures when the answer
+    /// has no summary line; once per file and run.
+    fn summary_of(&mut self, session: &mut Session<'_>, level: Level, file: &str) -> Result<String, Stop> {
+        if let Some(s) = self.summaries.get(file) {
+            return Ok(s.clone());
+        }
+        let path = self.problem.bug.root.join(file);
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let lang = crate::language::Language::from_path(Path::new(file)).map_or("", |l| l.as_str());
+        let messages = vec![Message::user(prompts::summarizer_prompt(file, lang, &cut(&text, FILE_CHARS)))];
+        let answer = self.ask(session, level, Role::Summarizer, messages)?.unwrap_or_default();
+        let mut lines = summary::parse(&answer);
+        if lines.is_empty() {
+            lines = summary::signatures(&path);
+        }
+        let s = summary::render(&lines);
+        self.summaries.insert(file.to_string(), s.clone());
+        Ok(s)
+    }
+
+    /// One request of `role` (the role's system prompt, then `messages`); the first
+    /// choice's text, `None` when the reply was unusable (degraded). Recorded.
+    fn ask(
+        &mut self,
+        session: &mut Session<'_>,
+        level: Level,
+        role: Role,
+        messages: Vec<Message>,
+    ) -> Result<Option<String>, Stop> {
+        Ok(self.sample(session, level, role, messages)?.map(|r| r.text))
+    }
+
+    /// As [`Self::ask`], the whole first choice.
+    fn sample(
+        &mut self,
+        session: &mut Session<'_>,
+        level: Level,
+        role: Role,
+        messages: Vec<Message>,
+    ) -> Result<Option<Reply>, Stop> {
+        let mut all = vec![Message::system(role.system_prompt())];
+        all.extend(messages);
+        let input_chars = all.iter().map(|m| m.text().len()).sum();
+        let req = session.request(all);
+        let phase = role_phase(role);
+        let at = Degraded::at(phase, Some(self.attempt(level)), None);
+        let reply = session.sample_or_degrade(req, &at)?.and_then(|r| r.into_iter().next());
+        self.details.agents.push(AgentRecord {
+            pass: self.pass,
+            level,
+            role,
+            input_chars,
+            output: reply.as_ref().map(|r| cut(&r.text, OUTPUT_CHARS)),
+            candidate: None,
+        });
+        self.save(session);
+        Ok(reply)
+    }
+
+    /// A request whose answer is a patch, validated.
+    fn candidate(
+        &mut self,
+        session: &mut Session<'_>,
+        level: Level,
+        role: Role,
+        messages: Vec<Message>,
+    ) -> Result<Option<Cand>, Stop> {
+        if self.spent() {
+            return Ok(None);
+        }
+        let Some(reply) = self.sample(session, level, role, messages)? else { return Ok(None) };
+        self.validate(session, level, role, &reply)
+    }
+
+    /// Validates the patch in `reply` as a candidate of `role` at `level`; `None` when the
+    /// validation budget is spent.
+    fn validate(
+        &mut self,
+        session: &mut Session<'_>,
+        level: Level,
+        role: Role,
+        reply: &Reply,
+    ) -> Result<Option<Cand>, Stop> {
+        if self.spent() {
+            return Ok(None);
+        }
+        let answer = if reply.cut_off { complete_patch_text(&reply.text) } else { &reply.text };
+        let slot = if role == Role::FixerPro { 2 } else { 1 };
+        let place = Place { attempt: self.attempt(level), suggestion: slot, choice: 0 };
+        let rec = session.validate_candidate(self.problem, place, reply, answer, prompts::CUT_OFF_PATCH)?;
+        self.details.validations += 1;
+        let index = session.report.candidates.len();
+        session.push_candidate(rec.clone());
+        let rec = as_repeated(session, rec);
+        if let Some(a) = self.details.agents.last_mut() {
+            a.candidate = Some(index);
+        }
+        let tag = if role == Role::FixerPro { "DIAGNOSIS" } else { "ROOT CAUSE" };
+        let stated = prompts::stated(&reply.text, tag);
+        if role == Role::Fixer && stated.is_some() {
+            session.report.root_cause.clone_from(&stated);
+        }
+        self.save(session);
+        Ok(Some(Cand { rec, stated }))
+    }
+
+    /// The candidates' attempt number of `level` in this pass.
+    fn attempt(&self, level: Level) -> usize {
+        4 * (self.pass - 1) + level.number()
+    }
+}
+
+/// The report's degraded-phase name of a role.
+fn role_phase(role: Role) -> &'static str {
+    match role {
+        Role::Locator => "locator",
+        Role::Fixer => "fixer",
+        Role::FixerPro => "fixer_pro",
+        Role::Slicer => "slicer",
+        Role::Summarizer => "summarizer",
+        Role::Helper => "helper",
+        Role::RepoFocus => "repofocus",
+    }
+}
+
+/// The better of two candidates ([`crate::validate::rank`]: plausible, then fewer failing
+/// tests, ...); `b` on ties (the later review).
+fn best(a: Option<Cand>, b: Option<Cand>) -> Option<Cand> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(if rank(&a) > rank(&b) { a } else { b }),
+        (a, b) => b.or(a),
+    }
+}
+
+/// A candidate's [`crate::validate::rank`].
+fn rank(c: &Cand) -> (u8, std::cmp::Reverse<usize>) {
+    crate::validate::rank(c.rec.verdict, c.rec.failing_tests.len())
+}
+
+/// A duplicate with the verdict, failing tests and feedback of the candidate it repeats, so
+/// that it ranks and reads as that one.
+fn as_repeated(session: &Session<'_>, mut rec: CandidateRecord) -> CandidateRecord {
+    if rec.verdict != Verdict::Duplicate {
+        return rec;
+    }
+    let first = session.report.candidates.iter().find(|c| {
+        c.verdict != Verdict::Duplicate && c.applied_diff.is_some() && c.applied_diff == rec.applied_diff
+    });
+    if let Some(first) = first.filter(|f| f.verdict != Verdict::Plausible) {
+        rec.verdict = first.verdict;
+        rec.failing_tests.clone_from(&first.failing_tests);
+        rec.feedback.clone_from(&first.feedback);
+    }
+    rec
+}
+
+/// The testing feedback for the next level: the candidate's patch and result.
+fn feedback(c: Option<&Cand>) -> String {
+    match c {
+        Some(c) => format!("```diff\n{}\n```\n{}", c.diff().trim_end(), c.result()),
+        None => "No usable patch.".into(),
+    }
+}
+
+/// `s` cut to `max` characters (on a character boundary).
+fn cut(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((at, _)) => format!("{}...", &s[..at]),
+        None => s.to_string(),
+    }
+}

@@ -105,18 +105,19 @@ pub fn pre_rank(q: &FocusQuery<'_>) -> Vec<Ranked> {
 }
 
 /// Whether a relative path (`/` or `\` separators) is a test file: under a `test`/`tests`
-/// folder, or named `*Test.java`, `*Tests.java`, `*TestCase.java`, `Test*.java`,
+/// folder or one whose name ends in `testcases` (QuixBugs' `java_testcases`), or named
+/// `*Test.java`, `*Tests.java`, `*TestCase.java`, `*_TEST.java` (QuixBugs), `Test*.java`,
 /// `test_*.py`, `*_test.py` or `conftest.py`.
 pub fn is_test_file(rel: &str) -> bool {
     let rel = rel.replace('\\', "/");
     let (dirs, name) = rel.rsplit_once('/').unwrap_or(("", &rel));
-    dirs.split('/').any(|d| d == "test" || d == "tests") || is_test_name(name)
+    dirs.split('/').any(|d| d == "test" || d == "tests" || d.ends_with("testcases")) || is_test_name(name)
 }
 
 /// Whether a file name follows a Java or Python test naming convention.
 fn is_test_name(name: &str) -> bool {
     if let Some(stem) = name.strip_suffix(".java") {
-        return ["Test", "Tests", "TestCase"].iter().any(|s| stem.ends_with(s)) || stem.starts_with("Test");
+        return ["Test", "Tests", "TestCase", "_TEST"].iter().any(|s| stem.ends_with(s)) || stem.starts_with("Test");
     }
     name.strip_suffix(".py").is_some_and(|s| s.starts_with("test_") || s.ends_with("_test") || s == "conftest")
 }
@@ -521,9 +522,10 @@ fn focus_test(tree: &Tree, test: &TestRef) -> FocusTest {
     }
 }
 
-/// `FooTest`, `FooTests`, `FooTestCase`, `TestFoo` → `Foo`; nothing for other names.
+/// `FooTest`, `FooTests`, `FooTestCase`, `TestFoo`, QuixBugs' `FOO_TEST` → `Foo` (`FOO`);
+/// nothing for other names.
 fn java_under_test(simple: &str) -> Option<String> {
-    let suffixed = ["TestCase", "Tests", "Test"].iter().find_map(|s| simple.strip_suffix(s));
+    let suffixed = ["TestCase", "Tests", "Test", "_TEST"].iter().find_map(|s| simple.strip_suffix(s));
     let prefixed = || simple.strip_prefix("Test").filter(|r| r.starts_with(|c: char| c.is_uppercase()));
     suffixed.or_else(prefixed).filter(|n| !n.is_empty()).map(str::to_string)
 }

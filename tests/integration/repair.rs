@@ -590,11 +590,7 @@ fn issue_11_repair_with_patterns_needs_no_model() {
     reinfix.push("--no-retrieval");
     let out = fixdex(&reinfix, None);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("--no-retrieval applies to --strategy patterns"),
-        "{}",
-        stderr(&out)
-    );
+    assert!(stderr(&out).contains("--no-retrieval applies to --strategy patterns"), "{}", stderr(&out));
 
     let bad = |extra: &[&str]| {
         let mut a = vec!["repair", "--strategy", "patterns", "--project", root.to_str().unwrap()];
@@ -762,7 +758,11 @@ fn issue_14_unidebugger_fixed_at_l1_and_exhausted_exit_4() {
     let out = fixdex(&args.iter().map(String::as_str).collect::<Vec<_>>(), None);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("+        for (int i = 1; i <= n; i++) {"));
-    assert!(stderr(&out).contains("escalation: reached L1, plausible at L1, 1 candidates validated"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("escalation: reached L1, plausible at L1, 1 candidates validated"),
+        "{}",
+        stderr(&out)
+    );
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     assert_eq!((r["strategy"].as_str(), r["details"]["ended"].as_str()), (Some("unidebugger"), Some("plausible")));
     assert!(r["details"]["marks"][0]["marked"]["refused"][0].as_str().unwrap().contains("not a line"), "{r:#}");
@@ -778,7 +778,10 @@ fn issue_14_unidebugger_fixed_at_l1_and_exhausted_exit_4() {
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     assert_eq!(r["outcome"], "no_plausible_patch", "{r:#}");
     let d = &r["details"];
-    assert_eq!((d["ended"].as_str(), d["level"].as_str(), d["validations"].as_u64()), (Some("exhausted"), Some("reflection"), Some(8)));
+    assert_eq!(
+        (d["ended"].as_str(), d["level"].as_str(), d["validations"].as_u64()),
+        (Some("exhausted"), Some("reflection"), Some(8))
+    );
     assert_eq!(d["agents"].as_array().unwrap().len(), 15, "{d:#}");
     assert_eq!(r["candidates"].as_array().unwrap().len(), 8);
     assert!(d["repofocus"]["chosen"].as_array().is_some_and(|c| !c.is_empty()), "{d:#}");
@@ -807,7 +810,15 @@ fn issue_14_eval_quixbugs_reports_levels() {
     let truth = root.join("quixbugs.jsonl");
     let mut args = vec!["eval", "quixbugs", "--root", root.to_str().unwrap(), "--lang", "java"];
     args.extend(["--ground-truth", truth.to_str().unwrap(), "--strategy", "unidebugger", "--programs", "SUM_TO"]);
-    args.extend(["--replay", rec.to_str().unwrap(), "--llm-model", "replayed-model", "--llm-context", "32768", "--json"]);
+    args.extend([
+        "--replay",
+        rec.to_str().unwrap(),
+        "--llm-model",
+        "replayed-model",
+        "--llm-context",
+        "32768",
+        "--json",
+    ]);
     let out = fixdex(&args, None);
     assert!(out.status.success(), "{}", stderr(&out));
     let s = stdout_json(&out);

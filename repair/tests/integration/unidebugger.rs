@@ -41,11 +41,16 @@ fn recordings() -> PathBuf {
 /// system prompt; [`RoleClient::check_used`] fails when an answer was left unused.
 struct RoleClient {
     queues: Mutex<Vec<(Role, VecDeque<String>)>>,
+    /// Every request's role and user prompts, in order.
+    asked: Mutex<Vec<(Role, String)>>,
 }
 
 impl RoleClient {
     fn new(answers: Vec<(Role, Vec<String>)>) -> RoleClient {
-        RoleClient { queues: Mutex::new(answers.into_iter().map(|(r, a)| (r, a.into())).collect()) }
+        RoleClient {
+            queues: Mutex::new(answers.into_iter().map(|(r, a)| (r, a.into())).collect()),
+            asked: Mutex::new(Vec::new()),
+        }
     }
 
     fn check_used(&self) {
@@ -62,7 +67,9 @@ impl ChatClient for RoleClient {
         let Some((role, q)) = queues.iter_mut().find(|(r, _)| r.system_prompt() == system) else {
             panic!("no queue for the system prompt {system:?}");
         };
-        let asked = req.messages.get(1).map(|m| m.text().chars().take(200).collect::<String>()).unwrap_or_default();
+        let prompts: Vec<&str> = req.messages.iter().skip(1).map(|m| m.text()).collect();
+        self.asked.lock().unwrap().push((*role, prompts.join("\n")));
+        let asked = prompts.first().map(|m| m.chars().take(200).collect::<String>()).unwrap_or_default();
         let answer = q.pop_front().unwrap_or_else(|| panic!("{role:?} asked once more than scripted: {asked}"));
         Ok(ChatResponse::from_message("scripted", Message::assistant(answer), "stop"))
     }
@@ -426,4 +433,43 @@ fn unidebugger_validation_budget_ends_the_run() {
     assert_eq!(r.candidates.len(), 3);
     assert_eq!(r.details["level"], "L2", "the third candidate is L2's FixerPro: the budget ends the run there");
     assert!(r.error.as_deref().unwrap().contains("validation budget of 3"), "{:?}", r.error);
+}
+
+/// Without a given location, SBFL (real Ochiai over JaCoCo on the minibugs SUM_TO tests)
+/// localizes the method and seeds the Locator with its most suspicious lines (scripted
+/// answers, not recorded).
+#[test]
+fn unidebugger_sbfl_seeds_the_locator() {
+    let (mut bug, validator, skip) = minibug(Lang::Java, "SUM_TO", "sum_to");
+    let r = runner(Lang::Java);
+    let program =
+        quixbugs::discover(&minibugs(), Lang::Java).unwrap().into_iter().find(|p| p.name == "SUM_TO").unwrap();
+    let fl = quixbugs::sbfl(&r, &program).unwrap_or_else(|e| panic!("{e}"));
+    let file = program.source.to_string_lossy().replace('\\', "/");
+    let top = fl.methods.iter().find(|m| m.file == file).expect("SBFL ranks a method of SUM_TO.java");
+    bug.location = Location::Lines(top.start_line as usize, top.end_line as usize);
+    let sbfl: Vec<(usize, f64)> =
+        fl.lines.iter().filter(|l| l.file == file).map(|l| (l.line as usize, l.score)).collect();
+    assert!(sbfl.iter().any(|(l, _)| *l == 6), "the loop header is covered: {sbfl:?}");
+    let client = RoleClient::new(vec![(Role::Locator, vec![JAVA_MARKS.into()]), (Role::Fixer, vec![JAVA_FIX.into()])]);
+    let report = Workflow::new(&client, None, validator, config())
+        .with_strategy(Box::new(UniDebugger { sbfl, ..UniDebugger::default() }))
+        .with_scratch_filter(skip)
+        .run(&bug);
+    client.check_used();
+    assert_eq!(report.outcome, Outcome::Plausible, "{:#}", report.details);
+    let seed = report.details["sbfl_seed"].as_array().unwrap();
+    assert!(!seed.is_empty() && seed.len() <= 5, "{seed:?}");
+    let asked = client.asked.lock().unwrap();
+    let locator = &asked.iter().find(|(r, _)| *r == Role::Locator).unwrap().1;
+    assert!(locator.contains("Fault localization (SBFL, Ochiai)"), "{locator}");
+    let best = seed[0][0].as_u64().unwrap();
+    let line = std::fs::read_to_string(minibugs().join(&program.source))
+        .unwrap()
+        .lines()
+        .nth(best as usize - 1)
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(locator.contains(&format!("line {best} (score ")) && locator.contains(&line), "{locator}");
 }

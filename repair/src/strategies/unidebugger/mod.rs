@@ -608,8 +608,7 @@ impl Run<'_> {
         };
         rec.query = Some(query.clone());
         let config = session.config();
-        let got =
-            r.search_lines(&self.problem.code, &query, None, &config.retrieval).map_err(crate::Error::from)?;
+        let got = r.search_lines(&self.problem.code, &query, None, &config.retrieval).map_err(crate::Error::from)?;
         rec.hits = got.fixes.iter().map(|f| f.id.clone()).collect();
         session.report.retrieved_dropped_exact += got.dropped_exact;
         for f in &got.fixes {
@@ -661,8 +660,10 @@ impl Run<'_> {
         rec.source = "pre_ranking".into();
         let mut chosen = Vec::new();
         if names.len() > 2 {
-            let listing: String =
-                top.iter().map(|r| format!("- {} (score {:.1}: {})\n", r.file, r.score, r.signals.join("; "))).collect();
+            let listing: String = top
+                .iter()
+                .map(|r| format!("- {} (score {:.1}: {})\n", r.file, r.score, r.signals.join("; ")))
+                .collect();
             let messages = vec![Message::user(prompts::focus_prompt(p, &listing))];
             if let Some(answer) = self.ask(session, Level::L3, Role::RepoFocus, messages)? {
                 chosen = prompts::parse_files(&answer, &names);
@@ -833,9 +834,10 @@ fn as_repeated(session: &Session<'_>, mut rec: CandidateRecord) -> CandidateReco
     if rec.verdict != Verdict::Duplicate {
         return rec;
     }
-    let first = session.report.candidates.iter().find(|c| {
-        c.verdict != Verdict::Duplicate && c.applied_diff.is_some() && c.applied_diff == rec.applied_diff
-    });
+    let first =
+        session.report.candidates.iter().find(|c| {
+            c.verdict != Verdict::Duplicate && c.applied_diff.is_some() && c.applied_diff == rec.applied_diff
+        });
     if let Some(first) = first.filter(|f| f.verdict != Verdict::Plausible) {
         rec.verdict = first.verdict;
         rec.failing_tests.clone_from(&first.failing_tests);

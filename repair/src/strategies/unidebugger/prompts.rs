@@ -286,9 +286,8 @@ pub fn parse_files(answer: &str, allowed: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut take = |name: &str| {
         let name = name.trim().trim_matches(|c| c == '`' || c == '"' || c == '\'');
-        let found = allowed
-            .iter()
-            .find(|a| a.as_str() == name || (!name.is_empty() && a.ends_with(&format!("/{name}"))));
+        let found =
+            allowed.iter().find(|a| a.as_str() == name || (!name.is_empty() && a.ends_with(&format!("/{name}"))));
         if let Some(a) = found.filter(|a| !out.contains(a) && out.len() < 6) {
             out.push(a.clone());
         }
@@ -314,11 +313,13 @@ pub fn keeps(answer: &str) -> bool {
 /// The `DIAGNOSIS:` (FixerPro) or `ROOT CAUSE:` (Fixer) line of an answer.
 #[must_use]
 pub fn stated(answer: &str, tag: &str) -> Option<String> {
-    answer.lines().find_map(|l| {
-        let l = l.trim().trim_start_matches(['*', '#', ' ']);
-        l.strip_prefix(tag).map(|rest| rest.trim_start_matches([':', '*', ' ']).trim().to_string())
-    })
-    .filter(|s| !s.is_empty())
+    answer
+        .lines()
+        .find_map(|l| {
+            let l = l.trim().trim_start_matches(['*', '#', ' ']);
+            l.strip_prefix(tag).map(|rest| rest.trim_start_matches([':', '*', ' ']).trim().to_string())
+        })
+        .filter(|s| !s.is_empty())
 }
 
 #[cfg(test)]
@@ -341,10 +342,10 @@ mod tests {
             parse_files("FILES: Node.java, src/a/Util.java, Other.java, Node.java", &allowed),
             vec!["src/a/Node.java".to_string(), "src/a/Util.java".to_string()]
         );
-        assert_eq!(parse_files("I think lib/x.py and src/a/Util.java", &allowed), vec![
-            "lib/x.py".to_string(),
-            "src/a/Util.java".to_string()
-        ]);
+        assert_eq!(
+            parse_files("I think lib/x.py and src/a/Util.java", &allowed),
+            vec!["lib/x.py".to_string(), "src/a/Util.java".to_string()]
+        );
         assert!(parse_files("FILES: none", &allowed).is_empty());
     }
 
@@ -352,7 +353,10 @@ mod tests {
     fn keep_and_stated_lines() {
         assert!(keeps("DIAGNOSIS: already minimal\nKEEP"));
         assert!(!keeps("KEEP\n--- a/F.java\n+++ b/F.java\n@@ -1 +1 @@\n-a\n+b\n"));
-        assert_eq!(stated("x\n**DIAGNOSIS:** the bound is wrong\n", "DIAGNOSIS").as_deref(), Some("the bound is wrong"));
+        assert_eq!(
+            stated("x\n**DIAGNOSIS:** the bound is wrong\n", "DIAGNOSIS").as_deref(),
+            Some("the bound is wrong")
+        );
         assert_eq!(stated("ROOT CAUSE: off by one", "ROOT CAUSE").as_deref(), Some("off by one"));
         assert_eq!(stated("nothing", "ROOT CAUSE"), None);
     }

@@ -33,8 +33,9 @@ enum Command {
     Verify(cli::verify::Args),
     /// Benchmarks: ANN on raw vectors (`ann`), embedding (`embed`) and open time (`open`).
     Bench(cli::bench::Args),
-    /// Repair a bug: ReinFix (root cause, similar fixes, model patches) or `--strategy patterns`
-    /// (fix templates, no model); patches are validated by the project's tests.
+    /// Repair a bug: ReinFix (root cause, similar fixes, model patches), or `--strategy
+    /// patterns` (fix templates, no model), `tracerepair` (runtime probes, a debate, a judge) or
+    /// `unidebugger` (escalation L1 → L2 → L3); patches are validated by the project's tests.
     Repair(Box<cli::repair::Args>),
     /// Combine segment files from sharded builds into one searchable manifest.
     Manifest(cli::manifest::Args),

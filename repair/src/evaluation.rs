@@ -160,7 +160,7 @@ pub fn outcome_name(outcome: Option<Outcome>) -> String {
 /// [`LevelSummary`](crate::strategies::unidebugger::LevelSummary)): per level (`L1`, `L2`,
 /// `L3`, `reflection`), the bugs that ended there (the highest level they reached, with or
 /// without a plausible patch), how many of them have a plausible patch, and their mean LLM
-/// calls, tokens and wall seconds per bug (0 when none ended there).
+/// calls, tokens and wall seconds per bug (`null` when none ended there).
 #[must_use]
 pub fn level_totals(bugs: &[BugResult]) -> Option<serde_json::Value> {
     use crate::strategies::unidebugger::Level;
@@ -172,9 +172,7 @@ pub fn level_totals(bugs: &[BugResult]) -> Option<serde_json::Value> {
         let there: Vec<&BugResult> =
             bugs.iter().filter(|b| b.levels.as_ref().is_some_and(|l| l.level == level.as_str())).collect();
         let n = there.len();
-        let mean = |f: &dyn Fn(&BugResult) -> f64| {
-            if n == 0 { 0.0 } else { there.iter().map(|b| f(b)).sum::<f64>() / n as f64 }
-        };
+        let mean = |f: &dyn Fn(&BugResult) -> f64| (n > 0).then(|| there.iter().map(|b| f(b)).sum::<f64>() / n as f64);
         let plausible = there.iter().filter(|b| b.class() == Class::Plausible).count();
         out.insert(
             level.as_str().to_string(),

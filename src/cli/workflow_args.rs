@@ -37,8 +37,8 @@ pub struct StrategyArgs {
     /// patterns, 20 for unidebugger (the paper's bound)].
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub(crate) max_validations: Option<usize>,
-    /// `unidebugger`: escalations L1 → reflection at most (the paper's k), while validations
-    /// last [default: 2].
+    /// `unidebugger`: escalations L1 → reflection at most (the paper's k; 1-10), while
+    /// validations last [default: 2].
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10))]
     pub(crate) passes: Option<usize>,
     /// A candidate's build or test command may take this many times the buggy version's

@@ -828,5 +828,6 @@ fn issue_14_eval_quixbugs_reports_levels() {
     assert_eq!(l1["calls_per_bug"].as_f64(), Some(3.0));
     assert!(l1["wall_s_per_bug"].as_f64().unwrap() > 0.0);
     assert_eq!(s["levels"]["L2"]["ended"].as_u64(), Some(0));
+    assert!(s["levels"]["L2"]["calls_per_bug"].is_null(), "no mean over no bug: {s:#}");
     assert_eq!(s["programs"][0]["levels"]["plausible_at"], "L1", "{s:#}");
 }

@@ -379,6 +379,8 @@ fn unidebugger_replay_minibugs() {
     assert!(d["marks"][1]["marked"]["refused"][0].as_str().unwrap().contains("range(0, n + 1)"));
     assert!(r.patch.as_deref().unwrap().contains("+    for i in range(1, n + 1):"));
     assert_eq!(r.candidates[2].suggestion, 2, "FixerPro's candidate");
+    let cause = r.root_cause.as_deref().unwrap();
+    assert!(cause.contains("`range(1, n)` stops before n"), "the plausible patch's own diagnosis: {cause}");
     // FixerPro saw the failing candidate's test output.
     let pro = recorded_prompts(Role::FixerPro);
     assert!(pro.iter().any(|p| p.contains("total = 1") && p.contains("test_failure")), "{pro:?}");
@@ -415,6 +417,23 @@ fn unidebugger_replay_minibugs() {
     assert!(d["helper"]["note"].as_str().unwrap().contains("no --index"), "{d:#}");
     assert!(r.patch.is_none() && r.root_cause.is_some());
     assert!(d["agents"].as_array().unwrap().iter().all(|a| a["input_chars"].as_u64().unwrap() > 0));
+    // Reflection: FixerPro refines its own L3 patch (not the Fixer's again), the Fixer
+    // revises its own L3 patch, and each sees the last candidate's result.
+    let under_review = |p: &str| p.split("## Patch under review").nth(1).unwrap_or("").to_string();
+    let pro = recorded_prompts(Role::FixerPro);
+    let reviewed: Vec<String> = pro.iter().map(|p| under_review(p)).filter(|p| !p.is_empty()).collect();
+    assert!(reviewed.iter().any(|p| p.contains("+        int total = 2;")), "{reviewed:#?}");
+    // This scenario's four FixerPro requests are the last recorded ones.
+    let mine = &pro[pro.len() - 4..];
+    let unique: std::collections::HashSet<&String> = mine.iter().collect();
+    assert_eq!(unique.len(), 4, "no FixerPro request of the run repeats another");
+    let revise = recorded_prompts(Role::Fixer).into_iter().find(|p| p.contains("## Your earlier patch")).unwrap();
+    let earlier = revise.split("## Your earlier patch").nth(1).unwrap().split("## The reviewer").next().unwrap();
+    assert!(earlier.contains("+        return total * 2;"), "the Fixer's own L3 patch: {earlier}");
+    assert!(
+        revise.contains("The last candidate patch and its test result") && revise.contains("return total + 2;"),
+        "{revise}"
+    );
 }
 
 /// The validation budget ends the run as `budget_exhausted` with the report complete up to

@@ -5,8 +5,8 @@
 //! 1. **L1, direct repair.** The Locator marks the suspicious lines of the located code
 //!    (`// buggy line`, `// missing code: ...`), placed on the original source by context
 //!    match, never by line number ([`marks`]); marks that cannot be placed are refused with
-//!    their reasons and the Locator is asked again, at most [`UniDebugger::resamples`] times
-//!    (the paper's `m`). The Fixer writes a unified diff from the marked code.
+//!    their reasons and the Locator is asked again: [`UniDebugger::resamples`] answers at
+//!    most (the paper's `m`, 2: one re-ask). The Fixer writes a unified diff from the marked code.
 //! 2. **L2, single-file semantic repair**, when L1 has no plausible patch. The Summarizer
 //!    summarises the buggy file (`class ~~~ function ~~~ parameters ~~~ return type ~~~
 //!    description`, [`summary`]; without a usable answer, fixdex's own signatures), the
@@ -79,7 +79,8 @@ pub struct UniDebugger {
     pub max_validations: usize,
     /// Escalations L1 → reflection at most (the paper's `k`; default 2).
     pub passes: usize,
-    /// Tries of the Locator and the Slicer for a valid answer (the paper's `m`; default 2).
+    /// Answers of the Locator and the Slicer asked for a valid one (the paper's `m`; default
+    /// 2: the first and one re-ask).
     pub resamples: usize,
     /// SBFL (Ochiai) scores of the buggy file's lines, `(1-based line, score)`; empty with a
     /// given location.
@@ -228,9 +229,13 @@ pub struct FocusRecord {
     pub pre_ranked: Vec<Ranked>,
     /// The files chosen, summarised for L3.
     pub chosen: Vec<String>,
-    /// `model`, `pre_ranking` (two or fewer candidates, or the model named fewer than two),
-    /// or `none` (no candidate).
+    /// `model` (the model named at least two of the candidates), `model+pre_ranking` (it
+    /// named one; the pre-ranking's best filled in), `pre_ranking` (two or fewer candidates,
+    /// taken without asking the model, or a model answer naming none), or `none` (no
+    /// candidate: no file had a signal).
     pub source: String,
+    /// Why fewer than two files were chosen, when so.
+    pub note: Option<String>,
 }
 
 /// One bug's escalation in an evaluation (`fixdex eval quixbugs --strategy unidebugger`),
@@ -277,8 +282,17 @@ impl super::Strategy for UniDebugger {
             guide: None,
             related: None,
             pass: 1,
+            last: None,
+            cut: false,
         };
         run.details.sbfl_seed = seed(&self.sbfl);
+        if problem.language.is_none() {
+            session.report.warnings.push(format!(
+                "{} is not Java or Python: the marks are written as `//` comments and the Summarizer has no \
+                 signature fallback",
+                problem.bug.file.display()
+            ));
+        }
         let result = run.go(session);
         run.save(session);
         result
@@ -330,6 +344,10 @@ struct Attempt {
     marked: String,
     /// The level's final candidate (FixerPro's when it ran and did better).
     cand: Option<Cand>,
+    /// The Fixer's own candidate.
+    fixer: Option<Cand>,
+    /// FixerPro's own candidate, when it ran.
+    pro: Option<Cand>,
 }
 
 /// One UniDebugger run.
@@ -346,6 +364,10 @@ struct Run<'p> {
     /// The related files' summaries, once computed.
     related: Option<String>,
     pass: usize,
+    /// The last validated candidate (the testing feedback).
+    last: Option<Cand>,
+    /// Whether the validation budget cut the search short.
+    cut: bool,
 }
 
 impl Run<'_> {
@@ -361,7 +383,7 @@ impl Run<'_> {
                 self.details.ended = "plausible".into();
                 return Ok(());
             }
-            if self.spent() {
+            if self.cut || (self.spent() && pass < self.strategy.passes) {
                 self.details.ended = "validations".into();
                 let limit = self.strategy.max_validations;
                 return Err(Stop::Budget(crate::Error::ValidationBudget { limit }));
@@ -373,26 +395,42 @@ impl Run<'_> {
 
     /// One pass: L1, L2, L3, reflection; `true` at the first plausible candidate.
     fn escalate(&mut self, session: &mut Session<'_>) -> Result<bool, Stop> {
-        let mut extra = Extra { sbfl: self.sbfl_text(), ..Extra::default() };
+        let mut extra = Extra { sbfl: self.sbfl_text(), feedback: self.feedback(), ..Extra::default() };
         let l1 = self.fix(session, Level::L1, self.problem.lines, &extra)?;
-        if self.ended_at(Level::L1, l1.cand.as_ref()) || self.spent() {
+        if self.stops(Level::L1, l1.cand.as_ref()) {
             return Ok(self.details.plausible_at.is_some());
         }
-        extra.feedback = feedback(l1.cand.as_ref());
+        extra.feedback = self.feedback();
         extra.summary = self.summary_of(session, Level::L2, &self.problem.bug.file.to_string_lossy())?;
         let l2 = self.semantic(session, Level::L2, &extra)?;
-        if self.ended_at(Level::L2, l2.cand.as_ref()) || self.spent() {
+        if self.stops(Level::L2, l2.cand.as_ref()) {
             return Ok(self.details.plausible_at.is_some());
         }
-        extra.feedback = feedback(l2.cand.as_ref());
+        extra.feedback = self.feedback();
         extra.guide = self.helper(session)?;
         extra.related = self.focus(session)?;
         let l3 = self.semantic(session, Level::L3, &extra)?;
-        if self.ended_at(Level::L3, l3.cand.as_ref()) || self.spent() {
+        if self.stops(Level::L3, l3.cand.as_ref()) {
             return Ok(self.details.plausible_at.is_some());
         }
-        let last = self.reflect(session, &extra, &l3)?;
+        let last = self.reflect(session, extra, &l3)?;
         Ok(self.ended_at(Level::Reflection, last.as_ref()))
+    }
+
+    /// Whether the pass stops after `level`: its candidate is plausible, or the validation
+    /// budget is spent (the rest of the pass is cut).
+    fn stops(&mut self, level: Level, cand: Option<&Cand>) -> bool {
+        if self.ended_at(level, cand) {
+            return true;
+        }
+        self.cut |= self.spent();
+        self.cut
+    }
+
+    /// The testing feedback for the next agents: the last validated candidate's patch and
+    /// result (empty before the first).
+    fn feedback(&self) -> String {
+        self.last.as_ref().map(|c| format!("```diff\n{}\n```\n{}", c.diff().trim_end(), c.result())).unwrap_or_default()
     }
 
     /// Records `level` as reached; `true` (and `plausible_at`) when `cand` is plausible.
@@ -441,7 +479,7 @@ impl Run<'_> {
         let marked = marks::render(&self.text, region, &marks, self.problem.language);
         let prompt = prompts::fixer_prompt(self.problem, &marked, extra);
         let cand = self.candidate(session, level, Role::Fixer, vec![Message::user(prompt)])?;
-        Ok(Attempt { region, marked, cand })
+        Ok(Attempt { region, marked, fixer: cand.clone(), cand, pro: None })
     }
 
     /// The Locator's marks on `region`, re-asked with the refusals at most `resamples`
@@ -482,7 +520,9 @@ impl Run<'_> {
         attempt.cand = match attempt.cand.take() {
             Some(c) if c.plausible() => Some(self.simplify(session, level, &attempt, c)?),
             other => {
-                let pro = self.correct(session, level, &attempt, other.as_ref(), extra)?;
+                let extra = Extra { feedback: self.feedback(), ..extra.clone() };
+                let pro = self.correct(session, level, &attempt, other.as_ref(), &extra)?;
+                attempt.pro.clone_from(&pro);
                 best(other, pro)
             }
         };
@@ -557,26 +597,32 @@ impl Run<'_> {
         self.candidate(session, level, Role::FixerPro, vec![Message::user(prompt)])
     }
 
-    /// Reflection in reverse order: FixerPro refines L3's patch; if that fails, the Fixer
-    /// revises with FixerPro's diagnosis and FixerPro reviews the revision.
-    fn reflect(&mut self, session: &mut Session<'_>, extra: &Extra, l3: &Attempt) -> Result<Option<Cand>, Stop> {
+    /// Reflection in reverse order: FixerPro refines its own L3 patch (the Fixer's when it
+    /// gave none); if that fails, the Fixer revises its own L3 patch with FixerPro's
+    /// diagnosis, and FixerPro reviews the revision. Every request sees the last candidate's
+    /// test result.
+    fn reflect(&mut self, session: &mut Session<'_>, mut extra: Extra, l3: &Attempt) -> Result<Option<Cand>, Stop> {
         let level = Level::Reflection;
         self.details.level = Some(level);
-        let first = self.correct(session, level, l3, l3.cand.as_ref(), extra)?;
+        extra.feedback = self.feedback();
+        let own = l3.pro.as_ref().or(l3.fixer.as_ref());
+        let first = self.correct(session, level, l3, own, &extra)?;
         if first.as_ref().is_some_and(Cand::plausible) || self.spent() {
+            self.cut |= self.spent() && !first.as_ref().is_some_and(Cand::plausible);
             return Ok(first);
         }
-        let under = first.as_ref().or(l3.cand.as_ref());
-        let diagnosis = under.and_then(|c| c.stated.clone()).unwrap_or_else(|| "(no diagnosis)".into());
-        let diff = under.map_or("(none)", Cand::diff).to_string();
-        let prompt = prompts::revise_prompt(self.problem, &l3.marked, &diff, &diagnosis, extra);
+        let diagnosis = first.as_ref().or(own).and_then(|c| c.stated.clone()).unwrap_or_else(|| "(none given)".into());
+        let diff = l3.fixer.as_ref().map_or("(none: you gave no usable patch)", Cand::diff).to_string();
+        extra.feedback = self.feedback();
+        let prompt = prompts::revise_prompt(self.problem, &l3.marked, &diff, &diagnosis, &extra);
         let revised = self.candidate(session, level, Role::Fixer, vec![Message::user(prompt)])?;
         if revised.as_ref().is_some_and(Cand::plausible) || self.spent() {
+            self.cut |= self.spent() && !revised.as_ref().is_some_and(Cand::plausible);
             return Ok(revised);
         }
-        let again = Attempt { region: l3.region, marked: l3.marked.clone(), cand: None };
-        let last = self.correct(session, level, &again, revised.as_ref().or(under), extra)?;
-        Ok(best(revised, last))
+        extra.feedback = self.feedback();
+        let last = self.correct(session, level, l3, revised.as_ref().or(first.as_ref()), &extra)?;
+        Ok(best(best(first, revised), last))
     }
 
     /// The Helper (L3): query, retrieval from the index, guide; computed once per run.
@@ -668,9 +714,12 @@ impl Run<'_> {
             if let Some(answer) = self.ask(session, Level::L3, Role::RepoFocus, messages)? {
                 chosen = prompts::parse_files(&answer, &names);
             }
-            if chosen.len() >= 2 {
-                rec.source = "model".into();
+            rec.source = match chosen.len() {
+                0 => "pre_ranking",
+                1 => "model+pre_ranking",
+                _ => "model",
             }
+            .into();
         }
         for n in &names {
             if chosen.len() >= 2 {
@@ -682,6 +731,12 @@ impl Run<'_> {
         }
         if chosen.is_empty() {
             rec.source = "none".into();
+        }
+        if chosen.len() < 2 {
+            rec.note = Some(format!(
+                "only {} project file(s) besides the buggy one had a signal (stack frame, test, import, package)",
+                chosen.len()
+            ));
         }
         rec.chosen.clone_from(&chosen);
         self.details.repofocus = Some(rec);
@@ -757,6 +812,7 @@ impl Run<'_> {
         messages: Vec<Message>,
     ) -> Result<Option<Cand>, Stop> {
         if self.spent() {
+            self.cut = true;
             return Ok(None);
         }
         let Some(reply) = self.sample(session, level, role, messages)? else { return Ok(None) };
@@ -773,13 +829,18 @@ impl Run<'_> {
         reply: &Reply,
     ) -> Result<Option<Cand>, Stop> {
         if self.spent() {
+            self.cut = true;
             return Ok(None);
         }
+        let had_patch = session.report.patch.is_some();
         let answer = if reply.cut_off { complete_patch_text(&reply.text) } else { &reply.text };
         let slot = if role == Role::FixerPro { 2 } else { 1 };
         let place = Place { attempt: self.attempt(level), suggestion: slot, choice: 0 };
         let rec = session.validate_candidate(self.problem, place, reply, answer, prompts::CUT_OFF_PATCH)?;
-        self.details.validations += 1;
+        // A duplicate was not tested again: it does not count against the budget.
+        if rec.verdict != Verdict::Duplicate {
+            self.details.validations += 1;
+        }
         let index = session.report.candidates.len();
         session.push_candidate(rec.clone());
         let rec = as_repeated(session, rec);
@@ -788,11 +849,14 @@ impl Run<'_> {
         }
         let tag = if role == Role::FixerPro { "DIAGNOSIS" } else { "ROOT CAUSE" };
         let stated = prompts::stated(&reply.text, tag);
-        if role == Role::Fixer && stated.is_some() {
+        // The report's root cause: the first plausible patch's, else the latest stated one.
+        if stated.is_some() && !had_patch {
             session.report.root_cause.clone_from(&stated);
         }
         self.save(session);
-        Ok(Some(Cand { rec, stated }))
+        let cand = Cand { rec, stated };
+        self.last = Some(cand.clone());
+        Ok(Some(cand))
     }
 
     /// The candidates' attempt number of `level` in this pass.
@@ -844,14 +908,6 @@ fn as_repeated(session: &Session<'_>, mut rec: CandidateRecord) -> CandidateReco
         rec.feedback.clone_from(&first.feedback);
     }
     rec
-}
-
-/// The testing feedback for the next level: the candidate's patch and result.
-fn feedback(c: Option<&Cand>) -> String {
-    match c {
-        Some(c) => format!("```diff\n{}\n```\n{}", c.diff().trim_end(), c.result()),
-        None => "No usable patch.".into(),
-    }
 }
 
 /// `s` cut to `max` characters (on a character boundary).

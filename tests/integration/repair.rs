@@ -516,7 +516,7 @@ fn issue_10_eval_quixbugs_runs_the_strategy() {
     assert_eq!(s["strategy"], "reinfix", "{s}");
     let out = fixdex(&[&args[..], &["--strategy", "nope"]].concat(), None);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("[possible values: reinfix, patterns, tracerepair]"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("[possible values: reinfix, patterns, tracerepair, unidebugger]"), "{}", stderr(&out));
 }
 
 /// Issue 10: `fixdex bench quixbugs` still works for one release, hidden from `bench --help`,
@@ -549,7 +549,7 @@ fn issue_10_repair_refuses_an_unknown_strategy() {
     let err = stderr(&out);
     assert!(
         err.contains("invalid value 'nope' for '--strategy")
-            && err.contains("[possible values: reinfix, patterns, tracerepair]"),
+            && err.contains("[possible values: reinfix, patterns, tracerepair, unidebugger]"),
         "{err}"
     );
     // The known one gets past argument parsing (to the missing model).

@@ -128,7 +128,7 @@ fn issue_10_strategies_are_found_by_name() {
         assert_eq!(by_name(name).map(|s| s.name()).ok(), Some(*name));
     }
     let err = by_name("nope").err().expect("unknown");
-    assert_eq!(err.to_string(), "unknown strategy \"nope\" (known: reinfix, patterns, tracerepair)");
+    assert_eq!(err.to_string(), "unknown strategy \"nope\" (known: reinfix, patterns, tracerepair, unidebugger)");
 }
 
 /// A candidate with an endless loop costs what the buggy version's tests took, scaled

@@ -516,7 +516,11 @@ fn issue_10_eval_quixbugs_runs_the_strategy() {
     assert_eq!(s["strategy"], "reinfix", "{s}");
     let out = fixdex(&[&args[..], &["--strategy", "nope"]].concat(), None);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("[possible values: reinfix, patterns, tracerepair, unidebugger]"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("[possible values: reinfix, patterns, tracerepair, unidebugger]"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// Issue 10: `fixdex bench quixbugs` still works for one release, hidden from `bench --help`,

@@ -66,6 +66,9 @@ pub const DEFAULT_MAX_VALIDATIONS: usize = 20;
 /// Files RepoFocus's model chooses from (the pre-ranking's top).
 pub const FOCUS_CANDIDATES: usize = 12;
 
+/// The score of a file with a single package or mention signal ([`repofocus`]'s weights).
+const WEAK_SCORE: f64 = 1.0;
+
 /// Characters of a file shown to the Summarizer or the Slicer.
 const FILE_CHARS: usize = 30_000;
 
@@ -700,7 +703,7 @@ impl Run<'_> {
             failure: &p.failure,
             failing_tests: &p.bug.failing_tests,
         };
-        let top: Vec<Ranked> = repofocus::pre_rank(&q).into_iter().take(FOCUS_CANDIDATES).collect();
+        let top = candidates(repofocus::pre_rank(&q));
         let names: Vec<String> = top.iter().map(|r| r.file.clone()).collect();
         let mut rec = FocusRecord { pre_ranked: top.clone(), ..FocusRecord::default() };
         rec.source = "pre_ranking".into();
@@ -865,6 +868,16 @@ impl Run<'_> {
     }
 }
 
+/// RepoFocus's candidates: the pre-ranking's top [`FOCUS_CANDIDATES`], without the weak
+/// files (a score of at most [`WEAK_SCORE`]: one package or mention signal) when more than
+/// [`FOCUS_CANDIDATES`] of them tie there: a signal shared by that many files tells nothing
+/// (QuixBugs: every program of a folder shares its package and nothing else).
+fn candidates(ranked: Vec<Ranked>) -> Vec<Ranked> {
+    let weak = ranked.iter().filter(|r| r.score <= WEAK_SCORE).count();
+    let keep = |r: &Ranked| weak <= FOCUS_CANDIDATES || r.score > WEAK_SCORE;
+    ranked.into_iter().filter(keep).take(FOCUS_CANDIDATES).collect()
+}
+
 /// The report's degraded-phase name of a role.
 fn role_phase(role: Role) -> &'static str {
     match role {
@@ -915,5 +928,27 @@ fn cut(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         Some((at, _)) => format!("{}...", &s[..at]),
         None => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranked(file: &str, score: f64) -> Ranked {
+        Ranked { file: file.into(), score, signals: Vec::new() }
+    }
+
+    /// Weak files are RepoFocus candidates only while they are few enough to choose from.
+    #[test]
+    fn weak_files_are_dropped_only_when_too_many_tie() {
+        let few: Vec<Ranked> = (0..5).map(|i| ranked(&format!("p/F{i}.java"), 1.0)).collect();
+        assert_eq!(candidates(few).len(), 5);
+        let mut many: Vec<Ranked> = vec![ranked("p/Frame.java", 16.0), ranked("p/Used.java", 2.0)];
+        many.extend((0..40).map(|i| ranked(&format!("p/F{i}.java"), 1.0)));
+        let kept: Vec<String> = candidates(many).into_iter().map(|r| r.file).collect();
+        assert_eq!(kept, ["p/Frame.java", "p/Used.java"]);
+        let only_weak: Vec<Ranked> = (0..40).map(|i| ranked(&format!("p/F{i}.py"), 1.0)).collect();
+        assert!(candidates(only_weak).is_empty());
     }
 }

@@ -25,9 +25,12 @@
 //!    if that fails the Fixer revises its patch with the diagnosis and FixerPro reviews the
 //!    revision once more (bounded: three candidates).
 //!
+//! Every request after the first candidate shows the last validated candidate's patch and
+//! test result (the paper's testing feedback), so a later pass does not repeat the first.
 //! The whole escalation runs at most [`UniDebugger::passes`] times (the paper's `k`), while
 //! the candidate validations last ([`UniDebugger::max_validations`], 20 by default: the
-//! paper's bound). Summaries, the Helper's guide and RepoFocus's files are computed once per
+//! paper's bound; a duplicate, not tested again, does not count). When the budget cuts a
+//! pass short the run ends as `budget_exhausted`. Summaries, the Helper's guide and RepoFocus's files are computed once per
 //! run and reused by later passes (a saving the paper's algorithm does not spell out).
 //! Without a location (`--sbfl`), the SBFL ranking's top method is the located code and its
 //! most suspicious lines seed the Locator ([`UniDebugger::sbfl`]), in the role GZoltar plays

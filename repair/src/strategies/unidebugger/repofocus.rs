@@ -9,7 +9,7 @@
 //! | signal | weight | why |
 //! |---|---|---|
 //! | stack frame in a project source file | 16 × 0.5^d | the code that ran when the test failed; `d` counts the project files nearer the throw point in that trace, since the fault is most often where the failure surfaced and less likely in each caller further out |
-//! | class (module) under test of a failing test, same package (folder) | 6 | `FooTest` tests `Foo` by convention; right most of the time, but says nothing of where in the call graph the fault is |
+//! | class (module) under test of a failing test, same package (folder) | 6 | `FooTest` tests `Foo`, `test_foo.py` (`tests_foo.py`, `foo_test.py`) tests `foo.py` or a private `_foo.py` by convention; right most of the time, but says nothing of where in the call graph the fault is |
 //! | the same, in another package | 3 | the naming still fits, the layout does not |
 //! | named in a failing test method's body | 3 | what the failing test actually exercises |
 //! | imported by (or, in Java, a same-package class used by) a failing test or the buggy file | 2 | a dependency, though a test file's imports also serve its passing tests |
@@ -107,7 +107,7 @@ pub fn pre_rank(q: &FocusQuery<'_>) -> Vec<Ranked> {
 /// Whether a relative path (`/` or `\` separators) is a test file: under a `test`/`tests`
 /// folder or one whose name ends in `testcases` (QuixBugs' `java_testcases`), or named
 /// `*Test.java`, `*Tests.java`, `*TestCase.java`, `*_TEST.java` (QuixBugs), `Test*.java`,
-/// `test_*.py`, `*_test.py` or `conftest.py`.
+/// `test_*.py`, `tests_*.py`, `*_test.py` or `conftest.py`.
 pub fn is_test_file(rel: &str) -> bool {
     let rel = rel.replace('\\', "/");
     let (dirs, name) = rel.rsplit_once('/').unwrap_or(("", &rel));
@@ -119,7 +119,8 @@ fn is_test_name(name: &str) -> bool {
     if let Some(stem) = name.strip_suffix(".java") {
         return ["Test", "Tests", "TestCase", "_TEST"].iter().any(|s| stem.ends_with(s)) || stem.starts_with("Test");
     }
-    name.strip_suffix(".py").is_some_and(|s| s.starts_with("test_") || s.ends_with("_test") || s == "conftest")
+    name.strip_suffix(".py")
+        .is_some_and(|s| s.starts_with("test_") || s.starts_with("tests_") || s.ends_with("_test") || s == "conftest")
 }
 
 /// The Java and Python files of a project, found by one walk.
@@ -516,7 +517,7 @@ fn focus_test(tree: &Tree, test: &TestRef) -> FocusTest {
         TestRef::Python { path, method } => {
             let file = tree.python_file(path);
             let dir = parent(path).split('/').filter(|d| !matches!(*d, "test" | "tests" | ".")).collect::<Vec<_>>();
-            let under_test = python_under_test(file_name(path)).into_iter().collect();
+            let under_test = python_under_test(file_name(path));
             FocusTest { label: path.clone(), file, method: method.clone(), under_test, expected_dir: dir.join("/") }
         }
     }
@@ -530,11 +531,14 @@ fn java_under_test(simple: &str) -> Option<String> {
     suffixed.or_else(prefixed).filter(|n| !n.is_empty()).map(str::to_string)
 }
 
-/// `test_foo.py`, `foo_test.py` → `foo.py`; nothing for other names.
-fn python_under_test(name: &str) -> Option<String> {
-    let stem = name.strip_suffix(".py")?;
-    let base = stem.strip_prefix("test_").or_else(|| stem.strip_suffix("_test"))?;
-    (!base.is_empty()).then(|| format!("{base}.py"))
+/// `test_foo.py`, `tests_foo.py` (nose-era projects such as tqdm), `foo_test.py` →
+/// `foo.py` and `_foo.py` (a private module holding what the package exports as `foo`,
+/// as tqdm's `_tqdm.py` and `_main.py`); nothing for other names.
+fn python_under_test(name: &str) -> Vec<String> {
+    let Some(stem) = name.strip_suffix(".py") else { return vec![] };
+    let base = ["test_", "tests_"].iter().find_map(|p| stem.strip_prefix(p)).or_else(|| stem.strip_suffix("_test"));
+    base.filter(|b| !b.is_empty() && !b.starts_with('_'))
+        .map_or(vec![], |b| vec![format!("{b}.py"), format!("_{b}.py")])
 }
 
 /// Scores what one failing test points at: the files it tests, their packages, its imports
@@ -831,9 +835,15 @@ mod tests {
 
     #[test]
     fn test_files_are_recognised_by_folder_and_name() {
-        for rel in
-            ["src/test/org/x/Foo.java", "a/FooTest.java", "TestFoo.java", "FooTests.java", "test_a.py", "p/a_test.py"]
-        {
+        for rel in [
+            "src/test/org/x/Foo.java",
+            "a/FooTest.java",
+            "TestFoo.java",
+            "FooTests.java",
+            "test_a.py",
+            "p/a_test.py",
+            "p/tests_a.py",
+        ] {
             assert!(is_test_file(rel), "{rel}");
         }
         assert!(is_test_file("conftest.py") && is_test_file("tests\\util.py"));
@@ -882,8 +892,10 @@ mod tests {
         assert_eq!(java_under_test("OptionsTest").as_deref(), Some("Options"));
         assert_eq!(java_under_test("TestOptions").as_deref(), Some("Options"));
         assert_eq!(java_under_test("Testament"), None);
-        assert_eq!(python_under_test("test_util.py").as_deref(), Some("util.py"));
-        assert_eq!(python_under_test("util_test.py").as_deref(), Some("util.py"));
+        for name in ["test_util.py", "util_test.py", "tests_util.py"] {
+            assert_eq!(python_under_test(name), ["util.py", "_util.py"], "{name}");
+        }
+        assert!(python_under_test("testing.py").is_empty() && python_under_test("test_.py").is_empty());
     }
 
     #[test]

@@ -193,6 +193,14 @@ impl<'a> Session<'a> {
         self.retriever
     }
 
+    /// Whether the run leaves the entry `rel` (relative to the project root; `is_dir`) out
+    /// of its scratch copies ([`crate::workflow::Workflow::with_scratch_filter`]): a
+    /// strategy that reads the project tree itself skips what the copies skip.
+    #[must_use]
+    pub fn skips(&self, rel: &std::path::Path, is_dir: bool) -> bool {
+        (self.skip)(rel, is_dir)
+    }
+
     /// When the run started.
     #[must_use]
     pub fn started(&self) -> Instant {

@@ -88,7 +88,8 @@ fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
 /// `pre_rank` over `root`.
 fn rank(root: &Path, buggy: Option<&str>, failure: &str, tests: &[&str]) -> Vec<Ranked> {
     let failing_tests: Vec<String> = tests.iter().map(|t| t.to_string()).collect();
-    let query = FocusQuery { root, buggy_file: buggy.map(Path::new), failure, failing_tests: &failing_tests };
+    let query =
+        FocusQuery { root, buggy_file: buggy.map(Path::new), failure, failing_tests: &failing_tests, skip: None };
     pre_rank(&query)
 }
 
@@ -315,7 +316,7 @@ fn shared_repofocus_bugsinpy_tqdm_hit_rate() {
         assert!(!modified.is_empty(), "no `--- a/` header in the diff of {}", row["id"]);
         let failure = format!("FAILED {test_file}\n");
         let tests = vec![test_file.clone()];
-        let query = FocusQuery { root: &repo, buggy_file: None, failure: &failure, failing_tests: &tests };
+        let query = FocusQuery { root: &repo, buggy_file: None, failure: &failure, failing_tests: &tests, skip: None };
         let rank = pre_rank(&query).iter().position(|r| modified.contains(&r.file.as_str()));
         eprintln!("tqdm-{}: modified file at rank {} ({test_file})", meta["bug_id"], rank_text(rank));
         hits += usize::from(rank.is_some_and(|r| r < 6));
@@ -364,7 +365,7 @@ fn modified_rank(repo: &Path, project: &Path, id: &str) -> Option<usize> {
         failure.lines().filter_map(|l| l.strip_prefix("--- ")).map(|t| t.trim().to_string()).collect();
     let modified = std::fs::read_to_string(project.join(format!("modified_classes/{id}.src"))).unwrap();
     let suffixes: Vec<String> = modified.lines().map(|c| format!("/{}.java", c.trim().replace('.', "/"))).collect();
-    let query = FocusQuery { root: repo, buggy_file: None, failure: &failure, failing_tests: &tests };
+    let query = FocusQuery { root: repo, buggy_file: None, failure: &failure, failing_tests: &tests, skip: None };
     pre_rank(&query).iter().position(|r| suffixes.iter().any(|s| r.file.ends_with(s.as_str())))
 }
 
@@ -398,4 +399,44 @@ fn wilson(k: usize, n: usize) -> (f64, f64) {
     let center = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
     let half = z / (1.0 + z * z / n) * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
     (center - half, center + half)
+}
+
+/// A QuixBugs-shaped tree holds the correct program beside the buggy one: the run's scratch
+/// filter ([`repair::quixbugs::scratch_filter`]) keeps it out of the ranking, so RepoFocus
+/// cannot leak the fix into the prompts; without the filter it would rank.
+#[test]
+fn the_scratch_filter_keeps_correct_programs_out() {
+    let files = [
+        (
+            "java_programs/GCD.java",
+            "package java_programs;\npublic class GCD { public static int gcd(int a, int b) { return a; } }\n",
+        ),
+        ("java_programs/Node.java", "package java_programs;\npublic class Node {}\n"),
+        (
+            "correct_java_programs/GCD.java",
+            "package correct_java_programs;\npublic class GCD { public static int gcd(int a, int b) { return b; } }\n",
+        ),
+        (
+            "java_testcases/junit/GCD_TEST.java",
+            "package java_testcases.junit;\nimport java_programs.GCD;\npublic class GCD_TEST {}\n",
+        ),
+    ];
+    let dir = project(&files);
+    let failure = "1) test_1(java_testcases.junit.GCD_TEST)\njava.lang.AssertionError: GCD gave 3\n";
+    let tests = vec!["java_testcases.junit.GCD_TEST::test_1".to_string()];
+    let filter = repair::quixbugs::scratch_filter(repair::quixbugs::Lang::Java);
+    let query = |skip: Option<&(dyn Fn(&Path, bool) -> bool + Send + Sync)>| {
+        pre_rank(&FocusQuery {
+            root: dir.path(),
+            buggy_file: Some(Path::new("java_programs/GCD.java")),
+            failure,
+            failing_tests: &tests,
+            skip,
+        })
+    };
+    let open = query(None);
+    assert!(open.iter().any(|r| r.file == "correct_java_programs/GCD.java"), "{open:#?}");
+    let filtered = query(Some(filter.as_ref()));
+    assert!(filtered.iter().all(|r| !r.file.starts_with("correct_")), "{filtered:#?}");
+    assert!(filtered.iter().any(|r| r.file == "java_programs/Node.java"), "{filtered:#?}");
 }

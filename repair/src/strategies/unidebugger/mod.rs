@@ -705,6 +705,7 @@ impl Run<'_> {
             buggy_file: Some(&p.bug.file),
             failure: &p.failure,
             failing_tests: &p.bug.failing_tests,
+            skip: Some(&|rel: &Path, is_dir: bool| session.skips(rel, is_dir)),
         };
         let top = candidates(repofocus::pre_rank(&q));
         let names: Vec<String> = top.iter().map(|r| r.file.clone()).collect();

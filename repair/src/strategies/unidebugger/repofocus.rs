@@ -54,7 +54,7 @@ const W_WILDCARD: f64 = 0.5;
 const CORROBORATION: f64 = 0.25;
 
 /// What RepoFocus ranks from.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct FocusQuery<'a> {
     /// Project root.
     pub root: &'a Path,
@@ -66,6 +66,22 @@ pub struct FocusQuery<'a> {
     /// Names of the failing tests when known (`org.x.FooTest::testBar`, `FooTest#test_1`,
     /// `tests/test_foo.py::test_bar`), may be empty.
     pub failing_tests: &'a [String],
+    /// Entries (relative path, is a folder) the run leaves out of its scratch copies
+    /// ([`crate::scratch::ScratchFilter`]): never ranked, nor walked into (e.g. QuixBugs'
+    /// correct programs, which would leak the fix).
+    pub skip: Option<&'a (dyn Fn(&Path, bool) -> bool + Send + Sync)>,
+}
+
+impl std::fmt::Debug for FocusQuery<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FocusQuery")
+            .field("root", &self.root)
+            .field("buggy_file", &self.buggy_file)
+            .field("failure", &self.failure)
+            .field("failing_tests", &self.failing_tests)
+            .field("skip", &self.skip.map(|_| "filter"))
+            .finish()
+    }
 }
 
 /// One ranked file.
@@ -87,7 +103,7 @@ pub struct Ranked {
 /// (skipping `.git`, `target`, `build`, `node_modules`, `__pycache__`, `.venv`, `venv`)
 /// plus reading the failing tests' files and the buggy file.
 pub fn pre_rank(q: &FocusQuery<'_>) -> Vec<Ranked> {
-    let tree = Tree::walk(q.root);
+    let tree = Tree::walk(q.root, q.skip);
     let buggy_rel = q.buggy_file.and_then(rel_string);
     let mut scores = Scores::new(&tree, buggy_rel.clone());
     let traces = traces(q.failure);
@@ -136,12 +152,16 @@ struct Tree {
 }
 
 impl Tree {
-    /// Walks `root`, skipping [`SKIP_DIRS`] and unreadable entries.
-    fn walk(root: &Path) -> Tree {
+    /// Walks `root`, skipping [`SKIP_DIRS`], the entries `skip` names, and unreadable entries.
+    fn walk(root: &Path, skip: Option<&(dyn Fn(&Path, bool) -> bool + Send + Sync)>) -> Tree {
         let mut tree = Tree { files: vec![], tests: vec![], by_name: HashMap::new(), by_path: HashMap::new() };
         let walker = walkdir::WalkDir::new(root).min_depth(1).sort_by_file_name().into_iter();
-        let entries =
-            walker.filter_entry(|e| !(e.file_type().is_dir() && SKIP_DIRS.iter().any(|d| e.file_name() == *d)));
+        let skipped = |e: &walkdir::DirEntry| {
+            let is_dir = e.file_type().is_dir();
+            let rel = e.path().strip_prefix(root).unwrap_or(e.path());
+            (is_dir && SKIP_DIRS.iter().any(|d| e.file_name() == *d)) || skip.is_some_and(|f| f(rel, is_dir))
+        };
+        let entries = walker.filter_entry(|e| !skipped(e));
         for entry in entries.flatten().filter(|e| e.file_type().is_file()) {
             let rel = entry.path().strip_prefix(root).ok().and_then(rel_string);
             if let Some(rel) = rel.filter(|r| r.ends_with(".java") || r.ends_with(".py")) {

@@ -425,7 +425,7 @@ fn the_scratch_filter_keeps_correct_programs_out() {
     let failure = "1) test_1(java_testcases.junit.GCD_TEST)\njava.lang.AssertionError: GCD gave 3\n";
     let tests = vec!["java_testcases.junit.GCD_TEST::test_1".to_string()];
     let filter = repair::quixbugs::scratch_filter(repair::quixbugs::Lang::Java);
-    let query = |skip: Option<&(dyn Fn(&Path, bool) -> bool + Send + Sync)>| {
+    let query = |skip: Option<&repair::strategies::unidebugger::repofocus::Skip<'_>>| {
         pre_rank(&FocusQuery {
             root: dir.path(),
             buggy_file: Some(Path::new("java_programs/GCD.java")),

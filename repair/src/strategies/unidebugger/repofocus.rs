@@ -53,6 +53,10 @@ const W_WILDCARD: f64 = 0.5;
 /// Share of a file's weaker signals added to its strongest one.
 const CORROBORATION: f64 = 0.25;
 
+/// A filter of project entries, `(path relative to the root, is a folder) → leave out`
+/// (the shape of [`crate::scratch::ScratchFilter`]).
+pub type Skip<'a> = dyn Fn(&Path, bool) -> bool + Send + Sync + 'a;
+
 /// What RepoFocus ranks from.
 #[derive(Clone, Copy)]
 pub struct FocusQuery<'a> {
@@ -69,7 +73,7 @@ pub struct FocusQuery<'a> {
     /// Entries (relative path, is a folder) the run leaves out of its scratch copies
     /// ([`crate::scratch::ScratchFilter`]): never ranked, nor walked into (e.g. QuixBugs'
     /// correct programs, which would leak the fix).
-    pub skip: Option<&'a (dyn Fn(&Path, bool) -> bool + Send + Sync)>,
+    pub skip: Option<&'a Skip<'a>>,
 }
 
 impl std::fmt::Debug for FocusQuery<'_> {
@@ -153,7 +157,7 @@ struct Tree {
 
 impl Tree {
     /// Walks `root`, skipping [`SKIP_DIRS`], the entries `skip` names, and unreadable entries.
-    fn walk(root: &Path, skip: Option<&(dyn Fn(&Path, bool) -> bool + Send + Sync)>) -> Tree {
+    fn walk(root: &Path, skip: Option<&Skip<'_>>) -> Tree {
         let mut tree = Tree { files: vec![], tests: vec![], by_name: HashMap::new(), by_path: HashMap::new() };
         let walker = walkdir::WalkDir::new(root).min_depth(1).sort_by_file_name().into_iter();
         let skipped = |e: &walkdir::DirEntry| {

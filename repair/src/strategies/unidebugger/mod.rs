@@ -43,6 +43,7 @@
 
 pub mod marks;
 pub mod prompts;
+pub mod record;
 pub mod repofocus;
 pub mod slice;
 pub mod summary;
@@ -54,6 +55,7 @@ use serde::Serialize;
 
 use self::marks::Mark;
 use self::prompts::{Extra, Role};
+pub use self::record::{AgentRecord, Details, FocusRecord, HelperRecord, LevelSummary, MarksRecord, SliceRecord};
 use self::repofocus::{FocusQuery, Ranked};
 use crate::bug::Problem;
 use crate::llm::Message;
@@ -137,137 +139,6 @@ impl Level {
 
     /// Every level in escalation order.
     pub const ALL: [Level; 4] = [Level::L1, Level::L2, Level::L3, Level::Reflection];
-}
-
-/// The report's `details` for UniDebugger.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Details {
-    /// The highest level reached.
-    pub level: Option<Level>,
-    /// The level whose candidate was plausible.
-    pub plausible_at: Option<Level>,
-    /// The pass (1-based) the run was in when it ended.
-    pub pass: usize,
-    /// How the run ended: `plausible`, `exhausted` (every level and the reflection of every
-    /// pass failed), `validations` (the validation budget ran out: the outcome is
-    /// `budget_exhausted`), or `running` when the call budget or the clock cut it.
-    pub ended: String,
-    /// Candidates validated, and the bound.
-    pub validations: usize,
-    /// The bound on validations.
-    pub max_validations: usize,
-    /// The SBFL lines that seeded the Locator, `(line, score)`, best first.
-    pub sbfl_seed: Vec<(usize, f64)>,
-    /// Every agent request, in order.
-    pub agents: Vec<AgentRecord>,
-    /// Every Locator answer's marks.
-    pub marks: Vec<MarksRecord>,
-    /// Every window the Slicer's answers gave (or the default window).
-    pub slices: Vec<SliceRecord>,
-    /// The Helper's retrieval (L3).
-    pub helper: Option<HelperRecord>,
-    /// RepoFocus's files (L3).
-    pub repofocus: Option<FocusRecord>,
-}
-
-/// One agent request.
-#[derive(Debug, Clone, Serialize)]
-pub struct AgentRecord {
-    /// Pass, 1-based.
-    pub pass: usize,
-    /// Level.
-    pub level: Level,
-    /// The agent.
-    pub role: Role,
-    /// Characters of the request's messages.
-    pub input_chars: usize,
-    /// The answer (first choice), cut to 4,000 characters; `None` when the reply was unusable.
-    pub output: Option<String>,
-    /// The candidate this answer became (index into the report's `candidates`).
-    pub candidate: Option<usize>,
-}
-
-/// One Locator answer's marks.
-#[derive(Debug, Clone, Serialize)]
-pub struct MarksRecord {
-    /// Pass.
-    pub pass: usize,
-    /// Level.
-    pub level: Level,
-    /// Region of the file shown, 1-based inclusive lines.
-    pub region: (usize, usize),
-    /// The marks placed and the refused ones with their reasons.
-    pub marked: marks::Marked,
-    /// Whether the marks were used (valid: at least one placed, none refused).
-    pub accepted: bool,
-}
-
-/// One window of the buggy file for L2/L3.
-#[derive(Debug, Clone, Serialize)]
-pub struct SliceRecord {
-    /// Pass.
-    pub pass: usize,
-    /// Level.
-    pub level: Level,
-    /// The window, when one was accepted.
-    pub slice: Option<slice::Slice>,
-    /// Why the Slicer's answer was refused, or `default window` when none was valid.
-    pub note: Option<String>,
-}
-
-/// The Helper's retrieval.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct HelperRecord {
-    /// The query (≤ 100 words).
-    pub query: Option<String>,
-    /// Ids of the similar fixes found.
-    pub hits: Vec<String>,
-    /// The reference guide.
-    pub guide: Option<String>,
-    /// Why there is no guide (no index, no usable query, no hit above the threshold).
-    pub note: Option<String>,
-}
-
-/// RepoFocus's choice.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct FocusRecord {
-    /// The deterministic pre-ranking's top ([`FOCUS_CANDIDATES`]).
-    pub pre_ranked: Vec<Ranked>,
-    /// The files chosen, summarised for L3.
-    pub chosen: Vec<String>,
-    /// `model` (the model named at least two of the candidates), `model+pre_ranking` (it
-    /// named one; the pre-ranking's best filled in), `pre_ranking` (two or fewer candidates,
-    /// taken without asking the model, or a model answer naming none), or `none` (no
-    /// candidate: no file had a signal).
-    pub source: String,
-    /// Why fewer than two files were chosen, when so.
-    pub note: Option<String>,
-}
-
-/// One bug's escalation in an evaluation (`fixdex eval quixbugs --strategy unidebugger`),
-/// from the report's [`Details`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LevelSummary {
-    /// The highest level reached (`L1`, `L2`, `L3`, `reflection`).
-    pub level: String,
-    /// The level whose candidate was plausible.
-    pub plausible_at: Option<String>,
-    /// Candidates validated.
-    pub validations: usize,
-}
-
-impl LevelSummary {
-    /// The summary in a UniDebugger report's `details`; `None` for other reports.
-    #[must_use]
-    pub fn from_details(details: &serde_json::Value) -> Option<LevelSummary> {
-        let level = details.get("level")?.as_str()?.to_string();
-        details.get("agents")?;
-        Some(LevelSummary {
-            level,
-            plausible_at: details.get("plausible_at").and_then(|v| v.as_str()).map(str::to_string),
-            validations: details.get("validations").and_then(serde_json::Value::as_u64).unwrap_or(0) as usize,
-        })
-    }
 }
 
 impl super::Strategy for UniDebugger {

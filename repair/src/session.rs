@@ -426,6 +426,27 @@ impl<'a> Session<'a> {
         rec.applied_diff = Some(diff);
     }
 
+    /// `rec` as the candidate it repeats when it is a [`Verdict::Duplicate`]: that
+    /// candidate's verdict (unless plausible), failing tests and feedback, so that a strategy
+    /// ranks it and shows it to the model as that one; other records unchanged.
+    #[must_use]
+    pub fn as_repeated(&self, mut rec: CandidateRecord) -> CandidateRecord {
+        if rec.verdict != Verdict::Duplicate {
+            return rec;
+        }
+        let first = self.report.candidates.iter().find(|c| {
+            c.verdict != Verdict::Duplicate && c.applied_diff.is_some() && c.applied_diff == rec.applied_diff
+        });
+        if let Some(first) = first {
+            rec.failing_tests.clone_from(&first.failing_tests);
+            rec.feedback.clone_from(&first.feedback);
+            if first.verdict != Verdict::Plausible {
+                rec.verdict = first.verdict;
+            }
+        }
+        rec
+    }
+
     /// Records a candidate; `true` when it is plausible and the run stops at the first
     /// ([`RunConfig::collect_all`] unset).
     pub fn push_candidate(&mut self, rec: CandidateRecord) -> bool {

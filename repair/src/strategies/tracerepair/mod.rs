@@ -504,7 +504,7 @@ impl Run<'_> {
             let rec = session.validate_candidate(self.problem, place, reply, answer, prompts::CUT_OFF_PATCH)?;
             let index = session.report.candidates.len();
             let stop = session.push_candidate(rec.clone());
-            let rec = Self::resolve_duplicate(session, rec);
+            let rec = session.as_repeated(rec);
             let h = Hypothesis {
                 agent,
                 answer: reply.text.clone(),
@@ -531,26 +531,6 @@ impl Run<'_> {
         });
         self.history.push((attempt, h.clone()));
         Ok(h)
-    }
-
-    /// A duplicate gets the verdict and failing tests of the candidate it repeats, so that it
-    /// ranks as that one.
-    fn resolve_duplicate(session: &Session<'_>, mut rec: CandidateRecord) -> CandidateRecord {
-        if rec.verdict != Verdict::Duplicate {
-            return rec;
-        }
-        if let Some(first) =
-            session.report.candidates.iter().find(|c| {
-                c.verdict != Verdict::Duplicate && c.applied_diff.is_some() && c.applied_diff == rec.applied_diff
-            })
-        {
-            rec.failing_tests = first.failing_tests.clone();
-            rec.feedback = first.feedback.clone();
-            if first.verdict != Verdict::Plausible {
-                rec.verdict = first.verdict;
-            }
-        }
-        rec
     }
 
     /// Generation (Algorithm 1, lines 13-16).

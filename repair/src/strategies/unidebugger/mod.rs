@@ -721,7 +721,7 @@ impl Run<'_> {
         }
         let index = session.report.candidates.len();
         session.push_candidate(rec.clone());
-        let rec = as_repeated(session, rec);
+        let rec = session.as_repeated(rec);
         if let Some(a) = self.details.agents.last_mut() {
             a.candidate = Some(index);
         }
@@ -780,30 +780,10 @@ fn rank(c: &Cand) -> (u8, std::cmp::Reverse<usize>) {
     crate::validate::rank(c.rec.verdict, c.rec.failing_tests.len())
 }
 
-/// A duplicate with the verdict, failing tests and feedback of the candidate it repeats, so
-/// that it ranks and reads as that one.
-fn as_repeated(session: &Session<'_>, mut rec: CandidateRecord) -> CandidateRecord {
-    if rec.verdict != Verdict::Duplicate {
-        return rec;
-    }
-    let first =
-        session.report.candidates.iter().find(|c| {
-            c.verdict != Verdict::Duplicate && c.applied_diff.is_some() && c.applied_diff == rec.applied_diff
-        });
-    if let Some(first) = first.filter(|f| f.verdict != Verdict::Plausible) {
-        rec.verdict = first.verdict;
-        rec.failing_tests.clone_from(&first.failing_tests);
-        rec.feedback.clone_from(&first.feedback);
-    }
-    rec
-}
-
-/// `s` cut to `max` characters (on a character boundary).
+/// `s` cut to `max` characters, `...` marking a cut.
 fn cut(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((at, _)) => format!("{}...", &s[..at]),
-        None => s.to_string(),
-    }
+    let head = crate::condense::cut(s, max);
+    if head.len() < s.len() { format!("{head}...") } else { s.to_string() }
 }
 
 #[cfg(test)]

@@ -20,7 +20,8 @@
 #               tracerepair --rounds 1`) [default: none: ReinFix]
 # Needs a JDK with JUnit 4 (Debian junit4, libhamcrest-java) and Python with pytest and
 # pytest-timeout (FIXDEX_PYTHON, as scripts/setup-test-tools.sh prints it, or python3).
-# `--max-reply-tokens 512` is passed when the binary has that option (see `fixdex repair
+# `--ignore correct_java_programs --ignore correct_python_programs` and
+# `--max-reply-tokens 512` are passed when the binary has those options (see `fixdex repair
 # --help`). Prints one line per run: exit code, outcome, calls, tokens, the tool protocol
 # and the choices received per request (`n/a` where the report has no such field).
 # Exit status: 0 when every run exited 0 or 4 with a report, 1 otherwise, 2 on bad usage.
@@ -69,6 +70,10 @@ if "$fixdex" repair --help 2>/dev/null | grep -q -- '--max-reply-tokens'; then
   extra+=(--max-reply-tokens 512)
 fi
 # shellcheck disable=SC2206 # split on spaces on purpose
+if "$fixdex" repair --help 2>/dev/null | grep -q -- '--ignore'; then
+  # The fixed programs beside the buggy ones would leak the fix (UniDebugger's RepoFocus).
+  extra+=(--ignore correct_java_programs --ignore correct_python_programs)
+fi
 [ -z "$repair_args_extra" ] || extra+=($repair_args_extra)
 
 server_pid=

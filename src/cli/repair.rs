@@ -85,6 +85,12 @@ pub struct Args {
     /// Limit per build or test run, seconds.
     #[arg(long, default_value_t = 300)]
     test_timeout_s: u64,
+    /// A file or folder of the project (relative path, repeatable) the run ignores: left out
+    /// of the scratch copies and of the files UniDebugger's RepoFocus ranks. For benchmark
+    /// trees that hold the fixed programs beside the buggy ones, e.g. QuixBugs'
+    /// `correct_java_programs` and `correct_python_programs`, which would leak the fix.
+    #[arg(long)]
+    ignore: Vec<PathBuf>,
     #[command(flatten)]
     strategy: StrategyArgs,
     #[command(flatten)]
@@ -126,10 +132,13 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     let prices = a.llm.prices(&client.model);
     let bug =
         Bug { id: a.bug_id.clone(), root: a.project.clone(), file, location, failing_tests: a.failing_test.clone() };
-    let mut report = Workflow::new(client.get(), retriever, validator(a), config)
-        .with_strategy(strategy)
-        .with_prices(prices)
-        .run(&bug);
+    let mut workflow = Workflow::new(client.get(), retriever, validator(a), config).with_strategy(strategy);
+    if !a.ignore.is_empty() {
+        let ignored = a.ignore.clone();
+        workflow =
+            workflow.with_scratch_filter(std::sync::Arc::new(move |rel, _| ignored.iter().any(|p| rel.starts_with(p))));
+    }
+    let mut report = workflow.with_prices(prices).run(&bug);
     report.fault_localization = fault_localization;
     let json = serde_json::to_string_pretty(&report)?;
     std::fs::write(&a.report, &json).with_context(|| format!("writing the report {}", a.report.display()))?;
@@ -144,6 +153,18 @@ fn check_inputs(a: &Args) -> anyhow::Result<()> {
     a.llm.check_outputs()?;
     if !a.project.is_dir() {
         bail!("--project {} is not a folder", a.project.display());
+    }
+    for p in &a.ignore {
+        if p.is_absolute() || !a.project.join(p).exists() {
+            bail!(
+                "--ignore {} is not a path under --project {} (give it relative to the project)",
+                p.display(),
+                a.project.display()
+            );
+        }
+        if a.file.as_ref().is_some_and(|f| f.starts_with(p)) {
+            bail!("--ignore {} holds the buggy --file", p.display());
+        }
     }
     match &a.file {
         Some(file) if !is_file_under(&a.project, file) => {

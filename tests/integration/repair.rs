@@ -770,6 +770,16 @@ fn issue_14_unidebugger_fixed_at_l1_and_exhausted_exit_4() {
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     assert_eq!((r["strategy"].as_str(), r["details"]["ended"].as_str()), (Some("unidebugger"), Some("plausible")));
     assert!(r["details"]["marks"][0]["marked"]["refused"][0].as_str().unwrap().contains("not a line"), "{r:#}");
+    // `--ignore`: an ignored folder is left out of the copies (the run is the same); a path
+    // that is not in the project, or one holding the buggy file, is refused.
+    let ignoring = |p: &str| [&args[..], &["--ignore".to_string(), p.to_string()]].concat();
+    let out = fixdex(&ignoring("python_programs").iter().map(String::as_str).collect::<Vec<_>>(), None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for (p, why) in [("nope", "is not a path under --project"), ("java_programs", "holds the buggy --file")] {
+        let out = fixdex(&ignoring(p).iter().map(String::as_str).collect::<Vec<_>>(), None);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(stderr(&out).contains(why), "{}", stderr(&out));
+    }
 
     let all = std::fs::read_to_string(repo().join("repair/tests/fixtures/replay/unidebugger-minibugs.jsonl")).unwrap();
     let total = all.lines().filter(|l| !l.trim().is_empty()).count();

@@ -156,6 +156,7 @@ impl<'a> Session<'a> {
     /// A session for `bug` started at `start`, its report initialised by `report`.
     pub(crate) fn new(parts: Parts<'a>, bug: &Bug, start: Instant, report: RepairReport) -> Session<'a> {
         let Parts { client, config, retriever, validator, skip, prices } = parts;
+        let toolbox = Toolbox::new(&bug.root).with_skip(std::sync::Arc::clone(&skip));
         Session {
             client,
             config,
@@ -163,7 +164,7 @@ impl<'a> Session<'a> {
             validator,
             candidate_validator: None,
             skip,
-            toolbox: Toolbox::new(&bug.root),
+            toolbox,
             ledger: Ledger::new(config.budget, prices).with_deadline(config.wall.map(|wall| start + wall)),
             start,
             estimator: Estimator::default(),

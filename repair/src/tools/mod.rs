@@ -194,6 +194,15 @@ impl Toolbox {
         Toolbox { project: Project::new(project_root.as_ref()), config }
     }
 
+    /// The tools without the project entries `skip` names (root-relative path, is a
+    /// folder; the run's [`crate::scratch::ScratchFilter`]): such files are never listed,
+    /// searched or read, e.g. QuixBugs' correct programs, which would leak the fix.
+    #[must_use]
+    pub fn with_skip(mut self, skip: crate::scratch::ScratchFilter) -> Toolbox {
+        self.project = self.project.with_skip(skip);
+        self
+    }
+
     /// The project root (canonicalised when it exists).
     pub fn root(&self) -> &Path {
         self.project.root()

@@ -79,17 +79,36 @@ pub(crate) fn end_line_of(node: Node<'_>) -> usize {
 
 /// A project root with a parse cache keyed on path and content hash, so files edited
 /// between calls (patches applied in a scratch copy) are parsed again.
-#[derive(Debug)]
 pub(crate) struct Project {
     root: PathBuf,
     cache: Mutex<HashMap<String, Arc<SourceFile>>>,
+    /// Entries the tools never list or read ([`Project::with_skip`]).
+    skip: Option<crate::scratch::ScratchFilter>,
+}
+
+impl std::fmt::Debug for Project {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Project").field("root", &self.root).field("skip", &self.skip.is_some()).finish_non_exhaustive()
+    }
 }
 
 impl Project {
     /// A project rooted at `root` (canonicalised when possible).
     pub(crate) fn new(root: &Path) -> Project {
         let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-        Project { root, cache: Mutex::new(HashMap::new()) }
+        Project { root, cache: Mutex::new(HashMap::new()), skip: None }
+    }
+
+    /// The project without the entries `skip` names (root-relative path, is a folder): they
+    /// are never listed, searched or read.
+    pub(crate) fn with_skip(mut self, skip: crate::scratch::ScratchFilter) -> Project {
+        self.skip = Some(skip);
+        self
+    }
+
+    /// Whether `rel` is left out ([`Self::with_skip`]).
+    fn skips(&self, rel: &str, is_dir: bool) -> bool {
+        self.skip.as_ref().is_some_and(|f| f(Path::new(rel), is_dir))
     }
 
     /// The project root.
@@ -101,6 +120,9 @@ impl Project {
     /// the root is looked up in the project when exactly one file has that name.
     pub(crate) fn resolve(&self, arg: &str) -> Result<String, ToolError> {
         let rel = confine(arg)?;
+        if self.skips(&rel, false) {
+            return Err(ToolError::FileNotFound { path: rel });
+        }
         if self.root.join(&rel).is_file() {
             return self.check_inside(rel);
         }
@@ -149,7 +171,7 @@ impl Project {
     /// directories and build output directories are skipped, symlinks are not followed.
     pub(crate) fn source_files(&self) -> Vec<String> {
         let mut out = Vec::new();
-        walk(&self.root, "", &mut out);
+        walk(&self.root, "", &mut out, &|rel, is_dir| self.skips(rel, is_dir));
         out.sort();
         out.truncate(MAX_PROJECT_FILES);
         out
@@ -161,14 +183,17 @@ impl Project {
     }
 }
 
-fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>) {
+fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>, skips: &dyn Fn(&str, bool) -> bool) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         let Ok(kind) = entry.file_type() else { continue };
         let rel = if prefix.is_empty() { name.clone() } else { format!("{prefix}/{name}") };
+        if skips(&rel, kind.is_dir()) {
+            continue;
+        }
         if kind.is_dir() && !name.starts_with('.') && !SKIPPED_DIRS.contains(&name.as_str()) {
-            walk(&entry.path(), &rel, out);
+            walk(&entry.path(), &rel, out, skips);
         } else if kind.is_file() && Language::from_path(Path::new(&name)).is_some() {
             out.push(rel);
         }

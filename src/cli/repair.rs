@@ -86,7 +86,8 @@ pub struct Args {
     #[arg(long, default_value_t = 300)]
     test_timeout_s: u64,
     /// A file or folder of the project (relative path, repeatable) the run ignores: left out
-    /// of the scratch copies and of the files UniDebugger's RepoFocus ranks. For benchmark
+    /// of the scratch copies, of what the internal tools list and read, and of the files
+    /// UniDebugger's RepoFocus ranks. For benchmark
     /// trees that hold the fixed programs beside the buggy ones, e.g. QuixBugs'
     /// `correct_java_programs` and `correct_python_programs`, which would leak the fix.
     #[arg(long)]

@@ -596,8 +596,14 @@ fn the_scratch_filter_keeps_correct_programs_from_the_tools() {
     use serde_json::json;
     let dir = tempfile::tempdir().unwrap();
     for (rel, text) in [
-        ("java_programs/GCD.java", "package java_programs;\npublic class GCD {\n    public static int gcd(int a, int b) { return a; }\n}\n"),
-        ("correct_java_programs/GCD.java", "package correct_java_programs;\npublic class GCD {\n    public static int gcd(int a, int b) { return b; }\n}\n"),
+        (
+            "java_programs/GCD.java",
+            "package java_programs;\npublic class GCD {\n    public static int gcd(int a, int b) { return a; }\n}\n",
+        ),
+        (
+            "correct_java_programs/GCD.java",
+            "package correct_java_programs;\npublic class GCD {\n    public static int gcd(int a, int b) { return b; }\n}\n",
+        ),
     ] {
         let path = dir.path().join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -609,6 +615,10 @@ fn the_scratch_filter_keeps_correct_programs_from_the_tools() {
     let filtered = Toolbox::new(dir.path()).with_skip(repair::quixbugs::scratch_filter(repair::quixbugs::Lang::Java));
     let seen = filtered.call("find_class_loc", &json!({"class": "GCD"})).unwrap_or_else(|e| e.to_string());
     assert!(seen.contains("java_programs/GCD.java") && !seen.contains("correct_"), "{seen}");
-    let read = filtered.call("find_method_in_file", &json!({"file": "correct_java_programs/GCD.java", "method": "gcd"}));
-    assert!(read.is_err_and(|e| e.to_string().contains("correct_java_programs/GCD.java")), "a filtered file is not read");
+    let read =
+        filtered.call("find_method_in_file", &json!({"file": "correct_java_programs/GCD.java", "method": "gcd"}));
+    assert!(
+        read.is_err_and(|e| e.to_string().contains("correct_java_programs/GCD.java")),
+        "a filtered file is not read"
+    );
 }

@@ -215,6 +215,14 @@ pub fn cut(s: &str, max: usize) -> &str {
     s.char_indices().nth(max).map_or(s, |(i, _)| &s[..i])
 }
 
+/// The first `max` characters of `s`, with `...` appended when something was cut (agents'
+/// results shown in prompts, answers kept in reports).
+#[must_use]
+pub fn shorten(s: &str, max: usize) -> String {
+    let head = cut(s, max);
+    if head.len() < s.len() { format!("{head}...") } else { s.to_string() }
+}
+
 /// The last `max` characters of `s`.
 fn last_chars(s: &str, max: usize) -> &str {
     if max == 0 {

@@ -51,6 +51,7 @@ use self::probe::{ProbeRequest, Site};
 use self::prompts::{AGENTS, Agent};
 use self::trace::Collected;
 use crate::bug::Problem;
+use crate::condense::shorten;
 use crate::llm::Message;
 use crate::patch::complete_patch_text;
 use crate::report::{CandidateRecord, Degraded};
@@ -631,7 +632,7 @@ impl Run<'_> {
                 self.problem,
                 trace,
                 h.patch(),
-                &cut(&h.result(), RESULT_CHARS),
+                &shorten(&h.result(), RESULT_CHARS),
                 critiques,
                 &h.similar,
             )),
@@ -654,7 +655,7 @@ impl Run<'_> {
             history.push_str(&format!(
                 "- round {}, {who}: {}\n```\n{}\n```\n",
                 attempt - 1,
-                cut(&h.result(), 300),
+                shorten(&h.result(), 300),
                 h.patch()
             ));
         }
@@ -699,14 +700,6 @@ fn warn_about(session: &mut Session<'_>, c: &Collected, no_sites: bool) {
              past its time limit, changed what the program does, or the tests are flaky; read the trace with care",
             c.tests_differ.join(", ")
         ));
-    }
-}
-
-/// `s` cut to `max` characters (on a character boundary).
-fn cut(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((at, _)) => format!("{}...", &s[..at]),
-        None => s.to_string(),
     }
 }
 

@@ -58,6 +58,7 @@ use self::prompts::{Extra, Role};
 pub use self::record::{AgentRecord, Details, FocusRecord, HelperRecord, LevelSummary, MarksRecord, SliceRecord};
 use self::repofocus::{FocusQuery, Ranked};
 use crate::bug::Problem;
+use crate::condense::shorten;
 use crate::llm::Message;
 use crate::patch::complete_patch_text;
 use crate::report::{CandidateRecord, Degraded};
@@ -209,7 +210,7 @@ impl Cand {
             Verdict::Plausible => "plausible: every test passes".to_string(),
             v => format!("{}: {}", v.as_str(), r.feedback.as_deref().unwrap_or("")),
         };
-        cut(&text, prompts::FEEDBACK_CHARS)
+        shorten(&text, prompts::FEEDBACK_CHARS)
     }
 }
 
@@ -337,10 +338,8 @@ impl Run<'_> {
 
     /// The code of `region` (1-based inclusive lines of the buggy file).
     fn code(&self, region: (usize, usize)) -> String {
-        let lines: Vec<&str> = self.text.lines().collect();
-        let end = region.1.min(lines.len());
-        let start = region.0.clamp(1, end.max(1));
-        lines[start - 1..end].join("\n") + "\n"
+        let end = region.1.min(self.text.lines().count());
+        Problem::excerpt(&self.text, region.0.clamp(1, end.max(1)), end).0
     }
 
     /// L1's core (also run inside L2 and L3): Locator, then Fixer on `region`.
@@ -409,7 +408,7 @@ impl Run<'_> {
     /// The Slicer's window (re-asked when refused); the default window around the located
     /// code when no answer is valid.
     fn slice(&mut self, session: &mut Session<'_>, level: Level, extra: &Extra) -> Result<slice::Slice, Stop> {
-        let shown = cut(&self.text, FILE_CHARS);
+        let shown = shorten(&self.text, FILE_CHARS);
         let mut messages = vec![Message::user(prompts::slicer_prompt(self.problem, &shown, extra))];
         for _ in 0..self.strategy.resamples.max(1) {
             let Some(answer) = self.ask(session, level, Role::Slicer, messages.clone())? else { break };
@@ -545,7 +544,7 @@ impl Run<'_> {
         }
         let similar = render_as(&got, config.tool_output_chars, FixStyle::Prompt);
         let messages = vec![Message::user(prompts::guide_prompt(self.problem, &similar))];
-        let guide = self.ask(session, Level::L3, Role::Helper, messages)?.map(|g| cut(g.trim(), 2_000));
+        let guide = self.ask(session, Level::L3, Role::Helper, messages)?.map(|g| shorten(g.trim(), 2_000));
         rec.guide.clone_from(&guide);
         Ok(match guide {
             Some(g) => format!("{g}\n\nThe similar fixes found:\n{similar}"),
@@ -631,7 +630,7 @@ impl Run<'_> {
         let path = self.problem.bug.root.join(file);
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         let lang = crate::language::Language::from_path(Path::new(file)).map_or("", |l| l.as_str());
-        let messages = vec![Message::user(prompts::summarizer_prompt(file, lang, &cut(&text, FILE_CHARS)))];
+        let messages = vec![Message::user(prompts::summarizer_prompt(file, lang, &shorten(&text, FILE_CHARS)))];
         let answer = self.ask(session, level, Role::Summarizer, messages)?.unwrap_or_default();
         let mut lines = summary::parse(&answer);
         if lines.is_empty() {
@@ -674,7 +673,7 @@ impl Run<'_> {
             level,
             role,
             input_chars,
-            output: reply.as_ref().map(|r| cut(&r.text, OUTPUT_CHARS)),
+            output: reply.as_ref().map(|r| shorten(&r.text, OUTPUT_CHARS)),
             candidate: None,
         });
         self.save(session);
@@ -778,12 +777,6 @@ fn best(a: Option<Cand>, b: Option<Cand>) -> Option<Cand> {
 /// A candidate's [`crate::validate::rank`].
 fn rank(c: &Cand) -> (u8, std::cmp::Reverse<usize>) {
     crate::validate::rank(c.rec.verdict, c.rec.failing_tests.len())
-}
-
-/// `s` cut to `max` characters, `...` marking a cut.
-fn cut(s: &str, max: usize) -> String {
-    let head = crate::condense::cut(s, max);
-    if head.len() < s.len() { format!("{head}...") } else { s.to_string() }
 }
 
 #[cfg(test)]

@@ -128,12 +128,17 @@ impl LevelSummary {
     /// The summary in a UniDebugger report's `details`; `None` for other reports.
     #[must_use]
     pub fn from_details(details: &serde_json::Value) -> Option<LevelSummary> {
-        let level = details.get("level")?.as_str()?.to_string();
-        details.get("agents")?;
-        Some(LevelSummary {
-            level,
-            plausible_at: details.get("plausible_at").and_then(|v| v.as_str()).map(str::to_string),
-            validations: details.get("validations").and_then(serde_json::Value::as_u64).unwrap_or(0) as usize,
-        })
+        /// The fields of a serialized [`Details`] the summary reads (`agents` only marks it
+        /// as UniDebugger's).
+        #[derive(serde::Deserialize)]
+        struct Read {
+            level: String,
+            plausible_at: Option<String>,
+            validations: usize,
+            #[serde(rename = "agents")]
+            _agents: serde::de::IgnoredAny,
+        }
+        let r: Read = serde::Deserialize::deserialize(details).ok()?;
+        Some(LevelSummary { level: r.level, plausible_at: r.plausible_at, validations: r.validations })
     }
 }

@@ -48,6 +48,9 @@ enum Command {
     /// Serve search_similar_fixes and the code-analysis tools to other agents, over MCP
     /// (stdio) or a local JSON HTTP API.
     Serve(cli::serve::Args),
+    /// Mine bug-fix pairs from git histories (repositories or bundles): bug-fix commits by
+    /// message, one pair per modified method (tree-sitter spans), in the corpus schema.
+    Mine(cli::mine::Args),
 }
 
 fn main() -> ExitCode {
@@ -64,6 +67,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => cli::bench::run(&a),
         Command::Repair(a) => cli::repair::run(&a),
         Command::Serve(a) => cli::serve::run(&a),
+        Command::Mine(a) => cli::mine::run(&a),
     };
     match result {
         Ok(code) => code,

@@ -32,8 +32,10 @@
 #![warn(missing_docs)]
 
 mod action;
+mod cause;
 mod kind;
 mod matcher;
+mod methods;
 mod rules;
 mod script;
 mod shape;
@@ -44,7 +46,9 @@ mod tree;
 use std::str::FromStr;
 
 pub use action::{Action, Classification};
+pub use cause::root_cause;
 pub use kind::ActionKind;
+pub use methods::{Method, methods};
 pub use shape::{Fit, Shape};
 pub use tree::MAX_DEPTH;
 
@@ -62,6 +66,12 @@ pub enum Error {
     UnknownLanguage {
         /// The name given.
         name: String,
+    },
+    /// A source file could not be parsed into methods ([`methods`]).
+    #[error("cannot parse the file: {reason}")]
+    Parse {
+        /// What went wrong (`syntax error at line 12`, ...).
+        reason: String,
     },
 }
 

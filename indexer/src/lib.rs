@@ -31,6 +31,7 @@ pub mod dedup;
 mod error;
 pub mod exclude;
 pub mod label;
+pub mod mine;
 mod report;
 pub mod shard;
 

@@ -18,6 +18,7 @@ pub mod inspect;
 pub mod llm_args;
 pub mod logging;
 pub mod manifest;
+pub mod mine;
 pub mod model;
 pub mod progress;
 pub mod quixbugs;

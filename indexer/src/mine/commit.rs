@@ -1,0 +1,290 @@
+//! One commit's modified methods before and after ([`changes`]): the per-commit work of
+//! `fixdex mine`, run in parallel over commits.
+
+use std::collections::HashMap;
+
+use actions::{Language, Method};
+use git2::{Delta, DiffOptions, Oid, Repository};
+
+use super::select::{is_generated, is_test_path};
+use super::{MineOptions, Skip};
+
+/// One modified method: the same method (by [`Method::key`]) in the parent and in the
+/// commit, with a change beyond layout and comments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MethodChange {
+    /// Path in the commit (`/`-separated).
+    pub path: String,
+    /// Path in the parent when the file was renamed with changes.
+    pub old_path: Option<String>,
+    /// The file's language.
+    pub language: Language,
+    /// [`Method::key`] in the commit; [`HUNKS_KEY`] for the changes outside methods.
+    pub key: String,
+    /// Whether this is the file's changes outside its methods ([`outside_hunks`]): hunks
+    /// (3 lines of context) joined by a line `...`, as `meta.granularity == "hunk"` rows of
+    /// `../shared/data` are.
+    pub hunks: bool,
+    /// The method in the parent: from the start of its first line to its end.
+    pub buggy: String,
+    /// The method in the commit.
+    pub fixed: String,
+}
+
+/// What one commit gave: its modified methods, and the files and methods skipped on the way
+/// (by reason, [`Skip`]).
+#[derive(Debug, Default)]
+pub struct Changes {
+    /// The modified methods, file by file (libgit2's path order), in source order.
+    pub methods: Vec<MethodChange>,
+    /// A skip reason per file skipped.
+    pub skipped_files: Vec<Skip>,
+    /// A skip reason per method skipped.
+    pub skipped_methods: Vec<Skip>,
+}
+
+/// The language of a path, by extension (`.java`, `.py`).
+pub fn language_of(path: &str) -> Option<Language> {
+    match path.rsplit_once('.').map(|(_, ext)| ext) {
+        Some("java") => Some(Language::Java),
+        Some("py") => Some(Language::Python),
+        _ => None,
+    }
+}
+
+/// The files changed from `parent` to `commit`, renames detected.
+fn diff<'r>(repo: &'r Repository, parent: Oid, commit: Oid) -> Result<git2::Diff<'r>, git2::Error> {
+    let old = repo.find_commit(parent)?.tree()?;
+    let new = repo.find_commit(commit)?.tree()?;
+    let mut opts = DiffOptions::new();
+    opts.ignore_submodules(true);
+    let mut diff = repo.diff_tree_to_tree(Some(&old), Some(&new), Some(&mut opts))?;
+    diff.find_similar(Some(git2::DiffFindOptions::new().renames(true)))?;
+    Ok(diff)
+}
+
+/// The number of changed files that are not tests (any file type), for `--max-files`.
+pub fn non_test_files(diff: &git2::Diff<'_>) -> usize {
+    diff.deltas().filter(|d| !delta_path(d).is_some_and(|p| is_test_path(&p))).count()
+}
+
+fn delta_path(d: &git2::DiffDelta<'_>) -> Option<String> {
+    d.new_file().path().or_else(|| d.old_file().path()).map(|p| p.to_string_lossy().replace('\\', "/"))
+}
+
+/// The modified methods of `commit` against `parent`, and the commit-level reason to skip
+/// it, if any (`too_many_files`, `no_source_change`, `too_many_methods`,
+/// `no_method_changed`).
+///
+/// # Errors
+/// A libgit2 error reading the trees or blobs (a damaged repository).
+pub fn changes(
+    repo: &Repository,
+    parent: Oid,
+    commit: Oid,
+    opts: &MineOptions,
+) -> Result<(Changes, Option<Skip>), git2::Error> {
+    let diff = diff(repo, parent, commit)?;
+    if non_test_files(&diff) > opts.max_files {
+        return Ok((Changes::default(), Some(Skip::TooManyFiles)));
+    }
+    let mut out = Changes::default();
+    let mut sources = 0;
+    for delta in diff.deltas() {
+        let Some(path) = delta_path(&delta) else { continue };
+        let Some(language) = language_of(&path) else { continue };
+        if is_test_path(&path) {
+            out.skipped_files.push(Skip::TestFile);
+            continue;
+        }
+        sources += 1;
+        match file_changes(repo, &delta, &path, language, opts, &mut out) {
+            Ok(()) => {}
+            Err(skip) => out.skipped_files.push(skip),
+        }
+    }
+    let skip = verdict(&out, sources, opts);
+    Ok((out, skip))
+}
+
+fn verdict(out: &Changes, sources: usize, opts: &MineOptions) -> Option<Skip> {
+    if sources == 0 {
+        Some(Skip::NoSourceChange)
+    } else if out.methods.is_empty() {
+        Some(Skip::NoMethodChanged)
+    } else if out.methods.len() > opts.max_methods {
+        Some(Skip::TooManyMethods)
+    } else {
+        None
+    }
+}
+
+/// Adds one source file's modified methods to `out`, or says why the file is skipped.
+fn file_changes(
+    repo: &Repository,
+    delta: &git2::DiffDelta<'_>,
+    path: &str,
+    language: Language,
+    opts: &MineOptions,
+    out: &mut Changes,
+) -> std::result::Result<(), Skip> {
+    match delta.status() {
+        Delta::Added | Delta::Copied => return Err(Skip::AddedFile),
+        Delta::Deleted => return Err(Skip::DeletedFile),
+        Delta::Renamed if delta.old_file().id() == delta.new_file().id() => return Err(Skip::RenameOnly),
+        Delta::Modified | Delta::Renamed => {}
+        _ => return Err(Skip::Unsupported),
+    }
+    let old = text(repo, delta.old_file().id())?;
+    let new = text(repo, delta.new_file().id())?;
+    if is_generated(path, &new) {
+        return Err(Skip::Generated);
+    }
+    let before = actions::methods(&old, language).map_err(|_| Skip::ParseError)?;
+    let after = actions::methods(&new, language).map_err(|_| Skip::ParseError)?;
+    let old_path = (delta.status() == Delta::Renamed)
+        .then(|| delta.old_file().path().map(|p| p.to_string_lossy().into_owned()))
+        .flatten();
+    let paired = pair_methods(&before, &after, &mut out.skipped_methods);
+    for &(b, a) in &paired {
+        if b.code_hash == a.code_hash {
+            if old[b.bytes.clone()] != new[a.bytes.clone()] {
+                out.skipped_methods.push(Skip::LayoutOrCommentOnly);
+            }
+            continue;
+        }
+        let (buggy, fixed) = (&old[b.bytes.clone()], &new[a.bytes.clone()]);
+        if buggy.len().max(fixed.len()) > opts.max_method_bytes {
+            out.skipped_methods.push(Skip::MethodTooLong);
+            continue;
+        }
+        out.methods.push(MethodChange {
+            path: path.to_string(),
+            old_path: old_path.clone(),
+            language,
+            key: a.key(),
+            hunks: false,
+            buggy: buggy.to_string(),
+            fixed: fixed.to_string(),
+        });
+    }
+    if opts.hunks {
+        let old_spans: Vec<(usize, usize)> = paired.iter().map(|(b, _)| b.lines).collect();
+        let new_spans: Vec<(usize, usize)> = paired.iter().map(|(_, a)| a.lines).collect();
+        if let Some((buggy, fixed)) = outside_hunks(&old, &new, &old_spans, &new_spans) {
+            out.methods.push(MethodChange {
+                path: path.to_string(),
+                old_path,
+                language,
+                key: HUNKS_KEY.to_string(),
+                hunks: true,
+                buggy,
+                fixed,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The key of a file's changes outside its methods.
+pub const HUNKS_KEY: &str = "<hunks>";
+
+/// The hunks of `old` → `new` (3 lines of context) with a substantive change outside the
+/// methods present in both versions (`old_spans`, `new_spans`: their 1-based line ranges):
+/// a field initialiser, a module-level constant, an added or removed method. A change is
+/// substantive unless its lines are all blank, comments or imports, or it only changes
+/// layout. Returns the buggy and fixed texts, hunks joined by a line `...`; `None` when no
+/// hunk qualifies.
+pub fn outside_hunks(
+    old: &str,
+    new: &str,
+    old_spans: &[(usize, usize)],
+    new_spans: &[(usize, usize)],
+) -> Option<(String, String)> {
+    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    let outside = |range: std::ops::Range<usize>, spans: &[(usize, usize)]| {
+        range.clone().all(|i| !spans.iter().any(|&(a, b)| (a..=b).contains(&(i + 1))))
+    };
+    let diff = similar::TextDiff::from_lines(old, new);
+    let (mut buggy, mut fixed) = (Vec::new(), Vec::new());
+    for group in diff.grouped_ops(3) {
+        let keep = group.iter().any(|op| {
+            op.tag() != similar::DiffTag::Equal
+                && outside(op.old_range(), old_spans)
+                && outside(op.new_range(), new_spans)
+                && substantive(&old_lines[op.old_range()], &new_lines[op.new_range()])
+        });
+        let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
+        if keep {
+            buggy.push(old_lines[first.old_range().start..last.old_range().end].concat());
+            fixed.push(new_lines[first.new_range().start..last.new_range().end].concat());
+        }
+    }
+    (!buggy.is_empty()).then(|| (buggy.join("...\n"), fixed.join("...\n")))
+}
+
+/// Whether replacing `old` lines by `new` lines changes code: not only blank, comment or
+/// import lines, and not only layout.
+fn substantive(old: &[&str], new: &[&str]) -> bool {
+    let code = |lines: &[&str]| -> String {
+        lines
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| {
+                !(l.is_empty()
+                    || ["//", "/*", "*", "#", "import ", "from ", "package "].iter().any(|p| l.starts_with(p)))
+            })
+            .flat_map(|l| l.chars().filter(|c| !c.is_whitespace()))
+            .collect()
+    };
+    let (a, b) = (code(old), code(new));
+    a != b
+}
+
+/// A blob's text, or why it has none (`binary`, `non_utf8`).
+fn text(repo: &Repository, id: Oid) -> std::result::Result<String, Skip> {
+    let blob = repo.find_blob(id).map_err(|_| Skip::MissingObject)?;
+    if blob.is_binary() {
+        return Err(Skip::Binary);
+    }
+    String::from_utf8(blob.content().to_vec()).map_err(|_| Skip::NonUtf8)
+}
+
+/// The methods of the two versions that are the same method: equal keys, then, for the
+/// rest, equal owners and name when that is unique on both sides (a Java parameter list
+/// that changed). Nested methods are left out (their change is the enclosing method's).
+/// Methods only in one version are counted as `method_added` / `method_removed`.
+fn pair_methods<'m>(
+    before: &'m [Method],
+    after: &'m [Method],
+    skipped: &mut Vec<Skip>,
+) -> Vec<(&'m Method, &'m Method)> {
+    let top = |ms: &'m [Method]| ms.iter().filter(|m| !m.nested).collect::<Vec<&'m Method>>();
+    let (before, after) = (top(before), top(after));
+    let by_key: HashMap<String, &Method> = before.iter().map(|m| (m.key(), *m)).collect();
+    let mut pairs = Vec::new();
+    let mut unmatched_after = Vec::new();
+    let mut used = std::collections::HashSet::new();
+    for a in &after {
+        match by_key.get(&a.key()) {
+            Some(b) if used.insert(b.key()) => pairs.push((*b, *a)),
+            _ => unmatched_after.push(*a),
+        }
+    }
+    let unmatched_before: Vec<&Method> = before.iter().copied().filter(|b| !used.contains(&b.key())).collect();
+    let loose = |m: &Method| (m.owners.clone(), m.name.clone());
+    let count = |ms: &[&Method], m: &Method| ms.iter().filter(|x| loose(x) == loose(m)).count();
+    for a in &unmatched_after {
+        let candidates: Vec<&&Method> = unmatched_before.iter().filter(|b| loose(b) == loose(a)).collect();
+        if candidates.len() == 1 && count(&unmatched_after, a) == 1 {
+            used.insert(candidates[0].key());
+            pairs.push((*candidates[0], *a));
+        } else {
+            skipped.push(Skip::MethodAdded);
+        }
+    }
+    skipped.extend(unmatched_before.iter().filter(|b| !used.contains(&b.key())).map(|_| Skip::MethodRemoved));
+    pairs.sort_by_key(|(_, a)| a.bytes.start);
+    pairs
+}

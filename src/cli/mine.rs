@@ -1,0 +1,189 @@
+//! `fixdex mine`: bug-fix pairs from git histories ([`indexer::mine`]) into a corpus JSONL
+//! file that `fixdex label` and `fixdex index` read.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use indexer::mine::{Granularity, MineOptions, MineStats, MinedPair};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// `fixdex mine` options.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Git repositories (a work tree or a bare repository; the path itself, not a parent)
+    /// or git bundles (`git bundle create X.bundle --all`).
+    #[arg(required = true)]
+    repos: Vec<PathBuf>,
+    /// The corpus JSONL file to write (replaced only when mining succeeds).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// One pair per modified method, or one per commit with all its methods.
+    #[arg(long, value_parser = ["method", "commit"], default_value = "method")]
+    granularity: String,
+    /// Skip commits that change more than this many non-test files (any type).
+    #[arg(long, default_value_t = 5)]
+    max_files: usize,
+    /// Skip commits that modify more than this many methods (refactorings).
+    #[arg(long, default_value_t = 10)]
+    max_methods: usize,
+    /// Skip methods longer than this many bytes (either version).
+    #[arg(long, default_value_t = 20_000)]
+    max_method_bytes: usize,
+    /// Only commits committed on or after this date (`2015-01-31` or RFC 3339).
+    #[arg(long)]
+    since: Option<String>,
+    /// Only commits committed before this date (`2020-01-01` or RFC 3339).
+    #[arg(long)]
+    until: Option<String>,
+    /// Walk from these branches, tags or commits (repeatable) [default: every branch,
+    /// remote branch and tag].
+    #[arg(long)]
+    branch: Vec<String>,
+    /// No pairs of the changes outside methods (by default each file with a substantive
+    /// change outside its methods, e.g. a field initialiser, a module constant or an added
+    /// method, also gives one pair of those hunks, `meta.granularity` `hunk`).
+    #[arg(long)]
+    no_hunks: bool,
+    /// The `project` field [default: each repository's folder or bundle name].
+    #[arg(long)]
+    project: Option<String>,
+    /// Print the statistics as one JSON object (an array with several repositories) on
+    /// stdout; no progress bar.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+/// Runs `fixdex mine`.
+///
+/// # Errors
+/// A repository that cannot be opened or read, a bad date, an output that cannot be written.
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    if args.project.is_some() && args.repos.len() > 1 {
+        anyhow::bail!("--project names one project: give one repository, or leave it out to use each one's name");
+    }
+    super::check_output("--output", &args.output)?;
+    let opts = options(args)?;
+    let mut all_stats = Vec::new();
+    let tmp = temp_path(&args.output);
+    let mut out = std::io::BufWriter::new(
+        std::fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?,
+    );
+    let result = (|| -> anyhow::Result<()> {
+        for repo in &args.repos {
+            let (pairs, stats) = mine_one(repo, &opts, args.quiet || args.json)?;
+            write_pairs(&mut out, &pairs).with_context(|| format!("cannot write {}", tmp.display()))?;
+            all_stats.push(stats);
+        }
+        out.flush()?;
+        out.get_ref().sync_all()?;
+        Ok(())
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    drop(out);
+    std::fs::rename(&tmp, &args.output)
+        .with_context(|| format!("cannot rename {} to {}", tmp.display(), args.output.display()))?;
+    report(args, &all_stats)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn options(args: &Args) -> anyhow::Result<MineOptions> {
+    Ok(MineOptions {
+        granularity: if args.granularity == "commit" { Granularity::Commit } else { Granularity::Method },
+        max_files: args.max_files,
+        max_methods: args.max_methods,
+        max_method_bytes: args.max_method_bytes,
+        since: args.since.as_deref().map(|d| parse_date("--since", d)).transpose()?,
+        until: args.until.as_deref().map(|d| parse_date("--until", d)).transpose()?,
+        branches: args.branch.clone(),
+        project: args.project.clone(),
+        hunks: !args.no_hunks,
+    })
+}
+
+/// Unix seconds of `2015-01-31` (midnight UTC) or an RFC 3339 time.
+fn parse_date(flag: &str, text: &str) -> anyhow::Result<i64> {
+    if let Ok(ts) = text.parse::<jiff::Timestamp>() {
+        return Ok(ts.as_second());
+    }
+    let date: jiff::civil::Date =
+        text.parse().map_err(|e| anyhow::anyhow!("{flag} {text:?}: not a date (2015-01-31) or RFC 3339 time: {e}"))?;
+    let ts = jiff::tz::Offset::UTC.to_timestamp(date.to_datetime(jiff::civil::Time::midnight()))?;
+    Ok(ts.as_second())
+}
+
+fn temp_path(output: &Path) -> PathBuf {
+    let mut name = output.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(format!(".tmp-{}", std::process::id()));
+    output.with_file_name(name)
+}
+
+fn mine_one(repo: &Path, opts: &MineOptions, hidden: bool) -> anyhow::Result<(Vec<MinedPair>, MineStats)> {
+    let bar =
+        if hidden { ProgressBar::hidden() } else { ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()) };
+    let style = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} commits {per_sec} ETA {eta}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ");
+    bar.set_style(style);
+    bar.set_message(format!("mining {}", repo.display()));
+    let progress = |done: u64, total: u64| {
+        bar.set_length(total);
+        bar.set_position(done);
+    };
+    let result = indexer::mine::mine(repo, opts, &progress);
+    bar.finish_and_clear();
+    let (pairs, stats) = result?;
+    if stats.shallow && !hidden {
+        eprintln!(
+            "warning: {} is a shallow clone: its oldest commits have no parent here and are skipped (`git fetch --unshallow` for the whole history)",
+            repo.display()
+        );
+    }
+    Ok((pairs, stats))
+}
+
+fn write_pairs(out: &mut impl Write, pairs: &[MinedPair]) -> anyhow::Result<()> {
+    for p in pairs {
+        serde_json::to_writer(&mut *out, p)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+fn report(args: &Args, stats: &[MineStats]) -> anyhow::Result<()> {
+    if args.json {
+        let v = if stats.len() == 1 { serde_json::to_value(&stats[0])? } else { serde_json::to_value(stats)? };
+        out!("{}", serde_json::to_string(&v)?)?;
+        return Ok(());
+    }
+    for s in stats {
+        let shallow = if s.shallow { " (shallow clone: its oldest commits were skipped)" } else { "" };
+        eprintln!(
+            "{}{shallow}: {} commits scanned in {:.1} s ({:.0} commits/s), {} selected, {} with pairs, {} pairs",
+            s.repository,
+            s.commits_scanned,
+            s.seconds,
+            s.commits_per_s,
+            s.commits_selected,
+            s.commits_with_pairs,
+            s.pairs
+        );
+        for (what, map) in
+            [("commits", &s.skipped_commits), ("files", &s.skipped_files), ("methods", &s.skipped_methods)]
+        {
+            if !map.is_empty() {
+                let parts: Vec<String> = map.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                eprintln!("  skipped {what}: {}", parts.join(", "));
+            }
+        }
+    }
+    eprintln!("wrote {}", args.output.display());
+    Ok(())
+}

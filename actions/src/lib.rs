@@ -48,7 +48,7 @@ use std::str::FromStr;
 pub use action::{Action, Classification};
 pub use cause::root_cause;
 pub use kind::ActionKind;
-pub use methods::{Method, methods};
+pub use methods::{Method, methods, outline_hash};
 pub use shape::{Fit, Shape};
 pub use tree::MAX_DEPTH;
 

@@ -185,12 +185,37 @@ fn java_params(text: &str, node: Node<'_>) -> String {
 
 /// See [`Method::code_hash`].
 fn code_hash(text: &str, node: Node<'_>) -> u64 {
+    tree_hash(text, node, &[])
+}
+
+/// A hash of the whole file's syntax tree as [`Method::code_hash`] hashes a method's,
+/// leaving out every node that lies inside one of the byte ranges `skip` (the
+/// [`Method::bytes`] of the methods compared on their own). Equal for two versions of a file
+/// whose only changes outside those ranges are layout and comments: what `fixdex mine` asks
+/// before it emits the changes outside methods as a pair.
+///
+/// # Errors
+/// As [`methods`]: a syntax error, or a tree deeper than [`MAX_DEPTH`].
+pub fn outline_hash(text: &str, lang: Language, skip: &[Range<usize>]) -> Result<u64> {
+    let mut parser = Parser::new();
+    parser.set_language(&lang.grammar()).expect("the grammars match the tree-sitter version");
+    let tree = parser.parse(text, None).ok_or_else(|| Error::Parse { reason: "the parser gave no tree".into() })?;
+    if tree.root_node().has_error() {
+        return Err(Error::Parse { reason: "syntax error".into() });
+    }
+    Ok(tree_hash(text, tree.root_node(), skip))
+}
+
+/// FNV-1a over `node`'s subtree: kinds in preorder with an end mark per node, leaf texts;
+/// comments and nodes inside a `skip` range left out.
+fn tree_hash(text: &str, node: Node<'_>, skip: &[Range<usize>]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut feed = |bytes: &[u8]| {
         for &b in bytes.iter().chain(&[0xff]) {
             h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
         }
     };
+    let inside = |n: Node<'_>| skip.iter().any(|r| r.start <= n.start_byte() && n.end_byte() <= r.end);
     // `None` closes the node opened before it: without the closing marks two trees could
     // share a preorder (Python's `if x: a(); b()` against `if x: a()` then `b()`).
     let mut stack = vec![Some(node)];
@@ -199,7 +224,7 @@ fn code_hash(text: &str, node: Node<'_>) -> u64 {
             feed(b")");
             continue;
         };
-        if COMMENTS.contains(&n.kind()) {
+        if COMMENTS.contains(&n.kind()) || inside(n) {
             continue;
         }
         feed(n.kind().as_bytes());
@@ -264,6 +289,17 @@ mod tests {
         let block = py("def f(x):\n    if x:\n        a()\n        b()\n");
         assert_ne!(block, py("def f(x):\n    if x:\n        a()\n    b()\n"), "Python indentation is structure");
         assert_eq!(block, py("def f(x):\n  if x:  # c\n    a()\n    b()\n"));
+    }
+
+    #[test]
+    fn outline_hash_sees_changes_outside_the_skipped_methods_only() {
+        let outline = |src: &str| {
+            let skip: Vec<Range<usize>> = methods(src, Language::Java).unwrap().into_iter().map(|m| m.bytes).collect();
+            outline_hash(src, Language::Java, &skip).unwrap()
+        };
+        let a = outline("class A {\n  int x = 1;\n  int f() { return 1; }\n}\n");
+        assert_eq!(a, outline("class A {\n  /** doc */\n  int x = 1;\n  int f() { return 2; }\n}\n"));
+        assert_ne!(a, outline("class A {\n  int x = 2;\n  int f() { return 1; }\n}\n"));
     }
 
     #[test]

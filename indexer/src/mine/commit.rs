@@ -1,7 +1,7 @@
 //! One commit's modified methods before and after ([`changes`]): the per-commit work of
 //! `fixdex mine`, run in parallel over commits.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use actions::{Language, Method};
 use git2::{Delta, DiffOptions, Oid, Repository};
@@ -146,7 +146,7 @@ fn file_changes(
         .then(|| delta.old_file().path().map(|p| p.to_string_lossy().into_owned()))
         .flatten();
     let paired = pair_methods(&before, &after, &mut out.skipped_methods);
-    for &(b, a) in &paired {
+    for Paired { before: b, after: a, key } in &paired {
         if b.code_hash == a.code_hash {
             if old[b.bytes.clone()] != new[a.bytes.clone()] {
                 out.skipped_methods.push(Skip::LayoutOrCommentOnly);
@@ -162,15 +162,15 @@ fn file_changes(
             path: path.to_string(),
             old_path: old_path.clone(),
             language,
-            key: a.key(),
+            key: key.clone(),
             hunks: false,
             buggy: buggy.to_string(),
             fixed: fixed.to_string(),
         });
     }
-    if opts.hunks {
-        let old_spans: Vec<(usize, usize)> = paired.iter().map(|(b, _)| b.lines).collect();
-        let new_spans: Vec<(usize, usize)> = paired.iter().map(|(_, a)| a.lines).collect();
+    if opts.hunks && outline_changed(&old, &new, language, &paired) {
+        let old_spans: Vec<(usize, usize)> = paired.iter().map(|p| p.before.lines).collect();
+        let new_spans: Vec<(usize, usize)> = paired.iter().map(|p| p.after.lines).collect();
         if let Some((buggy, fixed)) = outside_hunks(&old, &new, &old_spans, &new_spans) {
             out.methods.push(MethodChange {
                 path: path.to_string(),
@@ -184,6 +184,17 @@ fn file_changes(
         }
     }
     Ok(())
+}
+
+/// Whether the file changed outside the paired methods beyond layout and comments
+/// ([`actions::outline_hash`]).
+fn outline_changed(old: &str, new: &str, language: Language, paired: &[Paired<'_>]) -> bool {
+    let old_skip: Vec<std::ops::Range<usize>> = paired.iter().map(|p| p.before.bytes.clone()).collect();
+    let new_skip: Vec<std::ops::Range<usize>> = paired.iter().map(|p| p.after.bytes.clone()).collect();
+    match (actions::outline_hash(old, language, &old_skip), actions::outline_hash(new, language, &new_skip)) {
+        (Ok(a), Ok(b)) => a != b,
+        _ => false,
+    }
 }
 
 /// The key of a file's changes outside its methods.
@@ -251,40 +262,65 @@ fn text(repo: &Repository, id: Oid) -> std::result::Result<String, Skip> {
     String::from_utf8(blob.content().to_vec()).map_err(|_| Skip::NonUtf8)
 }
 
-/// The methods of the two versions that are the same method: equal keys, then, for the
-/// rest, equal owners and name when that is unique on both sides (a Java parameter list
-/// that changed). Nested methods are left out (their change is the enclosing method's).
-/// Methods only in one version are counted as `method_added` / `method_removed`.
-fn pair_methods<'m>(
-    before: &'m [Method],
-    after: &'m [Method],
-    skipped: &mut Vec<Skip>,
-) -> Vec<(&'m Method, &'m Method)> {
-    let top = |ms: &'m [Method]| ms.iter().filter(|m| !m.nested).collect::<Vec<&'m Method>>();
-    let (before, after) = (top(before), top(after));
-    let by_key: HashMap<String, &Method> = before.iter().map(|m| (m.key(), *m)).collect();
+/// The top-level (not nested) methods of one version with their keys: [`Method::key`],
+/// and `KEY#2`, `KEY#3`, ... for the second and later methods with the same key (a Python
+/// property's getter and setter, a function defined in both branches of an `if`).
+fn keyed(methods: &[Method]) -> Vec<(String, &Method)> {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    methods
+        .iter()
+        .filter(|m| !m.nested)
+        .map(|m| {
+            let key = m.key();
+            let n = seen.entry(key.clone()).or_default();
+            *n += 1;
+            (if *n == 1 { key } else { format!("{key}#{n}") }, m)
+        })
+        .collect()
+}
+
+/// The methods of the two versions that are the same method, with the key in the fixed
+/// version: equal [`keyed`] keys, then, for the rest, equal owners and name when that is
+/// unique on both sides (a Java parameter list that changed). Nested methods are left out
+/// (their change is the enclosing method's). Methods only in one version are counted as
+/// `method_added` / `method_removed`.
+fn pair_methods<'m>(before: &'m [Method], after: &'m [Method], skipped: &mut Vec<Skip>) -> Vec<Paired<'m>> {
+    let (before, after) = (keyed(before), keyed(after));
+    let by_key: HashMap<&str, &Method> = before.iter().map(|(k, m)| (k.as_str(), *m)).collect();
     let mut pairs = Vec::new();
+    let mut used: HashSet<&str> = HashSet::new();
     let mut unmatched_after = Vec::new();
-    let mut used = std::collections::HashSet::new();
-    for a in &after {
-        match by_key.get(&a.key()) {
-            Some(b) if used.insert(b.key()) => pairs.push((*b, *a)),
-            _ => unmatched_after.push(*a),
+    for (key, a) in &after {
+        match by_key.get(key.as_str()) {
+            Some(b) => {
+                used.insert(key.as_str());
+                pairs.push(Paired { before: b, after: a, key: key.clone() });
+            }
+            None => unmatched_after.push((key, *a)),
         }
     }
-    let unmatched_before: Vec<&Method> = before.iter().copied().filter(|b| !used.contains(&b.key())).collect();
     let loose = |m: &Method| (m.owners.clone(), m.name.clone());
-    let count = |ms: &[&Method], m: &Method| ms.iter().filter(|x| loose(x) == loose(m)).count();
-    for a in &unmatched_after {
-        let candidates: Vec<&&Method> = unmatched_before.iter().filter(|b| loose(b) == loose(a)).collect();
-        if candidates.len() == 1 && count(&unmatched_after, a) == 1 {
-            used.insert(candidates[0].key());
-            pairs.push((*candidates[0], *a));
+    for (key, a) in &unmatched_after {
+        let candidates: Vec<&(String, &Method)> =
+            before.iter().filter(|(k, b)| !used.contains(k.as_str()) && loose(b) == loose(a)).collect();
+        let alone = unmatched_after.iter().filter(|(_, x)| loose(x) == loose(a)).count() == 1;
+        if let ([(bk, b)], true) = (candidates.as_slice(), alone) {
+            used.insert(bk.as_str());
+            pairs.push(Paired { before: b, after: a, key: (*key).clone() });
         } else {
             skipped.push(Skip::MethodAdded);
         }
     }
-    skipped.extend(unmatched_before.iter().filter(|b| !used.contains(&b.key())).map(|_| Skip::MethodRemoved));
-    pairs.sort_by_key(|(_, a)| a.bytes.start);
+    skipped.extend(before.iter().filter(|(k, _)| !used.contains(k.as_str())).map(|_| Skip::MethodRemoved));
+    pairs.sort_by_key(|p| p.after.bytes.start);
     pairs
+}
+
+/// A method in both versions ([`pair_methods`]).
+#[derive(Debug)]
+struct Paired<'m> {
+    before: &'m Method,
+    after: &'m Method,
+    /// The key in the fixed version ([`keyed`]).
+    key: String,
 }

@@ -49,6 +49,8 @@ pub enum Skip {
     Housekeeping,
     /// No fix keyword and no issue reference in the message.
     NoFixEvidence,
+    /// A subject announcing new work (`Add …`, `Implement …`) and no fix keyword.
+    Feature,
     /// More non-test files changed than `--max-files`.
     TooManyFiles,
     /// No non-test Java or Python file changed.
@@ -97,6 +99,7 @@ impl Skip {
             Skip::Revert => "revert",
             Skip::Housekeeping => "housekeeping",
             Skip::NoFixEvidence => "no_fix_evidence",
+            Skip::Feature => "feature",
             Skip::TooManyFiles => "too_many_files",
             Skip::NoSourceChange => "no_source_change",
             Skip::NoMethodChanged => "no_method_changed",
@@ -500,9 +503,12 @@ fn lang_name(m: &MethodChange) -> &'static str {
 }
 
 /// The method's unified diff (3 lines of context), line numbers relative to the method.
+/// Both sides are diffed with a final newline (a method's text ends at its last character),
+/// so no `\ No newline at end of file` marks appear.
 fn method_diff(m: &MethodChange) -> String {
     let old = m.old_path.as_deref().unwrap_or(&m.path);
-    similar::TextDiff::from_lines(&m.buggy, &m.fixed)
+    let line_end = |s: &str| if s.ends_with('\n') { s.to_string() } else { format!("{s}\n") };
+    similar::TextDiff::from_lines(&line_end(&m.buggy), &line_end(&m.fixed))
         .unified_diff()
         .context_radius(3)
         .header(&format!("a/{old}"), &format!("b/{}", m.path))

@@ -28,7 +28,8 @@ pub struct Evidence {
 pub enum Verdict {
     /// A bug fix, with the evidence.
     Fix(Evidence),
-    /// Not selected: [`Skip::Revert`], [`Skip::Housekeeping`] or [`Skip::NoFixEvidence`].
+    /// Not selected: [`Skip::Revert`], [`Skip::Housekeeping`], [`Skip::NoFixEvidence`] or
+    /// [`Skip::Feature`].
     Skip(Skip),
 }
 
@@ -57,6 +58,20 @@ static HOUSEKEEPING: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
+/// Subjects that announce new work: rejected when the message has no fix keyword (an
+/// issue reference alone does not make `[CLI-224] Add a fluent builder` a fix).
+static FEATURE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(add(s|ed|ing)?|implement(s|ed|ing)?|introduce[sd]?|introducing|new|support(s|ed|ing)?|allow(s|ed)?|enable[sd]?|feat(ure)?|refactor(s|ed|ing)?|rename[sd]?)\b")
+        .expect("valid regex")
+});
+
+/// The subject without leading tags: `[CLI-224] `, `CLI-277: `, `cli: `.
+fn strip_tags(subject: &str) -> String {
+    static TAG: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"^(\s*(\[[^\]]*\]|[A-Za-z][A-Za-z0-9_.-]*:)\s*)+").expect("valid regex"));
+    TAG.replace(subject, "").into_owned()
+}
+
 /// Judges a commit message (`message`: the whole message; the subject is its first line).
 pub fn judge(message: &str) -> Verdict {
     let subject = message.lines().next().unwrap_or("").trim();
@@ -70,6 +85,9 @@ pub fn judge(message: &str) -> Verdict {
     }
     if evidence.keywords.is_empty() && evidence.issues.is_empty() {
         return Verdict::Skip(Skip::NoFixEvidence);
+    }
+    if evidence.keywords.is_empty() && FEATURE.is_match(&strip_tags(subject)) {
+        return Verdict::Skip(Skip::Feature);
     }
     Verdict::Fix(evidence)
 }
@@ -121,7 +139,7 @@ fn issues(text: &str) -> Vec<String> {
 /// Whether `path` (`/`-separated, relative to the repository root) is test code: a
 /// directory named `test`, `tests`, `testing` or `__tests__` on the way, or a file named
 /// like a test (`*Test.java`, `*Tests.java`, `*TestCase.java`, `Test*.java`,
-/// `test_*.py`, `*_test.py`, `conftest.py`).
+/// `test_*.py`, `tests_*.py`, `*_test.py`, `tests.py`, `conftest.py`).
 pub fn is_test_path(path: &str) -> bool {
     let mut parts = path.split('/').collect::<Vec<_>>();
     let file = parts.pop().unwrap_or("");
@@ -135,7 +153,12 @@ pub fn is_test_path(path: &str) -> bool {
             || stem.ends_with("TestCase")
             || (stem.starts_with("Test") && stem[4..].starts_with(|c: char| c.is_ascii_uppercase()));
     }
-    file.ends_with(".py") && (stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest")
+    file.ends_with(".py")
+        && (stem.starts_with("test_")
+            || stem.starts_with("tests_")
+            || stem.ends_with("_test")
+            || stem == "tests"
+            || stem == "conftest")
 }
 
 /// Whether a file is generated code: a path under `generated`/`generated-sources`, a
@@ -194,8 +217,24 @@ mod tests {
     }
 
     #[test]
+    fn new_work_with_only_an_issue_key_is_a_feature() {
+        assert_eq!(judge("[CLI-224] Added new fluent builder API to Option"), Verdict::Skip(Skip::Feature));
+        assert_eq!(judge("CLI-277: Add generics to TypeHandler"), Verdict::Skip(Skip::Feature));
+        assert_eq!(judge("Implemented partial matching for long options (CLI-160)"), Verdict::Skip(Skip::Feature));
+        assert_eq!(fix("support `bool()` cast when `disable=True`\n\nfixes #574").issues, ["#574"]);
+        assert_eq!(fix("cli: add --update\n\n- fixes #975").keywords, ["fixes"]);
+    }
+
+    #[test]
     fn test_and_generated_paths() {
-        for p in ["src/test/java/a/B.java", "tqdm/tests/tests_tqdm.py", "a/BTest.java", "a/TestB.java", "test_x.py"] {
+        for p in [
+            "src/test/java/a/B.java",
+            "tqdm/tests/tests_tqdm.py",
+            "a/BTest.java",
+            "a/TestB.java",
+            "test_x.py",
+            "tests.py",
+        ] {
             assert!(is_test_path(p), "{p}");
         }
         for p in ["src/main/java/a/Testament.java", "src/java/org/apache/commons/cli/Parser.java", "tqdm/std.py"] {

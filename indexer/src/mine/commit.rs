@@ -214,8 +214,8 @@ pub fn outside_hunks(
 ) -> Option<(String, String)> {
     let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
     let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
-    let outside = |range: std::ops::Range<usize>, spans: &[(usize, usize)]| {
-        range.clone().all(|i| !spans.iter().any(|&(a, b)| (a..=b).contains(&(i + 1))))
+    let outside = |mut range: std::ops::Range<usize>, spans: &[(usize, usize)]| {
+        range.all(|i| !spans.iter().any(|&(a, b)| (a..=b).contains(&(i + 1))))
     };
     let diff = similar::TextDiff::from_lines(old, new);
     let (mut buggy, mut fixed) = (Vec::new(), Vec::new());

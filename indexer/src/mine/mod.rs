@@ -218,6 +218,9 @@ pub struct MineStats {
     pub commits_with_pairs: u64,
     /// Pairs written.
     pub pairs: u64,
+    /// Pairs dropped because an older commit gave the same pair (same language, buggy and
+    /// fixed code): a fix cherry-picked or merged onto another branch.
+    pub duplicate_pairs: u64,
     /// Commits not selected or without pairs, by reason.
     pub skipped_commits: BTreeMap<&'static str, u64>,
     /// Files of selected commits skipped, by reason.
@@ -295,10 +298,25 @@ pub fn mine(
     for outcome in outcomes {
         tally(outcome?, opts, &context, &mut stats, &mut pairs);
     }
+    let (pairs, duplicates) = dedup(pairs);
+    stats.duplicate_pairs = duplicates;
     stats.pairs = pairs.len() as u64;
     stats.seconds = start.elapsed().as_secs_f64();
     stats.commits_per_s = if stats.seconds > 0.0 { total as f64 / stats.seconds } else { 0.0 };
     Ok((pairs, stats))
+}
+
+/// `pairs` without the repeats of a pair (same language, buggy and fixed code): the oldest
+/// commit's row is kept (the walk is newest first), the order is otherwise unchanged.
+fn dedup(pairs: Vec<MinedPair>) -> (Vec<MinedPair>, u64) {
+    let mut seen = std::collections::HashSet::new();
+    let mut keep = vec![false; pairs.len()];
+    for (i, p) in pairs.iter().enumerate().rev() {
+        keep[i] = seen.insert((p.language.as_str(), p.buggy_code.as_str(), p.fixed_code.as_str()));
+    }
+    let dropped = keep.iter().filter(|k| !**k).count() as u64;
+    let kept = pairs.into_iter().zip(keep).filter_map(|(p, k)| k.then_some(p)).collect();
+    (kept, dropped)
 }
 
 fn tally(

@@ -53,7 +53,7 @@ const NOT_ISSUE_KEYS: [&str; 9] = ["UTF", "ISO", "SHA", "RFC", "MD", "JSR", "JDK
 /// Housekeeping subjects: rejected unless the message also cites an issue.
 static HOUSEKEEPING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(typos?|javadocs?|docstrings?|checkstyle|spotbugs|findbugs|pmd|sonar\w*|reformat\w*|formatting|whitespaces?|indentation|warnings?|copyright|license headers?|changelog|readme|docs|documentation|bump(ed|s)?|dependabot|lint|flake8|pylint|travis|appveyor|ci)\b",
+        r"(?i)\b(typos?|javadocs?|docstrings?|checkstyle|spotbugs|findbugs|pmd|sonar\w*|reformat\w*|formatting|whitespaces?|indentation|warnings?|copyright|license headers?|changelog|readme|docs|documentation|bump(ed|s)?|dependabot|lint(ing|er|s)?|flake8|pylint|travis|appveyor|ci)\b",
     )
     .expect("valid regex")
 });
@@ -75,7 +75,7 @@ fn strip_tags(subject: &str) -> String {
 /// Judges a commit message (`message`: the whole message; the subject is its first line).
 pub fn judge(message: &str) -> Verdict {
     let subject = message.lines().next().unwrap_or("").trim();
-    if subject.starts_with("Revert") || message.contains("This reverts commit") {
+    if subject.get(..6).is_some_and(|w| w.eq_ignore_ascii_case("revert")) || message.contains("This reverts commit") {
         return Verdict::Skip(Skip::Revert);
     }
     let body = without_trailers(message);
@@ -211,6 +211,8 @@ mod tests {
         assert_eq!(judge("Revert \"fix the parser\"\n\nThis reverts commit abc."), Verdict::Skip(Skip::Revert));
         assert_eq!(judge("fix typo in javadoc"), Verdict::Skip(Skip::Housekeeping));
         assert_eq!(judge("Fix checkstyle warnings"), Verdict::Skip(Skip::Housekeeping));
+        assert_eq!(judge("revert CLI-166"), Verdict::Skip(Skip::Revert));
+        assert_eq!(judge("linting\n\ncloses a bug"), Verdict::Skip(Skip::Housekeeping));
         let e = fix("Adding comma delimited whitespace to the message, as requested in CLI-149.");
         assert_eq!(e.issues, ["CLI-149"]);
         assert_eq!(judge("Add a builder for options"), Verdict::Skip(Skip::NoFixEvidence));

@@ -48,6 +48,9 @@ enum Command {
     /// Serve search_similar_fixes and the code-analysis tools to other agents, over MCP
     /// (stdio) or a local JSON HTTP API.
     Serve(cli::serve::Args),
+    /// Write a root cause into every row of a corpus (JSONL), with a model or
+    /// `--mechanical` (from the fix's repair actions); resumable through its cache.
+    Label(cli::label::Args),
     /// Mine bug-fix pairs from git histories (repositories or bundles): bug-fix commits by
     /// message, one pair per modified method (tree-sitter spans), in the corpus schema.
     Mine(cli::mine::Args),
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => cli::bench::run(&a),
         Command::Repair(a) => cli::repair::run(&a),
         Command::Serve(a) => cli::serve::run(&a),
+        Command::Label(a) => cli::label::run(&a),
         Command::Mine(a) => cli::mine::run(&a),
     };
     match result {

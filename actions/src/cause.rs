@@ -519,12 +519,15 @@ fn other(e: &Edit<'_, '_>) -> String {
 // ---------------------------------------------------------------------------------------
 // Fallback without actions: a line diff.
 
-/// A sentence from the first differing pair of (non-blank, whitespace-collapsed) lines.
+/// A sentence from the first differing pair of (non-blank, non-comment, whitespace-collapsed)
+/// lines.
 fn fallback(cx: &Ctx<'_>, reason: Option<&str>) -> String {
     if reason.is_some_and(|r| r.starts_with("no change")) {
         return format!("The fix changes only comments or layout in {}, so the code shows no root cause.", cx.who);
     }
-    let lines = |s: &str| s.lines().map(collapse).filter(|l| !l.is_empty()).collect::<Vec<_>>();
+    // Comment lines and the `...` that separates hunks say nothing about the code.
+    let code = |l: &String| !(l.is_empty() || l == "..." || ["//", "/*", "*", "#"].iter().any(|p| l.starts_with(p)));
+    let lines = |s: &str| s.lines().map(collapse).filter(code).collect::<Vec<_>>();
     let (a, b) = (lines(cx.buggy), lines(cx.fixed));
     let pre = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
     let suf = a[pre..].iter().rev().zip(b[pre..].iter().rev()).take_while(|(x, y)| x == y).count();

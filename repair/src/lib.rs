@@ -12,7 +12,8 @@
 //! typed outcome, [`process`] one supervised command, [`test_output`] JUnit/pytest output
 //! read), [`condense`] (test output cut to the failure text a prompt holds), [`baseline`] (which failures were there
 //! before the patch), [`language`] (Java or Python) and [`toolchain`] (javac, JUnit, Python
-//! found); [`fl`] is SBFL fault localization, [`quixbugs`] the benchmark harness
+//! found); [`fl`] is SBFL fault localization, [`label`] writes root causes into a corpus (`fixdex
+//! label`), [`quixbugs`] the benchmark harness
 //! and [`evaluation`] its summary of workflow runs, [`serve`] the MCP/HTTP server,
 //! [`reload`] follows an index replaced on disk. [`agent`] keeps the first names of the
 //! workflow's API for one release.
@@ -26,6 +27,7 @@ pub mod error;
 pub mod evaluation;
 pub mod fix_actions;
 pub mod fl;
+pub mod label;
 pub mod language;
 pub mod llm;
 pub mod patch;

@@ -108,14 +108,16 @@ fn options(args: &Args) -> anyhow::Result<MineOptions> {
     })
 }
 
-/// Unix seconds of `2015-01-31` (midnight UTC) or an RFC 3339 time.
+/// Unix seconds of `2015-01-31` (midnight UTC), a time without offset (`2015-01-31T08:00`,
+/// UTC) or an RFC 3339 time. (A civil date parse would accept a date-time and drop its
+/// time.)
 fn parse_date(flag: &str, text: &str) -> anyhow::Result<i64> {
     if let Ok(ts) = text.parse::<jiff::Timestamp>() {
         return Ok(ts.as_second());
     }
-    let date: jiff::civil::Date =
+    let datetime: jiff::civil::DateTime =
         text.parse().map_err(|e| anyhow::anyhow!("{flag} {text:?}: not a date (2015-01-31) or RFC 3339 time: {e}"))?;
-    let ts = jiff::tz::Offset::UTC.to_timestamp(date.to_datetime(jiff::civil::Time::midnight()))?;
+    let ts = jiff::tz::Offset::UTC.to_timestamp(datetime)?;
     Ok(ts.as_second())
 }
 

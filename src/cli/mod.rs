@@ -15,6 +15,7 @@ pub mod eval;
 pub mod exit;
 pub mod index;
 pub mod inspect;
+pub mod label;
 pub mod llm_args;
 pub mod logging;
 pub mod manifest;

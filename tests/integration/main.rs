@@ -13,6 +13,10 @@ mod common;
 /// Issue 8, indexer side: outputs checked first, invisible and no-op rows, empty shards,
 /// dedup memory.
 mod indexer_hardening;
+/// Issue 15: `fixdex label`: replayed, killed and resumed, mechanical, bad input.
+mod label;
+/// `fixdex mine` on git histories built by the tests: selection, skips, bundles, bad input.
+mod mine;
 /// `fixdex repair` (replayed) and `fixdex eval quixbugs` (and the deprecated `bench
 /// quixbugs`) on the minibugs fixture.
 mod repair;

@@ -88,3 +88,76 @@ fn shared_patterns_repairs_quixbugs_with_the_newer_templates() {
         }
     }
 }
+
+/// Mines `bundle` (`../shared/repos`) with `fixdex mine --json`; the rows and the stats.
+fn mine_shared_bundle(bundle: &str) -> (Vec<serde_json::Value>, serde_json::Value) {
+    let path = shared_dir().join("repos").join(bundle);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("mined.jsonl");
+    let stats = stdout_json(&fixdex(&["mine", path.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"], None));
+    assert_eq!(stats["bundle"], true, "{stats}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let rows: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len() as u64, stats["pairs"].as_u64().unwrap(), "{stats}");
+    (rows, stats)
+}
+
+/// Issue 15: `fixdex mine` on the commons-cli history selects the fixed commit of at least
+/// 80 % of the 39 Defects4J Cli bugs and, for those, emits a pair for a method of a class
+/// in `modified_classes/` (method rows only; hunk rows are not counted here).
+#[test]
+fn shared_mine_defects4j_cli_rate() {
+    let (rows, stats) = mine_shared_bundle("commons-cli.bundle");
+    let d4j = shared_dir().join("benchmarks/defects4j/projects/Cli");
+    let bugs = std::fs::read_to_string(d4j.join("active-bugs.csv")).unwrap();
+    let (mut total, mut selected, mut hit) = (0, 0, 0);
+    for line in bugs.lines().skip(1) {
+        let cols: Vec<&str> = line.split(',').collect();
+        let (id, fixed) = (cols[0], cols[2]);
+        let classes = std::fs::read_to_string(d4j.join(format!("modified_classes/{id}.src"))).unwrap();
+        let files: Vec<String> = classes.split_whitespace().map(|c| format!("{}.java", c.replace('.', "/"))).collect();
+        let of_commit: Vec<&serde_json::Value> = rows.iter().filter(|r| r["meta"]["commit"] == fixed).collect();
+        total += 1;
+        selected += usize::from(!of_commit.is_empty());
+        hit += usize::from(of_commit.iter().any(|r| {
+            r["meta"]["granularity"] == "function"
+                && files.iter().any(|f| r["meta"]["path"].as_str().unwrap().ends_with(f.as_str()))
+        }));
+    }
+    eprintln!(
+        "Defects4J Cli: {selected}/{total} fixed commits give pairs, {hit}/{total} a method of a modified class; {stats}"
+    );
+    assert_eq!(total, 39);
+    assert!(hit * 100 >= total * 80, "{hit}/{total} below 80 %");
+}
+
+/// Issue 15: the same measure on the tqdm history against the 9 BugsInPy tqdm bugs: a pair
+/// for one of `meta.functions` (`path:Class.method`), or, for the bugs BugsInPy records as
+/// hunks (no `functions`), a pair on a non-test file of the fixed commit.
+#[test]
+fn shared_mine_bugsinpy_tqdm_rate() {
+    let (rows, stats) = mine_shared_bundle("tqdm.bundle");
+    let bugs = std::fs::read_to_string(shared_dir().join("data/bugsinpy.jsonl")).unwrap();
+    let (mut total, mut hit) = (0, 0);
+    for bug in bugs.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()) {
+        if bug["project"] != "tqdm" {
+            continue;
+        }
+        let meta = &bug["meta"];
+        let of_commit: Vec<&serde_json::Value> =
+            rows.iter().filter(|r| r["meta"]["commit"] == meta["fixed_commit"]).collect();
+        let found = match meta["functions"].as_array() {
+            Some(wanted) => of_commit.iter().any(|r| {
+                let key =
+                    format!("{}:{}", r["meta"]["path"].as_str().unwrap(), r["meta"]["function"].as_str().unwrap_or(""));
+                wanted.iter().any(|w| w.as_str() == Some(key.as_str()))
+            }),
+            None => of_commit.iter().any(|r| !r["meta"]["path"].as_str().unwrap().contains("/tests/")),
+        };
+        total += 1;
+        hit += usize::from(found);
+    }
+    eprintln!("BugsInPy tqdm: {hit}/{total} fixed commits give a pair of a fixed function; {stats}");
+    assert_eq!(total, 9);
+    assert!(hit * 100 >= total * 80, "{hit}/{total} below 80 %");
+}

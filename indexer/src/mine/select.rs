@@ -65,10 +65,11 @@ static FEATURE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid regex")
 });
 
-/// The subject without leading tags: `[CLI-224] `, `CLI-277: `, `cli: `.
+/// The subject without leading issue tags: `[CLI-224] `, `CLI-277: `. A component prefix
+/// (`cli: support escaped hyphens`) is kept: what follows it is often a fix's own wording.
 fn strip_tags(subject: &str) -> String {
     static TAG: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"^(\s*(\[[^\]]*\]|[A-Za-z][A-Za-z0-9_.-]*:)\s*)+").expect("valid regex"));
+        LazyLock::new(|| Regex::new(r"^(\s*(\[[^\]]*\]|[A-Z][A-Z0-9]+-[0-9]+:?)\s*)+").expect("valid regex"));
     TAG.replace(subject, "").into_owned()
 }
 
@@ -213,7 +214,7 @@ mod tests {
         assert_eq!(judge("Fix checkstyle warnings"), Verdict::Skip(Skip::Housekeeping));
         assert_eq!(judge("revert CLI-166"), Verdict::Skip(Skip::Revert));
         assert_eq!(judge("linting\n\ncloses a bug"), Verdict::Skip(Skip::Housekeeping));
-        let e = fix("Adding comma delimited whitespace to the message, as requested in CLI-149.");
+        let e = fix("Adding comma delimited whitespace to the exception message, as requested in CLI-149.");
         assert_eq!(e.issues, ["CLI-149"]);
         assert_eq!(judge("Add a builder for options"), Verdict::Skip(Skip::NoFixEvidence));
     }

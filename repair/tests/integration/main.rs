@@ -12,6 +12,8 @@ mod fl;
 /// Fuzz tests: any model answer, tool call or tool argument never panics the parsers
 /// (issue 8); the patch round trips.
 mod fuzz;
+/// `repair::label`: root causes written into a corpus, resumable through its cache.
+mod label;
 /// `repair::llm`: HTTP client against a local server, scripted faults, tool-call
 /// validation and text fallback, record/replay.
 mod llm;

@@ -1,0 +1,203 @@
+//! `fixdex label`: writes a root cause into every row of a corpus (repair::label), with a
+//! model (`--llm-url`/`--llm-model`, `--replay`, `--record`) or `--mechanical` (from the fix's
+//! repair actions, no model).
+//!
+//! Resumable: every labelled row goes into the cache (`--cache`, default `OUTPUT.cache`) at
+//! once, and a rerun asks only for rows not there. The output is written at the end, through
+//! a temporary file renamed over it. The summary goes to stderr (with `--json`, one JSON
+//! object on stdout). Exit codes: 0 every row got a root cause; 4 some rows did not (model
+//! errors, unusable answers, a budget or the wall-clock limit stopped the run: the summary
+//! says which and why); the output is written in both cases, and a rerun resumes. 1 an
+//! error (a bad input line, I/O, unusable cache, no model configured): the output is left
+//! as it was.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use repair::label::{LabelConfig, LabelSummary, Labeller, RequestOptions};
+use repair::llm::Budget;
+
+use super::llm_args::{Client, LlmArgs};
+
+/// Arguments of `fixdex label`.
+#[derive(Debug, clap::Args)]
+#[command(
+    mut_arg("max_calls", |a| a.help("Most LLM calls of this run [default: no limit]")),
+    mut_arg("max_wall_s", |a| a
+        .default_value("0")
+        .help("Wall-clock limit of the run, seconds; 0: none. No request starts after it, one in flight is cut off")),
+    mut_arg("temperature", |a| a.default_value("0").help("Sampling temperature (0 for reproducible labels)")),
+    mut_arg("llm_context", |a| a.hide(true)),
+)]
+pub struct Args {
+    /// Corpus to label: JSONL rows of the corpus schema (`buggy_code` and `fixed_code`
+    /// required; `id`, `language`, `description`, `diff`, `meta` read when present).
+    input: PathBuf,
+    /// Where to write the labelled corpus (may be the input: it is replaced only at the end).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Cache of labelled rows, for resuming [default: OUTPUT.cache].
+    #[arg(long)]
+    cache: Option<PathBuf>,
+    /// No model: the root cause is written from the fix's repair actions (Java and Python
+    /// rows; rows in other languages fail). The model options are ignored.
+    #[arg(long)]
+    mechanical: bool,
+    /// Rows labelled at the same time (worker threads).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
+    concurrency: u16,
+    /// Most model requests started per minute, all workers together [default: no limit].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    rpm: Option<u32>,
+    /// Print the summary as one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    llm: LlmArgs,
+}
+
+/// Exit code when some rows got no root cause.
+pub const INCOMPLETE: u8 = 4;
+
+/// Failed rows named in the summary on stderr (all are in `--json`).
+const SHOWN_FAILURES: usize = 10;
+
+/// Runs `fixdex label`.
+pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
+    let cache = a.cache.clone().unwrap_or_else(|| default_cache(&a.output));
+    check_paths(a, &cache)?;
+    let client = if a.mechanical { None } else { Some(a.llm.client()?) };
+    let model = client.as_ref().map(model_name).transpose()?.unwrap_or_default();
+    let labeller = match &client {
+        Some(c) => Labeller::Model { client: c.get(), model: &model },
+        None => Labeller::Mechanical,
+    };
+    let bar = Bar::default();
+    let summary = repair::label::label_file(&a.input, &a.output, &cache, labeller, &config(a, &model), &bar)?;
+    if let Some(c) = client.as_ref().filter(|_| summary.from_cache == 0) {
+        c.finish(summary.failed == 0)?;
+    }
+    let synthetic = client.as_ref().is_some_and(|c| c.get().is_synthetic());
+    print_summary(a, &summary, &cache, synthetic)?;
+    Ok(if summary.failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(INCOMPLETE) })
+}
+
+/// `OUTPUT` with `.cache` appended to its file name.
+fn default_cache(output: &Path) -> PathBuf {
+    let mut name = output.file_name().unwrap_or_default().to_os_string();
+    name.push(".cache");
+    output.with_file_name(name)
+}
+
+/// Checks, before any work, the input, the output, the cache and `--record`.
+fn check_paths(a: &Args, cache: &Path) -> anyhow::Result<()> {
+    if !a.input.is_file() {
+        bail!("{} is not a file", a.input.display());
+    }
+    if cache == a.output || cache == a.input {
+        bail!("--cache {} must be another file than the input and the output", cache.display());
+    }
+    super::check_output("--output", &a.output)?;
+    super::check_output("--cache", cache)?;
+    if !a.mechanical {
+        a.llm.check_outputs()?;
+    }
+    Ok(())
+}
+
+/// The model name: `--llm-model` (or the endpoint's), else, when replaying, the one model
+/// all recordings name.
+fn model_name(client: &Client) -> anyhow::Result<String> {
+    let from_client = Some(client.model.clone()).filter(|m| !m.is_empty());
+    from_client.or_else(|| client.get().describe().model).filter(|m| !m.is_empty()).context(
+        "give --llm-model: the model name goes into the cache key and into meta.root_cause_source (model:<name>)",
+    )
+}
+
+/// The run's configuration from the flags.
+fn config(a: &Args, model: &str) -> LabelConfig {
+    let llm = &a.llm;
+    LabelConfig {
+        concurrency: usize::from(a.concurrency),
+        rpm: a.rpm,
+        budget: Budget { max_calls: llm.max_calls, max_tokens: llm.max_total_tokens },
+        prices: llm.prices(model),
+        wall: (llm.max_wall_s > 0).then(|| Duration::from_secs(llm.max_wall_s)),
+        request: RequestOptions {
+            temperature: Some(llm.temperature),
+            seed: llm.seed,
+            max_tokens: Some(llm.max_reply_tokens),
+        },
+    }
+}
+
+/// The summary: one JSON object on stdout with `--json` ([`LabelSummary`] plus `output`,
+/// `cache` and `synthetic`: whether the answers were hand-written), lines on stderr
+/// otherwise.
+fn print_summary(a: &Args, s: &LabelSummary, cache: &Path, synthetic: bool) -> anyhow::Result<()> {
+    if a.json {
+        let mut v = serde_json::to_value(s)?;
+        v["output"] = a.output.display().to_string().into();
+        v["cache"] = cache.display().to_string().into();
+        v["synthetic"] = synthetic.into();
+        out!("{v}")?;
+        return Ok(());
+    }
+    let cost = s.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default();
+    let note = if synthetic { " (SYNTHETIC answers: hand-written, not a model's)" } else { "" };
+    eprintln!(
+        "{} rows: {} labelled now, {} from the cache, {} failed ({}, prompt {}); {} calls, {} tokens in, {} out{cost}; \
+         wrote {} (cache {}){note}",
+        s.rows,
+        s.labelled,
+        s.from_cache,
+        s.failed,
+        s.source,
+        s.prompt_version,
+        s.calls,
+        s.prompt_tokens,
+        s.completion_tokens,
+        a.output.display(),
+        cache.display()
+    );
+    if let Some(why) = &s.stopped {
+        eprintln!("stopped: {why}; rerun to label the rest");
+    }
+    for f in s.failures.iter().take(SHOWN_FAILURES) {
+        eprintln!("failed: {} (line {}): {}", f.id, f.line, f.reason);
+    }
+    if s.failed > SHOWN_FAILURES {
+        eprintln!("failed: {} more (all in --json)", s.failed - SHOWN_FAILURES);
+    }
+    Ok(())
+}
+
+/// The progress bar on stderr (drawn only on a terminal), with the rate and ETA.
+#[derive(Debug, Default)]
+struct Bar(std::sync::OnceLock<ProgressBar>);
+
+impl repair::label::Progress for Bar {
+    fn start(&self, total: u64) {
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        let template = "{msg} [{bar:30}] {pos}/{len} {per_sec} ETA {eta}";
+        let style = ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar());
+        bar.set_style(style.progress_chars("=> "));
+        bar.set_message("labelling");
+        let _ = self.0.set(bar);
+    }
+
+    fn advance(&self) {
+        if let Some(b) = self.0.get() {
+            b.inc(1);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = self.0.get() {
+            b.finish_and_clear();
+        }
+    }
+}

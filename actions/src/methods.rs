@@ -29,8 +29,8 @@ pub struct Method {
     pub name: String,
     /// The enclosing classes, outermost first (empty for a module-level Python function).
     pub owners: Vec<String>,
-    /// Java: the parameter types, comma-separated without spaces (`int,String[]`); Python:
-    /// `None`.
+    /// Java: the parameter types, comma-separated, spaces kept only between words
+    /// (`int,String[]`, `Map<K,? extends V>`); Python: `None`.
     pub params: Option<String>,
     /// Whether the declaration sits inside another method or function (a Python nested
     /// function, a method of a Java anonymous or local class). `fixdex mine` attributes a
@@ -173,7 +173,7 @@ fn java_params(text: &str, node: Node<'_>) -> String {
         .named_children(&mut cursor)
         .filter_map(|p| {
             let ty = p.child_by_field_name("type").or_else(|| p.named_child(0))?;
-            let mut t: String = text[ty.byte_range()].split_whitespace().collect();
+            let mut t = squeeze(&text[ty.byte_range()]);
             if p.kind() == "spread_parameter" {
                 t.push_str("...");
             }
@@ -181,6 +181,20 @@ fn java_params(text: &str, node: Node<'_>) -> String {
         })
         .collect();
     types.join(",")
+}
+
+/// `text` with whitespace removed next to brackets, commas and dots, and one space elsewhere
+/// (`Map<String, ? extends T>` → `Map<String,? extends T>`).
+fn squeeze(text: &str) -> String {
+    let punct = |c: char| "<>,()[].".contains(c);
+    let mut out = String::new();
+    for part in text.split_whitespace() {
+        if !out.is_empty() && !out.ends_with(punct) && !part.starts_with(punct) {
+            out.push(' ');
+        }
+        out.push_str(part);
+    }
+    out
 }
 
 /// See [`Method::code_hash`].
@@ -243,7 +257,7 @@ fn tree_hash(text: &str, node: Node<'_>, skip: &[Range<usize>]) -> u64 {
 mod tests {
     use super::*;
 
-    const JAVA: &str = "package p;\n\npublic class A {\n    /** doc */\n    @Override\n    public int f(int n, java.util.List<String> xs) {\n        Runnable r = new Runnable() { public void run() { } };\n        return n;\n    }\n\n    A() { }\n\n    static class B {\n        void g(String... s) { }\n    }\n}\n";
+    const JAVA: &str = "package p;\n\npublic class A {\n    /** doc */\n    @Override\n    public int f(int n, java.util.List<? extends String> xs) {\n        Runnable r = new Runnable() { public void run() { } };\n        return n;\n    }\n\n    A() { }\n\n    static class B {\n        void g(String... s) { }\n    }\n}\n";
 
     #[test]
     fn java_keys_spans_and_nesting() {
@@ -252,7 +266,7 @@ mod tests {
         assert_eq!(
             keys,
             [
-                ("A.f(int,java.util.List<String>)".to_string(), false),
+                ("A.f(int,java.util.List<? extends String>)".to_string(), false),
                 ("run()".to_string(), true),
                 ("A.A()".to_string(), false),
                 ("A.B.g(String...)".to_string(), false),

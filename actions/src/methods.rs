@@ -148,7 +148,10 @@ fn method(text: &str, lang: Language, node: Node<'_>) -> Method {
     let outer = node.parent().filter(|p| p.kind() == "decorated_definition").unwrap_or(node);
     let start = text[..outer.start_byte()].rfind('\n').map_or(0, |i| i + 1);
     let bytes = start..outer.end_byte();
-    let lines = (line_of(text, bytes.start), line_of(text, bytes.end.saturating_sub(1).max(bytes.start)));
+    // Rows from the tree, not by counting newlines: linear in the file, whatever its size.
+    let end = outer.end_position();
+    let last_row = if end.column == 0 && end.row > outer.start_position().row { end.row - 1 } else { end.row };
+    let lines = (outer.start_position().row + 1, last_row + 1);
     Method {
         name: name_of(text, node).to_string(),
         owners,
@@ -158,11 +161,6 @@ fn method(text: &str, lang: Language, node: Node<'_>) -> Method {
         code_hash: code_hash(text, outer),
         bytes,
     }
-}
-
-/// 1-based line of byte `at`.
-fn line_of(text: &str, at: usize) -> usize {
-    text.as_bytes()[..at.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
 /// `int,String[]`: each formal parameter's type (varargs as `T...`), spaces removed.
@@ -229,7 +227,14 @@ fn tree_hash(text: &str, node: Node<'_>, skip: &[Range<usize>]) -> u64 {
             h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
         }
     };
-    let inside = |n: Node<'_>| skip.iter().any(|r| r.start <= n.start_byte() && n.end_byte() <= r.end);
+    // Sorted by start: the one range that can hold a node is the last one starting at or
+    // before it (a binary search, so a file of many methods stays linear-logarithmic).
+    let mut sorted: Vec<&Range<usize>> = skip.iter().collect();
+    sorted.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+    let inside = |n: Node<'_>| {
+        let i = sorted.partition_point(|r| r.start <= n.start_byte());
+        sorted[..i].iter().rev().take(2).any(|r| n.end_byte() <= r.end)
+    };
     // `None` closes the node opened before it: without the closing marks two trees could
     // share a preorder (Python's `if x: a(); b()` against `if x: a()` then `b()`).
     let mut stack = vec![Some(node)];

@@ -214,16 +214,18 @@ pub fn outside_hunks(
 ) -> Option<(String, String)> {
     let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
     let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
-    let outside = |mut range: std::ops::Range<usize>, spans: &[(usize, usize)]| {
-        range.all(|i| !spans.iter().any(|&(a, b)| (a..=b).contains(&(i + 1))))
-    };
-    let diff = similar::TextDiff::from_lines(old, new);
+    let (old_in, new_in) = (in_spans(old_lines.len(), old_spans), in_spans(new_lines.len(), new_spans));
+    let outside =
+        |mut range: std::ops::Range<usize>, inside: &[bool]| range.all(|i| !inside.get(i).copied().unwrap_or(false));
+    // A deadline keeps a huge rewritten file from a long exact diff (the result is then
+    // coarser, never wrong).
+    let diff = similar::TextDiff::configure().timeout(std::time::Duration::from_secs(2)).diff_lines(old, new);
     let (mut buggy, mut fixed) = (Vec::new(), Vec::new());
     for group in diff.grouped_ops(3) {
         let keep = group.iter().any(|op| {
             op.tag() != similar::DiffTag::Equal
-                && outside(op.old_range(), old_spans)
-                && outside(op.new_range(), new_spans)
+                && outside(op.old_range(), &old_in)
+                && outside(op.new_range(), &new_in)
                 && substantive(&old_lines[op.old_range()], &new_lines[op.new_range()])
         });
         let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
@@ -233,6 +235,17 @@ pub fn outside_hunks(
         }
     }
     (!buggy.is_empty()).then(|| (buggy.join("...\n"), fixed.join("...\n")))
+}
+
+/// For each of `n` lines (0-based), whether it lies in one of `spans` (1-based, inclusive).
+fn in_spans(n: usize, spans: &[(usize, usize)]) -> Vec<bool> {
+    let mut inside = vec![false; n];
+    for &(a, b) in spans {
+        for flag in inside.iter_mut().take(b.min(n)).skip(a.saturating_sub(1)) {
+            *flag = true;
+        }
+    }
+    inside
 }
 
 /// Whether replacing `old` lines by `new` lines changes code: not only blank, comment or

@@ -76,7 +76,8 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         None => Labeller::Mechanical,
     };
     let bar = Bar::default();
-    let summary = repair::label::label_file(&a.input, &a.output, &cache, labeller, &config(a, &model), &bar)?;
+    let output = super::replaceable_output("--output", &a.output, &[])?;
+    let summary = repair::label::label_file(&a.input, &output, &cache, labeller, &config(a, &model), &bar)?;
     if let Some(c) = client.as_ref().filter(|_| summary.from_cache == 0) {
         c.finish(summary.failed == 0)?;
     }

@@ -67,9 +67,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         anyhow::bail!("--project names one project: give one repository, or leave it out to use each one's name");
     }
     super::check_output("--output", &args.output)?;
-    let opts = options(args)?;
+    let output = super::replaceable_output("--output", &args.output, &args.repos)?;
+    check_inputs(args)?;
+    let mut opts = options(args)?;
     let mut all_stats = Vec::new();
-    let tmp = temp_path(&args.output);
+    let tmp = temp_path(&output);
+    let scratch =
+        tempfile::Builder::new().prefix("fixdex-mine-").tempdir().context("cannot create a temporary folder")?;
+    opts.temp_parent = Some(scratch.path().to_path_buf());
+    remove_on_signal(vec![scratch.path().to_path_buf(), tmp.clone()])?;
     let mut out = std::io::BufWriter::new(
         std::fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?,
     );
@@ -84,27 +90,59 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         Ok(())
     })();
     if let Err(e) = result {
+        wait_if_interrupted();
         let _ = std::fs::remove_file(&tmp);
         return Err(e);
     }
     drop(out);
-    std::fs::rename(&tmp, &args.output)
-        .with_context(|| format!("cannot rename {} to {}", tmp.display(), args.output.display()))?;
+    {
+        let mut finished = FINISHED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        wait_if_interrupted();
+        std::fs::rename(&tmp, &output)
+            .with_context(|| format!("cannot rename {} to {}", tmp.display(), output.display()))?;
+        *finished = true;
+    }
     report(args, &all_stats)?;
     Ok(ExitCode::SUCCESS)
 }
 
+/// Refuses a repository given twice (every id would repeat) and an empty `--project`.
+fn check_inputs(args: &Args) -> anyhow::Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    for repo in &args.repos {
+        if !seen.insert(std::fs::canonicalize(repo).unwrap_or_else(|_| repo.clone())) {
+            anyhow::bail!("{} is given twice: its pairs (and ids) would repeat", repo.display());
+        }
+    }
+    if args.project.as_deref().is_some_and(|p| p.trim().is_empty()) {
+        anyhow::bail!("--project: give a name (it starts every id)");
+    }
+    Ok(())
+}
+
 fn options(args: &Args) -> anyhow::Result<MineOptions> {
+    let since = args.since.as_deref().map(|d| parse_date("--since", d)).transpose()?;
+    let until = args.until.as_deref().map(|d| parse_date("--until", d)).transpose()?;
+    if let (Some(s), Some(u)) = (since, until)
+        && u <= s
+    {
+        anyhow::bail!(
+            "--until {} is not after --since {}: no commit can match",
+            args.until.as_deref().unwrap_or(""),
+            args.since.as_deref().unwrap_or("")
+        );
+    }
     Ok(MineOptions {
         granularity: if args.granularity == "commit" { Granularity::Commit } else { Granularity::Method },
         max_files: args.max_files,
         max_methods: args.max_methods,
         max_method_bytes: args.max_method_bytes,
-        since: args.since.as_deref().map(|d| parse_date("--since", d)).transpose()?,
-        until: args.until.as_deref().map(|d| parse_date("--until", d)).transpose()?,
+        since,
+        until,
         branches: args.branch.clone(),
         project: args.project.clone(),
         hunks: !args.no_hunks,
+        temp_parent: None,
     })
 }
 
@@ -117,8 +155,60 @@ fn parse_date(flag: &str, text: &str) -> anyhow::Result<i64> {
     }
     let datetime: jiff::civil::DateTime =
         text.parse().map_err(|e| anyhow::anyhow!("{flag} {text:?}: not a date (2015-01-31) or RFC 3339 time: {e}"))?;
-    let ts = jiff::tz::Offset::UTC.to_timestamp(datetime)?;
+    let ts = jiff::tz::Offset::UTC.to_timestamp(datetime).map_err(|e| anyhow::anyhow!("{flag} {text:?}: {e}"))?;
     Ok(ts.as_second())
+}
+
+/// Set by the signal thread of [`remove_on_signal`] when a signal arrived.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Whether the output is in place; held by whoever renames it or cleans up.
+static FINISHED: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+
+/// Once interrupted, the signal thread owns the clean-up and the exit status: an error the
+/// main thread meets meanwhile (a temporary file removed under it) is not reported.
+fn wait_if_interrupted() {
+    if INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
+/// On SIGINT or SIGTERM, removes `paths` (the temporary output and the folder of the
+/// bundles' temporary repositories) and exits 130 / 143, as a shell reports a signal. The
+/// signals are blocked in every thread (the rayon workers inherit the mask) and taken by one
+/// thread with `sigwait`, so the clean-up runs as ordinary code, not in a signal handler.
+fn remove_on_signal(paths: Vec<PathBuf>) -> anyhow::Result<()> {
+    use nix::sys::signal::{SigSet, Signal};
+    let mut set = SigSet::empty();
+    set.add(Signal::SIGINT);
+    set.add(Signal::SIGTERM);
+    set.thread_block().context("cannot block SIGINT and SIGTERM")?;
+    std::thread::Builder::new().name("fixdex-mine-signals".into()).spawn(move || {
+        let Ok(signal) = set.wait() else { return };
+        INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+        // Held until the exit: the main thread cannot rename the output meanwhile.
+        let finished = FINISHED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // After the rename the temporary output is gone; the folder still is to remove.
+        // The workers may still be writing into the folder: retry until it is gone (they
+        // fail once it is, and then wait for the exit).
+        for _ in 0..100 {
+            for p in &paths {
+                let _ = if p.is_dir() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) };
+            }
+            if !paths.iter().any(|p| p.exists()) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        if *finished {
+            eprintln!("fixdex mine: interrupted ({signal}) after the output was written");
+        } else {
+            eprintln!("fixdex mine: interrupted ({signal}); nothing written");
+        }
+        std::process::exit(128 + signal as i32);
+    })?;
+    Ok(())
 }
 
 fn temp_path(output: &Path) -> PathBuf {

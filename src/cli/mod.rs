@@ -40,6 +40,47 @@ pub(crate) fn check_output(flag: &str, path: &Path) -> anyhow::Result<()> {
     engine::format::check_output(path).map_err(|e| anyhow::anyhow!("{flag}: {e}"))
 }
 
+/// The file a command that replaces its output by rename (`mine -o`, `label -o`) should
+/// write: `path`, or the file a symbolic link at `path` points to (the link is kept).
+///
+/// # Errors
+/// One line naming the flag and the path when `path` is `-` (these outputs are files,
+/// replaced atomically), exists but is not a regular file (a device, a folder), is one of
+/// `inputs`, or lies inside a folder among `inputs` (a repository being read).
+pub(crate) fn replaceable_output(
+    flag: &str,
+    path: &Path,
+    inputs: &[std::path::PathBuf],
+) -> anyhow::Result<std::path::PathBuf> {
+    if path.as_os_str() == "-" {
+        anyhow::bail!(
+            "{flag} -: give a file path (the output is written to a temporary file and renamed, not streamed)"
+        );
+    }
+    let target = match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => anyhow::bail!("{flag} {}: exists and is not a regular file", path.display()),
+        Ok(_) => std::fs::canonicalize(path)?,
+        Err(_) => path.to_path_buf(),
+    };
+    let absolute = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let parent_abs = target.parent().filter(|p| !p.as_os_str().is_empty()).map(absolute);
+    let full = match (parent_abs, target.file_name()) {
+        (Some(dir), Some(name)) => dir.join(name),
+        _ => absolute(&target),
+    };
+    for input in inputs {
+        let input = absolute(input);
+        if full == input || (input.is_dir() && full.starts_with(&input)) {
+            anyhow::bail!(
+                "{flag} {}: is (or is inside) the input {}; write the output elsewhere",
+                path.display(),
+                input.display()
+            );
+        }
+    }
+    Ok(target)
+}
+
 /// Creates the output folder `dir` given with `flag` when it is missing, and checks that
 /// files can be created in it, before any work.
 ///

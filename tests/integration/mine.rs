@@ -426,7 +426,8 @@ fn mine_python_nested_functions_hunks_and_commit_granularity() {
     assert!(h["buggy_code"].as_str().unwrap().contains("LIMIT = 10"), "{h}");
     assert!(h["fixed_code"].as_str().unwrap().contains("LIMIT = 20"), "{h}");
     assert!(!h["buggy_code"].as_str().unwrap().contains("inner(x)"), "the method's lines are not a hunk: {h}");
-    assert!(got[..2].iter().all(|r| r["meta"]["functions_changed_in_commit"] == 2));
+    // The commit changed one method (`g`) and a constant: the hunk row is not a method.
+    assert!(got[..2].iter().all(|r| r["meta"]["functions_changed_in_commit"] == 1));
 
     // --no-hunks: the constant-only fix has no pair left.
     let (stats, got) = mine_json(repo.path(), &out, &["--no-hunks"]);
@@ -760,4 +761,108 @@ fn mine_cherry_picked_fix_is_one_pair_and_features_are_skipped() {
     assert_eq!(got.len(), 1);
     assert_eq!(got[0]["meta"]["commit"], original, "the oldest commit's row is kept");
     assert_eq!(got[0]["id"], format!("picked:{}:A.java:A.f(int)", &original[..12]));
+}
+
+/// `-o` that would destroy something is refused before any work: `-`, a device, the bundle
+/// being read, a file inside the repository; a repository given twice and `--until` not
+/// after `--since` too. A symbolic link as `-o` is written through (the link stays).
+#[test]
+fn mine_refuses_outputs_that_would_destroy_something() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, _) = python_fixture(tmp.path());
+    let bundle = tmp.path().join("py.bundle");
+    git_in(Path::new(repo.path()), 9, &["bundle", "create", "-q", bundle.to_str().unwrap(), "--all"]);
+    let before = std::fs::read(&bundle).unwrap();
+    let inside = format!("{}/pkg/mod.py", repo.path());
+    let cases: [(Vec<&str>, &str); 6] = [
+        (vec![repo.path(), "-o", "-"], "give a file path"),
+        (vec![repo.path(), "-o", "/dev/null"], "not a regular file"),
+        (vec![bundle.to_str().unwrap(), "-o", bundle.to_str().unwrap()], "is (or is inside) the input"),
+        (vec![repo.path(), "-o", inside.as_str()], "is (or is inside) the input"),
+        (vec![repo.path(), repo.path(), "-o", "/tmp/never.jsonl"], "given twice"),
+        (
+            vec![repo.path(), "-o", "/tmp/never.jsonl", "--since", "2021-01-02", "--until", "2021-01-01"],
+            "not after --since",
+        ),
+    ];
+    for (args, says) in cases {
+        let o = mine(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    assert_eq!(std::fs::read(&bundle).unwrap(), before, "the bundle is untouched");
+    assert!(std::fs::read_to_string(&inside).unwrap().contains("LIMIT"), "the source is untouched");
+    let target = tmp.path().join("target.jsonl");
+    std::fs::write(&target, "keep\n").unwrap();
+    let link = tmp.path().join("link.jsonl");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let (stats, _) = mine_json(repo.path(), &link, &[]);
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(rows(&target).len() as u64, stats["pairs"].as_u64().unwrap());
+}
+
+/// A symbolic link whose target changes is not source code: skipped as `symlink`.
+#[test]
+fn mine_skips_symbolic_links() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = Fixture::new(tmp.path(), "links");
+    f.write("a.py", "def f():\n    return 1\n");
+    f.write("b.py", "def f():\n    return 2\n");
+    std::os::unix::fs::symlink("a.py", f.dir.join("link.py")).unwrap();
+    f.commit("Initial import", 1);
+    std::fs::remove_file(f.dir.join("link.py")).unwrap();
+    std::os::unix::fs::symlink("b.py", f.dir.join("link.py")).unwrap();
+    f.commit("Fix the link bug", 2);
+    let (stats, got) = mine_json(f.path(), &tmp.path().join("o.jsonl"), &[]);
+    assert!(got.is_empty(), "{got:?}");
+    assert_eq!(stats["skipped_files"]["symlink"], 1, "{stats}");
+}
+
+/// SIGINT in the middle of a run removes the temporary output and the bundle's temporary
+/// repository, and exits 130.
+#[test]
+fn mine_interrupted_leaves_nothing_behind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, _) = python_fixture(tmp.path());
+    let bundle = tmp.path().join("py.bundle");
+    git_in(Path::new(repo.path()), 9, &["bundle", "create", "-q", bundle.to_str().unwrap(), "--all"]);
+    let out_dir = tmp.path().join("out");
+    let temp_root = tmp.path().join("tmp");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    std::fs::create_dir_all(&temp_root).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fixdex"))
+        .args(["mine", bundle.to_str().unwrap(), "-o", out_dir.join("o.jsonl").to_str().unwrap(), "--json"])
+        .env("TMPDIR", &temp_root)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Signal once the bundle's temporary repository exists (the signals are taken by then),
+    // or not at all if the run is already over.
+    let started = std::time::Instant::now();
+    let working = || {
+        std::fs::read_dir(&temp_root)
+            .unwrap()
+            .filter_map(Result::ok)
+            .any(|e| std::fs::read_dir(e.path()).is_ok_and(|mut d| d.next().is_some()))
+    };
+    while !working() && child.try_wait().unwrap().is_none() && started.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    if child.try_wait().unwrap().is_none() {
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT)
+            .unwrap();
+    }
+    let status = child.wait().unwrap();
+    // Either the signal arrived while it worked (130, nothing left) or the run had already
+    // finished (0, a complete output): never a partial state.
+    let left: Vec<_> = std::fs::read_dir(&out_dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let temps: Vec<_> = std::fs::read_dir(&temp_root).unwrap().map(|e| e.unwrap().file_name()).collect();
+    match status.code() {
+        Some(130) => assert!(left.is_empty(), "{left:?}"),
+        Some(0) => assert_eq!(left, ["o.jsonl"]),
+        other => panic!("exit {other:?}"),
+    }
+    assert!(temps.is_empty(), "temporary folders left: {temps:?}");
 }

@@ -128,6 +128,10 @@ fn file_changes(
     opts: &MineOptions,
     out: &mut Changes,
 ) -> std::result::Result<(), Skip> {
+    let link = |f: git2::DiffFile<'_>| f.mode() == git2::FileMode::Link;
+    if link(delta.old_file()) || link(delta.new_file()) {
+        return Err(Skip::Symlink);
+    }
     match delta.status() {
         Delta::Added | Delta::Copied => return Err(Skip::AddedFile),
         Delta::Deleted => return Err(Skip::DeletedFile),

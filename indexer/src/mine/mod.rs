@@ -69,6 +69,8 @@ pub enum Skip {
     DeletedFile,
     /// A rename without content change.
     RenameOnly,
+    /// A symbolic link (its "content" is the target path), either version.
+    Symlink,
     /// A binary file.
     Binary,
     /// A file that is not UTF-8.
@@ -109,6 +111,7 @@ impl Skip {
             Skip::AddedFile => "added_file",
             Skip::DeletedFile => "deleted_file",
             Skip::RenameOnly => "rename_only",
+            Skip::Symlink => "symlink",
             Skip::Binary => "binary",
             Skip::NonUtf8 => "non_utf8",
             Skip::ParseError => "parse_error",
@@ -156,6 +159,9 @@ pub struct MineOptions {
     /// ([`commit::outside_hunks`]: field initialisers, module constants, added methods);
     /// default true.
     pub hunks: bool,
+    /// Where a bundle's temporary repository is made (`fixdex mine` gives a folder it
+    /// removes on Ctrl-C); default: the system's temporary folder.
+    pub temp_parent: Option<std::path::PathBuf>,
 }
 
 impl Default for MineOptions {
@@ -170,6 +176,7 @@ impl Default for MineOptions {
             branches: Vec::new(),
             project: None,
             hunks: true,
+            temp_parent: None,
         }
     }
 }
@@ -263,7 +270,7 @@ pub fn mine(
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<(Vec<MinedPair>, MineStats)> {
     let start = Instant::now();
-    let source = Source::open(path)?;
+    let source = Source::open(path, opts.temp_parent.as_deref())?;
     let repo = source.repo()?;
     let oids = walk(&repo, &source, opts)?;
     let context = RowContext {
@@ -446,7 +453,7 @@ fn rows(info: &CommitInfo, methods: &[MethodChange], granularity: Granularity, c
         "commit": info.oid.to_string(),
         "parent": info.parent.to_string(),
         "author_date": info.author_date,
-        "functions_changed_in_commit": methods.len(),
+        "functions_changed_in_commit": methods.iter().filter(|m| !m.hunks).count(),
         "evidence": info.evidence,
     });
     let row =

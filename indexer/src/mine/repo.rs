@@ -31,18 +31,19 @@ pub struct Source {
 
 impl Source {
     /// Opens `path`: a bundle when its first line is a bundle header, else a repository
-    /// (the path itself, not a parent folder).
+    /// (the path itself, not a parent folder). A bundle's temporary repository is made in
+    /// `temp_parent`, else in the system's temporary folder.
     ///
     /// # Errors
     /// [`Error::File`] naming `path` when it does not exist, is neither a repository nor a
     /// bundle, or is a bundle with prerequisites or a damaged pack.
-    pub fn open(path: &Path) -> Result<Source> {
+    pub fn open(path: &Path, temp_parent: Option<&Path>) -> Result<Source> {
         let bad = |reason: String| Error::File { path: path.to_path_buf(), reason };
         if !path.exists() {
             return Err(bad("no such file or folder".into()));
         }
         if path.is_file() && is_bundle(path) {
-            return open_bundle(path);
+            return open_bundle(path, temp_parent);
         }
         let repo = Repository::open_ext(path, git2::RepositoryOpenFlags::NO_SEARCH, std::iter::empty::<&str>())
             .map_err(|e| bad(format!("not a git repository or bundle ({})", e.message())))?;
@@ -85,12 +86,18 @@ fn is_bundle(path: &Path) -> bool {
 }
 
 /// Indexes the bundle's pack into a temporary bare repository and creates its refs.
-fn open_bundle(path: &Path) -> Result<Source> {
+fn open_bundle(path: &Path, temp_parent: Option<&Path>) -> Result<Source> {
     let bad = |reason: String| Error::File { path: path.to_path_buf(), reason };
     let io = |source| Error::Io { path: path.to_path_buf(), source };
     let mut reader = BufReader::new(std::fs::File::open(path).map_err(io)?);
     let refs = read_bundle_header(&mut reader).map_err(|reason| bad(format!("bad bundle header: {reason}")))?;
-    let temp = tempfile::Builder::new().prefix("fixdex-mine-").tempdir().map_err(io)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("fixdex-mine-");
+    let temp = match temp_parent {
+        Some(dir) => builder.tempdir_in(dir),
+        None => builder.tempdir(),
+    }
+    .map_err(|source| Error::Io { path: temp_parent.map_or_else(std::env::temp_dir, Path::to_path_buf), source })?;
     let repo = Repository::init_bare(temp.path()).map_err(|e| bad(format!("cannot create a repository: {e}")))?;
     {
         let odb = repo.odb().map_err(|e| bad(e.message().to_string()))?;

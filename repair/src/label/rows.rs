@@ -210,6 +210,14 @@ pub fn write_rows(path: &Path, rows: &[Row]) -> Result<(), LabelError> {
     }
     out.flush().map_err(io)?;
     drop(out);
+    // The new file keeps an existing output's permissions; a new one gets 0644 (a
+    // temporary file is created 0600).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode());
+        tmp.as_file().set_permissions(std::fs::Permissions::from_mode(mode)).map_err(io)?;
+    }
     tmp.as_file().sync_all().map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())

@@ -67,7 +67,7 @@ pub enum Error {
         /// The name given.
         name: String,
     },
-    /// A source file could not be parsed into methods ([`methods`]).
+    /// A source file could not be parsed into methods ([`methods()`]).
     #[error("cannot parse the file: {reason}")]
     Parse {
         /// What went wrong (`syntax error at line 12`, ...).

@@ -21,7 +21,7 @@ const KNOWN: [(&str, &[&str]); 12] = [
 ];
 
 /// The SPDX ids of the licences a licence file's `text` states, joined with ` / ` in the
-/// order of [`KNOWN`] (`MPL-2.0 / MIT` for tqdm's dual licence); `None` when none is
+/// order of the table of known licences (`MPL-2.0 / MIT` for tqdm's dual licence); `None` when none is
 /// recognised. A GPL text is not also reported as LGPL (and BSD-3 not also as BSD-2).
 pub fn recognise(text: &str) -> Option<String> {
     let upper = text.to_uppercase();

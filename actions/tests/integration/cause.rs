@@ -10,7 +10,8 @@ use ActionKind::*;
 use Language::{Java, Python};
 use actions::{ActionKind, Language, MAX_INPUT_BYTES, classify, root_cause};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed, TestRunner};
+
+use crate::fuzz::{JAVA, PYTHON, damaged, runner};
 
 /// (label, language, buggy, fixed, words the cause must contain besides the method name).
 type Case = (ActionKind, Language, &'static str, &'static str, &'static [&'static str]);
@@ -448,29 +449,6 @@ fn huge_lines_and_inputs_are_cut() {
     let multibyte = format!("def f():\n    s = '{}'\n", "é".repeat(100));
     let cause = root_cause(&multibyte, "def f():\n    s = 'e'\n", Python, Some(&"ü".repeat(200)));
     well_formed(&cause);
-}
-
-fn runner(default_cases: u32) -> TestRunner {
-    let cases = std::env::var("FIXDEX_FUZZ_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(default_cases);
-    TestRunner::new(Config { cases, rng_seed: RngSeed::Fixed(15), failure_persistence: None, ..Config::default() })
-}
-
-const JAVA: &str = "public int f(int[] xs, String s) {\n  int n = 0;\n  for (int i = 0; i < xs.length; i++) {\n    if (s != null && xs[i] > 0) { n += xs[i]; }\n  }\n  try { g(s.trim(), n); } catch (Exception e) { return -1; }\n  return n;\n}\n";
-const PYTHON: &str = "def f(xs, s=None):\n    n = 0\n    for i in range(len(xs)):\n        if s is not None and xs[i] > 0:\n            n += xs[i]\n    try:\n        g(s.strip(), n)\n    except ValueError:\n        return -1\n    return n\n";
-
-/// `base` with a few random byte ranges replaced by random code-like text.
-fn damaged(base: &'static str) -> impl Strategy<Value = String> {
-    let edit = (0..base.len(), 0usize..8, "[ -~\\n{}();`é]{0,10}");
-    proptest::collection::vec(edit, 0..4).prop_map(move |edits| {
-        let mut s = base.to_string();
-        for (at, len, with) in edits {
-            let at = (0..=at.min(s.len())).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0);
-            let end = (at + len).min(s.len());
-            let end = (end..=s.len()).find(|&i| s.is_char_boundary(i)).unwrap_or(s.len());
-            s.replace_range(at..end, &with);
-        }
-        s
-    })
 }
 
 #[test]

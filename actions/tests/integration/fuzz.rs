@@ -6,7 +6,7 @@ use actions::{ActionKind, Language, classify, explain};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
 
-fn runner(default_cases: u32) -> TestRunner {
+pub(crate) fn runner(default_cases: u32) -> TestRunner {
     let cases = std::env::var("FIXDEX_FUZZ_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(default_cases);
     TestRunner::new(Config { cases, rng_seed: RngSeed::Fixed(11), failure_persistence: None, ..Config::default() })
 }
@@ -15,11 +15,11 @@ fn language() -> impl Strategy<Value = Language> {
     prop_oneof![Just(Language::Java), Just(Language::Python)]
 }
 
-const JAVA: &str = "public int f(int[] xs, String s) {\n  int n = 0;\n  for (int i = 0; i < xs.length; i++) {\n    if (s != null && xs[i] > 0) { n += xs[i]; }\n  }\n  try { g(s.trim(), n); } catch (Exception e) { return -1; }\n  return n;\n}\n";
-const PYTHON: &str = "def f(xs, s=None):\n    n = 0\n    for i in range(len(xs)):\n        if s is not None and xs[i] > 0:\n            n += xs[i]\n    try:\n        g(s.strip(), n)\n    except ValueError:\n        return -1\n    return n\n";
+pub(crate) const JAVA: &str = "public int f(int[] xs, String s) {\n  int n = 0;\n  for (int i = 0; i < xs.length; i++) {\n    if (s != null && xs[i] > 0) { n += xs[i]; }\n  }\n  try { g(s.trim(), n); } catch (Exception e) { return -1; }\n  return n;\n}\n";
+pub(crate) const PYTHON: &str = "def f(xs, s=None):\n    n = 0\n    for i in range(len(xs)):\n        if s is not None and xs[i] > 0:\n            n += xs[i]\n    try:\n        g(s.strip(), n)\n    except ValueError:\n        return -1\n    return n\n";
 
 /// `base` with a few random byte ranges replaced by random text.
-fn damaged(base: &'static str) -> impl Strategy<Value = String> {
+pub(crate) fn damaged(base: &'static str) -> impl Strategy<Value = String> {
     let edit = (0..base.len(), 0usize..6, "[ -~\\n\\t{}();é\u{200b}]{0,8}");
     proptest::collection::vec(edit, 0..4).prop_map(move |edits| {
         let mut s = base.to_string();

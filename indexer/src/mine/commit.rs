@@ -172,22 +172,24 @@ fn file_changes(
             fixed: fixed.to_string(),
         });
     }
-    if opts.hunks && outline_changed(&old, &new, language, &paired) {
-        let old_spans: Vec<(usize, usize)> = paired.iter().map(|p| p.before.lines).collect();
-        let new_spans: Vec<(usize, usize)> = paired.iter().map(|p| p.after.lines).collect();
-        if let Some((buggy, fixed)) = outside_hunks(&old, &new, &old_spans, &new_spans) {
-            out.methods.push(MethodChange {
-                path: path.to_string(),
-                old_path,
-                language,
-                key: HUNKS_KEY.to_string(),
-                hunks: true,
-                buggy,
-                fixed,
-            });
-        }
+    if opts.hunks
+        && let Some((buggy, fixed)) = hunks_outside(&old, &new, language, &paired)
+    {
+        let key = HUNKS_KEY.to_string();
+        out.methods.push(MethodChange { path: path.to_string(), old_path, language, key, hunks: true, buggy, fixed });
     }
     Ok(())
+}
+
+/// The file's changes outside the paired methods ([`outside_hunks`]), when it changed
+/// there beyond layout and comments.
+fn hunks_outside(old: &str, new: &str, language: Language, paired: &[Paired<'_>]) -> Option<(String, String)> {
+    if !outline_changed(old, new, language, paired) {
+        return None;
+    }
+    let old_spans: Vec<(usize, usize)> = paired.iter().map(|p| p.before.lines).collect();
+    let new_spans: Vec<(usize, usize)> = paired.iter().map(|p| p.after.lines).collect();
+    outside_hunks(old, new, &old_spans, &new_spans)
 }
 
 /// Whether the file changed outside the paired methods beyond layout and comments

@@ -448,75 +448,83 @@ struct RowContext {
 
 /// The rows of one mined commit.
 fn rows(info: &CommitInfo, methods: &[MethodChange], granularity: Granularity, context: &RowContext) -> Vec<MinedPair> {
-    let short = &info.oid.to_string()[..12];
-    let mut meta = serde_json::json!({
+    let rows = Rows { info, context, short: info.oid.to_string()[..12].to_string() };
+    let meta = serde_json::json!({
         "commit": info.oid.to_string(),
         "parent": info.parent.to_string(),
         "author_date": info.author_date,
         "functions_changed_in_commit": methods.iter().filter(|m| !m.hunks).count(),
         "evidence": info.evidence,
     });
-    let row =
-        |id: String, language: &str, buggy: String, fixed: String, diff: String, meta: serde_json::Value| MinedPair {
-            id,
-            source: context.source.clone(),
-            project: context.project.clone(),
-            language: language.to_string(),
-            buggy_code: buggy,
-            fixed_code: fixed,
-            description: info.message.clone(),
-            diff,
-            license: context.license.clone(),
-            meta,
-        };
     match granularity {
-        Granularity::Method => methods
-            .iter()
-            .map(|m| {
-                let mut meta = meta.clone();
-                meta["granularity"] = if m.hunks { "hunk" } else { "function" }.into();
-                meta["path"] = m.path.clone().into();
-                if let Some(old) = &m.old_path {
-                    meta["old_path"] = old.clone().into();
-                }
-                if !m.hunks {
-                    meta["function"] = m.key.clone().into();
-                }
-                let id = format!("{}:{short}:{}:{}", context.project, m.path, m.key);
-                row(id, lang_name(m), m.buggy.clone(), m.fixed.clone(), method_diff(m), meta)
-            })
-            .collect(),
+        Granularity::Method => methods.iter().map(|m| rows.method(m, meta.clone())).collect(),
         Granularity::Commit => {
             let mut languages: Vec<&str> = methods.iter().map(lang_name).collect();
-            languages.dedup();
             languages.sort_unstable();
             languages.dedup();
-            meta["granularity"] = "commit".into();
-            languages
-                .iter()
-                .map(|lang| {
-                    let ms: Vec<&MethodChange> = methods.iter().filter(|m| lang_name(m) == *lang).collect();
-                    let mut meta = meta.clone();
-                    meta["paths"] = ms
-                        .iter()
-                        .map(|m| m.path.clone())
-                        .collect::<std::collections::BTreeSet<_>>()
-                        .into_iter()
-                        .collect::<Vec<_>>()
-                        .into();
-                    meta["functions"] = ms.iter().map(|m| format!("{}:{}", m.path, m.key)).collect::<Vec<_>>().into();
-                    let id = if languages.len() > 1 {
-                        format!("{}:{short}:{lang}", context.project)
-                    } else {
-                        format!("{}:{short}", context.project)
-                    };
-                    let join =
-                        |f: fn(&MethodChange) -> String| ms.iter().map(|m| f(m)).collect::<Vec<_>>().join("\n\n");
-                    let diff = ms.iter().map(|m| method_diff(m)).collect::<String>();
-                    row(id, lang, join(|m| m.buggy.clone()), join(|m| m.fixed.clone()), diff, meta)
-                })
-                .collect()
+            let several = languages.len() > 1;
+            languages.iter().map(|lang| rows.commit(methods, lang, several, meta.clone())).collect()
         }
+    }
+}
+
+/// Builds the rows of one commit ([`rows`]).
+struct Rows<'a> {
+    info: &'a CommitInfo,
+    context: &'a RowContext,
+    /// The commit's SHA, first 12 hex digits.
+    short: String,
+}
+
+impl Rows<'_> {
+    fn row(
+        &self,
+        id: String,
+        language: &str,
+        code: (String, String),
+        diff: String,
+        meta: serde_json::Value,
+    ) -> MinedPair {
+        MinedPair {
+            id,
+            source: self.context.source.clone(),
+            project: self.context.project.clone(),
+            language: language.to_string(),
+            buggy_code: code.0,
+            fixed_code: code.1,
+            description: self.info.message.clone(),
+            diff,
+            license: self.context.license.clone(),
+            meta,
+        }
+    }
+
+    /// One method's row (or one file's hunks row).
+    fn method(&self, m: &MethodChange, mut meta: serde_json::Value) -> MinedPair {
+        meta["granularity"] = if m.hunks { "hunk" } else { "function" }.into();
+        meta["path"] = m.path.clone().into();
+        if let Some(old) = &m.old_path {
+            meta["old_path"] = old.clone().into();
+        }
+        if !m.hunks {
+            meta["function"] = m.key.clone().into();
+        }
+        let id = format!("{}:{}:{}:{}", self.context.project, self.short, m.path, m.key);
+        self.row(id, lang_name(m), (m.buggy.clone(), m.fixed.clone()), method_diff(m), meta)
+    }
+
+    /// The commit's row for one language: its methods joined by a blank line.
+    fn commit(&self, methods: &[MethodChange], lang: &str, several: bool, mut meta: serde_json::Value) -> MinedPair {
+        let ms: Vec<&MethodChange> = methods.iter().filter(|m| lang_name(m) == lang).collect();
+        meta["granularity"] = "commit".into();
+        let paths: std::collections::BTreeSet<&str> = ms.iter().map(|m| m.path.as_str()).collect();
+        meta["paths"] = paths.into_iter().collect::<Vec<_>>().into();
+        meta["functions"] = ms.iter().map(|m| format!("{}:{}", m.path, m.key)).collect::<Vec<_>>().into();
+        let (project, short) = (&self.context.project, &self.short);
+        let id = if several { format!("{project}:{short}:{lang}") } else { format!("{project}:{short}") };
+        let join = |f: fn(&MethodChange) -> &str| ms.iter().map(|m| f(m)).collect::<Vec<_>>().join("\n\n");
+        let diff = ms.iter().map(|m| method_diff(m)).collect::<String>();
+        self.row(id, lang, (join(|m| &m.buggy), join(|m| &m.fixed)), diff, meta)
     }
 }
 

@@ -272,14 +272,17 @@ impl Gate {
         (rec.prompt_tokens, rec.completion_tokens, rec.cost_usd)
     }
 
-    /// Counts a failed call; stops the run at the wall-clock limit or after
-    /// [`MAX_ERRORS_IN_A_ROW`] failures.
+    /// Counts a failed call; stops the run at the wall-clock limit, on a connection failure
+    /// before any call succeeded, or after [`MAX_ERRORS_IN_A_ROW`] failures.
     fn failed(&self, e: &LlmError) {
         let mut s = self.lock();
         s.in_flight -= 1;
         s.errors_in_a_row += 1;
         let why = match e {
             LlmError::Deadline { .. } => Some(WALL.to_owned()),
+            // Nothing has ever answered: the endpoint is down or the URL wrong; asking every
+            // row would only repeat the client's retries.
+            LlmError::Connection { .. } if s.calls == 0 => Some(format!("cannot reach the model endpoint: {e}")),
             _ if s.errors_in_a_row >= MAX_ERRORS_IN_A_ROW => {
                 Some(format!("{MAX_ERRORS_IN_A_ROW} model calls in a row failed, the last with: {e}"))
             }

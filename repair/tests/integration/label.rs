@@ -236,6 +236,19 @@ fn label_stops_after_many_failed_calls_in_a_row() {
     assert!(s.stopped.as_deref().unwrap().contains("model calls in a row failed"), "{s:?}");
 }
 
+/// An endpoint that never answered (connection refused) stops the run at the first failure:
+/// every row is kept, unlabelled, and the reason says the endpoint cannot be reached.
+#[test]
+fn label_stops_at_once_when_the_endpoint_cannot_be_reached() {
+    let f = files(&(0..30).map(row).collect::<Vec<_>>());
+    let client = ScriptedClient::new(vec![Script::Fail(repair::llm::Fault::Connection)]);
+    let s = run(&f, &client, "m", &one_at_a_time());
+    assert_eq!(client.requests().len(), 1);
+    assert_eq!((s.failed, s.labelled), (30, 0));
+    assert!(s.stopped.as_deref().unwrap().contains("cannot reach the model endpoint"), "{s:?}");
+    assert_eq!(output(&f.output).len(), 30);
+}
+
 #[test]
 fn label_mechanical_labels_java_and_python_and_fails_other_languages() {
     let mut rows: Vec<Value> = (0..2).map(row).collect();

@@ -68,7 +68,7 @@ const SHOWN_FAILURES: usize = 10;
 /// Runs `fixdex label`.
 pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     let cache = a.cache.clone().unwrap_or_else(|| default_cache(&a.output));
-    check_paths(a, &cache)?;
+    let output = check_paths(a, &cache)?;
     let client = if a.mechanical { None } else { Some(a.llm.client()?) };
     let model = client.as_ref().map(model_name).transpose()?.unwrap_or_default();
     let labeller = match &client {
@@ -76,7 +76,6 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         None => Labeller::Mechanical,
     };
     let bar = Bar::default();
-    let output = super::replaceable_output("--output", &a.output, &[])?;
     let summary = repair::label::label_file(&a.input, &output, &cache, labeller, &config(a, &model), &bar)?;
     if let Some(c) = client.as_ref().filter(|_| summary.from_cache == 0) {
         c.finish(summary.failed == 0)?;
@@ -93,20 +92,21 @@ fn default_cache(output: &Path) -> PathBuf {
     output.with_file_name(name)
 }
 
-/// Checks, before any work, the input, the output, the cache and `--record`.
-fn check_paths(a: &Args, cache: &Path) -> anyhow::Result<()> {
+/// Checks, before any work, the input, the output, the cache and `--record`; the file to
+/// write the output to ([`super::replaceable_output`]).
+fn check_paths(a: &Args, cache: &Path) -> anyhow::Result<PathBuf> {
     if !a.input.is_file() {
         bail!("{} is not a file", a.input.display());
     }
     if cache == a.output || cache == a.input {
         bail!("--cache {} must be another file than the input and the output", cache.display());
     }
-    super::check_output("--output", &a.output)?;
+    let output = super::replaceable_output("--output", &a.output, &[])?;
     super::check_output("--cache", cache)?;
     if !a.mechanical {
         a.llm.check_outputs()?;
     }
-    Ok(())
+    Ok(output)
 }
 
 /// The model name: `--llm-model` (or the endpoint's), else, when replaying, the one model

@@ -63,12 +63,8 @@ pub struct Args {
 /// # Errors
 /// A repository that cannot be opened or read, a bad date, an output that cannot be written.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    if args.project.is_some() && args.repos.len() > 1 {
-        anyhow::bail!("--project names one project: give one repository, or leave it out to use each one's name");
-    }
-    super::check_output("--output", &args.output)?;
-    let output = super::replaceable_output("--output", &args.output, &args.repos)?;
     check_inputs(args)?;
+    let output = super::replaceable_output("--output", &args.output, &args.repos)?;
     let mut opts = options(args)?;
     let mut all_stats = Vec::new();
     let tmp = temp_path(&output);
@@ -106,8 +102,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Refuses a repository given twice (every id would repeat) and an empty `--project`.
+/// Refuses a repository given twice (every id would repeat), and a `--project` that is
+/// empty or given with several repositories.
 fn check_inputs(args: &Args) -> anyhow::Result<()> {
+    if args.project.is_some() && args.repos.len() > 1 {
+        anyhow::bail!("--project names one project: give one repository, or leave it out to use each one's name");
+    }
     let mut seen = std::collections::HashSet::new();
     for repo in &args.repos {
         if !seen.insert(std::fs::canonicalize(repo).unwrap_or_else(|_| repo.clone())) {

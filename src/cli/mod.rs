@@ -46,7 +46,8 @@ pub(crate) fn check_output(flag: &str, path: &Path) -> anyhow::Result<()> {
 /// # Errors
 /// One line naming the flag and the path when `path` is `-` (these outputs are files,
 /// replaced atomically), exists but is not a regular file (a device, a folder), is one of
-/// `inputs`, or lies inside a folder among `inputs` (a repository being read).
+/// `inputs`, or lies inside a folder among `inputs` (a repository being read); and as
+/// [`check_output`] when its folder does not accept a new file.
 pub(crate) fn replaceable_output(
     flag: &str,
     path: &Path,
@@ -62,6 +63,7 @@ pub(crate) fn replaceable_output(
         Ok(_) => std::fs::canonicalize(path)?,
         Err(_) => path.to_path_buf(),
     };
+    check_output(flag, path)?;
     let absolute = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let parent_abs = target.parent().filter(|p| !p.as_os_str().is_empty()).map(absolute);
     let full = match (parent_abs, target.file_name()) {

@@ -2,27 +2,40 @@
 # The project's test command (README "Quickstart", called by .ci/run).
 #
 # Installs the default model when missing (scripts/fetch-model.sh) and the test toolchains
-# (scripts/setup-test-tools.sh: JDK, JUnit 4, pytest), then runs every test of
-# the workspace with cargo-nextest and the doctests with cargo test. When FIXDEX_SHARED is set
-# (CI sets FIXDEX_SHARED=../shared), the `shared_*` tests on ../shared data run too, and fail
-# when the data is missing; without it they are left out.
+# (scripts/setup-test-tools.sh: JDK, JUnit 4, pytest), builds the tests once, then runs every
+# test of the workspace with cargo-nextest and the doctests with cargo test. When
+# FIXDEX_SHARED is set (CI sets FIXDEX_SHARED=../shared), the `shared_*` tests on ../shared
+# data run too, as their own phase, and fail when the data is missing; without it they are
+# left out. Ends with a table of its phases and their wall times (scripts/phases.sh); under
+# .ci/run the phases go into CI's table instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/phases.sh
+phase_init
+trap phase_table EXIT
 
-scripts/fetch-model.sh
+phase "model fetch" scripts/fetch-model.sh
 # JDK + JUnit 4 (Debian) and pytest (PyPI venv) for the repair harness tests.
-export "$(scripts/setup-test-tools.sh | tail -n 1)"
+phase "test tools" scripts/setup-test-tools.sh >"${TMPDIR:-/tmp}/fixdex-test-tools.$$"
+export "$(tail -n 1 "${TMPDIR:-/tmp}/fixdex-test-tools.$$")"
+rm -f "${TMPDIR:-/tmp}/fixdex-test-tools.$$"
 
+shared_filter='test(/(^|::)shared_/)'
 if cargo nextest --version >/dev/null 2>&1; then
   profile=default
   if [ -n "${FIXDEX_SHARED:-}" ]; then profile=ci; fi
-  cargo nextest run --workspace --locked --profile "$profile"
+  phase "test build" cargo nextest run --workspace --locked --profile "$profile" --no-run
+  phase "workspace tests" cargo nextest run --workspace --locked --profile "$profile" \
+    -E "not $shared_filter"
+  if [ -n "${FIXDEX_SHARED:-}" ]; then
+    phase "shared_* suites" cargo nextest run --workspace --locked --profile ci -E "$shared_filter"
+  fi
 else
   echo "cargo-nextest not found; using cargo test" >&2
+  phase "test build" cargo test --workspace --locked --all-targets --no-run
+  phase "workspace tests" cargo test --workspace --locked --all-targets -- --skip shared_
   if [ -n "${FIXDEX_SHARED:-}" ]; then
-    cargo test --workspace --locked --all-targets
-  else
-    cargo test --workspace --locked --all-targets -- --skip shared_
+    phase "shared_* suites" cargo test --workspace --locked --all-targets -- shared_
   fi
 fi
-cargo test --workspace --locked --doc
+phase "doctests" cargo test --workspace --locked --doc

@@ -88,6 +88,14 @@ pub enum QuixbugsError {
     /// The validation machinery failed.
     #[error(transparent)]
     Validate(#[from] crate::validate::ValidateError),
+    /// The instrumentation of a program failed after its probe sites were found.
+    #[error("{program}: cannot instrument: {source}")]
+    Probe {
+        /// The program.
+        program: String,
+        /// Why.
+        source: crate::strategies::tracerepair::probe::ProbeError,
+    },
     /// Other I/O.
     #[error("{path}: {source}")]
     Io {
@@ -612,4 +620,121 @@ pub fn select(programs: Vec<Program>, names: &[String]) -> Result<Vec<Program>, 
             })
         })
         .collect()
+}
+
+/// A seeded sample of `n` of `programs` (all of them when `n >= programs.len()`), kept in
+/// their given order (discovery order: by name).
+///
+/// The sample is a partial Fisher–Yates shuffle driven by `fastrand`'s WyRand seeded with
+/// `seed`, so the same `(programs, n, seed)` gives the same sample on every platform. A
+/// whole-benchmark run is a measurement (`scripts/measure.sh`); a sample is the cheap check
+/// that still fails when the machinery breaks (CI runs a few programs per language).
+pub fn sample(programs: Vec<Program>, n: usize, seed: u64) -> Vec<Program> {
+    if n >= programs.len() {
+        return programs;
+    }
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut order: Vec<usize> = (0..programs.len()).collect();
+    for i in 0..n {
+        let j = rng.usize(i..order.len());
+        order.swap(i, j);
+    }
+    let mut keep = order[..n].to_vec();
+    keep.sort_unstable();
+    let mut programs: Vec<Option<Program>> = programs.into_iter().map(Some).collect();
+    keep.into_iter().filter_map(|i| programs[i].take()).collect()
+}
+
+/// TraceRepair's automatic probes (`--probe auto`, [`probe::auto_sites`]) on one QuixBugs
+/// program: how many probes the method holding the first buggy line got, and whether the
+/// instrumented copy compiles.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProbeCheck {
+    /// The program.
+    pub program: String,
+    /// The language.
+    pub lang: Lang,
+    /// Probes placed.
+    pub probes: usize,
+    /// Places that would have been probed but cannot take a statement.
+    pub skipped: usize,
+    /// Whether the instrumented copy compiles (`javac` with the other QuixBugs classes on the
+    /// source path) or byte-compiles (`python -m py_compile`).
+    pub compiled: bool,
+}
+
+/// Instruments `program` with [`probe::auto_sites`] at the method or function holding the
+/// first line that differs from its correct version (`correct_java_programs/`,
+/// `correct_python_programs/`) and compiles the instrumented copy under `scratch` (a folder
+/// the caller owns and may reuse between programs).
+///
+/// `Ok(None)` when the program has no correct version, or no differing line lies inside a
+/// method (the package lines differ too: they are passed over). Cost: one `javac` (about a
+/// second) or one `py_compile`. The rate over all programs is the reliability TraceRepair
+/// (Ye et al., 2025) reports as 93.8 % on Defects4J; `scripts/measure.sh probes` measures it
+/// on every program, the shared test on a sample.
+///
+/// # Errors
+/// [`QuixbugsError::Io`] when a source cannot be read or the scratch folder written, or
+/// when `javac` / Python cannot be started.
+pub fn probe_check(root: &Path, program: &Program, scratch: &Path) -> Result<Option<ProbeCheck>, QuixbugsError> {
+    use crate::strategies::tracerepair::probe;
+    let read = |path: PathBuf| std::fs::read_to_string(&path).map_err(|source| QuixbugsError::Io { path, source });
+    let text = read(root.join(&program.source))?;
+    let (dir, file) = (program.source.parent().unwrap_or(Path::new("")), program.source.file_name().unwrap_or_default());
+    let correct = root.join(format!("correct_{}", dir.display())).join(file);
+    if !correct.is_file() {
+        return Ok(None);
+    }
+    let fixed = read(correct)?;
+    let mut differs = text.lines().zip(fixed.lines()).enumerate().filter(|(_, (a, b))| a.trim() != b.trim());
+    let Some(sites) = differs.find_map(|(i, _)| probe::auto_sites(&text, program.lang, i + 1).ok()) else {
+        return Ok(None);
+    };
+    let out = probe::instrument(&text, program.lang, &sites.sites)
+        .map_err(|source| QuixbugsError::Probe { program: program.name.clone(), source })?;
+    let compiled = compile_instrumented(root, program, &out.source, scratch)?;
+    Ok(Some(ProbeCheck {
+        program: program.name.clone(),
+        lang: program.lang,
+        probes: sites.sites.len(),
+        skipped: sites.skipped,
+        compiled,
+    }))
+}
+
+/// Writes `source` as `program`'s file under `scratch` (emptied first, so no earlier
+/// program's instrumented file shadows the benchmark's) and compiles it; true on success.
+fn compile_instrumented(root: &Path, program: &Program, source: &str, scratch: &Path) -> Result<bool, QuixbugsError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| QuixbugsError::Io { path, source }
+    };
+    for old in [scratch.join("src"), scratch.join("out")] {
+        match std::fs::remove_dir_all(&old) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(&old)(e)),
+            _ => {}
+        }
+    }
+    let file = scratch.join("src").join(&program.source);
+    std::fs::create_dir_all(file.parent().unwrap_or(scratch)).map_err(io(scratch))?;
+    std::fs::write(&file, source).map_err(io(&file))?;
+    let mut cmd = match program.lang {
+        Lang::Java => {
+            let mut cmd = std::process::Command::new("javac");
+            let sourcepath = std::env::join_paths([scratch.join("src"), root.to_path_buf()])
+                .map_err(|e| QuixbugsError::Io { path: root.to_path_buf(), source: std::io::Error::other(e) })?;
+            cmd.args(["-nowarn", "-encoding", "UTF-8", "-d"]).arg(scratch.join("out")).arg("-sourcepath");
+            cmd.arg(sourcepath).arg(&file);
+            cmd
+        }
+        Lang::Python => {
+            let python = toolchain::python_from_env().map_err(|(path, source)| QuixbugsError::Io { path, source })?;
+            let mut cmd = std::process::Command::new(python);
+            cmd.args(["-m", "py_compile"]).arg(&file);
+            cmd
+        }
+    };
+    let out = cmd.output().map_err(io(Path::new(if program.lang == Lang::Java { "javac" } else { "python" })))?;
+    Ok(out.status.success())
 }

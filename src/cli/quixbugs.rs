@@ -55,6 +55,14 @@ pub struct QuixbugsArgs {
     /// Only these programs (comma-separated names, case-insensitive).
     #[arg(long, value_delimiter = ',')]
     programs: Vec<String>,
+    /// Only a seeded sample of N of the programs (after `--programs`), kept in name order:
+    /// a cheap check of the harness or of a strategy. The same N and `--sample-seed` give
+    /// the same programs on every machine.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    sample: Option<u64>,
+    /// Seed of `--sample`.
+    #[arg(long, default_value_t = 0, requires = "sample", value_name = "SEED")]
+    sample_seed: u64,
     /// `--check`: programs checked in parallel.
     #[arg(long, default_value_t = 2)]
     jobs: usize,
@@ -142,7 +150,10 @@ fn run_as(a: &QuixbugsArgs, check: bool) -> anyhow::Result<ExitCode> {
     let truth_path = a.ground_truth.clone().unwrap_or_else(|| a.root.join("../../data/quixbugs.jsonl"));
     let truth =
         GroundTruth::load(&truth_path).context("loading the ground truth (give its path with --ground-truth)")?;
-    let programs = quixbugs::select(quixbugs::discover(&a.root, lang)?, &a.programs)?;
+    let mut programs = quixbugs::select(quixbugs::discover(&a.root, lang)?, &a.programs)?;
+    if let Some(n) = a.sample {
+        programs = quixbugs::sample(programs, usize::try_from(n).unwrap_or(usize::MAX), a.sample_seed);
+    }
     let runner = Runner::new(&a.root, lang, Duration::from_secs(a.timeout_s))?;
     if check { check_programs(a, &runner, &truth, &programs) } else { evaluate(a, &runner, &truth, &programs) }
 }

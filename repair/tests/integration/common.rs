@@ -25,6 +25,29 @@ pub fn shared_path(rel: &str) -> PathBuf {
     path
 }
 
+/// Programs per language in the shared suites' QuixBugs samples
+/// (`repair::quixbugs::sample`): `FIXDEX_SAMPLE` when set (a number, or `all` for the
+/// whole benchmark, as `scripts/measure.sh` runs them), else 4.
+pub fn sample_size() -> usize {
+    match std::env::var("FIXDEX_SAMPLE").as_deref() {
+        Err(_) => 4,
+        Ok("all") => usize::MAX,
+        Ok(n) => n.parse().expect("FIXDEX_SAMPLE: a number of programs per language, or `all`"),
+    }
+}
+
+/// The seed of the shared suites' QuixBugs samples: `FIXDEX_SAMPLE_SEED` when set (to try
+/// other programs), else 28. Prints the sample's size and seed.
+pub fn sample_seed() -> u64 {
+    let seed = std::env::var("FIXDEX_SAMPLE_SEED").map_or(28, |s| s.parse().expect("FIXDEX_SAMPLE_SEED: an integer"));
+    let size = match sample_size() {
+        usize::MAX => "all".to_string(),
+        n => n.to_string(),
+    };
+    eprintln!("QuixBugs sample: {size} programs per language, seed {seed} (FIXDEX_SAMPLE, FIXDEX_SAMPLE_SEED)");
+    seed
+}
+
 /// A runner over minibugs with a 60 s command limit and 3 s per pytest test.
 pub fn runner(lang: Lang) -> Runner {
     let mut r = Runner::new(&minibugs(), lang, Duration::from_secs(60)).unwrap_or_else(|e| panic!("{e}"));

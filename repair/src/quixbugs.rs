@@ -681,7 +681,8 @@ pub fn probe_check(root: &Path, program: &Program, scratch: &Path) -> Result<Opt
     use crate::strategies::tracerepair::probe;
     let read = |path: PathBuf| std::fs::read_to_string(&path).map_err(|source| QuixbugsError::Io { path, source });
     let text = read(root.join(&program.source))?;
-    let (dir, file) = (program.source.parent().unwrap_or(Path::new("")), program.source.file_name().unwrap_or_default());
+    let (dir, file) =
+        (program.source.parent().unwrap_or(Path::new("")), program.source.file_name().unwrap_or_default());
     let correct = root.join(format!("correct_{}", dir.display())).join(file);
     if !correct.is_file() {
         return Ok(None);

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Whole-benchmark measurements: each prints its figure and checks its threshold (exit 1 below
+# it). CI runs a seeded sample of each (the `shared_*` suites, `FIXDEX_SAMPLE` programs per
+# language, default 4); these run the whole set, which takes too long for every CI run.
+#
+#   scripts/measure.sh quixbugs-check   `fixdex eval quixbugs --check` on all 40 Java and 40
+#                                       Python programs: every buggy version fails its tests,
+#                                       every developer fix is plausible, none flaky (40/40/40)
+#                                       (~4 min on 2 cores)
+#   scripts/measure.sh probes           TraceRepair's auto probes on every program: >= 75 of 80
+#                                       programs get probes, every one at least one, and >= 95 %
+#                                       of the instrumented copies compile (~1.5 min)
+#   scripts/measure.sh newer-templates  the patterns strategy fixes SIEVE, TO_BASE, flatten and
+#                                       sieve with the developer's edit (~5 min)
+#   scripts/measure.sh patterns         the patterns strategy on all 80 programs: >= 23 Java and
+#                                       >= 22 Python plausible (README "Repairing a bug") (~1-2 h)
+#   scripts/measure.sh mine             `fixdex mine` recall on Defects4J Cli (>= 80 % of 39 bugs)
+#                                       and BugsInPy tqdm (>= 80 % of 9); cheap, so CI runs it whole
+#   scripts/measure.sh all              all of the above, in that order
+#
+# Needs ../shared (or FIXDEX_SHARED), the test tools (scripts/setup-test-tools.sh, run here)
+# and builds what it runs with cargo (the dev profile, as the tests). Outputs go to
+# scratch/measure/<name>/ (JSON summaries and per-program reports).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export FIXDEX_SHARED=${FIXDEX_SHARED:-../shared}
+shared=$FIXDEX_SHARED
+[ -d "$shared/benchmarks/quixbugs" ] || { echo "error: $shared/benchmarks/quixbugs not found (set FIXDEX_SHARED)" >&2; exit 2; }
+export "$(scripts/setup-test-tools.sh | tail -n 1)"
+out=scratch/measure
+quixbugs=$shared/benchmarks/quixbugs
+truth=$shared/data/quixbugs.jsonl
+
+fixdex_bin() {
+  cargo build --locked --quiet >&2
+  scripts/fixdex-path.sh dev
+}
+
+# The shared test named $1 on the whole benchmark, its output shown.
+whole_test() {
+  FIXDEX_SAMPLE=all cargo nextest run --workspace --locked --profile ci --no-capture -E "test(=$1)"
+}
+
+measure_quixbugs_check() {
+  local bin; bin=$(fixdex_bin)
+  mkdir -p "$out/quixbugs-check"
+  for lang in java python; do
+    local json=$out/quixbugs-check/$lang.json
+    "$bin" eval quixbugs --check --root "$quixbugs" --ground-truth "$truth" --lang "$lang" --json >"$json" || true
+    python3 - "$json" "$lang" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+figure = (s["total"], s["buggy_failed"], s["fixed_plausible"])
+print(f"QuixBugs {sys.argv[2]}: {figure[0]} programs, {figure[1]} buggy fail, {figure[2]} fixes plausible, "
+      f"flaky {s['flaky']}; threshold 40/40/40, none flaky")
+if figure != (40, 40, 40) or s["flaky"]:
+    print(f"FAIL: {s['failed_checks']}")
+    sys.exit(1)
+PY
+  done
+}
+
+measure_patterns() {
+  local bin; bin=$(fixdex_bin)
+  for lang in java python; do
+    local dir=$out/patterns/$lang
+    mkdir -p "$dir"
+    "$bin" eval quixbugs --root "$quixbugs" --ground-truth "$truth" --lang "$lang" --strategy patterns \
+      --report-dir "$dir/reports" --json >"$dir/summary.json" || true
+    python3 - "$dir/summary.json" "$lang" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+need = {"java": 23, "python": 22}[sys.argv[2]]
+print(f"patterns on QuixBugs {sys.argv[2]}: {s['plausible']} of {s['total']} plausible, {s['errors']} errors; "
+      f"threshold >= {need} plausible, no error")
+if s["plausible"] < need or s["errors"]:
+    sys.exit(1)
+PY
+  done
+}
+
+measure() {
+  echo "=== measure: $1 ===" >&2
+  case "$1" in
+    quixbugs-check) measure_quixbugs_check ;;
+    probes) whole_test shared_tracerepair_auto_probes_compile_on_quixbugs ;;
+    newer-templates) whole_test shared_patterns_repairs_quixbugs_with_the_newer_templates ;;
+    patterns) measure_patterns ;;
+    mine) whole_test shared_mine_defects4j_cli_rate && whole_test shared_mine_bugsinpy_tqdm_rate ;;
+    *) echo "error: unknown measurement '$1' (quixbugs-check, probes, newer-templates, patterns, mine, all)" >&2; exit 2 ;;
+  esac
+}
+
+[ $# -ge 1 ] || { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+for name in "$@"; do
+  if [ "$name" = all ]; then
+    for m in quixbugs-check probes newer-templates patterns mine; do measure "$m"; done
+  else
+    measure "$name"
+  fi
+done

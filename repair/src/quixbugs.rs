@@ -645,9 +645,10 @@ pub fn sample(programs: Vec<Program>, n: usize, seed: u64) -> Vec<Program> {
     keep.into_iter().filter_map(|i| programs[i].take()).collect()
 }
 
-/// TraceRepair's automatic probes (`--probe auto`, [`probe::auto_sites`]) on one QuixBugs
-/// program: how many probes the method holding the first buggy line got, and whether the
-/// instrumented copy compiles.
+/// TraceRepair's automatic probes (`--probe auto`,
+/// [`auto_sites`](crate::strategies::tracerepair::probe::auto_sites)) on one QuixBugs program:
+/// how many probes the method holding the first buggy line got, and whether the instrumented
+/// copy compiles.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProbeCheck {
     /// The program.
@@ -663,8 +664,9 @@ pub struct ProbeCheck {
     pub compiled: bool,
 }
 
-/// Instruments `program` with [`probe::auto_sites`] at the method or function holding the
-/// first line that differs from its correct version (`correct_java_programs/`,
+/// Instruments `program` with
+/// [`auto_sites`](crate::strategies::tracerepair::probe::auto_sites) at the method or function
+/// holding the first line that differs from its correct version (`correct_java_programs/`,
 /// `correct_python_programs/`) and compiles the instrumented copy under `scratch` (a folder
 /// the caller owns and may reuse between programs).
 ///

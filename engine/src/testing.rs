@@ -1,15 +1,15 @@
 //! Test fixtures shared by the workspace (feature `testing`): a tiny in-memory BERT with a
 //! tiny tokenizer, seeded random unit vectors, and synthetic bug-fix records.
 //!
-//! The tiny model has the real architecture (candle's `BertModel`, 2 layers, hidden 32,
+//! The tiny model has the real architecture (`embed::candle_bert::BertModel`, 2 layers, hidden 32,
 //! mean pooling, L2 norm) with deterministic pseudo-random weights, so unit tests exercise
 //! the real code path in milliseconds. Tests of embedding *quality* use the real model.
 
 use std::collections::BTreeMap;
 
+use crate::embed::candle_bert::{BertModel, Config, HiddenAct};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{VarBuilder, VarMap};
-use candle_transformers::models::bert::{Config, HiddenAct};
 use tokenizers::Tokenizer;
 
 use crate::embed::{Backend, BertEmbedder, CAUSE_MAX_TOKENS, Embedder, Pooling, RULE};
@@ -116,7 +116,7 @@ fn tiny_parts(seed: u64) -> (BertEmbedder, VarMap, Config, String) {
     let varmap = VarMap::new();
     let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
     // Create the variables (candle's loader does), then give them deterministic values.
-    candle_transformers::models::bert::BertModel::load(vb.clone(), &config).expect("tiny model builds");
+    BertModel::load(vb.clone(), &config).expect("tiny model builds");
     fill_deterministic(&varmap, seed);
     let sha = crate::embed::bert_fingerprint(&[json.as_bytes(), &seed.to_le_bytes()], Pooling::Mean, 64);
     let model =

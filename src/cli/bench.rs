@@ -74,7 +74,7 @@ struct EmbedArgs {
     /// Forward pass: `fast` (default: fixdex's padding-free f32 encoder), `bf16` (the same
     /// with bf16 projections, AVX512_BF16 CPUs only), `auto` (`bf16` when a timing of both on
     /// this CPU says it is at least 1.1x faster, else `fast`: `index --precision auto`; the
-    /// JSON's `backend_ran` says which) or `candle` (the candle-transformers reference).
+    /// JSON's `backend_ran` says which) or `candle` (the reference BERT in candle ops, ported from candle-transformers).
     #[arg(long, default_value = "fast", value_parser = ["fast", "bf16", "auto", "candle"])]
     backend: String,
     /// Embedding model folder.

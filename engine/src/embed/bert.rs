@@ -6,9 +6,9 @@ use std::path::Path;
 
 use bytes::Bytes;
 
+use super::candle_bert::{BertModel, Config};
 use candle_core::{D, DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
 use sha2::{Digest, Sha256};
 use tokenizers::Tokenizer;
 
@@ -34,7 +34,8 @@ pub enum Backend {
     /// [`super::Encoder`] with the projections in bf16 ([`super::bf16`]): about 1.3× the
     /// throughput of `Fast`; needs AVX512_BF16 (load fails without it).
     FastBf16,
-    /// candle-transformers' `BertModel` with padded batches: the reference.
+    /// [`BertModel`] (candle ops, ported from candle-transformers) with padded batches: the
+    /// reference.
     Candle,
 }
 
@@ -166,7 +167,7 @@ impl BertEmbedder {
         Ok(BertEmbedder { model, encoder, tokenizer, identity, device: Device::Cpu })
     }
 
-    /// The forward pass of candle-transformers' `BertModel` on a padded batch.
+    /// The forward pass of the reference [`BertModel`] on a padded batch.
     fn forward(&self, model: &BertModel, batch: &[&[u32]]) -> Result<Tensor> {
         let (b, len) = (batch.len(), batch.iter().map(|s| s.len()).max().unwrap_or(0));
         let mut ids = vec![0u32; b * len];

@@ -7,16 +7,17 @@
 //! strided views of the packed QKV matrix, and bias, GELU, residual and LayerNorm are fused
 //! into single passes over the rows. The mathematics is that of Hugging Face's `BertModel`
 //! (Devlin et al. 2019; `modeling_bert.py`) with exact (erf) GELU; results agree with the
-//! candle-transformers implementation to cosine > 0.99999 (tested).
+//! candle reference ([`super::candle_bert`], ported from candle-transformers) to cosine >
+//! 0.99999 (tested).
 //!
 //! Shapes: `H` hidden size, `I` intermediate size, `T` tokens in the batch, `L` one
 //! sequence's length, `d = H / heads`.
 
+use super::candle_bert::{Config, HiddenAct};
 use bytes::Bytes;
 use candle_core::safetensors::{Load, SliceSafetensors};
 use candle_core::{DType, Device};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{Config, HiddenAct};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
 use rayon::prelude::*;

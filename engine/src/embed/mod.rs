@@ -12,6 +12,7 @@
 mod bert;
 pub mod bf16;
 pub mod calibrate;
+pub mod candle_bert;
 mod compose;
 mod encoder;
 mod fingerprint_cache;
@@ -20,6 +21,7 @@ mod st_config;
 pub mod window;
 
 pub use bert::{Backend, BertEmbedder, fingerprint as bert_fingerprint};
+pub use candle_bert::{Config as BertConfig, HiddenAct};
 pub use compose::{CAUSE_MAX_TOKENS, MAX_FIELD_CHARS, RULE, compose, cut_chars};
 pub use encoder::Encoder;
 pub use st_config::{Pooling, SentenceConfig};

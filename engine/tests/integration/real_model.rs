@@ -71,7 +71,7 @@ fn root_cause_moves_the_code_cause_embedding() {
     assert_eq!(c, m.embed_query(Space::Code, code, "").unwrap());
 }
 
-/// Contract test: the fast encoder and candle-transformers' BertModel agree.
+/// Contract test: the fast encoder and the candle reference BertModel (`embed::candle_bert`) agree.
 #[test]
 fn fast_encoder_matches_candle_reference() {
     let fast = model();

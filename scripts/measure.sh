@@ -14,6 +14,8 @@
 #                                       sieve with the developer's edit (~5 min)
 #   scripts/measure.sh patterns         the patterns strategy on all 80 programs: >= 23 Java and
 #                                       >= 22 Python plausible (README "Repairing a bug") (~1-2 h)
+#   scripts/measure.sh embeddings       all 2,000 reference snippets embed with cosine >= 0.999 to
+#                                       sentence-transformers (CI: every fourth) (~1 min)
 #   scripts/measure.sh mine             `fixdex mine` recall on Defects4J Cli (>= 80 % of 39 bugs)
 #                                       and BugsInPy tqdm (>= 80 % of 9); cheap, so CI runs it whole
 #   scripts/measure.sh all              all of the above, in that order
@@ -38,7 +40,8 @@ fixdex_bin() {
 
 # The shared test named $1 on the whole benchmark, its output shown.
 whole_test() {
-  FIXDEX_SAMPLE=all cargo nextest run --workspace --locked --profile ci --no-capture -E "test(=$1)"
+  FIXDEX_SAMPLE=all cargo nextest run --workspace --locked --lib --bins --tests --profile ci --no-capture \
+    -E "test(=$1)"
 }
 
 measure_quixbugs_check() {
@@ -86,15 +89,16 @@ measure() {
     probes) whole_test shared_tracerepair_auto_probes_compile_on_quixbugs ;;
     newer-templates) whole_test shared_patterns_repairs_quixbugs_with_the_newer_templates ;;
     patterns) measure_patterns ;;
+    embeddings) whole_test shared_embeddings_match_sentence_transformers_reference ;;
     mine) whole_test shared_mine_defects4j_cli_rate && whole_test shared_mine_bugsinpy_tqdm_rate ;;
-    *) echo "error: unknown measurement '$1' (quixbugs-check, probes, newer-templates, patterns, mine, all)" >&2; exit 2 ;;
+    *) echo "error: unknown measurement '$1' (quixbugs-check, probes, newer-templates, embeddings, patterns, mine, all)" >&2; exit 2 ;;
   esac
 }
 
-[ $# -ge 1 ] || { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 1 ] || { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2; }
 for name in "$@"; do
   if [ "$name" = all ]; then
-    for m in quixbugs-check probes newer-templates patterns mine; do measure "$m"; done
+    for m in quixbugs-check probes newer-templates embeddings patterns mine; do measure "$m"; done
   else
     measure "$name"
   fi

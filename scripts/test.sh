@@ -24,18 +24,21 @@ shared_filter='test(/(^|::)shared_/)'
 if cargo nextest --version >/dev/null 2>&1; then
   profile=default
   if [ -n "${FIXDEX_SHARED:-}" ]; then profile=ci; fi
-  phase "test build" cargo nextest run --workspace --locked --profile "$profile" --no-run
-  phase "workspace tests" cargo nextest run --workspace --locked --profile "$profile" \
-    -E "not $shared_filter"
+  # The libraries', binaries' and integration tests' targets: not the examples, which are
+  # measurements and tools built when run (`cargo run --example`; clippy checks them).
+  targets=(--workspace --locked --lib --bins --tests)
+  phase "test build" cargo nextest run "${targets[@]}" --profile "$profile" --no-run
+  phase "workspace tests" cargo nextest run "${targets[@]}" --profile "$profile" -E "not $shared_filter"
   if [ -n "${FIXDEX_SHARED:-}" ]; then
-    phase "shared_* suites" cargo nextest run --workspace --locked --profile ci -E "$shared_filter"
+    phase "shared_* suites" cargo nextest run "${targets[@]}" --profile ci -E "$shared_filter"
   fi
 else
   echo "cargo-nextest not found; using cargo test" >&2
-  phase "test build" cargo test --workspace --locked --all-targets --no-run
-  phase "workspace tests" cargo test --workspace --locked --all-targets -- --skip shared_
+  targets=(--workspace --locked --lib --bins --tests)
+  phase "test build" cargo test "${targets[@]}" --no-run
+  phase "workspace tests" cargo test "${targets[@]}" -- --skip shared_
   if [ -n "${FIXDEX_SHARED:-}" ]; then
-    phase "shared_* suites" cargo test --workspace --locked --all-targets -- shared_
+    phase "shared_* suites" cargo test "${targets[@]}" -- shared_
   fi
 fi
 phase "doctests" cargo test --workspace --locked --doc

@@ -41,7 +41,7 @@ fixdex_bin() {
 # The shared test named $1 on the whole benchmark, its output shown.
 whole_test() {
   FIXDEX_SAMPLE=all cargo nextest run --workspace --locked --lib --bins --tests --profile ci --no-capture \
-    -E "test(=$1)"
+    -E "test(/(^|::)$1$/)"
 }
 
 measure_quixbugs_check() {

@@ -359,7 +359,7 @@ impl Retriever {
         p: &RetrieveParams,
     ) -> Result<Vec<(engine::SegmentHit, engine::Record, FixActions)>, RetrieveError> {
         if p.rank == Rank::Dense || hits.is_empty() {
-            return Ok(crate::rank::with_docs(index, hits)?);
+            return Ok(crate::rank::dense_order(index, code, hits)?);
         }
         let stats = self.stats_for(index)?;
         let r = crate::rank::rerank(index, &stats, code, p.language, &hits, p.rank, &Weights::FITTED)?;

@@ -108,28 +108,28 @@ pub fn parse_line<M: DeserializeOwned>(line: &[u8]) -> Option<Line<M>> {
         Ok(t) => t,
         Err(e) => {
             let reason = format!("the line is not UTF-8 text (invalid byte at offset {})", e.valid_up_to());
-            return Some(Line::Reply(error_reply(Value::Null, PARSE_ERROR, &reason)));
+            return Some(Line::Reply(error_reply(&Value::Null, PARSE_ERROR, &reason)));
         }
     };
     let value: Value = match serde_json::from_str(text) {
         Ok(v) => v,
-        Err(e) => return Some(Line::Reply(error_reply(Value::Null, PARSE_ERROR, &format!("not JSON: {e}")))),
+        Err(e) => return Some(Line::Reply(error_reply(&Value::Null, PARSE_ERROR, &format!("not JSON: {e}")))),
     };
     let id = value.get("id").filter(|id| id.is_string() || id.is_number()).cloned().unwrap_or(Value::Null);
     Some(match serde_json::from_value::<M>(value) {
         Ok(m) => Line::Message(m),
-        Err(e) => Line::Reply(error_reply(id, INVALID_REQUEST, &format!("not a JSON-RPC 2.0 message: {e}"))),
+        Err(e) => Line::Reply(error_reply(&id, INVALID_REQUEST, &format!("not a JSON-RPC 2.0 message: {e}"))),
     })
 }
 
 /// The error reply to a line longer than [`MAX_LINE_BYTES`].
 pub fn too_long_reply(t: TooLong) -> Value {
     let reason = format!("the line is {} bytes, longer than {MAX_LINE_BYTES} (16 MiB), the most read", t.bytes);
-    error_reply(Value::Null, INVALID_REQUEST, &reason)
+    error_reply(&Value::Null, INVALID_REQUEST, &reason)
 }
 
 /// A JSON-RPC 2.0 error response: `code`, its standard message, and `data.reason`.
-pub fn error_reply(id: Value, code: i64, reason: &str) -> Value {
+pub fn error_reply(id: &Value, code: i64, reason: &str) -> Value {
     let message = if code == PARSE_ERROR { "Parse error" } else { "Invalid Request" };
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message, "data": {"reason": reason}}})
 }

@@ -194,16 +194,14 @@ impl Transport<RoleServer> for LineTransport {
         }
     }
 
-    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleServer>>> + Send {
-        async move {
-            loop {
-                match self.incoming.recv().await? {
-                    Line::Message(m) => return Some(m),
-                    Line::Reply(reply) => {
-                        if let Err(e) = write_line(&self.out, &reply.to_string()).await {
-                            tracing::warn!(error = %e, "cannot write to stdout; the MCP session ends");
-                            return None;
-                        }
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            match self.incoming.recv().await? {
+                Line::Message(m) => return Some(m),
+                Line::Reply(reply) => {
+                    if let Err(e) = write_line(&self.out, &reply.to_string()).await {
+                        tracing::warn!(error = %e, "cannot write to stdout; the MCP session ends");
+                        return None;
                     }
                 }
             }

@@ -147,6 +147,19 @@ pub enum Error {
         /// The similarity it gave.
         score: f32,
     },
+    /// A part of the index a search read is damaged (a graph's neighbour list out of range,
+    /// a per-document table whose checksum fails): the answer would silently lack hits, so
+    /// none is given.
+    #[error(
+        "damaged index{file}: {what}; run `fixdex verify` on it and rebuild it with `fixdex index`",
+        file = .path.as_ref().map(|p| format!(" {}", p.display())).unwrap_or_default()
+    )]
+    DamagedIndex {
+        /// The index file, when the index was opened from one.
+        path: Option<PathBuf>,
+        /// What is damaged.
+        what: String,
+    },
     /// The index composed its text with a rule this build does not know, so a query
     /// cannot be embedded the way its documents were.
     #[error(

@@ -218,7 +218,10 @@ impl Index {
     /// # Errors
     /// [`Error::InvalidParameter`] for bad parameters or a query that is not finite,
     /// [`Error::DimensionMismatch`] for a query of the wrong length, [`Error::NoSuchSpace`]
-    /// when the space is absent, [`Error::DamagedVector`] when a stored vector is damaged.
+    /// when the space is absent, [`Error::DamagedVector`] when a stored vector is damaged,
+    /// [`Error::DamagedIndex`] when a neighbour list the graph search read, or (with a
+    /// filter) a per-document table, is damaged ([`Index::check_tables`]): the answer would
+    /// silently lack hits.
     pub fn search(&self, query: &[f32], params: &SearchParams) -> Result<Vec<Hit>> {
         params.validate()?;
         if query.len() != self.dim() {
@@ -235,12 +238,13 @@ impl Index {
         } else {
             let graph = self.graph(params.space)?;
             let ef = params.ef_search.max(params.k);
+            let damaged = |d: hnsw::GraphDamage| self.damaged_graph(params.space, d);
             let mut c = match self.codes(params.space)?.filter(|_| params.int8) {
-                None => hnsw::search(&graph, vectors, self.dim(), query, ef, &allow),
+                None => hnsw::search(&graph, vectors, self.dim(), query, ef, &allow).map_err(damaged)?,
                 Some((codes, scales)) => {
                     let weights = crate::quant::query_weights(scales, query);
-                    let approx =
-                        hnsw::search_stored(&graph, Stored::I8 { codes, weights: &weights }, self.dim(), ef, &allow);
+                    let stored = Stored::I8 { codes, weights: &weights };
+                    let approx = hnsw::search_stored(&graph, stored, self.dim(), ef, &allow).map_err(damaged)?;
                     rescore(approx, vectors, self.dim(), query)
                 }
             };
@@ -252,6 +256,12 @@ impl Index {
         cands.truncate(params.k);
         self.check_scores(&mut cands, params.space, query)?;
         Ok(to_hits(cands, params.threshold))
+    }
+
+    /// The error for damage a graph search met.
+    fn damaged_graph(&self, space: Space, d: hnsw::GraphDamage) -> Error {
+        let what = format!("the {space} graph's neighbour list of node {} is out of range", d.node);
+        Error::DamagedIndex { path: self.path().map(std::path::Path::to_path_buf), what }
     }
 
     /// Refuses scores no stored unit vector can give and clamps rounding into [-1, 1].
@@ -273,6 +283,7 @@ impl Index {
         if f.is_empty() {
             return Ok(None);
         }
+        self.check_tables()?;
         let langs: HashSet<u8> = self
             .meta()
             .languages

@@ -272,8 +272,12 @@ impl Segments {
     ///
     /// # Errors
     /// [`Error::NoMatch`] for the first inclusion value that matches nothing, with the
-    /// closest names the segments have.
+    /// closest names the segments have; [`Error::DamagedIndex`] when a table a filter reads
+    /// is damaged ([`Index::check_tables`]).
     pub fn resolve_filter(&self, filter: &Filter) -> Result<Vec<ProjectMatch>> {
+        if !filter.is_empty() {
+            self.indexes.iter().try_for_each(Index::check_tables)?;
+        }
         let languages: BTreeSet<&str> =
             self.indexes.iter().flat_map(|i| i.meta().languages.iter().map(String::as_str)).collect();
         for l in &filter.languages {

@@ -108,10 +108,14 @@ pub fn tool_calls(data: &[u8]) {
     let _ = repair::llm::text::parse_text_calls(&text);
     let mut req = ChatRequest::new("m", vec![Message::user("Why?")]);
     let schema = serde_json::json!({"type": "object", "required": ["file"]});
-    req.tools = vec![Tool::function("get_imports", "", schema), Tool::function("identify_class", "", serde_json::json!({}))];
+    req.tools =
+        vec![Tool::function("get_imports", "", schema), Tool::function("identify_class", "", serde_json::json!({}))];
     let (name, arguments) = text.split_once('\0').unwrap_or(("get_imports", text.as_ref()));
-    let scripts =
-        [Script::text(text.to_string()), Script::raw_tool_call(name, arguments), Script::malformed_body(text.to_string())];
+    let scripts = [
+        Script::text(text.to_string()),
+        Script::raw_tool_call(name, arguments),
+        Script::malformed_body(text.to_string()),
+    ];
     for script in scripts {
         let client = ScriptedClient::new(vec![script]);
         let opts = TurnOptions { max_reasks: 0, allow_final: true, ..TurnOptions::default() };
@@ -121,4 +125,56 @@ pub fn tool_calls(data: &[u8]) {
             assert!(calls.iter().all(|c| req.tools.iter().any(|t| t.name() == c.name)));
         }
     }
+}
+
+/// A JSON-RPC request as a server reads it, strictly (what `mcp_lines` parses lines into,
+/// so that JSON which is not a request takes the `Invalid Request` path).
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Request {
+    jsonrpc: String,
+    #[serde(default)]
+    id: Option<serde_json::Value>,
+    method: String,
+    #[serde(default)]
+    params: Option<serde_json::Value>,
+}
+
+/// `data` as what an MCP client writes on the server's stdin, read by the MCP line reader
+/// (`repair::serve::lines`) with a 64-byte limit (long lines are common then): one line per
+/// `\n`-separated part, none longer than the limit, and every line that is not blank is a
+/// request or gets a one-line JSON-RPC 2.0 error reply (`-32700` or `-32600`, `id` null, a
+/// string or a number).
+pub fn mcp_lines(data: &[u8]) {
+    use repair::serve::lines::{Line, parse_line, read_line, too_long_reply};
+    const MAX: usize = 64;
+    let mut reader = std::io::BufReader::with_capacity(7, data);
+    let mut seen = 0;
+    while let Some(line) = read_line(&mut reader, MAX).expect("reading bytes never fails") {
+        seen += 1;
+        let reply = match line {
+            Ok(bytes) => {
+                assert!(bytes.len() <= MAX && !bytes.contains(&b'\n'), "{bytes:?}");
+                match parse_line::<Request>(&bytes) {
+                    None => assert!(bytes.iter().all(u8::is_ascii_whitespace), "{bytes:?}"),
+                    Some(Line::Message(_)) => {}
+                    Some(Line::Reply(v)) => check_reply(&v),
+                }
+                continue;
+            }
+            Err(t) => too_long_reply(t),
+        };
+        check_reply(&reply);
+    }
+    let parts =
+        if data.is_empty() { 0 } else { data.split(|&b| b == b'\n').count() - usize::from(data.ends_with(b"\n")) };
+    assert_eq!(seen, parts, "one line per part");
+}
+
+fn check_reply(v: &serde_json::Value) {
+    assert_eq!(v["jsonrpc"], "2.0", "{v}");
+    assert!(v["id"].is_null() || v["id"].is_string() || v["id"].is_number(), "{v}");
+    assert!(matches!(v["error"]["code"].as_i64(), Some(-32700 | -32600)), "{v}");
+    assert!(!serde_json::to_string(v).expect("a reply serializes").contains('\n'), "{v}");
 }

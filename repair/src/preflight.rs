@@ -37,6 +37,7 @@ impl Session<'_> {
             self.report.error = Some(why);
             return Ok(Err(Outcome::PreflightFailed));
         }
+        self.warn_hang(&pre, candidates);
         self.warn_unchecked_names(bug, &pre);
         let plausibility = Plausibility::from_preflight(&bug.failing_tests, &pre);
         if !plausibility.preexisting_failures.is_empty() {
@@ -58,6 +59,24 @@ impl Session<'_> {
             failure: pre.feedback(3000),
             plausibility,
         }))
+    }
+
+    /// Warns, at once (a log line on stderr, and in the report), when the buggy version's
+    /// tests hung past the command limit: a hang can be the bug, so the run goes on, but
+    /// every candidate that hangs as well costs the whole candidate `limit` (the command
+    /// limit itself: nothing learnt from the pre-flight cuts it shorter).
+    fn warn_hang(&mut self, pre: &Validation, limit: std::time::Duration) {
+        if pre.verdict != Verdict::Timeout {
+            return;
+        }
+        let (s, what) = (limit.as_secs_f64(), if pre.test.is_some() { "tests" } else { "build" });
+        let warning = format!(
+            "the buggy version's {what} did not finish within {s} s (--test-timeout-s, then killed): a hang may be the \
+             bug, so the repair goes on, but each candidate that hangs too costs {s} s; if the {what} should finish, \
+             check the command, or lower --test-timeout-s"
+        );
+        tracing::warn!("{warning}");
+        self.report.warnings.push(warning);
     }
 
     /// Warns when the named failing tests could not be checked: no failing test name could

@@ -18,6 +18,12 @@
 //! of its label among the index's classified non-`OTHER` documents; `[no action]` 1 for
 //! a hit labelled `OTHER` or unclassified (its fix names no action to apply).
 //!
+//! Under every ranking, `dense` included, candidates whose buggy code duplicates the query
+//! code come first (issue 29 item 3): the same code up to whitespace, then near-duplicates
+//! by code alone ([`QueryCode::duplicate`], whatever the root causes say) or by cosine
+//! ([`NEAR_DUPLICATE`]), each class in dense order; the same code fixed elsewhere is the
+//! strongest ingredient there is, and no cause wording or action prior may bury it.
+//!
 //! The weights ([`Weights::FITTED`]) were fixed on a split of the action-retrieval
 //! corpus that shares no project with the evaluation queries, with this project's own
 //! labels as relevance (`scripts/fit-rank-weights.py`); nothing was learned on the
@@ -47,6 +53,120 @@ pub const MIN_POOL: usize = 100;
 /// a backport, the bug itself when it is in the corpus) is the strongest ingredient there
 /// is, and no action prior may bury it.
 pub const NEAR_DUPLICATE: f32 = 0.95;
+
+/// Token similarity ([`QueryCode::duplicate`]) at or above which a candidate's buggy code is
+/// a near-duplicate of the query code, whatever either root cause says: 0.9, one token in
+/// ten changed (a renamed type, a reformatted or slightly edited copy).
+pub const NEAR_DUPLICATE_CODE: f32 = 0.9;
+
+/// How a candidate's buggy code relates to the query code, by code alone (never by the
+/// root causes): the ordering puts [`Duplicate::Same`] first, then [`Duplicate::Near`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Duplicate {
+    /// Neither.
+    #[default]
+    None,
+    /// A near-duplicate: code tokens at least [`NEAR_DUPLICATE_CODE`] alike, or (in the
+    /// query's space) a cosine of at least [`NEAR_DUPLICATE`].
+    Near,
+    /// The same code, up to whitespace.
+    Same,
+}
+
+/// The query code, prepared once to compare with many candidates' buggy code.
+#[derive(Debug, Clone)]
+pub struct QueryCode {
+    normalized: String,
+    tokens: Vec<u64>,
+    counts: HashMap<u64, u32>,
+}
+
+impl QueryCode {
+    /// Prepares `code` (O(code bytes)).
+    pub fn new(code: &str) -> QueryCode {
+        let tokens: Vec<u64> = code_tokens(code).collect();
+        let mut counts = HashMap::new();
+        for &t in &tokens {
+            *counts.entry(t).or_default() += 1;
+        }
+        QueryCode { normalized: crate::retrieve::normalize(code), tokens, counts }
+    }
+
+    /// How `buggy_code` relates to the query code: [`Duplicate::Same`] when equal up to
+    /// whitespace (their token sequences equal), [`Duplicate::Near`] when the Dice
+    /// coefficient of their token multisets (`2·|A∩B| / (|A|+|B|)`, tokens: identifiers,
+    /// numbers and each other non-space character, case kept) is at least
+    /// [`NEAR_DUPLICATE_CODE`]. O(|buggy_code|); an empty query code duplicates nothing.
+    pub fn duplicate(&self, buggy_code: &str) -> Duplicate {
+        if self.tokens.is_empty() {
+            return Duplicate::None;
+        }
+        if crate::retrieve::normalize(buggy_code) == self.normalized {
+            return Duplicate::Same;
+        }
+        let (qa, mut other) = (self.tokens.len(), 0usize);
+        let mut left = self.counts.clone();
+        let mut shared = 0usize;
+        for t in code_tokens(buggy_code) {
+            other += 1;
+            if let Some(n) = left.get_mut(&t).filter(|n| **n > 0) {
+                *n -= 1;
+                shared += 1;
+            }
+        }
+        if shared == qa && other == qa && code_tokens(buggy_code).eq(self.tokens.iter().copied()) {
+            return Duplicate::Same;
+        }
+        let dice = 2.0 * shared as f32 / (qa + other) as f32;
+        if dice >= NEAR_DUPLICATE_CODE { Duplicate::Near } else { Duplicate::None }
+    }
+
+    /// [`QueryCode::duplicate`], or [`Duplicate::Near`] for a candidate at cosine `dense` ≥
+    /// [`NEAR_DUPLICATE`] in the query's space.
+    pub fn class(&self, buggy_code: &str, dense: f32) -> Duplicate {
+        let by_code = self.duplicate(buggy_code);
+        if by_code == Duplicate::None && dense >= NEAR_DUPLICATE { Duplicate::Near } else { by_code }
+    }
+}
+
+/// Lexical tokens of `code` as FNV-1a hashes of their exact text: each run of letters,
+/// digits and `_`, and each other character that is not whitespace.
+fn code_tokens(code: &str) -> impl Iterator<Item = u64> + '_ {
+    let mut rest = code;
+    std::iter::from_fn(move || {
+        rest = rest.trim_start();
+        let first = rest.chars().next()?;
+        let word = |c: char| c.is_alphanumeric() || c == '_';
+        let end = if word(first) { rest.find(|c: char| !word(c)).unwrap_or(rest.len()) } else { first.len_utf8() };
+        let (token, tail) = rest.split_at(end);
+        rest = tail;
+        Some(fnv(token))
+    })
+}
+
+/// 64-bit FNV-1a of the UTF-8 of `s`.
+fn fnv(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The dense `hits` (best first) with their documents and actions, candidates whose buggy
+/// code duplicates `code` ([`QueryCode::class`]) moved first: `Same`, then `Near`, each
+/// in dense order, then the rest in dense order. The `dense` ranking's order.
+///
+/// # Errors
+/// As [`with_docs`].
+pub fn dense_order(
+    index: &Segments,
+    code: &str,
+    hits: Vec<SegmentHit>,
+) -> engine::Result<Vec<(SegmentHit, Record, FixActions)>> {
+    let query = QueryCode::new(code);
+    let mut docs = with_docs(index, hits)?;
+    // Stable: equal classes keep the dense order.
+    docs.sort_by_cached_key(|(h, d, _)| std::cmp::Reverse(query.class(&d.buggy_code, h.score)));
+    Ok(docs)
+}
 
 /// A ranking of the candidates (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -290,6 +410,9 @@ pub struct Features {
     pub prior: f32,
     /// The hit names no action (`OTHER` or unclassified).
     pub no_action: bool,
+    /// Whether the hit's buggy code duplicates the query code ([`QueryCode::class`]):
+    /// duplicates come first under every ranking.
+    pub duplicate: Duplicate,
 }
 
 impl Features {
@@ -327,10 +450,10 @@ pub struct Ranked {
     pub score: f32,
 }
 
-/// Dense hits to fetch for a ranking that returns `k`: `k` for `dense`, else at least
-/// [`MIN_POOL`].
-pub fn pool_size(rank: Rank, k: usize) -> usize {
-    if rank == Rank::Dense { k } else { k.max(MIN_POOL) }
+/// Dense hits to fetch for a ranking that returns `k`: at least [`MIN_POOL`], under every
+/// ranking (`dense` too moves duplicates of the query code first, [`dense_order`]).
+pub fn pool_size(_rank: Rank, k: usize) -> usize {
+    k.max(MIN_POOL)
 }
 
 /// The documents of `hits` (in order) with what their fixes did: the rows a dense answer
@@ -351,8 +474,9 @@ pub fn with_docs(index: &Segments, hits: Vec<SegmentHit>) -> engine::Result<Vec<
 /// Reranks the dense `hits` (best first) of `index` for the query `code` in `lang`
 /// (`None`: the best hit's language; the shape of code in a language without a grammar is
 /// empty, so no action fits) and returns them in the
-/// new order, best first, each with its features: near-duplicates ([`NEAR_DUPLICATE`])
-/// first in dense order, then the rest by score. A stable sort: equal scores keep the
+/// new order, best first, each with its features: duplicates of the query code
+/// ([`QueryCode::class`]: the same code, then near-duplicates by code alone or by cosine
+/// [`NEAR_DUPLICATE`]) first, each class in dense order, then the rest by score. A stable sort: equal scores keep the
 /// dense order.
 ///
 /// # Errors
@@ -380,6 +504,7 @@ pub fn rerank(
         .collect();
     let best_bm25 = bm25.iter().copied().fold(0.0f32, f32::max);
     let normalized_query = crate::retrieve::normalize(code);
+    let query = QueryCode::new(code);
     let voters: Vec<Voter<'_>> = hits
         .iter()
         .zip(docs.iter().zip(&actions))
@@ -407,11 +532,15 @@ pub fn rerank(
                 vote: votes.get(label).copied().unwrap_or(0.0),
                 prior: stats.prior(label),
                 no_action: label.is_empty() || label == "OTHER",
+                duplicate: query.class(&doc.buggy_code, h.score),
             };
             Ranked { hit: *h, doc, actions, score: features.score(rank, w), features }
         })
         .collect();
-    let key = |r: &Ranked| if r.features.dense >= NEAR_DUPLICATE { (1, r.features.dense) } else { (0, r.score) };
+    let key = |r: &Ranked| match r.features.duplicate {
+        Duplicate::None => (Duplicate::None, r.score),
+        d => (d, r.features.dense),
+    };
     out.sort_by(|a, b| {
         let (ka, kb) = (key(a), key(b));
         kb.0.cmp(&ka.0).then(kb.1.total_cmp(&ka.1))
@@ -440,12 +569,34 @@ mod tests {
     fn ranks_parse_and_scores_order() {
         assert_eq!("action".parse::<Rank>(), Ok(Rank::Action));
         assert!("bm25".parse::<Rank>().unwrap_err().contains("dense, hybrid, action"));
-        let f = Features { dense: 0.5, bm25: 1.0, fit: Fit::Tokens, vote: 0.5, prior: 0.2, no_action: false };
+        let f = Features {
+            dense: 0.5,
+            bm25: 1.0,
+            fit: Fit::Tokens,
+            vote: 0.5,
+            prior: 0.2,
+            no_action: false,
+            duplicate: Duplicate::None,
+        };
         let w = Weights::FITTED;
         assert_eq!(f.score(Rank::Dense, &w), 0.5);
         assert!(f.score(Rank::Hybrid, &w) > 0.5);
         let none = Features { fit: Fit::None, no_action: true, ..f };
         assert!(none.score(Rank::Action, &w) < f.score(Rank::Action, &w));
+    }
+
+    #[test]
+    fn duplicates_by_code_alone() {
+        let q = QueryCode::new("int add(int a, int b) { return a - b; }");
+        assert_eq!(q.duplicate("int add(int a, int b) {\n    return a - b;\n}\n"), Duplicate::Same);
+        assert_eq!(q.duplicate("int add(int a,int b){return a-b;}"), Duplicate::Same);
+        assert_eq!(q.duplicate("long add(int a, int b) { return a - b; }"), Duplicate::Near);
+        assert_eq!(q.duplicate("int add(int a, int b) { return a + b + 1; }"), Duplicate::None);
+        assert_eq!(q.duplicate(""), Duplicate::None);
+        assert_eq!(q.class("int sum(int[] xs) { return 0; }", 0.96), Duplicate::Near);
+        assert_eq!(q.class("int sum(int[] xs) { return 0; }", 0.5), Duplicate::None);
+        assert_eq!(QueryCode::new("  ").duplicate("  "), Duplicate::None);
+        assert!(Duplicate::Same > Duplicate::Near && Duplicate::Near > Duplicate::None);
     }
 
     #[test]

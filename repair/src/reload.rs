@@ -58,6 +58,9 @@ pub struct Served {
     pub bytes: u64,
     /// The manifest first (when the path is one), then each index file.
     pub files: Vec<ServedFile>,
+    /// The vector spaces the index has (every segment has the same), canonical order:
+    /// what `search_similar_fixes` offers as its `space` argument.
+    pub spaces: Vec<&'static str>,
 }
 
 /// The state of a [`LiveIndex`] now: what it serves and, when the files on disk cannot be
@@ -195,7 +198,10 @@ impl State {
 
 fn served(path: Option<PathBuf>, load: Load, generation: u64, s: &Segments, files: Vec<ServedFile>) -> Served {
     let bytes = s.indexes().iter().map(|ix| ix.file_len() as u64).sum();
-    Served { path, load: load.name(), generation, documents: s.len(), bytes, files }
+    let mut spaces: Vec<engine::Space> = s.indexes().first().map(engine::Index::spaces).unwrap_or_default();
+    spaces.sort();
+    let spaces = spaces.into_iter().map(engine::Space::name).collect();
+    Served { path, load: load.name(), generation, documents: s.len(), bytes, files, spaces }
 }
 
 /// Opens `path` and lists the files read with their ids: a manifest's id is taken before and

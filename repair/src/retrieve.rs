@@ -359,7 +359,7 @@ impl Retriever {
         p: &RetrieveParams,
     ) -> Result<Vec<(engine::SegmentHit, engine::Record, FixActions)>, RetrieveError> {
         if p.rank == Rank::Dense || hits.is_empty() {
-            return Ok(crate::rank::with_docs(index, hits)?);
+            return Ok(crate::rank::dense_order(index, code, hits)?);
         }
         let stats = self.stats_for(index)?;
         let r = crate::rank::rerank(index, &stats, code, p.language, &hits, p.rank, &Weights::FITTED)?;
@@ -400,36 +400,22 @@ impl Retriever {
         })
     }
 
-    /// The LLM tool `search_similar_fixes` (also served over MCP and HTTP).
+    /// The LLM tool `search_similar_fixes` for an index with every space (see
+    /// [`Retriever::spec`] for the one this retriever serves).
+    /// Its bytes are those of the tool before issue 29 (no `additionalProperties`): the
+    /// requests of recorded model conversations carry them.
     pub fn tool_spec() -> ToolSpec {
-        ToolSpec {
-            name: "search_similar_fixes".into(),
-            description: "Search a corpus of historical bug-fix pairs for fixes similar to the given buggy code \
-                          and its root cause (ReinFix external repair ingredients). Returns the top matches with \
-                          their similarity score, root cause, what each fix did (its repair actions, e.g. \
-                          `change operator < → <= in for condition`) and the fix as a unified diff. The bug under \
-                          repair is never returned."
-                .into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "code": {"type": "string", "description": "The buggy code (a function or hunk)."},
-                    "root_cause": {"type": "string", "description": "One or two sentences: why the code is wrong."},
-                    "k": {"type": "integer", "minimum": 1, "maximum": 20, "description": "Number of fixes (default 3)."},
-                    "threshold": {"type": "number", "minimum": -1, "maximum": 1,
-                                  "description": "Minimum cosine similarity (optional)."},
-                    "space": {"type": "string", "enum": ["code+cause", "code", "cause"],
-                              "description": "What to match on (default code+cause)."},
-                    "lines": {"type": "string",
-                              "description": "The buggy lines of `code`, `A-B` or `A` (1-based, optional): a long \
-                                              function is then matched around them."}
-                },
-                "required": ["code", "root_cause"]
-            }),
-        }
+        tool_spec_for(&Space::ALL.map(Space::name), false)
     }
 
-    /// Runs the tool on JSON arguments (see [`Retriever::tool_spec`]).
+    /// The tool as served (MCP, HTTP): its `space` lists the spaces of the index served last
+    /// (default `code+cause` when it has it, else its first), and no argument outside the
+    /// schema is allowed (`additionalProperties: false`). O(index files): no reload.
+    pub fn spec(&self) -> ToolSpec {
+        tool_spec_for(&self.index.served().spaces, true)
+    }
+
+    /// Runs the tool on JSON arguments (see [`Retriever::spec`]).
     ///
     /// # Errors
     /// [`RetrieveError::Arguments`] with a model-facing message for missing or invalid
@@ -445,7 +431,9 @@ impl Retriever {
         };
         let code = text("code")?;
         let cause = text("root_cause")?;
-        let mut p = RetrieveParams { rank: self.rank, ..RetrieveParams::default() };
+        let spaces = self.index.served().spaces;
+        let space = default_space(&spaces).parse().unwrap_or_default();
+        let mut p = RetrieveParams { rank: self.rank, space, ..RetrieveParams::default() };
         if let Some(k) = arg("k") {
             p.k = k
                 .as_u64()
@@ -463,8 +451,8 @@ impl Retriever {
         }
         if let Some(s) = arg("space") {
             let name = s.as_str().unwrap_or_default();
-            p.space = name.parse::<Space>().map_err(|_| {
-                RetrieveError::Arguments(format!("`space` must be one of code+cause, code, cause; got {s}"))
+            p.space = name.parse::<Space>().ok().filter(|sp| spaces.contains(&sp.name())).ok_or_else(|| {
+                RetrieveError::Arguments(format!("`space` must be one of {}; got {s}", spaces.join(", ")))
             })?;
         }
         let lines = match arg("lines") {
@@ -476,6 +464,48 @@ impl Retriever {
             e => e,
         })
     }
+}
+
+/// The space a call without `space` searches: `code+cause` when the index has it, else its
+/// first (`spaces` in canonical order).
+fn default_space<'a>(spaces: &[&'a str]) -> &'a str {
+    let code_cause = Space::CodeCause.name();
+    if spaces.contains(&code_cause) { code_cause } else { spaces.first().copied().unwrap_or(code_cause) }
+}
+
+/// `search_similar_fixes` offering `spaces` (canonical order) as its `space` argument;
+/// `strict`: no argument outside the schema (`additionalProperties: false`).
+fn tool_spec_for(spaces: &[&str], strict: bool) -> ToolSpec {
+    let default = default_space(spaces);
+    let mut spec = ToolSpec {
+        name: "search_similar_fixes".into(),
+        description: "Search a corpus of historical bug-fix pairs for fixes similar to the given buggy code \
+                      and its root cause (ReinFix external repair ingredients). Returns the top matches with \
+                      their similarity score, root cause, what each fix did (its repair actions, e.g. \
+                      `change operator < → <= in for condition`) and the fix as a unified diff. The bug under \
+                      repair is never returned."
+            .into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "description": "The buggy code (a function or hunk)."},
+                "root_cause": {"type": "string", "description": "One or two sentences: why the code is wrong."},
+                "k": {"type": "integer", "minimum": 1, "maximum": 20, "description": "Number of fixes (default 3)."},
+                "threshold": {"type": "number", "minimum": -1, "maximum": 1,
+                              "description": "Minimum cosine similarity (optional)."},
+                "space": {"type": "string", "enum": spaces,
+                          "description": format!("What to match on (default {default}).")},
+                "lines": {"type": "string",
+                          "description": "The buggy lines of `code`, `A-B` or `A` (1-based, optional): a long \
+                                          function is then matched around them."}
+            },
+            "required": ["code", "root_cause"]
+        }),
+    };
+    if strict {
+        spec.parameters["additionalProperties"] = json!(false);
+    }
+    spec
 }
 
 /// The `lines` argument: `A-B` or `A`, 1-based, within `code`.

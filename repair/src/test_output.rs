@@ -1,6 +1,7 @@
 //! What a test runner's output says: failing test names, summary counts, compile errors.
 //!
-//! Line by line, for JUnit 4 (`JUnitCore`) and pytest, the formats the harnesses run:
+//! Line by line, for JUnit 4 (`JUnitCore`), pytest and Python's `unittest` (`python3 -m
+//! unittest [-v]`), the formats the harnesses and users run:
 //! [`failing_test_in_line`] names the failing test a line reports, and
 //! [`test_counts_in_line`] reads a runner's summary line. The names are the complete list of
 //! failing tests only when the summary counts as many failures; [`crate::validate`] decides
@@ -109,12 +110,33 @@ const PYTEST_OUTCOMES: &[&str] = &[
 ];
 
 /// The counts a test runner's summary line states, if `line` is one: JUnit 4 `JUnitCore`
-/// (`OK (3 tests)`, `Tests run: 3,  Failures: 2`) and pytest's last line, with or without
-/// `=` padding (`2 failed, 1 passed, 1 error in 0.12s`, `no tests ran in 0.01s`). pytest
-/// lines must end in their duration, so a program printing `1 passed` is not mistaken for one.
+/// (`OK (3 tests)`, `Tests run: 3,  Failures: 2`), pytest's last line, with or without
+/// `=` padding (`2 failed, 1 passed, 1 error in 0.12s`, `no tests ran in 0.01s`), and
+/// `unittest`'s `FAILED (failures=2, errors=1, skipped=1)` (failures and errors count as
+/// failed; that line does not say how many passed, so `passed` is 0). pytest lines must end
+/// in their duration, so a program printing `1 passed` is not mistaken for one.
 pub fn test_counts_in_line(line: &str) -> Option<TestCounts> {
     let line = line.trim();
-    junit_counts(line).or_else(|| pytest_counts(line))
+    junit_counts(line).or_else(|| pytest_counts(line)).or_else(|| unittest_counts(line))
+}
+
+/// `unittest`'s outcome words in its `FAILED (...)` line; `failures` and `errors` count as
+/// failed.
+const UNITTEST_OUTCOMES: &[&str] = &["failures", "errors", "skipped", "expected failures", "unexpected successes"];
+
+fn unittest_counts(line: &str) -> Option<TestCounts> {
+    let items = line.strip_prefix("FAILED (")?.strip_suffix(')')?;
+    let mut failed = 0;
+    for item in items.split(", ") {
+        let (word, n) = item.split_once('=')?;
+        let n: usize = n.parse().ok()?;
+        match word {
+            "failures" | "errors" => failed += n,
+            w if UNITTEST_OUTCOMES.contains(&w) => {}
+            _ => return None,
+        }
+    }
+    Some(TestCounts { failed, passed: 0 })
 }
 
 fn junit_counts(line: &str) -> Option<TestCounts> {
@@ -165,10 +187,16 @@ pub fn failing_tests(output: &str) -> Vec<String> {
 }
 
 /// The failing test a line of test output names, if any: JUnit 4 `JUnitCore`
-/// (`1) test_1(pkg.KNAPSACK_TEST)` → `pkg.KNAPSACK_TEST#test_1`) and pytest's short summary
-/// (`FAILED path::test[id] - msg` → `path::test[id]`; `ERROR path.py` for collection errors).
+/// (`1) test_1(pkg.KNAPSACK_TEST)` → `pkg.KNAPSACK_TEST#test_1`), pytest's short summary
+/// (`FAILED path::test[id] - msg` → `path::test[id]`; `ERROR path.py` for collection errors)
+/// and `unittest`'s failure headers (`FAIL: test_b (mod.Case.test_b)`, Python ≥ 3.11, and
+/// `FAIL: test_b (mod.Case)`, older: both → `mod.Case.test_b`, the id `python -m unittest`
+/// takes; `ERROR: ...` alike; a subtest's `(i=1)` suffix is dropped).
 pub fn failing_test_in_line(line: &str) -> Option<String> {
     let line = line.trim_end();
+    if let Some(rest) = line.strip_prefix("FAIL: ").or_else(|| line.strip_prefix("ERROR: ")) {
+        return unittest_name(rest);
+    }
     if let Some(rest) = line.strip_prefix("FAILED ").or_else(|| line.strip_prefix("ERROR ")) {
         let name = rest.split(" - ").next().unwrap_or(rest).trim();
         return (name.contains("::") || name.ends_with(".py")).then(|| name.to_string());
@@ -180,6 +208,18 @@ pub fn failing_test_in_line(line: &str) -> Option<String> {
     let (method, class) = rest.strip_suffix(')').and_then(|r| r.split_once('('))?;
     (!method.is_empty() && !class.is_empty() && !class.contains(' ') && !method.contains(' '))
         .then(|| format!("{class}#{method}"))
+}
+
+/// `test_b (mod.Case.test_b)` or `test_b (mod.Case)` (then maybe ` (i=1)`) →
+/// `mod.Case.test_b`.
+fn unittest_name(header: &str) -> Option<String> {
+    let (method, rest) = header.split_once(" (")?;
+    let (owner, _) = rest.split_once(')')?;
+    let word = |s: &str| !s.is_empty() && !s.contains(char::is_whitespace);
+    if !word(method) || !word(owner) {
+        return None;
+    }
+    Some(if owner.ends_with(&format!(".{method}")) { owner.to_string() } else { format!("{owner}.{method}") })
 }
 
 #[cfg(test)]
@@ -214,7 +254,17 @@ mod tests {
         );
         assert_eq!(test_counts_in_line("no tests ran in 0.01s"), c(0, 0));
         assert_eq!(test_counts_in_line("3 errors in 0.2s"), c(3, 0));
-        for other in ["1 passed", "found 2 failed in 3 places", "Tests run: x, Failures: 1", "OK (many tests)", ""] {
+        assert_eq!(test_counts_in_line("FAILED (failures=2, errors=1)"), c(3, 0));
+        assert_eq!(test_counts_in_line("FAILED (errors=1, skipped=2, expected failures=1)"), c(1, 0));
+        for other in [
+            "1 passed",
+            "found 2 failed in 3 places",
+            "Tests run: x, Failures: 1",
+            "OK (many tests)",
+            "",
+            "FAILED (oops=1)",
+            "FAILED (failures=x)",
+        ] {
             assert_eq!(test_counts_in_line(other), None, "{other:?}");
         }
     }
@@ -237,5 +287,21 @@ mod tests {
                 "python_testcases/test_gcd.py::test_gcd[input_data1-3]"
             ]
         );
+    }
+
+    /// `python3 -m unittest -v` output of Python 3.11 (names in the headers and the verbose
+    /// lines) and the older header form.
+    #[test]
+    fn failing_test_names_and_counts_from_unittest() {
+        let out = "test_bad (test_m.T.test_bad)\nDocstring line. ... FAIL\ntest_err (test_m.T.test_err) ... ERROR\n\
+                   test_ok (test_m.T.test_ok) ... ok\n\n======\nERROR: test_err (test_m.T.test_err)\n------\n\
+                   Traceback (most recent call last):\nValueError: x\n\n======\nFAIL: test_bad (test_m.T.test_bad)\n\
+                   Docstring line.\n------\nAssertionError: 1 != 2\n\n======\nFAIL: test_sub (test_m.T.test_sub) (i=1)\n\
+                   ------\nRan 4 tests in 0.001s\n\nFAILED (failures=2, errors=1)\n";
+        assert_eq!(failing_tests(out), ["test_m.T.test_err", "test_m.T.test_bad", "test_m.T.test_sub"]);
+        let counts: Vec<TestCounts> = out.lines().filter_map(test_counts_in_line).collect();
+        assert_eq!(counts, [TestCounts { failed: 3, passed: 0 }]);
+        assert_eq!(failing_test_in_line("FAIL: test_b (test_m.T)"), Some("test_m.T.test_b".into()));
+        assert_eq!(failing_test_in_line("ERROR: the server said no (code 7)"), None);
     }
 }

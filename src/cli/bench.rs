@@ -40,9 +40,20 @@ enum What {
     Quixbugs(Box<super::quixbugs::BenchArgs>),
 }
 
+/// `--json`, which every command takes: `bench` always prints JSON (one object per
+/// measurement, one per line), so the flag changes nothing.
+#[derive(Debug, clap::Args)]
+struct JsonFlag {
+    /// Print JSON (always so: one object per measurement, one per line).
+    #[arg(long = "json")]
+    _json: bool,
+}
+
 /// Arguments of `fixdex bench open`.
 #[derive(Debug, clap::Args)]
 struct OpenArgs {
+    #[command(flatten)]
+    _json: JsonFlag,
     /// The index file.
     index: PathBuf,
     /// Opens to time; the fastest is reported (the first also pays for page-table setup).
@@ -53,6 +64,8 @@ struct OpenArgs {
 /// Arguments of `fixdex bench embed`.
 #[derive(Debug, clap::Args)]
 struct EmbedArgs {
+    #[command(flatten)]
+    _json: JsonFlag,
     /// JSONL, one object per line with a `text` field (e.g. baselines/reference/snippets-2000.jsonl).
     #[arg(long)]
     snippets: PathBuf,
@@ -85,6 +98,8 @@ struct EmbedArgs {
 /// Arguments of `fixdex bench ann`.
 #[derive(Debug, clap::Args)]
 struct AnnArgs {
+    #[command(flatten)]
+    _json: JsonFlag,
     /// Base vectors (TEXMEX .fvecs: int32 dim, then dim f32, per vector), L2-normalised.
     #[arg(long)]
     base: PathBuf,

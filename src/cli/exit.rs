@@ -53,6 +53,7 @@ pub(crate) fn code_for(err: &anyhow::Error) -> u8 {
             | engine::Error::NotAnIndex
             | engine::Error::Version { .. }
             | engine::Error::DamagedVector { .. }
+            | engine::Error::DamagedIndex { .. }
             | engine::Error::UnknownRule { .. },
         ) => CORRUPT,
         Some(engine::Error::NoMatch { .. }) => USAGE,

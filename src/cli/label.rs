@@ -149,9 +149,10 @@ fn print_summary(a: &Args, s: &LabelSummary, cache: &Path, synthetic: bool) -> a
     }
     let cost = s.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default();
     let note = if synthetic { " (SYNTHETIC answers: hand-written, not a model's)" } else { "" };
+    let requests = s.requests.map(|r| format!(" ({r} requests)")).unwrap_or_default();
     eprintln!(
-        "{} rows: {} labelled now, {} from the cache, {} failed ({}, prompt {}); {} calls, {} tokens in, {} out{cost}; \
-         wrote {} (cache {}){note}",
+        "{} rows: {} labelled now, {} from the cache, {} failed ({}, prompt {}); {} calls{requests}, {} tokens in, {} \
+         out{cost}; wrote {} (cache {}){note}",
         s.rows,
         s.labelled,
         s.from_cache,

@@ -63,7 +63,9 @@ pub struct Args {
     model: Option<PathBuf>,
     /// Ranking of the hits: `dense` (cosine), `hybrid` (cosine + BM25 over code terms) or
     /// `action` (hybrid + whether each hit's repair action fits the query code, the top
-    /// hits' action vote and the action prior; reranks at least 100 dense candidates).
+    /// hits' action vote and the action prior); each reranks at least 100 dense candidates,
+    /// and under each a hit whose buggy code is the query's (up to whitespace), then a
+    /// near-duplicate of it by code alone, comes first.
     #[arg(long, default_value = "action", value_parser = parse_rank)]
     rank: Rank,
     /// First print the likely repair actions for the query: the hits' actions aggregated
@@ -484,7 +486,7 @@ fn ranked_answer(
     let hits = index.query_lines(corpus.model, (code, &args.cause), lines, &params)?;
     let mut a = Answer { hits: Vec::new(), docs: Vec::new(), actions: Vec::new(), features: Vec::new(), stats: None };
     if args.rank == Rank::Dense || hits.is_empty() {
-        for (h, d, actions) in repair::rank::with_docs(index, hits.into_iter().take(k).collect())? {
+        for (h, d, actions) in repair::rank::dense_order(index, code, hits)?.into_iter().take(k) {
             a.push(h, d, actions, None);
         }
         return Ok(a);

@@ -32,7 +32,8 @@ pub struct Args {
     /// Speak the Model Context Protocol on stdin/stdout (for Claude Code, OpenHands, ...).
     #[arg(long)]
     mcp: bool,
-    /// Serve a JSON HTTP API on ADDR (GET /tools, POST /tools/{name}, GET /health).
+    /// Serve a JSON HTTP API on ADDR (GET /tools, POST /tools/{name}, GET /health); `--http`
+    /// alone serves on 127.0.0.1:7878.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = http::DEFAULT_ADDR)]
     http: Option<String>,
     /// Allow --http on an address that is not loopback (no authentication: anyone who can
@@ -42,6 +43,10 @@ pub struct Args {
     /// Largest HTTP request body, in bytes (larger: 413).
     #[arg(long, default_value_t = http::DEFAULT_MAX_BODY_BYTES)]
     max_body_bytes: usize,
+    /// Seconds an HTTP request's body may take to arrive after its headers (slower: 408,
+    /// and the connection is closed).
+    #[arg(long, default_value_t = http::DEFAULT_BODY_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    body_timeout_s: u64,
     /// Project the internal-ingredient tools analyse [default: the current directory].
     #[arg(long)]
     project: Option<PathBuf>,
@@ -61,6 +66,11 @@ pub struct Args {
     /// (`cp other.fdx INDEX`) kills the server with SIGBUS; publish only by rename.
     #[arg(long, value_enum, default_value_t = LoadArg::Memory)]
     load: LoadArg,
+    /// With --http: print where the server listens as one JSON object on stdout
+    /// (`{"listening": URL, "tools": [names], "index": path}`) once it is ready. Not with
+    /// --mcp, whose stdout carries the protocol.
+    #[arg(long, conflicts_with = "mcp")]
+    json: bool,
     /// Ranking of search_similar_fixes answers: `dense`, `hybrid` or `action` (see `fixdex
     /// search --help`).
     #[arg(long, default_value = "action", value_parser = |s: &str| s.parse::<repair::rank::Rank>())]
@@ -90,7 +100,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // Bind before the slow model load, so a bad address fails fast.
     let server = match &args.http {
         Some(addr) => {
-            let config = HttpConfig { max_body_bytes: args.max_body_bytes, allow_remote: args.allow_remote };
+            let config = HttpConfig {
+                max_body_bytes: args.max_body_bytes,
+                body_timeout: std::time::Duration::from_secs(args.body_timeout_s),
+                allow_remote: args.allow_remote,
+            };
             Some(HttpServer::bind(addr, config)?)
         }
         None => None,
@@ -100,7 +114,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     match server {
         Some(server) => {
             // The first line on stderr: scripts and tests read the port from it.
-            eprintln!("fixdex: listening on http://{}", server.local_addr()?);
+            let url = format!("http://{}", server.local_addr()?);
+            eprintln!("fixdex: listening on {url}");
+            if args.json {
+                let tools: Vec<String> = host.specs().into_iter().map(|t| t.name).collect();
+                let index = args.index.display().to_string();
+                out!("{}", serde_json::json!({"listening": url, "tools": tools, "index": index}))?;
+            }
             super::search::warn_unmatched(&excluded);
             server.run(host)?;
         }

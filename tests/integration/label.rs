@@ -312,3 +312,30 @@ fn label_bad_input_and_missing_model_are_errors() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("no LLM configured"), "{}", stderr(&o));
 }
+
+/// Issue 29 item 4: `fixdex label` against a closed port, through the real HTTP client
+/// (which reports the refused connection as retries exhausted): the run stops after its
+/// first call's retries (one set of retry warnings, not one per row and worker), every row
+/// is kept unlabelled, exit 4, and the summary counts the requests made.
+#[test]
+fn issue_29_label_stops_at_once_when_the_endpoint_is_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in40.jsonl");
+    std::fs::write(&input, (0..40).map(|i| sum_row(i) + "\n").collect::<String>()).unwrap();
+    let out = dir.path().join("z.jsonl");
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let started = Instant::now();
+    let o = fixdex(
+        &["label", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "--llm-url", &url, "--llm-model", "m"],
+        None,
+    );
+    let took = started.elapsed();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(4), "{err}");
+    assert!(err.contains("stopped: cannot reach the model endpoint"), "{err}");
+    assert!(err.contains("0 calls (5 requests)"), "{err}");
+    assert!(err.matches("retrying").count() <= 4, "one call's retries only:\n{err}");
+    assert!(took < Duration::from_secs(30), "{took:?}");
+    assert_eq!(lines(&out).len(), 40);
+}

@@ -17,6 +17,8 @@ mod indexer_hardening;
 mod label;
 /// `fixdex mine` on git histories built by the tests: selection, skips, bundles, bad input.
 mod mine;
+/// Issue 29 item 3: the query's own code comes first under every ranking (real model).
+mod ranking;
 /// `fixdex repair` (replayed) and `fixdex eval quixbugs` (and the deprecated `bench
 /// quixbugs`) on the minibugs fixture.
 mod repair;

@@ -845,3 +845,90 @@ fn issue_14_eval_quixbugs_reports_levels() {
     assert!(s["levels"]["L2"]["calls_per_bug"].is_null(), "no mean over no bug: {s:#}");
     assert_eq!(s["programs"][0]["levels"]["plausible_at"], "L1", "{s:#}");
 }
+
+/// Issue 29 item 10: a test command that hangs on the buggy version is warned about at
+/// once, while the run goes on (a hang can be the bug), and the warning says what each
+/// candidate will cost. The child is killed as soon as the warning is read.
+#[test]
+fn issue_29_repair_warns_at_once_when_the_buggy_tests_hang() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("calc.py"), "def add(a, b):\n    return a - b\n").unwrap();
+    let report = dir.path().join("report.json");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fixdex"))
+        .args(["repair", "--strategy", "patterns", "--project", dir.path().to_str().unwrap()])
+        .args(["--file", "calc.py", "--method", "add", "--test-cmd", "sleep 30", "--test-timeout-s", "2"])
+        .args(["--report", report.to_str().unwrap()])
+        .env_remove("RUST_LOG")
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let started = std::time::Instant::now();
+    let mut seen = Vec::new();
+    let warning = loop {
+        let Ok(line) = rx.recv_timeout(std::time::Duration::from_secs(20)) else { break None };
+        if line.contains("did not finish within 2 s") {
+            break Some(line);
+        }
+        seen.push(line);
+    };
+    let took = started.elapsed();
+    let still_running = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    let warning = warning.unwrap_or_else(|| panic!("no hang warning on stderr:\n{}", seen.join("\n")));
+    assert!(warning.contains("the repair goes on") && warning.contains("costs 2 s"), "{warning}");
+    assert!(still_running, "the warning comes at once, while the run goes on");
+    assert!(took < std::time::Duration::from_secs(15), "{took:?}");
+}
+
+/// Issue 29: `python3 -m unittest -v` output is read for `--failing-test`: the named test's
+/// failure is checked, an unrelated test that already fails is tolerated (Defects4J's
+/// plausibility), so the operator fix of `add` is plausible although `test_other` still
+/// fails. Before, no name could be read and every test had to pass.
+#[test]
+fn issue_29_repair_reads_unittest_output_for_failing_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("p");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("calc.py"), "def add(a, b):\n    return a - b\n").unwrap();
+    let tests = "import unittest\nfrom calc import add\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        \
+                 self.assertEqual(add(2, 3), 5)\n\n    def test_other(self):\n        self.assertEqual(1, 2)\n";
+    std::fs::write(root.join("test_calc.py"), tests).unwrap();
+    let report = dir.path().join("report.json");
+    let out = fixdex(
+        &[
+            "repair",
+            "--strategy",
+            "patterns",
+            "--project",
+            root.to_str().unwrap(),
+            "--file",
+            "calc.py",
+            "--method",
+            "add",
+            "--test-cmd",
+            "python3 -m unittest -v",
+            "--failing-test",
+            "T.test_add",
+            "--report",
+            report.to_str().unwrap(),
+        ],
+        None,
+    );
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert!(out.status.success(), "{}\n{r:#}", stderr(&out));
+    assert_eq!(r["preflight"]["failing_tests"], serde_json::json!(["test_calc.T.test_add", "test_calc.T.test_other"]));
+    assert_eq!(r["preflight"]["failing_tests_known"], true, "{r:#}");
+    assert_eq!(r["plausibility"]["rule"], "no_new_failures", "{r:#}");
+    assert_eq!(r["plausibility"]["preexisting_failures"], serde_json::json!(["test_calc.T.test_other"]));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("+    return a + b"), "{}", stderr(&out));
+}

@@ -327,3 +327,53 @@ fn issue_8_exclude_project_drops_the_upstream_repository() {
         assert_eq!(o["exclude_projects"], want);
     }
 }
+
+/// Overwrites the bytes of the first section of kind `kind` (on `level`) of `idx` with
+/// `f(i, old)` for each 4-byte little-endian word `i` (or each byte, for `width` 1).
+fn damage_section(
+    s: &Scratch,
+    idx: &std::path::Path,
+    kind: &str,
+    level: u64,
+    width: usize,
+    f: impl Fn(usize, u64) -> u64,
+) {
+    let info = stdout_json(&s.run(&["inspect", idx.to_str().unwrap(), "--json"]));
+    let sections = info["sections"].as_array().unwrap();
+    let sec = sections.iter().find(|x| x["kind"] == kind && x["level"] == level).unwrap_or_else(|| panic!("{info:#}"));
+    let (start, len) = (sec["offset"].as_u64().unwrap() as usize, sec["len"].as_u64().unwrap() as usize);
+    let mut bytes = std::fs::read(idx).unwrap();
+    for (i, w) in bytes[start..start + len].chunks_exact_mut(width).enumerate() {
+        let mut old = [0u8; 8];
+        old[..width].copy_from_slice(w);
+        let new = f(i, u64::from_le_bytes(old)).to_le_bytes();
+        w.copy_from_slice(&new[..width]);
+    }
+    std::fs::write(idx, bytes).unwrap();
+}
+
+/// Issue 29: damage a search can detect cheaply is an error (exit 3, naming the index and
+/// `fixdex verify`), never an answer that silently lacks hits: neighbour ids out of range
+/// or decreasing offsets in the graph the search walks, and a damaged language or project
+/// table under a filter (before: 1 of 5 hits, or 0 hits with `--lang java`, exit 0).
+#[test]
+fn issue_29_damaged_graph_or_tables_at_search_time_exit_3() {
+    let cause = engine::testing::sample_records(30)[7].root_cause.clone();
+    type Damage = (&'static str, usize, fn(usize, u64) -> u64, &'static [&'static str]);
+    let cases: [Damage; 4] = [
+        ("graph-neighbors", 4, |_, _| 0xFFFF_FF00, &["--no-int8"]),
+        ("graph-offsets", 8, |i, old| if i == 1 { 1 << 40 } else { old }, &[]),
+        ("doc-language", 1, |_, _| 7, &["--lang", "java"]),
+        ("doc-project", 4, |_, old| old ^ 1, &["--exclude-project", "p0"]),
+    ];
+    for (kind, width, f, extra) in cases {
+        let (s, idx, q) = indexed();
+        assert!(search(&s, &idx, &q, &cause, extra).status.success(), "{kind}: intact first");
+        damage_section(&s, &idx, kind, 0, width, f);
+        assert_eq!(code(&s.run(&["verify", idx.to_str().unwrap()])), 3, "{kind}");
+        let o = search(&s, &idx, &q, &cause, &[&["--json"], extra].concat());
+        let err = stderr(&o);
+        assert_eq!(code(&o), 3, "{kind}: {}", String::from_utf8_lossy(&o.stdout));
+        assert!(err.contains("damaged index") && err.contains("idx.fdx") && err.contains("fixdex verify"), "{err}");
+    }
+}

@@ -490,3 +490,118 @@ fn issue_8_serve_survives_an_index_rewritten_in_place_during_requests() {
     std::fs::copy(&big, &idx).unwrap();
     assert_eq!(fixes(&http).1, 19, "answers during the copies: {seen:?}");
 }
+
+/// Issue 29 item 9: over `serve --mcp`, every line that holds no message gets a JSON-RPC
+/// error reply (before: none, so the client waited forever): truncated JSON, plain text
+/// and invalid UTF-8 get `-32700 Parse error` with `id` null, JSON that is not a message
+/// `-32600` (with its id), and a 60 MB line (over the 16 MiB limit, never held whole) an
+/// error reply too; the session then still answers.
+#[test]
+fn issue_29_serve_mcp_answers_every_unusable_line() {
+    let (s, idx) = indexed();
+    let mut mcp = Mcp::start(&s, &idx);
+    let init =
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+    mcp.request("initialize", &init);
+    mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut raw = |bytes: &[u8]| -> Value {
+        let stdin = mcp.stdin.as_mut().unwrap();
+        stdin.write_all(bytes).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+        let line = mcp.stdout.recv_timeout(WAIT).expect("no reply to an unusable line");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON: {line}: {e}"))
+    };
+    for bad in [&br#"{"jsonrpc": "2.0", "id": 9, "method": "tools/li"#[..], b"hello there", b"\xff\xfe\x00{}"] {
+        let reply = raw(bad);
+        assert_eq!(reply["jsonrpc"], "2.0", "{reply}");
+        assert_eq!(reply["id"], Value::Null, "{reply}");
+        assert_eq!(
+            (reply["error"]["code"].as_i64(), reply["error"]["message"].as_str()),
+            (Some(-32700), Some("Parse error"))
+        );
+    }
+    let reply = raw(br#"{"jsonrpc": "2.0", "id": 5, "method": 12}"#);
+    assert_eq!((reply["id"].clone(), reply["error"]["code"].clone()), (json!(5), json!(-32600)), "{reply}");
+    let mut long = vec![b'a'; 60 << 20];
+    long[0] = b'"';
+    let reply = raw(&long);
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    assert!(reply["error"]["data"]["reason"].as_str().unwrap().contains("62914560 bytes"), "{reply}");
+    let list = mcp.request("tools/list", &json!({}));
+    assert_eq!(list["result"]["tools"].as_array().map(Vec::len), Some(10), "{list}");
+    drop(mcp.stdin.take());
+    assert!(mcp.child.wait_with_output().unwrap().status.success());
+}
+
+/// Issue 29: the search tool's schema is the index's: its `space` lists only the spaces the
+/// index has (this one: code+cause), `additionalProperties` is false, and a space the index
+/// lacks is refused naming the ones it has; over HTTP and MCP alike.
+#[test]
+fn issue_29_serve_search_schema_comes_from_the_index() {
+    let (s, idx) = indexed();
+    let http = Http::start(&s, &idx);
+    let (_, list) = http.get("/tools");
+    let search = list["tools"].as_array().unwrap().iter().find(|t| t["name"] == "search_similar_fixes").unwrap();
+    assert_eq!(search["parameters"]["properties"]["space"]["enum"], json!(["code+cause"]), "{search}");
+    assert_eq!(search["parameters"]["additionalProperties"], false, "{search}");
+    let (status, e) = http.post("/tools/search_similar_fixes", r#"{"code": "x", "root_cause": "y", "space": "code"}"#);
+    assert_eq!(status, 422, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("`space` must be one of code+cause"), "{e}");
+    let (_, health) = http.get("/health");
+    assert_eq!(health["index"]["spaces"], json!(["code+cause"]), "{health}");
+
+    let mut mcp = Mcp::start(&s, &idx);
+    let init =
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+    mcp.request("initialize", &init);
+    let tools = mcp.request("tools/list", &json!({}));
+    let search =
+        tools["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "search_similar_fixes").unwrap();
+    assert_eq!(search["inputSchema"]["properties"]["space"]["enum"], json!(["code+cause"]), "{search}");
+    assert_eq!(search["inputSchema"]["additionalProperties"], false, "{search}");
+}
+
+/// Issue 29: an HTTP request whose body stalls after its headers gets 408 after
+/// `--body-timeout-s` and its connection is closed (before: held open indefinitely).
+#[test]
+fn issue_29_serve_http_cuts_off_a_stalled_body() {
+    use std::io::Read;
+    let (s, idx) = indexed();
+    let http = Http::start_with(&s, &idx, &["--body-timeout-s", "1"]);
+    let addr = http.base.trim_start_matches("http://");
+    let mut conn = std::net::TcpStream::connect(addr).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let head =
+        "POST /tools/get_imports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{";
+    conn.write_all(head.as_bytes()).unwrap();
+    let started = std::time::Instant::now();
+    let mut answer = String::new();
+    conn.read_to_string(&mut answer).expect("the server closes the connection");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("did not arrive within 1 s"), "{answer}");
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+}
+
+/// Issue 29: `serve --json` prints where it listens as one JSON object (not with --mcp,
+/// whose stdout is the protocol), and `serve --help` shows the default address.
+#[test]
+fn issue_29_serve_json_and_default_address_in_help() {
+    let (s, idx) = indexed();
+    let mut child = spawn(&s, &idx, &["--http", "127.0.0.1:0", "--json"]);
+    let out = lines(child.stdout.take().unwrap());
+    let first = out.recv_timeout(WAIT).expect("no JSON line on stdout");
+    let _ = child.kill();
+    let _ = child.wait();
+    let v: Value = serde_json::from_str(&first).unwrap();
+    assert!(v["listening"].as_str().unwrap().starts_with("http://127.0.0.1:"), "{v}");
+    assert_eq!(v["tools"].as_array().map(Vec::len), Some(10), "{v}");
+    let o = s.run(&["serve", idx.to_str().unwrap(), "--mcp", "--json"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let help = s.run(&["serve", "--help"]);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("127.0.0.1:7878"));
+    for sub in ["ann", "embed", "open"] {
+        let help = s.run(&["bench", sub, "--help"]);
+        assert!(String::from_utf8_lossy(&help.stdout).contains("--json"), "bench {sub}");
+    }
+}

@@ -74,6 +74,22 @@ impl<'a> LevelView<'a> {
         self.neighbors.get(a as usize..b as usize).unwrap_or(&[])
     }
 
+    /// [`LevelView::neighbors`] that tells damage from absence: `Some(&[])` when `node` is
+    /// not on the level, `None` when its offsets are out of range or decrease (a damaged
+    /// file). O(1) on level 0, O(log n_l) above.
+    #[inline]
+    pub fn checked_neighbors(&self, node: u32) -> Option<&'a [u32]> {
+        let slot = match self.nodes {
+            None => node as usize,
+            Some(nodes) => match nodes.binary_search(&node) {
+                Ok(i) => i,
+                Err(_) => return Some(&[]),
+            },
+        };
+        let (&a, &b) = (self.offsets.get(slot)?, self.offsets.get(slot + 1)?);
+        self.neighbors.get(usize::try_from(a).ok()?..usize::try_from(b).ok()?)
+    }
+
     /// Number of nodes on this level.
     pub fn len(&self) -> usize {
         self.offsets.len().saturating_sub(1)

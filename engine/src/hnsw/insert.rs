@@ -146,9 +146,9 @@ struct LevelLinks<'a, 'v> {
 
 impl Links for LevelLinks<'_, '_> {
     #[inline(always)]
-    fn get<'a>(&'a self, node: u32, buf: &'a mut Vec<u32>) -> &'a [u32] {
+    fn get<'a>(&'a self, node: u32, buf: &'a mut Vec<u32>) -> Option<&'a [u32]> {
         self.b.neighbours(node, self.level, buf);
-        buf
+        Some(buf)
     }
 }
 
@@ -215,12 +215,12 @@ impl Builder<'_> {
         let mut buf = Vec::with_capacity(2 * self.m + 1);
         let mut cur = Candidate { score: scorer.score(ep), node: ep };
         for l in (level + 1..=top).rev() {
-            cur = greedy_with(cur, scorer, &LevelLinks { b: self, level: l }, n, &mut buf);
+            cur = greedy_with(cur, scorer, &LevelLinks { b: self, level: l }, n, &mut buf, &mut None);
         }
         for l in (0..=level.min(top)).rev() {
             let links = LevelLinks { b: self, level: l };
             let mut visited = take_visited(n);
-            let mut found = beam_with(cur, self.ef, &mut visited, scorer, &|_| true, &links, n, &mut buf);
+            let mut found = beam_with(cur, self.ef, &mut visited, scorer, &|_| true, &links, n, &mut buf, &mut None);
             put_visited(visited);
             let next = found[0];
             if rescore {

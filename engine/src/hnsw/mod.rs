@@ -17,7 +17,7 @@ mod search;
 
 pub use build::{HNSW_RS_NAME, NATIVE_F32_NAME, NATIVE_NAME, build};
 pub use graph::{Graph, GraphView, Level, LevelView};
-pub use search::{Candidate, Stored, search, search_stored};
+pub use search::{Candidate, GraphDamage, Stored, search, search_stored};
 
 use serde::{Deserialize, Serialize};
 

@@ -141,6 +141,14 @@ impl<S: Simd> Score for QScorer<'_, S> {
     }
 }
 
+/// Damage a search met in the graph it walked: the neighbour list of `node` has an id ≥ n,
+/// or offsets out of range. The search stops trusting its answer: hits may be missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GraphDamage {
+    /// The node whose neighbour list is damaged.
+    pub node: u32,
+}
+
 /// What a search computes similarities against.
 #[derive(Debug, Clone, Copy)]
 pub enum Stored<'a> {
@@ -165,9 +173,13 @@ pub enum Stored<'a> {
 ///
 /// Nodes that `allowed` rejects are still traversed (they connect the graph) but never
 /// returned, as in hnswlib's filtered search. Returns fewer than `ef` candidates only when
-/// fewer allowed nodes are reachable. Neighbour ids ≥ n (a damaged file) are skipped.
-/// Cost: about `ef · log n` neighbour expansions of `2m` dot products of `dim` floats, run
-/// with the CPU's best SIMD level.
+/// fewer allowed nodes are reachable. Cost: about `ef · log n` neighbour expansions of `2m`
+/// dot products of `dim` floats, run with the CPU's best SIMD level.
+///
+/// # Errors
+/// [`GraphDamage`] when a neighbour list the search read has an id ≥ n or offsets out of
+/// range (a damaged file): its answer could silently lack hits. Checked on the lists read
+/// only, at no extra cost; `verify` checks them all.
 pub fn search(
     graph: &GraphView<'_>,
     vectors: &[f32],
@@ -175,19 +187,22 @@ pub fn search(
     query: &[f32],
     ef: usize,
     allowed: &dyn Fn(u32) -> bool,
-) -> Vec<Candidate> {
+) -> Result<Vec<Candidate>, GraphDamage> {
     search_stored(graph, Stored::F32 { vectors, query }, dim, ef, allowed)
 }
 
 /// [`search`] over either f32 vectors or int8 codes ([`Stored`]); with codes the returned
 /// scores are estimates, to be reranked by the caller.
+///
+/// # Errors
+/// As [`search`].
 pub fn search_stored(
     graph: &GraphView<'_>,
     stored: Stored<'_>,
     dim: usize,
     ef: usize,
     allowed: &dyn Fn(u32) -> bool,
-) -> Vec<Candidate> {
+) -> Result<Vec<Candidate>, GraphDamage> {
     let n = graph.n_nodes;
     let (len, qlen) = match stored {
         Stored::F32 { vectors, query } => (vectors.len(), query.len()),
@@ -195,7 +210,7 @@ pub fn search_stored(
     };
     if n == 0 || ef == 0 || graph.levels.is_empty() || (graph.entry_point as usize) >= n || len < n * dim || qlen != dim
     {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let mut visited = take_visited(n);
     let op = SearchOp { graph, stored, dim, ef, allowed, visited: &mut visited };
@@ -207,8 +222,9 @@ pub fn search_stored(
 /// Where the search reads neighbour lists from: the CSR levels of a file (borrowed, no
 /// copy) or the builder's locked lists (copied into `buf`).
 pub(crate) trait Links {
-    /// The neighbours of `node` (ids may be ≥ n in a damaged file; callers skip those).
-    fn get<'a>(&'a self, node: u32, buf: &'a mut Vec<u32>) -> &'a [u32];
+    /// The neighbours of `node` (ids may be ≥ n in a damaged file: callers check); `None`
+    /// when its list cannot be read (offsets out of range in a damaged file).
+    fn get<'a>(&'a self, node: u32, buf: &'a mut Vec<u32>) -> Option<&'a [u32]>;
 
     /// Starts loading `node`'s neighbour list into the cache (nothing by default).
     #[inline(always)]
@@ -217,8 +233,8 @@ pub(crate) trait Links {
 
 impl Links for super::LevelView<'_> {
     #[inline(always)]
-    fn get<'a>(&'a self, node: u32, _buf: &'a mut Vec<u32>) -> &'a [u32] {
-        self.neighbors(node)
+    fn get<'a>(&'a self, node: u32, _buf: &'a mut Vec<u32>) -> Option<&'a [u32]> {
+        self.checked_neighbors(node)
     }
 
     /// Level 0 only (the O(1) lookup; upper levels are few and binary-searched).
@@ -241,10 +257,10 @@ struct SearchOp<'a, 'g> {
 }
 
 impl WithSimd for SearchOp<'_, '_> {
-    type Output = Vec<Candidate>;
+    type Output = Result<Vec<Candidate>, GraphDamage>;
 
     #[inline(always)]
-    fn with_simd<S: Simd>(self, simd: S) -> Vec<Candidate> {
+    fn with_simd<S: Simd>(self, simd: S) -> Self::Output {
         let dim = self.dim;
         match self.stored {
             Stored::F32 { vectors, query } => self.run(&Scorer { simd, query, vectors, dim }),
@@ -255,19 +271,25 @@ impl WithSimd for SearchOp<'_, '_> {
 
 impl SearchOp<'_, '_> {
     #[inline(always)]
-    fn run<Sc: Score>(self, scorer: &Sc) -> Vec<Candidate> {
+    fn run<Sc: Score>(self, scorer: &Sc) -> Result<Vec<Candidate>, GraphDamage> {
         let (graph, n) = (self.graph, self.graph.n_nodes);
         let mut ep = Candidate { score: scorer.score(graph.entry_point), node: graph.entry_point };
-        let mut buf = Vec::with_capacity(64);
+        let (mut buf, mut damage) = (Vec::with_capacity(64), None);
         for level in graph.levels.iter().skip(1).rev() {
-            ep = greedy_with(ep, scorer, level, n, &mut buf);
+            ep = greedy_with(ep, scorer, level, n, &mut buf, &mut damage);
         }
-        beam_with(ep, self.ef, self.visited, scorer, self.allowed, &graph.levels[0], n, &mut buf)
+        let found =
+            beam_with(ep, self.ef, self.visited, scorer, self.allowed, &graph.levels[0], n, &mut buf, &mut damage);
+        match damage {
+            Some(node) => Err(GraphDamage { node }),
+            None => Ok(found),
+        }
     }
 }
 
 /// Algorithm 2 with ef = 1: move to the best neighbour until none improves.
-/// Neighbour ids ≥ `n` are ignored.
+/// A node whose list is damaged (unreadable, or an id ≥ `n`, which is skipped) is put in
+/// `damage`.
 #[inline(always)]
 pub(crate) fn greedy_with<Sc: Score, L: Links + ?Sized>(
     mut ep: Candidate,
@@ -275,11 +297,17 @@ pub(crate) fn greedy_with<Sc: Score, L: Links + ?Sized>(
     links: &L,
     n: usize,
     buf: &mut Vec<u32>,
+    damage: &mut Option<u32>,
 ) -> Candidate {
     loop {
         let mut best = ep;
-        for &nb in links.get(ep.node, buf) {
+        let Some(list) = links.get(ep.node, buf) else {
+            damage.get_or_insert(ep.node);
+            return ep;
+        };
+        for &nb in list {
             if nb as usize >= n {
+                damage.get_or_insert(ep.node);
                 continue;
             }
             let s = scorer.score(nb);
@@ -295,6 +323,8 @@ pub(crate) fn greedy_with<Sc: Score, L: Links + ?Sized>(
 }
 
 /// Algorithm 2: ef-bounded beam search from `ep`, results filtered by `allowed`, best first.
+/// A node whose list is damaged (unreadable, or an id ≥ `n`, which is skipped) is put in
+/// `damage`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn beam_with<Sc: Score, L: Links + ?Sized>(
@@ -306,6 +336,7 @@ pub(crate) fn beam_with<Sc: Score, L: Links + ?Sized>(
     links: &L,
     n: usize,
     buf: &mut Vec<u32>,
+    damage: &mut Option<u32>,
 ) -> Vec<Candidate> {
     let mut frontier = BinaryHeap::with_capacity(ef * 4); // best candidate on top
     let mut results: BinaryHeap<Reverse<Candidate>> = BinaryHeap::with_capacity(ef + 1); // worst on top
@@ -327,8 +358,14 @@ pub(crate) fn beam_with<Sc: Score, L: Links + ?Sized>(
         // Unvisited neighbours first, their vectors prefetched, then scored: the cache
         // misses of a node's neighbours overlap instead of following one another.
         fresh.clear();
-        for &nb in links.get(c.node, buf) {
-            if (nb as usize) < n && visited.insert(nb) {
+        let Some(list) = links.get(c.node, buf) else {
+            damage.get_or_insert(c.node);
+            continue;
+        };
+        for &nb in list {
+            if nb as usize >= n {
+                damage.get_or_insert(c.node);
+            } else if visited.insert(nb) {
                 scorer.prefetch(nb);
                 fresh.push(nb);
             }

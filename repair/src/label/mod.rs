@@ -111,6 +111,14 @@ impl Labeller<'_> {
         }
     }
 
+    /// The client's [`ChatClient::requests_sent`]; `None` for the mechanical labeller.
+    pub fn requests_sent(&self) -> Option<u64> {
+        match self {
+            Labeller::Model { client, .. } => client.requests_sent(),
+            Labeller::Mechanical => None,
+        }
+    }
+
     /// What `meta.root_cause_source` gets: `model:<name>` or `mechanical`.
     pub fn source(&self) -> String {
         match self {
@@ -209,6 +217,10 @@ pub struct LabelSummary {
     pub stopped: Option<String>,
     /// Successful model calls of this run.
     pub calls: u64,
+    /// HTTP requests this run sent to the model endpoint, every attempt counted (retries,
+    /// failed calls, replies refused as malformed); `None` for a labeller that talks to no
+    /// server (`--replay`, `--mechanical`).
+    pub requests: Option<u64>,
     /// Prompt tokens of this run's calls (as the server reported them).
     pub prompt_tokens: u64,
     /// Completion tokens of this run's calls.

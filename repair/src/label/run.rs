@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::llm::{ChatClient, ChatRequest, ChatResponse, LlmError, excerpt};
@@ -33,6 +33,7 @@ pub fn label_rows(
     progress: &dyn Progress,
 ) -> LabelSummary {
     let started = Instant::now();
+    let sent_before = labeller.requests_sent();
     let keys: Vec<String> = rows.iter().map(|r| r.key(labeller.name(), PROMPT_VERSION)).collect();
     let tasks = pending(&keys, cache);
     progress.start(tasks.len() as u64);
@@ -47,6 +48,7 @@ pub fn label_rows(
     let (outcomes, gate) = (work.done.into_inner().expect("not poisoned"), work.gate);
     let mut summary = apply(rows, &keys, cache, &outcomes, &labeller);
     gate.fill(&mut summary);
+    summary.requests = labeller.requests_sent().zip(sent_before).map(|(after, before)| after.saturating_sub(before));
     summary.cache_torn_line = cache.had_torn_line();
     summary.wall_s = started.elapsed().as_secs_f64();
     summary
@@ -185,6 +187,8 @@ fn mechanical(row: &Row) -> Result<String, String> {
 /// and sums what the calls used.
 struct Gate {
     state: Mutex<GateState>,
+    /// Signalled when a call ends (the first call goes alone, see [`Gate::acquire`]).
+    ended: Condvar,
     budget: crate::llm::Budget,
     prices: crate::llm::PriceTable,
     interval: Option<Duration>,
@@ -200,6 +204,10 @@ struct GateState {
     completion_tokens: u64,
     cost_usd: Option<f64>,
     errors_in_a_row: u32,
+    /// Failed calls whose reply arrived (an error status, a malformed body).
+    answered_badly: u64,
+    /// Calls that ended, answered or failed.
+    ended: u64,
     /// When the next request may start (`--rpm`).
     next_slot: Option<Instant>,
     stopped: Option<String>,
@@ -209,6 +217,7 @@ impl Gate {
     fn new(cfg: &LabelConfig) -> Self {
         Gate {
             state: Mutex::new(GateState::default()),
+            ended: Condvar::new(),
             budget: cfg.budget,
             prices: cfg.prices.clone(),
             interval: cfg.rpm.filter(|&r| r > 0).map(|r| Duration::from_secs(60) / r),
@@ -221,9 +230,11 @@ impl Gate {
     }
 
     /// Waits for the request's turn; `Err("not asked: <why>")` once the run has stopped.
+    /// The run's first call goes alone: the others wait for it to end, so an endpoint that
+    /// is down costs one call's retries, not one per worker.
     fn acquire(&self) -> Result<(), String> {
         let slot = {
-            let mut s = self.lock();
+            let mut s = self.wait_for_first_call();
             if let Some(why) = s.stopped.clone().or_else(|| self.limit_reached(&s)) {
                 s.stopped.get_or_insert(why.clone());
                 return Err(format!("not asked: {why}"));
@@ -241,6 +252,17 @@ impl Gate {
         }
         std::thread::sleep(slot.saturating_duration_since(Instant::now()));
         Ok(())
+    }
+
+    /// The state, once no call has started or one has ended (or the wall-clock limit has
+    /// passed: the caller then stops).
+    fn wait_for_first_call(&self) -> std::sync::MutexGuard<'_, GateState> {
+        let mut s = self.lock();
+        while s.ended == 0 && s.in_flight > 0 && self.deadline.is_none_or(|d| Instant::now() < d) {
+            let wait = self.deadline.map_or(Duration::from_secs(1), |d| d.saturating_duration_since(Instant::now()));
+            s = self.ended.wait_timeout(s, wait.min(Duration::from_secs(1))).expect("not poisoned").0;
+        }
+        s
     }
 
     /// Why no further call may start, if so.
@@ -262,6 +284,8 @@ impl Gate {
         let rec = crate::llm::CallRecord::new(req, resp, &self.prices);
         let mut s = self.lock();
         s.in_flight -= 1;
+        s.ended += 1;
+        self.ended.notify_all();
         s.calls += 1;
         s.errors_in_a_row = 0;
         s.prompt_tokens += rec.prompt_tokens;
@@ -272,17 +296,23 @@ impl Gate {
         (rec.prompt_tokens, rec.completion_tokens, rec.cost_usd)
     }
 
-    /// Counts a failed call; stops the run at the wall-clock limit, on a connection failure
-    /// before any call succeeded, or after [`MAX_ERRORS_IN_A_ROW`] failures.
+    /// Counts a failed call; stops the run at the wall-clock limit, when the endpoint cannot
+    /// be reached before any reply arrived, or after [`MAX_ERRORS_IN_A_ROW`] failures.
     fn failed(&self, e: &LlmError) {
         let mut s = self.lock();
         s.in_flight -= 1;
+        s.ended += 1;
+        self.ended.notify_all();
         s.errors_in_a_row += 1;
+        s.answered_badly += u64::from(e.reply_arrived());
         let why = match e {
             LlmError::Deadline { .. } => Some(WALL.to_owned()),
             // Nothing has ever answered: the endpoint is down or the URL wrong; asking every
-            // row would only repeat the client's retries.
-            LlmError::Connection { .. } if s.calls == 0 => Some(format!("cannot reach the model endpoint: {e}")),
+            // row would only repeat the client's retries. The HTTP client reports a refused
+            // connection as retries exhausted, hence `is_unreachable`.
+            e if e.is_unreachable() && s.calls == 0 && s.answered_badly == 0 => {
+                Some(format!("cannot reach the model endpoint: {e}"))
+            }
             _ if s.errors_in_a_row >= MAX_ERRORS_IN_A_ROW => {
                 Some(format!("{MAX_ERRORS_IN_A_ROW} model calls in a row failed, the last with: {e}"))
             }

@@ -6,6 +6,7 @@ use super::{
     BODY_EXCERPT_CHARS, ChatClient, ChatRequest, ChatResponse, ClientInfo, LlmError, Result, ServerInfo, excerpt,
 };
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tracing::{debug, warn};
 
@@ -105,8 +106,12 @@ pub const TIMEOUT_RETRIES: u32 = 1;
 const MODELS_TIMEOUT_MS: u64 = 10_000;
 
 fn is_timeout(e: &LlmError) -> bool {
-    matches!(e, LlmError::Timeout { .. })
+    matches!(e, LlmError::Timeout { .. } | LlmError::StalledBody { .. })
 }
+
+/// The largest reply body read, in bytes (10 MiB, as ureq's own default): a longer 2xx
+/// reply is a [`LlmError::MalformedResponse`], never read to its end.
+pub const MAX_REPLY_BYTES: u64 = 10 << 20;
 
 /// Configuration of an [`OpenAiClient`]. `Debug` never shows the API key.
 #[derive(Clone, PartialEq, Eq)]
@@ -121,6 +126,10 @@ pub struct OpenAiConfig {
     /// Limit on one HTTP exchange (connect, send, wait, read the body), in milliseconds
     /// (`--llm-timeout` seconds); a call given a deadline waits at most until it.
     pub timeout_ms: u64,
+    /// Limit on reading a reply's body once its headers arrived, in milliseconds (a server
+    /// sends a complete reply's body at once; one that stalls mid-body is cut off here,
+    /// [`LlmError::StalledBody`], instead of holding the connection for `timeout_ms`).
+    pub body_timeout_ms: u64,
     /// Retries of failed exchanges.
     pub retry: RetryPolicy,
 }
@@ -132,6 +141,7 @@ impl fmt::Debug for OpenAiConfig {
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
             .field("timeout_ms", &self.timeout_ms)
+            .field("body_timeout_ms", &self.body_timeout_ms)
             .field("retry", &self.retry)
             .finish()
     }
@@ -141,6 +151,9 @@ impl OpenAiConfig {
     /// Default per-request timeout: 5 minutes (local models on a CPU are slow).
     pub const DEFAULT_TIMEOUT_MS: u64 = 300_000;
 
+    /// Default limit on reading a reply's body after its headers: 30 seconds.
+    pub const DEFAULT_BODY_TIMEOUT_MS: u64 = 30_000;
+
     /// A configuration with the default timeout and retry policy.
     pub fn new(base_url: impl Into<String>, model: impl Into<String>, api_key: Option<String>) -> Self {
         OpenAiConfig {
@@ -148,6 +161,7 @@ impl OpenAiConfig {
             model: model.into(),
             api_key,
             timeout_ms: Self::DEFAULT_TIMEOUT_MS,
+            body_timeout_ms: Self::DEFAULT_BODY_TIMEOUT_MS,
             retry: RetryPolicy::default(),
         }
     }
@@ -201,6 +215,8 @@ impl OpenAiConfig {
 pub struct OpenAiClient {
     config: OpenAiConfig,
     agent: ureq::Agent,
+    /// HTTP requests sent so far ([`ChatClient::requests_sent`]).
+    sent: AtomicU64,
 }
 
 impl fmt::Debug for OpenAiClient {
@@ -218,7 +234,7 @@ impl OpenAiClient {
             .user_agent(concat!("fixdex/", env!("CARGO_PKG_VERSION")))
             .build()
             .new_agent();
-        OpenAiClient { config, agent }
+        OpenAiClient { config, agent, sent: AtomicU64::new(0) }
     }
 
     /// The configuration in use.
@@ -252,11 +268,13 @@ impl OpenAiClient {
     /// One HTTP exchange, no retries, cut off at `deadline`.
     fn attempt(&self, url: &str, body: &str, deadline: Option<Instant>) -> Result<ChatResponse> {
         let (limit, by_deadline) = self.limit(url, deadline)?;
+        let body_limit = limit.min(Duration::from_millis(self.config.body_timeout_ms));
         let mut request = self
             .agent
             .post(url)
             .config()
             .timeout_global(Some(limit))
+            .timeout_recv_body(Some(body_limit))
             .build()
             .header("Content-Type", "application/json");
         if let Some(key) = &self.config.api_key {
@@ -266,15 +284,46 @@ impl OpenAiClient {
             LlmError::Timeout { url, .. } if by_deadline => LlmError::Deadline { url },
             other => other,
         };
+        self.sent.fetch_add(1, Ordering::Relaxed);
         let mut response = request.send(body).map_err(|e| cut(self.transport_error(url, e)))?;
         let status = response.status().as_u16();
         let retry_after_ms =
             response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
-        let text = response.body_mut().read_to_string().map_err(|e| cut(self.transport_error(url, e)))?;
+        let bytes = self.read_reply(url, response.body_mut()).map_err(cut)?;
         if !(200..300).contains(&status) {
+            let text = bytes.map_or_else(|| format!("[a body over {MAX_REPLY_BYTES} bytes]"), lossy);
             return Err(LlmError::from_http(status, url, &self.scrub(&text), retry_after_ms));
         }
+        let Some(bytes) = bytes else {
+            return Err(malformed(url, format!("the reply is longer than {MAX_REPLY_BYTES} bytes (10 MiB)"), ""));
+        };
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            let start = String::from_utf8_lossy(&e.as_bytes()[..at]).into_owned();
+            self.scrub_error(malformed(
+                url,
+                format!("the reply is not UTF-8 text (invalid byte at offset {at})"),
+                &start,
+            ))
+        })?;
         parse_body(&text, url).map_err(|e| self.scrub_error(e))
+    }
+
+    /// A reply's body, at most [`MAX_REPLY_BYTES`] (`None`: it is longer; the rest is not
+    /// read), within the body timeout.
+    ///
+    /// # Errors
+    /// [`LlmError::StalledBody`] when the body stops arriving; [`LlmError::Connection`] when
+    /// the connection fails while it is read.
+    fn read_reply(&self, url: &str, body: &mut ureq::Body) -> Result<Option<Vec<u8>>> {
+        match body.with_config().limit(MAX_REPLY_BYTES).read_to_vec() {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(ureq::Error::BodyExceedsLimit(_)) => Ok(None),
+            Err(ureq::Error::Timeout(ureq::Timeout::RecvBody)) => {
+                Err(LlmError::StalledBody { url: url.to_owned(), timeout_ms: self.config.body_timeout_ms })
+            }
+            Err(e) => Err(self.transport_error(url, e)),
+        }
     }
 
     fn transport_error(&self, url: &str, e: ureq::Error) -> LlmError {
@@ -308,6 +357,12 @@ impl OpenAiClient {
 impl ChatClient for OpenAiClient {
     fn chat(&self, req: &ChatRequest) -> Result<ChatResponse> {
         self.chat_within(req, None)
+    }
+
+    /// Every request sent to the chat-completions endpoint (retries and failed ones
+    /// included; not the model-list request).
+    fn requests_sent(&self) -> Option<u64> {
+        Some(self.sent.load(Ordering::Relaxed))
     }
 
     fn chat_within(&self, req: &ChatRequest, deadline: Option<Instant>) -> Result<ChatResponse> {
@@ -354,6 +409,16 @@ impl ChatClient for OpenAiClient {
             synthetic: false,
         }
     }
+}
+
+/// A [`LlmError::MalformedResponse`] from `url` for `reason`, with the start of `body`.
+fn malformed(url: &str, reason: String, body: &str) -> LlmError {
+    LlmError::MalformedResponse { url: url.to_owned(), reason, body: excerpt(body, BODY_EXCERPT_CHARS) }
+}
+
+/// `bytes` as text, invalid UTF-8 replaced.
+fn lossy(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// Parses a 2xx body into a [`ChatResponse`] with at least one choice.

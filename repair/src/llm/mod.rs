@@ -52,7 +52,7 @@ pub mod types;
 
 pub use canonical::{canonical_request, request_key};
 pub use complete::complete_n;
-pub use http::{OpenAiClient, OpenAiConfig, RetryPolicy, context_length_from_models};
+pub use http::{MAX_REPLY_BYTES, OpenAiClient, OpenAiConfig, RetryPolicy, context_length_from_models};
 pub use ledger::{Budget, CallRecord, Ledger, LedgerTotals, Price, PriceTable};
 pub use none::NoModel;
 pub use replay::{Recording, RecordingClient, ReplayClient, write_recordings};
@@ -79,8 +79,10 @@ pub trait ChatClient: Send + Sync {
     /// filled in.
     ///
     /// # Errors
-    /// Transport failures ([`LlmError::Timeout`], [`LlmError::Connection`], [`LlmError::Http`],
-    /// [`LlmError::RetriesExhausted`]), an unparsable body ([`LlmError::MalformedResponse`]),
+    /// Transport failures ([`LlmError::Timeout`], [`LlmError::StalledBody`],
+    /// [`LlmError::Connection`], [`LlmError::Http`], [`LlmError::RetriesExhausted`]), an
+    /// unparsable body ([`LlmError::MalformedResponse`]: not JSON, not UTF-8, or over
+    /// [`http::MAX_REPLY_BYTES`]),
     /// and double-specific errors (replay miss, script exhausted).
     fn chat(&self, req: &ChatRequest) -> Result<ChatResponse>;
 
@@ -100,6 +102,13 @@ pub trait ChatClient: Send + Sync {
     /// `GET {base}/models`; see [`context_length_from_models`]); `None` when it does not or
     /// cannot be asked. Never fails.
     fn context_length(&self) -> Option<u32> {
+        None
+    }
+
+    /// HTTP requests this client has sent so far, every attempt counted (retries, failed
+    /// exchanges, replies that were refused); `None` for a client that talks to no server
+    /// (replay, scripted). Never fails.
+    fn requests_sent(&self) -> Option<u64> {
         None
     }
 
@@ -171,6 +180,16 @@ pub enum LlmError {
         /// The request URL.
         url: String,
         /// The per-request timeout, in milliseconds.
+        timeout_ms: u64,
+    },
+    /// The reply's headers arrived but its body stopped arriving: cut off after
+    /// [`OpenAiConfig::body_timeout_ms`] instead of holding the connection until the
+    /// per-request timeout. Retried like [`LlmError::Timeout`].
+    #[error("the reply from {url} stalled: its body did not arrive within {timeout_ms} ms of its headers")]
+    StalledBody {
+        /// The request URL.
+        url: String,
+        /// The body timeout, in milliseconds.
         timeout_ms: u64,
     },
     /// The call was cut off at the run's wall-clock limit (`--max-wall-s`), or the limit had
@@ -283,13 +302,14 @@ pub enum LlmError {
 }
 
 impl LlmError {
-    /// Whether another attempt may succeed: HTTP 429 and 5xx, timeouts (retried at most once,
-    /// see [`RetryPolicy::run`]), connection errors. Never a context-length error or a
-    /// [`LlmError::Deadline`].
+    /// Whether another attempt may succeed: HTTP 429 and 5xx, timeouts and stalled bodies
+    /// (retried at most once, see [`RetryPolicy::run`]), connection errors. Never a
+    /// context-length error, a [`LlmError::Deadline`] or a reply that arrived malformed (not
+    /// JSON, not UTF-8, over [`http::MAX_REPLY_BYTES`]).
     pub fn is_retryable(&self) -> bool {
         match self {
             LlmError::Http { status, .. } => *status == 429 || (500..=599).contains(status),
-            LlmError::Timeout { .. } | LlmError::Connection { .. } => true,
+            LlmError::Timeout { .. } | LlmError::StalledBody { .. } | LlmError::Connection { .. } => true,
             _ => false,
         }
     }
@@ -303,6 +323,25 @@ impl LlmError {
             return LlmError::ContextLengthExceeded { message: error_message(body) };
         }
         LlmError::Http { status, url: url.to_owned(), body: excerpt(body, BODY_EXCERPT_CHARS), retry_after_ms }
+    }
+
+    /// Whether the endpoint could not be reached at all: a connection failure, bare or as the
+    /// last error of exhausted retries (never a reply that arrived, a timeout or a stall).
+    pub fn is_unreachable(&self) -> bool {
+        match self {
+            LlmError::Connection { .. } => true,
+            LlmError::RetriesExhausted { last, .. } => last.is_unreachable(),
+            _ => false,
+        }
+    }
+
+    /// Whether a reply arrived (the server answered, with an error status or a body that is
+    /// not a chat completion).
+    pub fn reply_arrived(&self) -> bool {
+        matches!(
+            self,
+            LlmError::Http { .. } | LlmError::MalformedResponse { .. } | LlmError::ContextLengthExceeded { .. }
+        )
     }
 
     /// The server's `Retry-After`, in milliseconds, when it sent one.

@@ -313,6 +313,10 @@ impl<C: ChatClient> ChatClient for RecordingClient<C> {
         self.inner.context_length()
     }
 
+    fn requests_sent(&self) -> Option<u64> {
+        self.inner.requests_sent()
+    }
+
     fn server(&self) -> Option<ServerInfo> {
         self.inner.server()
     }

@@ -12,7 +12,9 @@
 //! `changed_ns`) of the index served (last served, when `error` is set).
 //!
 //! Errors are `{"error": message}` with 400 (body not a JSON object), 404 (no such tool or
-//! route), 413 (body over [`HttpConfig::max_body_bytes`]), 422 (bad arguments: an unknown
+//! route), 408 (the body did not arrive within [`HttpConfig::body_timeout`] of the request's
+//! headers: the connection is then closed, so a stalled client cannot hold it), 413 (body
+//! over [`HttpConfig::max_body_bytes`]), 422 (bad arguments: an unknown
 //! argument name, a wrong type, a value out of range, an empty query, a space the index
 //! lacks; or a file, method, class or variable that does not exist: the same message a
 //! model would get), 500 (internal failure) or 503 (the index changed on disk and the files
@@ -23,11 +25,11 @@
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{DefaultBodyLimit, FromRequest, Path, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -41,20 +43,26 @@ pub const DEFAULT_ADDR: &str = "127.0.0.1:7878";
 /// Default request body limit: 1 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1 << 20;
 
+/// Default time a request's body may take to arrive after its headers: 30 seconds.
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Knobs of the HTTP server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HttpConfig {
     /// Largest request body accepted, in bytes; larger ones get 413.
     pub max_body_bytes: usize,
+    /// Longest a request's body may take to arrive once its headers have; a slower one gets
+    /// 408 and its connection is closed.
+    pub body_timeout: Duration,
     /// Allow binding an address that is not loopback (anyone who can reach it may call the
     /// tools; there is no authentication).
     pub allow_remote: bool,
 }
 
 impl Default for HttpConfig {
-    /// 1 MiB bodies, loopback only.
+    /// 1 MiB bodies arriving within 30 s, loopback only.
     fn default() -> Self {
-        HttpConfig { max_body_bytes: DEFAULT_MAX_BODY_BYTES, allow_remote: false }
+        HttpConfig { max_body_bytes: DEFAULT_MAX_BODY_BYTES, body_timeout: DEFAULT_BODY_TIMEOUT, allow_remote: false }
     }
 }
 
@@ -118,10 +126,17 @@ pub fn router(host: Arc<ToolHost>, config: HttpConfig) -> axum::Router {
         .route("/tools/{name}", post(call))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such route; see GET /tools and POST /tools/{name}") })
         .layer(DefaultBodyLimit::max(config.max_body_bytes))
-        .with_state(host)
+        .with_state(App { host, config })
 }
 
-async fn health(State(host): State<Arc<ToolHost>>) -> Response {
+/// What the handlers share: the tools and the server's knobs.
+#[derive(Debug, Clone)]
+struct App {
+    host: Arc<ToolHost>,
+    config: HttpConfig,
+}
+
+async fn health(State(App { host, .. }): State<App>) -> Response {
     let tools = host.specs().len();
     let index = match tokio::task::spawn_blocking(move || host.index_status()).await {
         Ok(index) => index,
@@ -137,21 +152,14 @@ async fn health(State(host): State<Arc<ToolHost>>) -> Response {
     (code, Json(json!({"status": status, "tools": tools, "index": index}))).into_response()
 }
 
-async fn list(State(host): State<Arc<ToolHost>>) -> Json<Value> {
+async fn list(State(App { host, .. }): State<App>) -> Json<Value> {
     Json(json!({"tools": host.specs()}))
 }
 
-async fn call(
-    State(host): State<Arc<ToolHost>>,
-    Path(name): Path<String>,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    let body = match body {
+async fn call(State(App { host, config }): State<App>, Path(name): Path<String>, request: Request) -> Response {
+    let body = match body(request, config.body_timeout).await {
         Ok(b) => b,
-        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            return error(e.status(), &format!("request body too large: {}", e.body_text()));
-        }
-        Err(e) => return error(e.status(), &e.body_text()),
+        Err(response) => return response,
     };
     if !host.has(&name) {
         return error(StatusCode::NOT_FOUND, &host.unknown(&name).to_string());
@@ -171,6 +179,26 @@ async fn call(
         }
         Ok(Err(e)) => error(status(&e), &e.to_string()),
         Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &format!("tool call panicked: {e}")),
+    }
+}
+
+/// The request's body, read within `timeout` (and the body limit layer's size).
+///
+/// # Errors
+/// The response to send instead: 408 (the connection is closed with it), 413 or 400.
+async fn body(request: Request, timeout: Duration) -> Result<Bytes, Response> {
+    match tokio::time::timeout(timeout, Bytes::from_request(request, &())).await {
+        Ok(Ok(b)) => Ok(b),
+        Ok(Err(e)) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            Err(error(e.status(), &format!("request body too large: {}", e.body_text())))
+        }
+        Ok(Err(e)) => Err(error(e.status(), &e.body_text())),
+        Err(_) => {
+            let message = format!("the request body did not arrive within {} s of its headers", timeout.as_secs_f64());
+            let mut response = error(StatusCode::REQUEST_TIMEOUT, &message);
+            response.headers_mut().insert(axum::http::header::CONNECTION, "close".parse().expect("a header value"));
+            Err(response)
+        }
     }
 }
 

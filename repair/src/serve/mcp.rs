@@ -1,7 +1,10 @@
 //! The tools over the Model Context Protocol on stdio, with the official Rust SDK (rmcp).
 //!
 //! Stdout carries only the protocol (newline-delimited JSON-RPC); logs go to stderr. The
-//! session ends when the client closes stdin.
+//! session ends when the client closes stdin. Lines are read by fixdex's own transport
+//! ([`super::lines`]), not rmcp's: a line that holds no message (not UTF-8, not JSON, not
+//! JSON-RPC, over 16 MiB) gets a JSON-RPC error reply (`-32700 Parse error` or `-32600
+//! Invalid Request`) instead of silence, so a client never waits forever.
 //!
 //! `tools/list` gives every tool of the [`ToolHost`] with its JSON input schema;
 //! `tools/call` runs one on tokio's blocking pool and answers its text as one `text`
@@ -9,16 +12,21 @@
 //! result with `isError: true` and the model-facing message, so the agent's model sees
 //! it; only an unknown tool name is a JSON-RPC error (-32602), as the MCP spec asks.
 
+use std::io::BufRead;
 use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
+use tokio::io::AsyncWriteExt;
+use tokio::sync::mpsc;
 
+use super::lines::{self, Line, MAX_LINE_BYTES};
 use super::{CallError, ServeError, ToolHost, ToolOutput};
 
 /// What the server tells the client about itself at `initialize`.
@@ -111,16 +119,98 @@ pub fn run_stdio(host: Arc<ToolHost>) -> Result<(), ServeError> {
         .build()
         .map_err(|source| ServeError::Io { context: "starting the async runtime", source })?;
     let served = rt.block_on(async move {
-        let service =
-            McpServer::new(host).serve(rmcp::transport::stdio()).await.map_err(|e| ServeError::Mcp(e.to_string()))?;
+        let transport = LineTransport::stdio().map_err(|source| ServeError::Io { context: "reading stdin", source })?;
+        let service = McpServer::new(host).serve(transport).await.map_err(|e| ServeError::Mcp(e.to_string()))?;
         tracing::info!("MCP session started");
         let reason = service.waiting().await.map_err(|e| ServeError::Mcp(e.to_string()))?;
         tracing::info!(?reason, "MCP session ended");
         Ok(())
     });
-    // A read of stdin on the blocking pool cannot be cancelled: do not wait for it.
+    // The stdin reader thread may still block in a read: do not wait for it.
     rt.shutdown_background();
     served
+}
+
+/// The MCP transport: lines from a reader thread ([`lines::read_line`],
+/// [`lines::parse_line`]) and replies written to stdout, one JSON object per line. A line
+/// that holds no message is answered here, in order with the server's own replies.
+struct LineTransport {
+    incoming: mpsc::Receiver<Line<RxJsonRpcMessage<RoleServer>>>,
+    out: Arc<tokio::sync::Mutex<tokio::io::Stdout>>,
+}
+
+impl LineTransport {
+    /// Reads stdin on a thread of its own (a blocking read cannot be cancelled; the thread
+    /// ends at the end of the input).
+    fn stdio() -> std::io::Result<LineTransport> {
+        let (tx, incoming) = mpsc::channel(16);
+        std::thread::Builder::new()
+            .name("mcp-stdin".into())
+            .spawn(move || read_lines(&mut std::io::stdin().lock(), &tx))?;
+        Ok(LineTransport { incoming, out: Arc::new(tokio::sync::Mutex::new(tokio::io::stdout())) })
+    }
+}
+
+/// Sends every line of `reader` that is not blank to `tx`, until the input ends, a read
+/// fails or the transport is gone.
+fn read_lines(reader: &mut dyn BufRead, tx: &mpsc::Sender<Line<RxJsonRpcMessage<RoleServer>>>) {
+    loop {
+        let line = match lines::read_line(reader, MAX_LINE_BYTES) {
+            Ok(Some(Ok(bytes))) => lines::parse_line(&bytes),
+            Ok(Some(Err(too_long))) => Some(Line::Reply(lines::too_long_reply(too_long))),
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read stdin; the MCP session ends");
+                return;
+            }
+        };
+        if let Some(line) = line
+            && tx.blocking_send(line).is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// Writes `text` and a line end to `out`, flushed.
+async fn write_line(out: &tokio::sync::Mutex<tokio::io::Stdout>, text: &str) -> std::io::Result<()> {
+    let mut out = out.lock().await;
+    out.write_all(text.as_bytes()).await?;
+    out.write_all(b"\n").await?;
+    out.flush().await
+}
+
+impl Transport<RoleServer> for LineTransport {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let out = Arc::clone(&self.out);
+        async move {
+            let text = serde_json::to_string(&item).map_err(std::io::Error::other)?;
+            write_line(&out, &text).await
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            match self.incoming.recv().await? {
+                Line::Message(m) => return Some(m),
+                Line::Reply(reply) => {
+                    if let Err(e) = write_line(&self.out, &reply.to_string()).await {
+                        tracing::warn!(error = %e, "cannot write to stdout; the MCP session ends");
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]

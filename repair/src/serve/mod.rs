@@ -13,7 +13,7 @@
 //!
 //! | transport | tool error | unknown tool | bad request | index unavailable |
 //! |---|---|---|---|---|
-//! | MCP | `isError: true` result with the model-facing message | JSON-RPC error -32602 (as the MCP spec asks) | JSON-RPC error | `isError: true` result |
+//! | MCP | `isError: true` result with the model-facing message | JSON-RPC error -32602 (as the MCP spec asks) | JSON-RPC error: -32700 for a line that is not UTF-8 JSON, -32600 for one that is not a message or is over 16 MiB ([`lines`]) | `isError: true` result |
 //! | HTTP | 422 `{"error": msg}` (500 for an internal failure) | 404 `{"error": msg}` | 400 (not a JSON object), 413 (body too large) | 503 `{"error": msg}` |
 //!
 //! The index behind `search_similar_fixes` follows its path ([`crate::reload`]): a new file
@@ -35,6 +35,7 @@
 //! ```
 
 pub mod http;
+pub mod lines;
 pub mod mcp;
 
 use serde::Serialize;
@@ -161,7 +162,7 @@ impl ToolHost {
     /// The specifications of every tool served: `search_similar_fixes` first, then the
     /// internal tools in ReinFix Table 1 order.
     pub fn specs(&self) -> Vec<ToolSpec> {
-        let search = self.retriever.as_ref().map(|_| Retriever::tool_spec());
+        let search = self.retriever.as_ref().map(Retriever::spec);
         search.into_iter().chain(self.toolbox.iter().flat_map(Toolbox::specs)).collect()
     }
 

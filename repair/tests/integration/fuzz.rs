@@ -435,3 +435,74 @@ fn fuzz_seeds_parse() {
         write_seed("tool_calls", name, seed.as_bytes());
     }
 }
+
+/// Fragments of what an MCP client may write: requests, cut-off JSON, text, bytes that are
+/// not UTF-8, line ends and long runs.
+const MCP_FRAGMENTS: [&[u8]; 12] = [
+    br#"{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}"#,
+    br#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#,
+    br#"{"jsonrpc": "2.0", "id": "a", "method": 7}"#,
+    br#"{"jsonrpc": "2.0", "id": 2, "meth"#,
+    b"[1, 2]",
+    b"hello",
+    b"\xff\xfe",
+    b"\n",
+    b"\r\n",
+    b"  ",
+    b"\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"",
+    b"{}",
+];
+
+/// Issue 29 item 9: the MCP line reader, on input built from [`MCP_FRAGMENTS`] and random
+/// bytes, gives one line per `\n`-separated part, each a message or an error reply (the
+/// same body as the cargo-fuzz target `mcp_lines`, with the limit at 64 bytes).
+#[test]
+fn fuzz_mcp_lines() {
+    let fragment = prop_oneof![4 => prop::sample::select(&MCP_FRAGMENTS[..]).prop_map(<[u8]>::to_vec), 1 => vec(any::<u8>(), 0..40)];
+    let mut runner = runner(3000);
+    let replied = Cell::new(0);
+    runner
+        .run(&vec(fragment, 0..12), |parts| {
+            let data = parts.concat();
+            replied.set(replied.get() + usize::from(mcp_replies(&data) > 0));
+            Ok(())
+        })
+        .unwrap();
+    reached("a line that gets an error reply", &replied, &runner);
+    for (name, seed) in [("request", MCP_FRAGMENTS[0]), ("cut", MCP_FRAGMENTS[3]), ("text", b"hello\n\xff\n")] {
+        write_seed("mcp_lines", name, seed);
+    }
+}
+
+/// The `mcp_lines` property on `data`; returns how many error replies it gave.
+fn mcp_replies(data: &[u8]) -> usize {
+    use repair::serve::lines::{Line, parse_line, read_line, too_long_reply};
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Request {
+        jsonrpc: String,
+        id: Option<Value>,
+        method: String,
+        params: Option<Value>,
+    }
+    let mut reader = std::io::BufReader::with_capacity(7, data);
+    let (mut seen, mut replies) = (0, 0);
+    while let Some(line) = read_line(&mut reader, 64).unwrap() {
+        seen += 1;
+        let reply = match line {
+            Ok(bytes) => match parse_line::<Request>(&bytes) {
+                Some(Line::Reply(v)) => v,
+                _ => continue,
+            },
+            Err(t) => too_long_reply(t),
+        };
+        replies += 1;
+        assert_eq!(reply["jsonrpc"], "2.0", "{reply}");
+        assert!(matches!(reply["error"]["code"].as_i64(), Some(-32700 | -32600)), "{reply}");
+    }
+    let parts =
+        if data.is_empty() { 0 } else { data.split(|&b| b == b'\n').count() - usize::from(data.ends_with(b"\n")) };
+    assert_eq!(seen, parts, "{data:?}");
+    replies
+}

@@ -110,6 +110,7 @@ pub struct Args {
 /// Runs `fixdex index`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let opts = options(args)?;
+    check_excludes(args, &opts)?;
     if let Some(index) = &args.append {
         return run_append(args, index, opts);
     }
@@ -120,6 +121,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let bars = Bars::new(args.quiet || args.json);
     let stats = build_index(&opts, &model, &bars).map_err(|e| with_hint(e, &opts))?;
     bars.clear();
+    warn_conflicts(&stats);
     if stats.empty {
         let shard = opts.shard.map(|s| format!("{}/{}", s.index, s.count)).unwrap_or_default();
         eprintln!(
@@ -200,6 +202,7 @@ fn run_append(args: &Args, index: &Path, mut opts: BuildOptions) -> anyhow::Resu
     let stats = indexer::append::append(index, opts.clone(), &model, &bars)
         .map_err(|e| anyhow::Error::new(e).context(format!("appending to {} failed ({hint})", index.display())))?;
     bars.clear();
+    warn_conflicts(&stats.build);
     if args.json {
         let mut v = serde_json::to_value(&stats)?;
         precision.add_to(&mut v);
@@ -337,6 +340,16 @@ fn options(args: &Args) -> anyhow::Result<BuildOptions> {
     Ok(opts)
 }
 
+/// Refuses an index or report path that is one of the `--exclude` files (the corpus files
+/// are checked with the outputs, [`indexer::build::check_outputs`]).
+fn check_excludes(args: &Args, opts: &BuildOptions) -> anyhow::Result<()> {
+    let excludes: Vec<&Path> = args.exclude.iter().map(PathBuf::as_path).collect();
+    let flag = if args.append.is_some() { "--append" } else { "-o" };
+    super::check_output(flag, &opts.output, &excludes)?;
+    super::check_output("--report", &opts.report_path(), &excludes)?;
+    Ok(())
+}
+
 /// Refuses `{shard}` in `-o` or `--report` of a build without `--shard`, where it would be
 /// written literally.
 fn refuse_placeholder(args: &Args) -> anyhow::Result<()> {
@@ -350,6 +363,19 @@ fn refuse_placeholder(args: &Args) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A warning on stderr when rows were lost to an id that another row with other content
+/// had (unlike a repeated row, a conflict drops data).
+fn warn_conflicts(s: &BuildStats) {
+    if s.conflicting_ids > 0 {
+        eprintln!(
+            "warning: {} rows reuse the id of an earlier row with other content and were dropped (the first row of \
+             each id is kept); the report lists them as conflicting-id with the fields that differ{}",
+            s.conflicting_ids,
+            s.report.as_ref().map(|r| format!(": {}", r.display())).unwrap_or_default()
+        );
+    }
 }
 
 fn with_hint(e: indexer::Error, opts: &BuildOptions) -> anyhow::Error {
@@ -376,10 +402,12 @@ fn print_summary(opts: &BuildOptions, s: &BuildStats) -> std::io::Result<()> {
 /// The lines of the summary after the first.
 fn print_details(opts: &BuildOptions, s: &BuildStats) -> std::io::Result<()> {
     out!(
-        "  records: {} read, {} skipped (invalid), {} duplicate ids, {} duplicate pairs, {} excluded, {} in other shards{}",
+        "  records: {} read, {} skipped (invalid), {} duplicate ids, {} conflicting ids, {} duplicate pairs, {} \
+         excluded, {} in other shards{}",
         s.records_read,
         s.skipped,
         s.duplicate_ids,
+        s.conflicting_ids,
         s.duplicate_pairs,
         s.excluded,
         s.other_shards,

@@ -12,8 +12,10 @@
 //! - a symbolic link is written through: the file it points to is replaced, the link stays;
 //! - an output must not be one of the command's inputs, nor lie inside an input folder (a
 //!   repository being mined, an index's `INDEX.segments/` folder). Inputs are compared by
-//!   canonical path (links resolved), so a second name of an input by a symbolic link is
-//!   caught; a hard link is another name of its own, which a rename never changes;
+//!   canonical path (links resolved) and by directory entry (the folder's device and inode,
+//!   and the name), so a second name of an input by a symbolic link or a bind mount is
+//!   caught; a hard link is another entry of its own, which a rename never changes (`index
+//!   --append` keeps the old index as a hard-linked segment);
 //! - the output's folder must exist and accept a new file (a probe file is created next to
 //!   it and removed).
 
@@ -86,7 +88,8 @@ pub fn check(path: &Path, inputs: &[&Path]) -> Result<PathBuf> {
     let place = place_of(&target);
     for input in inputs {
         let input_place = absolute(input);
-        if place == input_place || (input.is_dir() && place.starts_with(&input_place)) {
+        let inside = input.is_dir() && place.starts_with(&input_place);
+        if place == input_place || inside || same_entry(&target, input) {
             return Err(Error::output(
                 path,
                 format!(
@@ -117,6 +120,15 @@ fn place_of(path: &Path) -> PathBuf {
         (Ok(dir), Some(name)) => dir.join(name),
         _ => std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
     }
+}
+
+/// Whether `a` and `b` are one directory entry: the same name in the same folder (same
+/// device and inode), which canonical paths do not reveal when the folder has a second
+/// name (a bind mount). A hard link is another entry: a rename onto it leaves the input.
+fn same_entry(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let folder = |p: &Path| std::fs::metadata(folder_of(p)).map(|m| (m.dev(), m.ino())).ok();
+    a.file_name().is_some() && a.file_name() == b.file_name() && folder(a).is_some() && folder(a) == folder(b)
 }
 
 /// `path` canonicalised (links resolved) when it exists, else made absolute.
@@ -284,6 +296,9 @@ mod tests {
             let err = check(out, &[&input]).unwrap_err().to_string();
             assert!(err.contains("is (or is inside) the input"), "{err}");
         }
+        let hard = dir.path().join("h.jsonl");
+        std::fs::hard_link(&input, &hard).unwrap();
+        assert!(check(&hard, &[&input]).is_ok(), "a rename onto a hard link leaves the input");
         let folder = dir.path().join("sub");
         assert!(check(&folder.join("x.fdx"), &[&folder]).is_err());
         assert_eq!(check(&dir.path().join("new.fdx"), &[&input, &folder]).unwrap(), dir.path().join("new.fdx"));

@@ -17,8 +17,9 @@ use super::progress::Bars;
 /// Arguments of `fixdex index`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Corpus files: JSONL (.jsonl/.ndjson/.json), Parquet (.parquet) or Arrow IPC
-    /// (.arrow/.ipc/.feather), one bug-fix pair per row.
+    /// Corpus files, one bug-fix pair per row, in any of three formats, told by the
+    /// extension: JSONL (.jsonl, .ndjson, .json), Parquet (.parquet, .pq) or Arrow IPC, file
+    /// or stream (.arrow, .ipc, .feather); --format for other names.
     #[arg(required = true)]
     corpus: Vec<PathBuf>,
     /// The index file to write (replaced atomically; an existing index survives a failed build).
@@ -38,7 +39,8 @@ pub struct Args {
     /// FNV-1a(id) mod n. Combine the segments with `fixdex manifest`.
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
-    /// Input format, when the extension does not tell.
+    /// Input format of every corpus file, when the extension does not tell: jsonl (JSON
+    /// Lines), parquet (Apache Parquet) or arrow (Arrow IPC file or stream).
     #[arg(long, value_parser = ["jsonl", "parquet", "arrow"])]
     format: Option<String>,
     /// Field used as the root cause [default: root_cause when present, else description].

@@ -257,3 +257,18 @@ fn killed_build_leaves_existing_index_intact() {
 fn has_temp(s: &Scratch) -> bool {
     std::fs::read_dir(s.dir.path()).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().contains(".tmp-"))
 }
+
+/// Issue 29 (partial): `index --help` named only some corpus formats' extensions (no
+/// `.pq`), and `--format` did not say what its values are. Every format and every
+/// extension the reader recognises is listed.
+#[test]
+fn issue_29_index_help_lists_every_input_format() {
+    let o = fixdex(&["index", "--help"], None);
+    let help = String::from_utf8(o.stdout).unwrap();
+    for name in ["JSONL", "Parquet", "Arrow IPC", "JSON Lines"] {
+        assert!(help.contains(name), "{name} missing from index --help:\n{help}");
+    }
+    for ext in [".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".arrow", ".ipc", ".feather"] {
+        assert!(help.contains(&format!("{ext},")) || help.contains(&format!("{ext})")), "{ext} missing:\n{help}");
+    }
+}

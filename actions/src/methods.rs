@@ -38,6 +38,9 @@ pub struct Method {
     pub nested: bool,
     /// Byte range in the file: from the start of the declaration's first line (its
     /// indentation, Java annotations and modifiers, Python decorators included) to its end.
+    /// When other code precedes the declaration on that line (a generated one-line class,
+    /// a field on the same line), the range starts at the declaration itself: a method's
+    /// length never counts code that is not its own.
     pub bytes: Range<usize>,
     /// First and last line of [`Method::bytes`], 1-based, inclusive.
     pub lines: (usize, usize),
@@ -146,8 +149,7 @@ fn method(text: &str, lang: Language, node: Node<'_>) -> Method {
     owners.reverse();
     // A decorated Python function's span starts at its decorators.
     let outer = node.parent().filter(|p| p.kind() == "decorated_definition").unwrap_or(node);
-    let start = text[..outer.start_byte()].rfind('\n').map_or(0, |i| i + 1);
-    let bytes = start..outer.end_byte();
+    let bytes = span_start(text, outer.start_byte())..outer.end_byte();
     // Rows from the tree, not by counting newlines: linear in the file, whatever its size.
     let end = outer.end_position();
     let last_row = if end.column == 0 && end.row > outer.start_position().row { end.row - 1 } else { end.row };
@@ -161,6 +163,15 @@ fn method(text: &str, lang: Language, node: Node<'_>) -> Method {
         code_hash: code_hash(text, outer),
         bytes,
     }
+}
+
+/// Where a declaration starting at byte `at` begins its span: the start of its line when
+/// only indentation precedes it there, else `at` itself. Looks back at most over the
+/// indentation, so a long line costs nothing.
+fn span_start(text: &str, at: usize) -> usize {
+    let indent = text[..at].bytes().rev().take_while(|b| *b == b' ' || *b == b'\t').count();
+    let start = at - indent;
+    if start == 0 || text.as_bytes()[start - 1] == b'\n' { start } else { at }
 }
 
 /// `int,String[]`: each formal parameter's type (varargs as `T...`), spaces removed.
@@ -319,6 +330,20 @@ mod tests {
         let a = outline("class A {\n  int x = 1;\n  int f() { return 1; }\n}\n");
         assert_eq!(a, outline("class A {\n  /** doc */\n  int x = 1;\n  int f() { return 2; }\n}\n"));
         assert_ne!(a, outline("class A {\n  int x = 2;\n  int f() { return 1; }\n}\n"));
+    }
+
+    /// Issue 29 item 5: a method that shares its line with a long field starts at its own
+    /// declaration, so its length is its own.
+    #[test]
+    fn issue_29_a_method_after_code_on_its_line_starts_at_itself() {
+        let table = "0,".repeat(50_000);
+        let src = format!(
+            "class G {{ int[] t = {{{table}}}; int f(int x) {{ return x; }}\n    int g() {{ return 1; }}\n}}\n"
+        );
+        let got = methods(&src, Language::Java).unwrap();
+        assert_eq!(&src[got[0].bytes.clone()], "int f(int x) { return x; }");
+        assert_eq!(&src[got[1].bytes.clone()], "    int g() { return 1; }", "indentation is still included");
+        assert_eq!((got[0].lines, got[1].lines), ((1, 1), (2, 2)));
     }
 
     #[test]

@@ -41,14 +41,22 @@ pub struct CompactStats {
 
 /// Writes the documents and vectors of `segments` to one index file at `output`
 /// (temporary file, then rename: an existing file there, even the manifest `segments`
-/// was opened from, is replaced only when the new one is complete).
+/// was opened from, is replaced only when the new one is complete; a symbolic link is
+/// written through).
 ///
 /// # Errors
-/// [`crate::Error::Output`] when `output` cannot be created (checked first);
+/// [`crate::Error::Output`] when `output` cannot be created or is one of a manifest's
+/// segment files ([`crate::output::check`], first);
 /// [`crate::Error::Corrupt`] when a segment's documents cannot be decoded;
 /// [`crate::Error::Empty`] when the segments hold no document; graph and write errors.
 pub fn compact(segments: &Segments, output: &Path) -> Result<CompactStats> {
-    crate::format::check_output(output)?;
+    // A manifest's segments are read while the output is written: none may be replaced.
+    // A single index file may be compacted onto itself (the rename keeps the old map).
+    let inputs: Vec<&Path> = match segments.manifest() {
+        Some(_) => segments.paths().iter().map(PathBuf::as_path).collect(),
+        None => Vec::new(),
+    };
+    let output = &crate::output::check(output, &inputs)?;
     let mut stats = CompactStats { segments: segments.indexes().len(), ..CompactStats::default() };
     let t = Instant::now();
     let (docs, keep) = collect_docs(segments, &mut stats)?;

@@ -109,12 +109,13 @@ pub enum Error {
     #[error("nothing to index: the corpus has no valid records")]
     Empty,
     /// An output file cannot be created at the path given (found by
-    /// [`crate::format::check_output`] before any work, or when writing).
+    /// [`crate::output::check`] before any work, or when writing).
     #[error("cannot write {}: {reason}", path.display())]
     Output {
         /// The output path as given.
         path: PathBuf,
-        /// What is wrong: a missing folder, a path that is a folder, no permission.
+        /// What is wrong: a missing folder, a path that is a folder or a device, an input of
+        /// the command, no permission, a lock another run holds.
         reason: String,
     },
     /// A query field the space needs is empty once whitespace and invisible characters

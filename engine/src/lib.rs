@@ -40,6 +40,7 @@ pub mod exact;
 pub mod format;
 pub mod hnsw;
 mod index;
+pub mod output;
 pub mod projects;
 pub mod quant;
 pub mod query;

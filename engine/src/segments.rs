@@ -116,22 +116,34 @@ impl Segments {
         Ok(Segments { indexes, paths, manifest: Some(manifest) })
     }
 
+    /// The segment files the manifest at `path` lists, resolved against its folder; empty
+    /// when `path` is an index file or not a readable manifest. Reads the manifest's JSON
+    /// only, opens no segment. For the input lists of [`crate::output::check`].
+    pub fn listed(path: &Path) -> Vec<PathBuf> {
+        let Ok(text) = std::fs::read(path) else { return Vec::new() };
+        let Ok(manifest) = serde_json::from_slice::<Manifest>(&text) else { return Vec::new() };
+        let base = path.parent().unwrap_or(Path::new("."));
+        manifest.segments.iter().map(|s| base.join(&s.path)).collect()
+    }
+
     /// Writes a manifest at `path` listing `segments` (temporary file, then rename), after
     /// opening each and checking they agree. Paths are stored relative to the manifest's
-    /// folder when they lie under it.
+    /// folder when they lie under it. A symbolic link at `path` is written through.
     ///
     /// Segments with no documents (a shard that received no rows) are accepted; the
     /// manifest's `documents` counts only the others' rows.
     ///
     /// # Errors
-    /// [`Error::Output`] naming `path` when it cannot be created, checked before any
-    /// segment is opened; as [`Segments::open`]; [`Error::Io`] naming `path` when writing
-    /// fails.
+    /// [`Error::Output`] naming `path` when it cannot be written ([`crate::output::check`]:
+    /// a device, a folder, one of `segments`, a missing folder), checked before any segment
+    /// is opened; as [`Segments::open`]; [`Error::Io`] naming `path` when writing fails.
     pub fn write_manifest(path: &Path, segments: &[PathBuf]) -> Result<Manifest> {
         if segments.is_empty() {
             return Err(Error::InvalidParameter { name: "segments", reason: "a manifest needs at least one".into() });
         }
-        crate::format::check_output(path)?;
+        let inputs: Vec<&Path> = segments.iter().map(PathBuf::as_path).collect();
+        let given = path;
+        let path = &crate::output::check(given, &inputs)?;
         let indexes = segments.iter().map(|p| Index::open(p)).collect::<Result<Vec<_>>>()?;
         check_consistent(&indexes)?;
         // `Path::parent` of a bare file name is "", which `absolute` refuses: that is ".".
@@ -148,14 +160,12 @@ impl Segments {
             documents: indexes.iter().map(|i| i.len() as u64).sum(),
             segments: entries,
         };
-        let mut name = path.file_name().unwrap_or_default().to_os_string();
-        name.push(format!(".tmp-{}", std::process::id()));
-        let tmp = path.with_file_name(name);
+        let tmp = crate::output::temp_path(path);
         let json = serde_json::to_vec_pretty(&manifest).expect("manifest serializes");
         let written = write_synced(&tmp, &json).and_then(|()| std::fs::rename(&tmp, path));
         if let Err(e) = written {
             let _ = std::fs::remove_file(&tmp);
-            return Err(Error::io(path, e));
+            return Err(Error::io(given, e));
         }
         Ok(manifest)
     }

@@ -88,6 +88,26 @@ pub fn index_damage(data: &[u8]) {
     engine::testing::fuzz::exercise(&damaged);
 }
 
+/// The bundle header [`bundle`] puts before an input that has none.
+const BUNDLE_HEADER: &[u8] = b"# v2 git bundle\n";
+
+/// `data` as a git bundle mined by `fixdex mine` (an input that does not start with `#` gets
+/// a v2 header, so most inputs reach the ref lines and the pack): pairs, or an error of
+/// kind `File` or `Io` naming the bundle; no panic, no temporary repository left behind.
+pub fn bundle(data: &[u8]) {
+    let path = scratch("bundle");
+    let bytes = if data.starts_with(b"#") { data.to_vec() } else { [BUNDLE_HEADER, data].concat() };
+    std::fs::write(&path, bytes).expect("scratch write");
+    let temp = scratch("bundle-tmp");
+    std::fs::create_dir_all(&temp).expect("scratch folder");
+    let opts = indexer::mine::MineOptions { temp_parent: Some(temp.clone()), ..Default::default() };
+    if let Err(e) = indexer::mine::mine(&path, &opts, &|_, _| {}) {
+        assert!(matches!(e, Error::File { .. } | Error::Io { .. }), "{e:?}");
+        assert!(e.to_string().starts_with(&path.display().to_string()), "{e}");
+    }
+    assert!(std::fs::read_dir(&temp).expect("scratch folder").next().is_none(), "a temporary repository is left");
+}
+
 /// `data` as `FILE \0 ANSWER` (UTF-8, lossy): the answer's hunks are applied to the file.
 /// Without a `\0` the whole input is the answer and the file is a fixed small text.
 pub fn patch(data: &[u8]) {

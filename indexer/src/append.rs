@@ -92,8 +92,11 @@ pub fn append(
     if opts.report.is_none() {
         opts.report = Some(beside(index, ".report.jsonl"));
     }
-    // The folder must accept new files (a clear error before the lock file is made).
-    engine::format::check_output(index)?;
+    // The folder must accept new files (a clear error before the lock file is made), INDEX
+    // must be no corpus file; a symbolic link is followed, so the segments, the lock and
+    // the manifest go beside the file it points to.
+    let inputs: Vec<&Path> = opts.inputs.iter().map(PathBuf::as_path).collect();
+    let index = &engine::output::check(index, &inputs)?;
     // Taken before looking: two first appends to a missing INDEX must not both build it.
     let _lock = lock_index(index)?;
     if !index.exists() {

@@ -160,8 +160,13 @@ pub struct BuildStats {
     pub records_read: u64,
     /// Rows that failed validation (skipped with `--on-error skip`).
     pub skipped: u64,
-    /// Records dropped because their id was already taken.
+    /// Records dropped because an earlier record had their id and the same content (a
+    /// repeated row: nothing is lost).
     pub duplicate_ids: u64,
+    /// Records dropped because an earlier record had their id with other content (the
+    /// corpus gives one id to two pairs: the later one is lost; the report names the
+    /// fields that differ).
+    pub conflicting_ids: u64,
     /// Records dropped because the same (buggy_code, fixed_code) pair was already kept.
     pub duplicate_pairs: u64,
     /// Records left out by `--exclude`.
@@ -212,15 +217,22 @@ pub struct BuildStats {
     pub report: Option<PathBuf>,
 }
 
-/// Checks that the index and the report can be created at their paths
-/// ([`engine::format::check_output`]), before any reading or embedding. [`build_index`]
-/// calls it first; callers that load a model before building call it earlier still.
+/// Checks that the index and the report can be written at their paths
+/// ([`engine::output::check`]: not a device or folder, not a corpus file being read, not
+/// each other, in a folder that accepts new files), before any reading or embedding.
+/// [`build_index`] calls it first; callers that load a model before building call it
+/// earlier still.
 ///
 /// # Errors
 /// [`Error::Engine`] wrapping [`engine::Error::Output`], naming the output or report path.
 pub fn check_outputs(opts: &BuildOptions) -> Result<()> {
-    engine::format::check_output(&opts.output)?;
-    engine::format::check_output(&opts.report_path())?;
+    let report = opts.report_path();
+    if engine::output::same_place(&opts.output, &report) {
+        return Err(engine::Error::output(report, "is the index file too; give the report another path").into());
+    }
+    let inputs: Vec<&Path> = opts.inputs.iter().map(PathBuf::as_path).collect();
+    engine::output::check(&opts.output, &inputs)?;
+    engine::output::check(&report, &inputs)?;
     Ok(())
 }
 
@@ -300,7 +312,7 @@ fn build_meta(s: &BuildStats, shard: Option<Shard>) -> serde_json::Value {
         "shard": shard.map(|s| format!("{}/{}", s.index, s.count)),
         "inputs": s.files.iter().map(|f| f.path.display().to_string()).collect::<Vec<_>>(),
         "records_read": s.records_read, "skipped": s.skipped, "duplicate_ids": s.duplicate_ids,
-        "duplicate_pairs": s.duplicate_pairs, "excluded": s.excluded, "other_shards": s.other_shards,
+        "conflicting_ids": s.conflicting_ids, "duplicate_pairs": s.duplicate_pairs, "excluded": s.excluded, "other_shards": s.other_shards,
         "already_indexed": s.already_indexed,
         "indexed": s.indexed,
         "without_cause": s.without_cause, "truncated": s.truncated, "windowed": s.windowed, "tokens": s.tokens,
@@ -374,7 +386,7 @@ impl<'a> Accumulator<'a> {
             stats.excluded += 1;
             return self.note(path, row, &rec.id, "excluded", "listed in --exclude (by id or project)");
         }
-        match self.dedup.check(&rec, origin, &self.docs, &self.origins) {
+        match self.dedup.check(&rec, &self.docs, &self.origins) {
             None => {
                 self.docs.push(rec);
                 self.origins.push(origin);
@@ -386,13 +398,21 @@ impl<'a> Accumulator<'a> {
 
     fn note_duplicate(&mut self, path: &Path, row: u64, id: &str, d: Duplicate, stats: &mut BuildStats) -> Result<()> {
         let (kind, first, what) = match d {
-            Duplicate::Id(o) => (("duplicate-id"), o, "the same id"),
-            Duplicate::Pair(o) => (("duplicate-pair"), o, "the same buggy_code and fixed_code"),
+            Duplicate::Id(o) => {
+                stats.duplicate_ids += 1;
+                ("duplicate-id", o, "the same id and content".to_string())
+            }
+            Duplicate::IdConflict { first, fields } => {
+                stats.conflicting_ids += 1;
+                let what =
+                    format!("the same id but other content (differs in {}; this row is lost)", fields.join(", "));
+                ("conflicting-id", first, what)
+            }
+            Duplicate::Pair(o) => {
+                stats.duplicate_pairs += 1;
+                ("duplicate-pair", o, "the same buggy_code and fixed_code".to_string())
+            }
         };
-        match d {
-            Duplicate::Id(_) => stats.duplicate_ids += 1,
-            Duplicate::Pair(_) => stats.duplicate_pairs += 1,
-        }
         let first_path = self.opts.inputs[first.file].display();
         self.note(path, row, id, kind, &format!("{what} as {first_path}:{}, which was kept", first.row))
     }

@@ -27,8 +27,12 @@ pub(crate) struct Report {
 }
 
 impl Report {
-    /// A report that will be published at `path`; nothing is created until the first line.
+    /// A report that will be published at `path` (at the file a symbolic link there points
+    /// to, [`engine::output::target`]); nothing is created until the first line.
     pub(crate) fn new(path: &Path) -> Report {
+        // A path the target check refuses was refused before the build started
+        // ([`crate::build::check_outputs`]); then creating the file names the problem.
+        let path = &engine::output::target(path).unwrap_or_else(|_| path.to_path_buf());
         let mut name = path.file_name().unwrap_or_default().to_os_string();
         name.push(format!(".tmp-{}", std::process::id()));
         Report { path: path.to_path_buf(), tmp: path.with_file_name(name), out: None, lines: 0 }

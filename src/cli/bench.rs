@@ -394,7 +394,8 @@ fn cosine_vs_reference(out: &[Vec<f32>], path: &Path) -> anyhow::Result<(f32, f3
 
 fn ann(a: &AnnArgs) -> anyhow::Result<ExitCode> {
     if !a.reuse {
-        super::check_output("--index", &a.index)?;
+        let inputs = [a.base.as_path(), a.queries.as_path()];
+        super::check_output("--index", &a.index, &inputs)?;
     }
     let (base, dim) = read_vecs(&a.base)?;
     let (queries, qdim) = read_vecs(&a.queries)?;

@@ -28,7 +28,8 @@ pub struct Args {
 
 /// Runs `fixdex compact`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    super::check_output("-o", &args.output)?;
+    let inputs = inputs(&args.manifest);
+    super::check_output("-o", &args.output, &inputs.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
     let in_place = same_file(&args.manifest, &args.output);
     if args.remove_segments && !in_place {
         anyhow::bail!("--remove-segments deletes the old segments only when -o is MANIFEST itself");
@@ -72,6 +73,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         )?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What compacting `manifest` reads and -o must not replace: the segment files a manifest
+/// lists (the manifest itself may be replaced: compaction in place) and its
+/// `MANIFEST.segments/` folder, where `index --append` numbers new segments.
+fn inputs(manifest: &Path) -> Vec<PathBuf> {
+    let mut inputs: Vec<PathBuf> = Segments::listed(manifest).into_iter().filter(|p| !same_file(p, manifest)).collect();
+    inputs.push(indexer::append::segments_dir(manifest));
+    inputs
 }
 
 /// Whether `a` and `b` name the same file (both canonicalised; equal paths when either

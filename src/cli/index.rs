@@ -17,8 +17,9 @@ use super::progress::Bars;
 /// Arguments of `fixdex index`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Corpus files: JSONL (.jsonl/.ndjson/.json), Parquet (.parquet) or Arrow IPC
-    /// (.arrow/.ipc/.feather), one bug-fix pair per row.
+    /// Corpus files, one bug-fix pair per row, in any of three formats, told by the
+    /// extension: JSONL (.jsonl, .ndjson, .json), Parquet (.parquet, .pq) or Arrow IPC, file
+    /// or stream (.arrow, .ipc, .feather); --format for other names.
     #[arg(required = true)]
     corpus: Vec<PathBuf>,
     /// The index file to write (replaced atomically; an existing index survives a failed build).
@@ -38,7 +39,8 @@ pub struct Args {
     /// FNV-1a(id) mod n. Combine the segments with `fixdex manifest`.
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
-    /// Input format, when the extension does not tell.
+    /// Input format of every corpus file, when the extension does not tell: jsonl (JSON
+    /// Lines), parquet (Apache Parquet) or arrow (Arrow IPC file or stream).
     #[arg(long, value_parser = ["jsonl", "parquet", "arrow"])]
     format: Option<String>,
     /// Field used as the root cause [default: root_cause when present, else description].
@@ -110,6 +112,7 @@ pub struct Args {
 /// Runs `fixdex index`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let opts = options(args)?;
+    check_excludes(args, &opts)?;
     if let Some(index) = &args.append {
         return run_append(args, index, opts);
     }
@@ -120,6 +123,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let bars = Bars::new(args.quiet || args.json);
     let stats = build_index(&opts, &model, &bars).map_err(|e| with_hint(e, &opts))?;
     bars.clear();
+    warn_conflicts(&stats);
     if stats.empty {
         let shard = opts.shard.map(|s| format!("{}/{}", s.index, s.count)).unwrap_or_default();
         eprintln!(
@@ -200,6 +204,7 @@ fn run_append(args: &Args, index: &Path, mut opts: BuildOptions) -> anyhow::Resu
     let stats = indexer::append::append(index, opts.clone(), &model, &bars)
         .map_err(|e| anyhow::Error::new(e).context(format!("appending to {} failed ({hint})", index.display())))?;
     bars.clear();
+    warn_conflicts(&stats.build);
     if args.json {
         let mut v = serde_json::to_value(&stats)?;
         precision.add_to(&mut v);
@@ -337,6 +342,16 @@ fn options(args: &Args) -> anyhow::Result<BuildOptions> {
     Ok(opts)
 }
 
+/// Refuses an index or report path that is one of the `--exclude` files (the corpus files
+/// are checked with the outputs, [`indexer::build::check_outputs`]).
+fn check_excludes(args: &Args, opts: &BuildOptions) -> anyhow::Result<()> {
+    let excludes: Vec<&Path> = args.exclude.iter().map(PathBuf::as_path).collect();
+    let flag = if args.append.is_some() { "--append" } else { "-o" };
+    super::check_output(flag, &opts.output, &excludes)?;
+    super::check_output("--report", &opts.report_path(), &excludes)?;
+    Ok(())
+}
+
 /// Refuses `{shard}` in `-o` or `--report` of a build without `--shard`, where it would be
 /// written literally.
 fn refuse_placeholder(args: &Args) -> anyhow::Result<()> {
@@ -350,6 +365,19 @@ fn refuse_placeholder(args: &Args) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A warning on stderr when rows were lost to an id that another row with other content
+/// had (unlike a repeated row, a conflict drops data).
+fn warn_conflicts(s: &BuildStats) {
+    if s.conflicting_ids > 0 {
+        eprintln!(
+            "warning: {} rows reuse the id of an earlier row with other content and were dropped (the first row of \
+             each id is kept); the report lists them as conflicting-id with the fields that differ{}",
+            s.conflicting_ids,
+            s.report.as_ref().map(|r| format!(": {}", r.display())).unwrap_or_default()
+        );
+    }
 }
 
 fn with_hint(e: indexer::Error, opts: &BuildOptions) -> anyhow::Error {
@@ -376,10 +404,12 @@ fn print_summary(opts: &BuildOptions, s: &BuildStats) -> std::io::Result<()> {
 /// The lines of the summary after the first.
 fn print_details(opts: &BuildOptions, s: &BuildStats) -> std::io::Result<()> {
     out!(
-        "  records: {} read, {} skipped (invalid), {} duplicate ids, {} duplicate pairs, {} excluded, {} in other shards{}",
+        "  records: {} read, {} skipped (invalid), {} duplicate ids, {} conflicting ids, {} duplicate pairs, {} \
+         excluded, {} in other shards{}",
         s.records_read,
         s.skipped,
         s.duplicate_ids,
+        s.conflicting_ids,
         s.duplicate_pairs,
         s.excluded,
         s.other_shards,

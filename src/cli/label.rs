@@ -68,7 +68,9 @@ const SHOWN_FAILURES: usize = 10;
 /// Runs `fixdex label`.
 pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     let cache = a.cache.clone().unwrap_or_else(|| default_cache(&a.output));
-    let output = check_paths(a, &cache)?;
+    let (output, cache) = check_paths(a, &cache)?;
+    // Two runs on one output (or one cache) would ask every row twice: the second is refused.
+    let _locks = (super::lock_output("--output", &output)?, super::lock_output("--cache", &cache)?);
     let client = if a.mechanical { None } else { Some(a.llm.client()?) };
     let model = client.as_ref().map(model_name).transpose()?.unwrap_or_default();
     let labeller = match &client {
@@ -92,21 +94,19 @@ fn default_cache(output: &Path) -> PathBuf {
     output.with_file_name(name)
 }
 
-/// Checks, before any work, the input, the output, the cache and `--record`; the file to
-/// write the output to ([`super::replaceable_output`]).
-fn check_paths(a: &Args, cache: &Path) -> anyhow::Result<PathBuf> {
+/// Checks, before any work, the input, the output, the cache and `--record`
+/// ([`super::check_output`]); the files to write the output and the cache to. The output
+/// may be the input (it is replaced at the end); the cache is neither.
+fn check_paths(a: &Args, cache: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
     if !a.input.is_file() {
         bail!("{} is not a file", a.input.display());
     }
-    if cache == a.output || cache == a.input {
-        bail!("--cache {} must be another file than the input and the output", cache.display());
-    }
-    let output = super::replaceable_output("--output", &a.output, &[])?;
-    super::check_output("--cache", cache)?;
+    let output = super::check_output("--output", &a.output, &[cache])?;
+    let cache = super::check_output("--cache", cache, &[&a.input, &a.output])?;
     if !a.mechanical {
-        a.llm.check_outputs()?;
+        a.llm.check_outputs(&[&a.input, &a.output, &cache])?;
     }
-    Ok(output)
+    Ok((output, cache))
 }
 
 /// The model name: `--llm-model` (or the endpoint's), else, when replaying, the one model

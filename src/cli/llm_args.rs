@@ -112,9 +112,13 @@ impl Client {
 }
 
 impl LlmArgs {
-    /// Checks, before any work, that the `--record` file can be created.
-    pub fn check_outputs(&self) -> anyhow::Result<()> {
-        self.record.as_deref().map_or(Ok(()), |p| super::check_output("--record", p))
+    /// Checks, before any work, that the `--record` file may be written and is none of
+    /// `inputs` ([`super::check_output`]).
+    ///
+    /// # Errors
+    /// One line naming `--record`, the path and what is wrong.
+    pub fn check_outputs(&self, inputs: &[&std::path::Path]) -> anyhow::Result<()> {
+        self.record.as_deref().map_or(Ok(()), |p| super::check_output("--record", p, inputs).map(drop))
     }
 
     /// The client for `strategy`: [`NoModel`] when it needs no model (the model options

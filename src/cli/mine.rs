@@ -28,9 +28,14 @@ pub struct Args {
     /// Skip commits that modify more than this many methods (refactorings).
     #[arg(long, default_value_t = 10)]
     max_methods: usize,
-    /// Skip methods longer than this many bytes (either version).
+    /// Skip methods longer than this many bytes (either version), counted from the
+    /// method's own start.
     #[arg(long, default_value_t = 20_000)]
     max_method_bytes: usize,
+    /// Skip source files larger than this many bytes (either version) before reading or
+    /// parsing them, as `too_large` (generated tables, minified code).
+    #[arg(long, default_value_t = indexer::mine::DEFAULT_MAX_FILE_BYTES)]
+    max_file_bytes: usize,
     /// Only commits committed on or after this date (`2015-01-31` or RFC 3339).
     #[arg(long)]
     since: Option<String>,
@@ -64,14 +69,17 @@ pub struct Args {
 /// A repository that cannot be opened or read, a bad date, an output that cannot be written.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     check_inputs(args)?;
-    let output = super::replaceable_output("--output", &args.output, &args.repos)?;
+    let inputs: Vec<&Path> = args.repos.iter().map(PathBuf::as_path).collect();
+    let output = super::check_output("--output", &args.output, &inputs)?;
     let mut opts = options(args)?;
+    // A second run on the same output is refused (the last rename would win silently).
+    let lock = super::lock_output("--output", &output)?;
     let mut all_stats = Vec::new();
     let tmp = temp_path(&output);
     let scratch =
         tempfile::Builder::new().prefix("fixdex-mine-").tempdir().context("cannot create a temporary folder")?;
     opts.temp_parent = Some(scratch.path().to_path_buf());
-    remove_on_signal(vec![scratch.path().to_path_buf(), tmp.clone()])?;
+    remove_on_signal(vec![scratch.path().to_path_buf(), tmp.clone(), lock.path().to_path_buf()])?;
     let mut out = std::io::BufWriter::new(
         std::fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?,
     );
@@ -137,6 +145,7 @@ fn options(args: &Args) -> anyhow::Result<MineOptions> {
         max_files: args.max_files,
         max_methods: args.max_methods,
         max_method_bytes: args.max_method_bytes,
+        max_file_bytes: args.max_file_bytes,
         since,
         until,
         branches: args.branch.clone(),
@@ -174,8 +183,8 @@ fn wait_if_interrupted() {
     }
 }
 
-/// On SIGINT or SIGTERM, removes `paths` (the temporary output and the folder of the
-/// bundles' temporary repositories) and exits 130 / 143, as a shell reports a signal. The
+/// On SIGINT or SIGTERM, removes `paths` (the temporary output, the output's lock file and
+/// the folder of the bundles' temporary repositories) and exits 130 / 143, as a shell reports a signal. The
 /// signals are blocked in every thread (the rayon workers inherit the mask) and taken by one
 /// thread with `sigwait`, so the clean-up runs as ordinary code, not in a signal handler.
 fn remove_on_signal(paths: Vec<PathBuf>) -> anyhow::Result<()> {

@@ -29,58 +29,27 @@ pub mod serve;
 pub mod verify;
 pub mod workflow_args;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Checks, before any work, that the output file `path` given with `flag` can be created
-/// ([`engine::format::check_output`]: its folder exists and accepts a new file).
+/// Checks, before any work, that the output file `path` given with `flag` may be written,
+/// by the one check every writing command makes ([`engine::output::check`]: `-`, a folder,
+/// a device or pipe, one of `inputs` or a file inside an input folder are refused; the
+/// folder must accept a new file). Returns the file to write: `path`, or the file a
+/// symbolic link at `path` points to (the link is kept).
 ///
 /// # Errors
 /// One line naming the flag, the path and what is wrong.
-pub(crate) fn check_output(flag: &str, path: &Path) -> anyhow::Result<()> {
-    engine::format::check_output(path).map_err(|e| anyhow::anyhow!("{flag}: {e}"))
+pub(crate) fn check_output(flag: &str, path: &Path, inputs: &[&Path]) -> anyhow::Result<PathBuf> {
+    engine::output::check(path, inputs).map_err(|e| anyhow::anyhow!("{flag}: {e}"))
 }
 
-/// The file a command that replaces its output by rename (`mine -o`, `label -o`) should
-/// write: `path`, or the file a symbolic link at `path` points to (the link is kept).
+/// Takes the lock of the output `target` (from [`check_output`]) for this run
+/// ([`engine::output::Lock`]): a second run on the same output is refused at once.
 ///
 /// # Errors
-/// One line naming the flag and the path when `path` is `-` (these outputs are files,
-/// replaced atomically), exists but is not a regular file (a device, a folder), is one of
-/// `inputs`, or lies inside a folder among `inputs` (a repository being read); and as
-/// [`check_output`] when its folder does not accept a new file.
-pub(crate) fn replaceable_output(
-    flag: &str,
-    path: &Path,
-    inputs: &[std::path::PathBuf],
-) -> anyhow::Result<std::path::PathBuf> {
-    if path.as_os_str() == "-" {
-        anyhow::bail!(
-            "{flag} -: give a file path (the output is written to a temporary file and renamed, not streamed)"
-        );
-    }
-    let target = match std::fs::metadata(path) {
-        Ok(m) if !m.is_file() => anyhow::bail!("{flag} {}: exists and is not a regular file", path.display()),
-        Ok(_) => std::fs::canonicalize(path)?,
-        Err(_) => path.to_path_buf(),
-    };
-    check_output(flag, path)?;
-    let absolute = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let parent_abs = target.parent().filter(|p| !p.as_os_str().is_empty()).map(absolute);
-    let full = match (parent_abs, target.file_name()) {
-        (Some(dir), Some(name)) => dir.join(name),
-        _ => absolute(&target),
-    };
-    for input in inputs {
-        let input = absolute(input);
-        if full == input || (input.is_dir() && full.starts_with(&input)) {
-            anyhow::bail!(
-                "{flag} {}: is (or is inside) the input {}; write the output elsewhere",
-                path.display(),
-                input.display()
-            );
-        }
-    }
-    Ok(target)
+/// One line naming the flag, the output, the lock file and the other run's pid.
+pub(crate) fn lock_output(flag: &str, target: &Path) -> anyhow::Result<engine::output::Lock> {
+    engine::output::Lock::acquire(target).map_err(|e| anyhow::anyhow!("{flag}: {e}"))
 }
 
 /// Creates the output folder `dir` given with `flag` when it is missing, and checks that
@@ -91,7 +60,7 @@ pub(crate) fn replaceable_output(
 pub(crate) fn check_output_dir(flag: &str, dir: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)
         .map_err(|e| anyhow::anyhow!("{flag}: cannot create the folder {}: {e}", dir.display()))?;
-    match engine::format::check_output(&dir.join(".fixdex-probe")) {
+    match engine::output::check(&dir.join(".fixdex-probe"), &[]).map(drop) {
         Err(engine::Error::Output { reason, .. }) => anyhow::bail!("{flag} {}: {reason}", dir.display()),
         other => Ok(other?),
     }

@@ -142,7 +142,7 @@ fn run_as(a: &QuixbugsArgs, check: bool) -> anyhow::Result<ExitCode> {
     if let Some(dir) = &a.report_dir {
         super::check_output_dir("--report-dir", dir)?;
     }
-    a.llm.check_outputs()?;
+    a.llm.check_outputs(&[])?;
     let lang = match a.lang {
         LangArg::Java => Lang::Java,
         LangArg::Python => Lang::Python,

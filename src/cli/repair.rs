@@ -150,8 +150,11 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
 
 /// Checks, before any work, the output files and that `--file` is a file of the project.
 fn check_inputs(a: &Args) -> anyhow::Result<()> {
-    super::check_output("--report", &a.report)?;
-    a.llm.check_outputs()?;
+    let buggy = a.file.as_ref().map(|f| a.project.join(f));
+    let inputs: Vec<&std::path::Path> =
+        buggy.iter().map(PathBuf::as_path).chain(a.retrieval.index.as_deref()).collect();
+    super::check_output("--report", &a.report, &inputs)?;
+    a.llm.check_outputs(&inputs)?;
     if !a.project.is_dir() {
         bail!("--project {} is not a folder", a.project.display());
     }

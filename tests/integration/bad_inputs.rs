@@ -126,6 +126,34 @@ fn duplicate_ids_and_pairs_are_dropped_and_counted() {
     assert!(report.contains("duplicate-id") && report.contains("dups.jsonl:2, which was kept"), "{report}");
 }
 
+/// Issue 29 (partial): a row whose id an earlier row had, with other content, was reported
+/// like a harmless repeat (`duplicate-id`, counted in `duplicate_ids`). It is a conflict: a
+/// pair is lost. It is counted apart (`conflicting_ids`), listed as `conflicting-id` with
+/// the fields that differ, and warned about on stderr.
+#[test]
+fn issue_29_a_duplicate_id_with_other_content_is_a_conflict() {
+    let s = Scratch::new();
+    let mut lines = records(4);
+    lines.push(records(4)[1].clone()); // row 5: a repeat
+    lines.push(record("test:2", "java", "int changed() { return 1; }", "int changed() { return 2; }", "c")); // row 6
+    let corpus = s.corpus("ids.jsonl", &lines);
+    let idx = s.path("idx.fdx");
+    let o = s.run(&["index", corpus.to_str().unwrap(), "-o", idx.to_str().unwrap(), "--json"]);
+    let stats = stdout_json(&o);
+    assert_eq!((stats["duplicate_ids"].as_u64(), stats["conflicting_ids"].as_u64()), (Some(1), Some(1)), "{stats}");
+    assert_eq!(stats["indexed"], 4);
+    let report = std::fs::read_to_string(s.path("idx.fdx.report.jsonl")).unwrap();
+    let kinds: Vec<(u64, String, String)> = report
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|v| (v["row"].as_u64().unwrap(), v["kind"].as_str().unwrap().into(), v["reason"].as_str().unwrap().into()))
+        .collect();
+    assert_eq!((kinds[0].0, kinds[0].1.as_str()), (5, "duplicate-id"), "{kinds:?}");
+    assert_eq!((kinds[1].0, kinds[1].1.as_str()), (6, "conflicting-id"), "{kinds:?}");
+    assert!(kinds[1].2.contains("buggy_code, fixed_code") && kinds[1].2.contains("ids.jsonl:3"), "{kinds:?}");
+    assert!(stderr(&o).contains("warning: 1 rows reuse the id"), "{}", stderr(&o));
+}
+
 #[test]
 fn bad_parameters_are_refused() {
     let s = Scratch::new();
@@ -228,4 +256,19 @@ fn killed_build_leaves_existing_index_intact() {
 
 fn has_temp(s: &Scratch) -> bool {
     std::fs::read_dir(s.dir.path()).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().contains(".tmp-"))
+}
+
+/// Issue 29 (partial): `index --help` named only some corpus formats' extensions (no
+/// `.pq`), and `--format` did not say what its values are. Every format and every
+/// extension the reader recognises is listed.
+#[test]
+fn issue_29_index_help_lists_every_input_format() {
+    let o = fixdex(&["index", "--help"], None);
+    let help = String::from_utf8(o.stdout).unwrap();
+    for name in ["JSONL", "Parquet", "Arrow IPC", "JSON Lines"] {
+        assert!(help.contains(name), "{name} missing from index --help:\n{help}");
+    }
+    for ext in [".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".arrow", ".ipc", ".feather"] {
+        assert!(help.contains(&format!("{ext},")) || help.contains(&format!("{ext})")), "{ext} missing:\n{help}");
+    }
 }

@@ -17,6 +17,9 @@ mod indexer_hardening;
 mod label;
 /// `fixdex mine` on git histories built by the tests: selection, skips, bundles, bad input.
 mod mine;
+/// Issue 29 items 1 and 2: one output check for every writer (devices, inputs, symbolic
+/// links) and the output lock.
+mod outputs;
 /// Issue 29 item 3: the query's own code comes first under every ranking (real model).
 mod ranking;
 /// `fixdex repair` (replayed) and `fixdex eval quixbugs` (and the deprecated `bench

@@ -866,3 +866,117 @@ fn mine_interrupted_leaves_nothing_behind() {
     }
     assert!(temps.is_empty(), "temporary folders left: {temps:?}");
 }
+
+/// A Java class `G` whose first line holds a generated table of `entries` numbers and, after
+/// it on the same line, the method `f`; `op` is `f`'s operator (`-` buggy, `+` fixed).
+fn generated_class(entries: usize, op: char) -> String {
+    let table = "7,".repeat(entries);
+    format!("class G {{ static int[] T = {{{table}}}; int f(int x) {{ return x {op} 1; }}\n}}\n")
+}
+
+/// Issue 29 item 5: a fix touching a big generated Java file (a table on one line, then a
+/// 30-byte method) cost 31.7 s and 1.69 GB with the 5 MB original, and its method was
+/// skipped as `method_too_long` (its span started at the start of its line). Now a file
+/// over `--max-file-bytes` (default 1 MiB) is skipped as `too_large` before it is read or
+/// parsed, and a smaller one gives the method's pair, measured from its own start.
+#[test]
+fn issue_29_big_files_are_skipped_and_methods_measured_from_their_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = Fixture::new(tmp.path(), "gen");
+    f.write("src/G.java", generated_class(30_000, '-')); // 60 KB: under the limit
+    f.write("src/Big.java", generated_class(1_000_000, '-')); // 2 MB: over the default limit
+    f.commit("Initial import", 1);
+    f.write("src/G.java", generated_class(30_000, '+'));
+    f.write("src/Big.java", generated_class(1_000_000, '+'));
+    f.commit("Fix the off-by-one bug in f", 2);
+    let started = std::time::Instant::now();
+    let (stats, got) = mine_json(f.path(), &tmp.path().join("o.jsonl"), &[]);
+    assert!(started.elapsed().as_secs() < 20, "mining took {:?}", started.elapsed());
+    assert_eq!(stats["skipped_files"]["too_large"], 1, "{stats}");
+    assert!(stats["skipped_methods"].get("method_too_long").is_none(), "{stats}");
+    let id = format!("gen:{}:src/G.java:G.f(int)", short(&f));
+    let pair = got.iter().find(|r| r["id"] == id.as_str()).unwrap_or_else(|| panic!("no {id} in {got:?}"));
+    assert_eq!(pair["buggy_code"], "int f(int x) { return x - 1; }");
+    // The limit is a flag: under 10 kB, G.java is skipped too.
+    let (stats, got) = mine_json(f.path(), &tmp.path().join("p.jsonl"), &["--max-file-bytes", "10000"]);
+    assert_eq!((stats["skipped_files"]["too_large"].as_u64(), got.len()), (Some(2), 0), "{stats}");
+}
+
+/// The first 12 hex digits of HEAD.
+fn short(f: &Fixture) -> String {
+    f.git(2, &["rev-parse", "HEAD"])[..12].to_string()
+}
+
+/// Issue 29 item 6: two files whose names differ only in a byte that is not UTF-8
+/// (`src/X\xe9.java`, `src/X\xe8.java`) gave two rows with one id (`src/X\u{fffd}.java`),
+/// and `index` dropped one. Raw bytes are escaped losslessly (`\xe9`), a backslash as `\\`.
+#[test]
+fn issue_29_non_utf8_paths_keep_their_ids_apart() {
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let f = Fixture::new(tmp.path(), "bytes");
+    let names: [&[u8]; 3] = [b"src/X\xe9.java", b"src/X\xe8.java", b"src/Y\\Z.java"];
+    // Each file's own constant: equal pairs would be dropped as repeats of one another.
+    let class =
+        |op: char, n: usize| format!("class X {{\n    int f(int a) {{\n        return a {op} {n};\n    }}\n}}\n");
+    std::fs::create_dir_all(f.dir.join("src")).unwrap();
+    for (n, name) in names.iter().enumerate() {
+        std::fs::write(f.dir.join(std::ffi::OsStr::from_bytes(name)), class('-', n)).unwrap();
+    }
+    f.commit("Initial import", 1);
+    for (n, name) in names.iter().enumerate() {
+        std::fs::write(f.dir.join(std::ffi::OsStr::from_bytes(name)), class('+', n)).unwrap();
+    }
+    f.commit("Fix the off-by-one bug in f", 2);
+    let out = tmp.path().join("o.jsonl");
+    let (_, got) = mine_json(f.path(), &out, &[]);
+    let mut paths: Vec<&str> = got.iter().map(|r| r["meta"]["path"].as_str().unwrap()).collect();
+    paths.sort_unstable();
+    assert_eq!(paths, [r"src/X\xe8.java", r"src/X\xe9.java", r"src/Y\\Z.java"]);
+    let ids: std::collections::HashSet<&str> = got.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 3, "{ids:?}");
+    let s = Scratch::new();
+    let stats = s.index(&out, &tmp.path().join("o.fdx"), &[]);
+    assert_eq!((stats["indexed"].as_u64(), stats["duplicate_ids"].as_u64()), (Some(3), Some(0)), "{stats}");
+}
+
+/// Issue 29 (partial): a fix commit that changes only Go code was counted as
+/// `no_source_change`; it is `unsupported_language` (and its file too).
+#[test]
+fn issue_29_go_only_fix_is_an_unsupported_language() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = Fixture::new(tmp.path(), "gofix");
+    f.write("main.go", "package main\n\nfunc f(x int) int { return x - 1 }\n");
+    f.write("README.md", "readme\n");
+    f.commit("Initial import", 1);
+    f.write("main.go", "package main\n\nfunc f(x int) int { return x + 1 }\n");
+    f.commit("Fix the off-by-one bug in f", 2);
+    f.write("README.md", "readme, fixed\n");
+    f.commit("Fix a typo bug in the readme (ABC-1)", 3);
+    let (stats, got) = mine_json(f.path(), &tmp.path().join("o.jsonl"), &[]);
+    assert!(got.is_empty());
+    assert_eq!(stats["skipped_commits"]["unsupported_language"], 1, "{stats}");
+    assert_eq!(stats["skipped_commits"]["no_source_change"], 1, "{stats}");
+    assert_eq!(stats["skipped_files"]["unsupported_language"], 1, "{stats}");
+}
+
+/// Issue 29 (partial): two `mine` runs on one output: the last one's rename won silently.
+/// A run while another holds the output's lock is refused, naming the lock and the pid;
+/// a finished run leaves no lock file.
+#[test]
+fn issue_29_a_second_mine_run_on_one_output_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, _) = python_fixture(tmp.path());
+    let out = tmp.path().join("o.jsonl");
+    let held = engine::output::Lock::acquire(&out).unwrap(); // the "first run": this process
+    let o = mine(&[repo.path(), "-o", out.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let lock = format!("{}.lock", out.display());
+    assert!(err.contains(&format!("pid {}", std::process::id())) && err.contains(&lock), "{err}");
+    assert!(!out.exists());
+    drop(held);
+    let (stats, got) = mine_json(repo.path(), &out, &[]);
+    assert_eq!(got.len() as u64, stats["pairs"].as_u64().unwrap());
+    assert!(!Path::new(&lock).exists(), "the lock file is removed");
+}

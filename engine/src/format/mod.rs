@@ -62,7 +62,7 @@ mod write;
 pub use header::{ENTRY_LEN, FileHeader, HEADER_LEN, NO_SPACE, SectionEntry};
 pub use meta::{HnswMeta, IndexMeta, ModelMeta, SpaceMeta, TextMeta};
 pub use sections::{SectionKind, SectionTable};
-pub use write::{IndexWriter, SectionSink, check_output};
+pub use write::{IndexWriter, SectionSink};
 
 /// The 8 bytes every index file starts with.
 pub const MAGIC: [u8; 8] = *b"FIXDEXIX";

@@ -9,6 +9,7 @@ use zerocopy::IntoBytes;
 use zerocopy::little_endian::{U32, U64};
 
 use super::{FileHeader, HEADER_LEN, NO_SPACE, SectionEntry, SectionKind};
+use crate::output;
 use crate::storage::ALIGN;
 use crate::{Error, Result};
 
@@ -38,19 +39,19 @@ pub struct SectionSink<'a> {
 }
 
 impl IndexWriter {
-    /// Starts writing an index that will be published at `path`.
+    /// Starts writing an index that will be published at `path`: at the file a symbolic
+    /// link there points to, when it is one (the link stays; [`crate::output::target`]).
     ///
     /// # Errors
-    /// [`Error::Output`] naming `path` when `path` is a folder or the temporary file cannot
-    /// be created next to it (the folder does not exist, is not a folder, or is read-only).
+    /// [`Error::Output`] naming `path` when `path` is `-`, a folder or an existing file that
+    /// is not a regular file (a device, a pipe), or the temporary file cannot be created
+    /// next to it (the folder does not exist, is not a folder, or is read-only).
     pub fn create(path: &Path) -> Result<IndexWriter> {
-        if path.is_dir() {
-            return Err(Error::output(path, IS_A_FOLDER));
-        }
-        let tmp = temp_path(path);
-        let file = File::create(&tmp).map_err(|e| cannot_create(path, &e))?;
+        let target = output::target(path)?;
+        let tmp = output::temp_path(&target);
+        let file = File::create(&tmp).map_err(|e| output::cannot_create(path, &target, &e))?;
         let mut w = IndexWriter {
-            path: path.to_path_buf(),
+            path: target,
             tmp,
             out: BufWriter::with_capacity(1 << 20, file),
             pos: 0,
@@ -184,55 +185,6 @@ impl SectionSink<'_> {
         self.writer.entries.push(self.entry);
         Ok(())
     }
-}
-
-/// The reason given when an output path is an existing folder.
-const IS_A_FOLDER: &str = "it is a folder; give a file name";
-
-/// Checks, before any work, that a file can be published at `path` the way
-/// [`IndexWriter`] publishes one (a temporary file in the same folder, then `rename`): the
-/// folder exists, is a folder and accepts a new file, and `path` itself is not a folder.
-/// Creates and removes an empty probe file next to `path`; an existing file at `path` is
-/// not touched. O(1).
-///
-/// Use it for every output of a command before reading inputs, loading a model or
-/// embedding, so that a bad output path costs nothing.
-///
-/// # Errors
-/// [`Error::Output`] naming `path` (as given) and what is wrong with it.
-pub fn check_output(path: &Path) -> Result<()> {
-    if path.is_dir() {
-        return Err(Error::output(path, IS_A_FOLDER));
-    }
-    let probe = temp_path(path);
-    let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&probe);
-    file.map_err(|e| cannot_create(path, &e))?;
-    let _ = std::fs::remove_file(&probe);
-    Ok(())
-}
-
-/// The folder a file at `path` goes into (`.` for a bare file name).
-fn folder_of(path: &Path) -> &Path {
-    path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."))
-}
-
-/// The [`Error::Output`] for a file that could not be created next to `path`, saying why
-/// in terms of `path`'s folder.
-fn cannot_create(path: &Path, e: &std::io::Error) -> Error {
-    let dir = folder_of(path);
-    let reason = match std::fs::metadata(dir) {
-        Err(m) if m.kind() == std::io::ErrorKind::NotFound => format!("the folder {} does not exist", dir.display()),
-        Ok(m) if !m.is_dir() => format!("{} is not a folder", dir.display()),
-        _ => format!("cannot create a file in the folder {}: {e}", dir.display()),
-    };
-    Error::output(path, reason)
-}
-
-fn temp_path(path: &Path) -> PathBuf {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
-    path.with_file_name(format!("{name}.tmp-{}-{nanos}", std::process::id()))
 }
 
 fn sync_parent(path: &Path) {

@@ -137,12 +137,12 @@ fn issue_8_output_check_names_the_path_given() {
     let file = dir.path().join("a-file");
     std::fs::write(&file, b"x").unwrap();
     for path in [dir.path().join("missing/x.fdx"), file.join("x.fdx"), dir.path().to_path_buf()] {
-        let err = engine::format::check_output(&path).unwrap_err().to_string();
+        let err = engine::output::check(&path, &[]).unwrap_err().to_string();
         assert!(err.contains(&path.display().to_string()) && !err.contains(".tmp-"), "{err}");
         let err = engine::format::IndexWriter::create(&path).unwrap_err().to_string();
         assert!(err.contains(&path.display().to_string()) && !err.contains(".tmp-"), "{err}");
     }
-    engine::format::check_output(&dir.path().join("ok.fdx")).unwrap();
+    engine::output::check(&dir.path().join("ok.fdx"), &[]).unwrap();
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(left.len(), 1, "the probe is removed: {left:?}");
 }

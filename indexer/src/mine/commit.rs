@@ -45,11 +45,49 @@ pub struct Changes {
 
 /// The language of a path, by extension (`.java`, `.py`).
 pub fn language_of(path: &str) -> Option<Language> {
-    match path.rsplit_once('.').map(|(_, ext)| ext) {
+    match extension(path) {
         Some("java") => Some(Language::Java),
         Some("py") => Some(Language::Python),
         _ => None,
     }
+}
+
+/// Extensions of source code in languages `fixdex mine` does not read (a commit that
+/// changes only such files is skipped as `unsupported_language`, not `no_source_change`).
+const OTHER_SOURCE_EXTENSIONS: [&str; 34] = [
+    "go", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "js", "jsx", "mjs", "ts", "tsx", "rb", "rs", "kt", "kts",
+    "scala", "swift", "php", "m", "mm", "lua", "pl", "r", "dart", "groovy", "clj", "ex", "exs", "erl", "hs", "ml",
+];
+
+/// Whether `path` is source code in a language other than Java and Python, by extension.
+pub fn is_other_source(path: &str) -> bool {
+    extension(path).is_some_and(|e| OTHER_SOURCE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+/// The file name's extension, without the dot.
+fn extension(path: &str) -> Option<&str> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.').map(|(_, ext)| ext)
+}
+
+/// A git path (bytes) as text, losslessly: UTF-8 is kept, a backslash is written `\\` and
+/// each byte that is not part of valid UTF-8 is written `\xNN` (two lower-case hex digits),
+/// so two paths that differ in such bytes (`X\xe9.java`, `X\xe8.java`) stay two paths,
+/// and ids built from them stay unique. Paths of UTF-8 without backslashes are unchanged.
+pub fn escape_path(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c == '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
 }
 
 /// The files changed from `parent` to `commit`, renames detected.
@@ -68,8 +106,9 @@ pub fn non_test_files(diff: &git2::Diff<'_>) -> usize {
     diff.deltas().filter(|d| !delta_path(d).is_some_and(|p| is_test_path(&p))).count()
 }
 
+/// The delta's path ([`escape_path`]): the new one, or the old one of a deleted file.
 fn delta_path(d: &git2::DiffDelta<'_>) -> Option<String> {
-    d.new_file().path().or_else(|| d.old_file().path()).map(|p| p.to_string_lossy().replace('\\', "/"))
+    d.new_file().path_bytes().or_else(|| d.old_file().path_bytes()).map(escape_path)
 }
 
 /// The modified methods of `commit` against `parent`, and the commit-level reason to skip
@@ -89,10 +128,16 @@ pub fn changes(
         return Ok((Changes::default(), Some(Skip::TooManyFiles)));
     }
     let mut out = Changes::default();
-    let mut sources = 0;
+    let (mut sources, mut others) = (0, 0);
     for delta in diff.deltas() {
         let Some(path) = delta_path(&delta) else { continue };
-        let Some(language) = language_of(&path) else { continue };
+        let Some(language) = language_of(&path) else {
+            if is_other_source(&path) && !is_test_path(&path) {
+                others += 1;
+                out.skipped_files.push(Skip::UnsupportedLanguage);
+            }
+            continue;
+        };
         if is_test_path(&path) {
             out.skipped_files.push(Skip::TestFile);
             continue;
@@ -103,12 +148,16 @@ pub fn changes(
             Err(skip) => out.skipped_files.push(skip),
         }
     }
-    let skip = verdict(&out, sources, opts);
+    let skip = verdict(&out, (sources, others), opts);
     Ok((out, skip))
 }
 
-fn verdict(out: &Changes, sources: usize, opts: &MineOptions) -> Option<Skip> {
-    if sources == 0 {
+/// The commit-level skip, if any, from its changes and its numbers of Java/Python and of
+/// other-language source files.
+fn verdict(out: &Changes, (sources, others): (usize, usize), opts: &MineOptions) -> Option<Skip> {
+    if sources == 0 && others > 0 {
+        Some(Skip::UnsupportedLanguage)
+    } else if sources == 0 {
         Some(Skip::NoSourceChange)
     } else if out.methods.is_empty() {
         Some(Skip::NoMethodChanged)
@@ -139,16 +188,14 @@ fn file_changes(
         Delta::Modified | Delta::Renamed => {}
         _ => return Err(Skip::Unsupported),
     }
-    let old = text(repo, delta.old_file().id())?;
-    let new = text(repo, delta.new_file().id())?;
+    let old = text(repo, delta.old_file().id(), opts.max_file_bytes)?;
+    let new = text(repo, delta.new_file().id(), opts.max_file_bytes)?;
     if is_generated(path, &new) {
         return Err(Skip::Generated);
     }
     let before = actions::methods(&old, language).map_err(|_| Skip::ParseError)?;
     let after = actions::methods(&new, language).map_err(|_| Skip::ParseError)?;
-    let old_path = (delta.status() == Delta::Renamed)
-        .then(|| delta.old_file().path().map(|p| p.to_string_lossy().into_owned()))
-        .flatten();
+    let old_path = (delta.status() == Delta::Renamed).then(|| delta.old_file().path_bytes().map(escape_path)).flatten();
     let paired = pair_methods(&before, &after, &mut out.skipped_methods);
     for Paired { before: b, after: a, key } in &paired {
         if b.code_hash == a.code_hash {
@@ -272,8 +319,13 @@ fn substantive(old: &[&str], new: &[&str]) -> bool {
     a != b
 }
 
-/// A blob's text, or why it has none (`binary`, `non_utf8`).
-fn text(repo: &Repository, id: Oid) -> std::result::Result<String, Skip> {
+/// A blob's text, or why it has none (`too_large`: over `max_bytes`, found from the
+/// object's header before it is read; `binary`, `non_utf8`).
+fn text(repo: &Repository, id: Oid, max_bytes: usize) -> std::result::Result<String, Skip> {
+    let (size, _) = repo.odb().and_then(|odb| odb.read_header(id)).map_err(|_| Skip::MissingObject)?;
+    if size > max_bytes {
+        return Err(Skip::TooLarge);
+    }
     let blob = repo.find_blob(id).map_err(|_| Skip::MissingObject)?;
     if blob.is_binary() {
         return Err(Skip::Binary);

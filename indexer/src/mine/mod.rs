@@ -53,8 +53,11 @@ pub enum Skip {
     Feature,
     /// More non-test files changed than `--max-files`.
     TooManyFiles,
-    /// No non-test Java or Python file changed.
+    /// No non-test source file changed (only build files, docs, data, tests).
     NoSourceChange,
+    /// Source files changed, but none in Java or Python (a Go-only fix, say); as a file:
+    /// a non-test source file in another language.
+    UnsupportedLanguage,
     /// Source files changed, but no method's code changed (fields, imports, layout only).
     NoMethodChanged,
     /// More modified methods than `--max-methods` (a refactoring more than a fix).
@@ -71,6 +74,9 @@ pub enum Skip {
     RenameOnly,
     /// A symbolic link (its "content" is the target path), either version.
     Symlink,
+    /// A file larger than `--max-file-bytes` (either version), skipped before it is read
+    /// or parsed: a generated table, a minified bundle, a data file with a source suffix.
+    TooLarge,
     /// A binary file.
     Binary,
     /// A file that is not UTF-8.
@@ -104,6 +110,7 @@ impl Skip {
             Skip::Feature => "feature",
             Skip::TooManyFiles => "too_many_files",
             Skip::NoSourceChange => "no_source_change",
+            Skip::UnsupportedLanguage => "unsupported_language",
             Skip::NoMethodChanged => "no_method_changed",
             Skip::TooManyMethods => "too_many_methods",
             Skip::TestFile => "test_file",
@@ -112,6 +119,7 @@ impl Skip {
             Skip::DeletedFile => "deleted_file",
             Skip::RenameOnly => "rename_only",
             Skip::Symlink => "symlink",
+            Skip::TooLarge => "too_large",
             Skip::Binary => "binary",
             Skip::NonUtf8 => "non_utf8",
             Skip::ParseError => "parse_error",
@@ -124,6 +132,9 @@ impl Skip {
         }
     }
 }
+
+/// Default of [`MineOptions::max_file_bytes`]: 1 MiB.
+pub const DEFAULT_MAX_FILE_BYTES: usize = 1 << 20;
 
 /// One pair per modified method, or one per commit with all its methods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -144,8 +155,14 @@ pub struct MineOptions {
     pub max_files: usize,
     /// Most modified methods of a selected commit (default 10).
     pub max_methods: usize,
-    /// Longest method kept, bytes on either side (default 20,000).
+    /// Longest method kept, bytes on either side (default 20,000), measured from the
+    /// method's own start ([`actions::Method::bytes`]).
     pub max_method_bytes: usize,
+    /// Largest source file read, bytes on either side of a commit (default 1 MiB): a
+    /// larger one is skipped as `too_large` before its blob is loaded or parsed, which
+    /// bounds a worker's memory and time per file (a 5 MB generated file cost 30 s and
+    /// 1.7 GB to parse).
+    pub max_file_bytes: usize,
     /// Only commits whose committer time is at or after this (Unix seconds).
     pub since: Option<i64>,
     /// Only commits whose committer time is before this (Unix seconds).
@@ -171,6 +188,7 @@ impl Default for MineOptions {
             max_files: 5,
             max_methods: 10,
             max_method_bytes: 20_000,
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             since: None,
             until: None,
             branches: Vec::new(),
@@ -286,7 +304,7 @@ pub fn mine(
             || source.repo(),
             |repo, oid| {
                 let out = match repo {
-                    Ok(repo) => mine_commit(repo, *oid, opts, source.shallow),
+                    Ok(repo) => mine_commit(repo, *oid, opts, &source),
                     Err(e) => Err(Error::File { path: source.given.clone(), reason: e.to_string() }),
                 };
                 progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
@@ -393,11 +411,12 @@ fn walk(repo: &Repository, source: &Source, opts: &MineOptions) -> Result<Vec<Oi
     Ok(oids)
 }
 
-fn mine_commit(repo: &Repository, oid: Oid, opts: &MineOptions, shallow: bool) -> Result<Outcome> {
-    let damaged = |e: git2::Error| Error::File {
-        path: repo.path().to_path_buf(),
-        reason: format!("commit {oid}: {}", e.message()),
-    };
+/// One commit's outcome. Errors name the path the user gave (a bundle's temporary
+/// repository is gone by the time they are read).
+fn mine_commit(repo: &Repository, oid: Oid, opts: &MineOptions, source: &Source) -> Result<Outcome> {
+    let shallow = source.shallow;
+    let damaged =
+        |e: git2::Error| Error::File { path: source.given.clone(), reason: format!("commit {oid}: {}", e.message()) };
     let commit = repo.find_commit(oid).map_err(damaged)?;
     let parent = match commit.parent_count() {
         0 if shallow => return Ok(Outcome::Skipped(Skip::ShallowBoundary)),

@@ -99,13 +99,10 @@ fn open_bundle(path: &Path, temp_parent: Option<&Path>) -> Result<Source> {
     }
     .map_err(|source| Error::Io { path: temp_parent.map_or_else(std::env::temp_dir, Path::to_path_buf), source })?;
     let repo = Repository::init_bare(temp.path()).map_err(|e| bad(format!("cannot create a repository: {e}")))?;
-    {
-        let odb = repo.odb().map_err(|e| bad(e.message().to_string()))?;
-        let mut writer = odb.packwriter().map_err(|e| bad(e.message().to_string()))?;
-        std::io::copy(&mut reader, &mut writer).map_err(io)?;
-        writer.flush().map_err(io)?;
-        writer.commit().map_err(|e| bad(format!("damaged pack: {}", e.message())))?;
-    }
+    index_pack(&repo, &mut reader).map_err(|e| match e {
+        PackError::Read(source) => io(source),
+        PackError::Damaged(reason) => bad(format!("damaged pack: {reason}")),
+    })?;
     for (oid, name) in refs {
         if name.starts_with("refs/") {
             repo.reference(&name, oid, true, "fixdex mine: from bundle")
@@ -119,6 +116,44 @@ fn open_bundle(path: &Path, temp_parent: Option<&Path>) -> Result<Source> {
         bundle: true,
         _temp: Some(temp),
     })
+}
+
+/// Why a bundle's pack could not be indexed.
+enum PackError {
+    /// Reading the bundle file failed.
+    Read(std::io::Error),
+    /// libgit2 refused the pack's bytes: what it said, and where.
+    Damaged(String),
+}
+
+/// Bytes of the pack handed to libgit2 at a time.
+const PACK_CHUNK: usize = 1 << 16;
+
+/// Streams the rest of `reader` (a bundle's pack) into `repo`'s object database with
+/// libgit2's pack indexer. A write the indexer refuses is damage in the pack, never a
+/// full disk (git2 reports every refusal as an io "Write error"; libgit2's own message is
+/// taken instead).
+fn index_pack(repo: &Repository, reader: &mut impl Read) -> std::result::Result<(), PackError> {
+    let refused = |from: u64, to: u64| {
+        let said = git2::Error::last_error(-1);
+        let said = Some(said.message()).filter(|m| !m.is_empty()).unwrap_or("bad object data");
+        PackError::Damaged(format!("libgit2 cannot index pack bytes {from}..{to}: {said}"))
+    };
+    let odb = repo.odb().map_err(|e| PackError::Damaged(e.message().to_string()))?;
+    let mut writer = odb.packwriter().map_err(|e| PackError::Damaged(e.message().to_string()))?;
+    let mut buf = vec![0u8; PACK_CHUNK];
+    let mut at = 0u64;
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(PackError::Read(e)),
+        };
+        writer.write_all(&buf[..n]).map_err(|_| refused(at, at + n as u64))?;
+        at += n as u64;
+    }
+    writer.commit().map(drop).map_err(|e| PackError::Damaged(e.message().to_string()))
 }
 
 /// Reads the header up to its blank line; the reader is left at the pack.

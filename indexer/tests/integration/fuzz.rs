@@ -2,7 +2,8 @@
 //! rows with fields of the wrong type, missing, huge, odd Unicode or nested junk; Parquet
 //! and Arrow IPC files written here, then flipped, cut, extended and spliced. Whatever the
 //! input, `read_corpus` returns, every row is a valid record or an `Error::Row` naming the
-//! file, and a file-level error names the file. Seeds are fixed; `FIXDEX_FUZZ_CASES=N` and
+//! file, and a file-level error names the file. Git bundles (`fixdex mine`'s input, issue
+//! 29) are damaged alike: mining returns pairs or an error naming the bundle. Seeds are fixed; `FIXDEX_FUZZ_CASES=N` and
 //! `FIXDEX_FUZZ_SEED=S` run more or other cases (docs/fuzzing.md).
 
 use std::cell::RefCell;
@@ -401,6 +402,106 @@ fn fuzz_seeds_read_back_whole() {
             write_seed(target, &name, &bytes);
         }
     }
+}
+
+/// A small git history as a bundle (`git bundle create --all`): a Java file fixed in a
+/// second commit, so a whole bundle gives one pair.
+fn small_bundle(dir: &Path) -> Vec<u8> {
+    let repo = dir.join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let git = |args: &[&str]| {
+        let o = std::process::Command::new("git")
+            .current_dir(&repo)
+            .args(["-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", "-c", "user.name=A"])
+            .args(["-c", "user.email=a@example.com"])
+            .args(args)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_DATE", "2020-01-01T12:00:00+00:00")
+            .env("GIT_COMMITTER_DATE", "2020-01-01T12:00:00+00:00")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    git(&["init", "-q"]);
+    let file = repo.join("A.java");
+    std::fs::write(&file, "class A {\n    int f(int x) {\n        return x - 1;\n    }\n}\n").unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "Initial import"]);
+    std::fs::write(&file, "class A {\n    int f(int x) {\n        return x + 1;\n    }\n}\n").unwrap();
+    git(&["commit", "-q", "-am", "Fix the off-by-one bug in f"]);
+    let bundle = dir.join("small.bundle");
+    git(&["bundle", "create", "-q", bundle.to_str().unwrap(), "--all"]);
+    std::fs::read(&bundle).unwrap()
+}
+
+/// Mines the bundle at `path`, checking what must hold for any input: the call returns in
+/// time and an error is `Error::File` or `Error::Io` naming the file; never a panic.
+/// Returns the pairs, or the error's text.
+fn mine_checked(path: &Path, temp: &Path) -> Result<usize, String> {
+    let opts = indexer::mine::MineOptions { temp_parent: Some(temp.to_path_buf()), ..Default::default() };
+    let started = Instant::now();
+    let result = indexer::mine::mine(path, &opts, &|_, _| {});
+    assert!(started.elapsed() < SLOW, "mining {} took {:?}", path.display(), started.elapsed());
+    match result {
+        Ok((pairs, _)) => Ok(pairs.len()),
+        Err(e) => {
+            assert!(matches!(e, Error::File { .. } | Error::Io { .. }), "{e:?}");
+            let message = e.to_string();
+            assert!(message.starts_with(&path.display().to_string()), "a bundle error names the file: {message}");
+            Err(message)
+        }
+    }
+}
+
+/// Issue 29 item 7: damaged bundles (bytes flipped, set, cut, inserted, copied) are mined
+/// or refused with an error naming the file; never a panic, and a pack libgit2 refuses is
+/// called damaged, never a write error.
+#[test]
+fn fuzz_bundle_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = small_bundle(dir.path());
+    let (path, temp) = (dir.path().join("damaged.bundle"), dir.path().join("tmp"));
+    std::fs::create_dir_all(&temp).unwrap();
+    let refused = RefCell::new(0);
+    runner(300)
+        .run(&vec(edit(), 1..4), |edits| {
+            std::fs::write(&path, apply_edits(whole.clone(), &edits)).unwrap();
+            if let Err(message) = mine_checked(&path, &temp) {
+                assert!(!message.contains("Write error"), "{message}");
+                *refused.borrow_mut() += 1;
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert!(*refused.borrow() > 0, "some damaged bundles should be refused");
+    assert_eq!(std::fs::read_dir(&temp).unwrap().count(), 0, "no temporary repository is left");
+}
+
+/// Issue 29 item 7: 20 bytes flipped in the second half of a bundle's pack: the error says
+/// the pack is damaged (it said `Write error`, which sounds like a full disk).
+#[test]
+fn issue_29_flipped_bundle_says_damaged_pack() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = small_bundle(dir.path());
+    let half = bytes.len() / 2;
+    bytes[half..half + 20].iter_mut().for_each(|b| *b ^= 0x5a);
+    let path = dir.path().join("flipped.bundle");
+    std::fs::write(&path, &bytes).unwrap();
+    let message = mine_checked(&path, dir.path()).unwrap_err();
+    assert!(message.contains("damaged pack") && !message.contains("Write error"), "{message}");
+}
+
+/// The bundle the bundle tests damage mines whole (and, with `FIXDEX_FUZZ_SEEDS=DIR`,
+/// becomes the seed of the `bundle` cargo-fuzz target).
+#[test]
+fn fuzz_seeds_bundle_mines_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = small_bundle(dir.path());
+    let path = dir.path().join("whole.bundle");
+    std::fs::write(&path, &bytes).unwrap();
+    assert_eq!(mine_checked(&path, dir.path()), Ok(1));
+    write_seed("bundle", "small.bundle", &bytes);
 }
 
 /// Reads Arrow IPC data damaged by `engine::testing::fuzz::set_ipc_buffer` and returns the

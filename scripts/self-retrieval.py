@@ -10,8 +10,8 @@ fixed). One `fixdex search --batch` per setting, k = 10, the ranking given by `-
 (default: none passed, so the command's default). Prints self@1 and self@10 (the record is
 the first hit / among the ten) per setting, and one JSON object with `--json`.
 
-    scripts/self-retrieval.py --fixdex target/debug/fixdex --index target/d4j.fdx
-    scripts/self-retrieval.py --fixdex target/debug/fixdex --index target/d4j.fdx --rank dense
+    scripts/self-retrieval.py --fixdex "$(scripts/fixdex-path.sh dev)" --index scratch/d4j.fdx
+    scripts/self-retrieval.py --fixdex "$(scripts/fixdex-path.sh dev)" --index scratch/d4j.fdx --rank dense
 Heavy the first time (one embedding pass over 854 records): run it under `nice`.
 """
 import argparse
@@ -77,13 +77,16 @@ def rates(ids, hits):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--fixdex", default=str(ROOT / "target" / "release" / "fixdex"))
-    p.add_argument("--index", default=str(ROOT / "target" / "self-retrieval" / "defects4j.fdx"))
+    p.add_argument("--fixdex", default=None, help="the binary (default: scripts/fixdex-path.sh release)")
+    p.add_argument("--index", default=str(ROOT / "scratch" / "self-retrieval" / "defects4j.fdx"))
     p.add_argument("--n", type=int, default=100)
     p.add_argument("--rank", default=None, help="passed as --rank (default: the command's default)")
     p.add_argument("--generic-cause", default="the code is wrong")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
+    if a.fixdex is None:
+        path = subprocess.run([str(ROOT / "scripts" / "fixdex-path.sh")], capture_output=True, text=True, check=True)
+        a.fixdex = path.stdout.strip()
     corpus = SHARED / "data" / "defects4j.jsonl"
     index = Path(a.index)
     build_index(a.fixdex, corpus, index)

@@ -451,8 +451,11 @@ impl Retriever {
         }
         if let Some(s) = arg("space") {
             let name = s.as_str().unwrap_or_default();
-            p.space = name.parse::<Space>().ok().filter(|sp| spaces.contains(&sp.name())).ok_or_else(|| {
-                RetrieveError::Arguments(format!("`space` must be one of {}; got {s}", spaces.join(", ")))
+            let known = name.parse::<Space>().ok();
+            p.space = known.filter(|sp| spaces.contains(&sp.name())).ok_or_else(|| {
+                let why =
+                    if known.is_some() { format!("the index has no vector space `{name}`; ") } else { String::new() };
+                RetrieveError::Arguments(format!("{why}`space` must be one of {}; got {s}", spaces.join(", ")))
             })?;
         }
         let lines = match arg("lines") {

@@ -534,6 +534,41 @@ fn issue_29_serve_mcp_answers_every_unusable_line() {
     assert!(mcp.child.wait_with_output().unwrap().status.success());
 }
 
+/// Issue 29 item 9, found by a fresh user: unusable lines sent in one burst with requests
+/// each get their own whole reply line. The replies to unusable lines were written inside
+/// the transport's `receive`, which rmcp drops whenever another event is ready: about half
+/// the runs lost a reply, or glued two on one line. Five bursts, every stdout line JSON.
+#[test]
+fn issue_29_serve_mcp_answers_a_burst_of_unusable_lines_whole() {
+    let (s, idx) = indexed();
+    for run in 0..5 {
+        let mut mcp = Mcp::start(&s, &idx);
+        let init =
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+        mcp.request("initialize", &init);
+        let burst = concat!(
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/list\"}\n",
+            "[]\n{}\n42\nhello\n{\"jsonrpc\": \"2.0\", \"id\": 9\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/list\"}\n",
+        );
+        let stdin = mcp.stdin.as_mut().unwrap();
+        stdin.write_all(burst.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let replies: Vec<Value> = (0..7)
+            .map(|i| {
+                let line =
+                    mcp.stdout.recv_timeout(WAIT).unwrap_or_else(|_| panic!("run {run}: reply {i} of 7 missing"));
+                serde_json::from_str(&line).unwrap_or_else(|e| panic!("run {run}: not one JSON object: {line}: {e}"))
+            })
+            .collect();
+        let ids = |code: Option<i64>| replies.iter().filter(|r| r["error"]["code"].as_i64() == code).count();
+        assert_eq!((ids(Some(-32600)) + ids(Some(-32700)), ids(None)), (5, 2), "run {run}: {replies:?}");
+        drop(mcp.stdin.take());
+        assert!(mcp.child.wait_with_output().unwrap().status.success());
+    }
+}
+
 /// Issue 29: the search tool's schema is the index's: its `space` lists only the spaces the
 /// index has (this one: code+cause), `additionalProperties` is false, and a space the index
 /// lacks is refused naming the ones it has; over HTTP and MCP alike.

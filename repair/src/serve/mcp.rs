@@ -12,8 +12,9 @@
 //! result with `isError: true` and the model-facing message, so the agent's model sees
 //! it; only an unknown tool name is a JSON-RPC error (-32602), as the MCP spec asks.
 
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject, ListToolsResult,
@@ -23,7 +24,6 @@ use rmcp::service::{RequestContext, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
-use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 
 use super::lines::{self, Line, MAX_LINE_BYTES};
@@ -118,42 +118,52 @@ pub fn run_stdio(host: Arc<ToolHost>) -> Result<(), ServeError> {
         .enable_all()
         .build()
         .map_err(|source| ServeError::Io { context: "starting the async runtime", source })?;
+    let out = Stdout::spawn().map_err(|source| ServeError::Io { context: "writing stdout", source })?;
+    let session_out = out.clone();
     let served = rt.block_on(async move {
-        let transport = LineTransport::stdio().map_err(|source| ServeError::Io { context: "reading stdin", source })?;
+        let out = session_out;
+        let transport =
+            LineTransport::stdio(out.clone()).map_err(|source| ServeError::Io { context: "reading stdin", source })?;
         let service = McpServer::new(host).serve(transport).await.map_err(|e| ServeError::Mcp(e.to_string()))?;
         tracing::info!("MCP session started");
         let reason = service.waiting().await.map_err(|e| ServeError::Mcp(e.to_string()))?;
         tracing::info!(?reason, "MCP session ended");
         Ok(())
     });
-    // The stdin reader thread may still block in a read: do not wait for it.
+    // The stdin reader thread may still block in a read: do not wait for it; but every
+    // reply queued must reach stdout before the process exits.
     rt.shutdown_background();
+    out.drain();
     served
 }
 
 /// The MCP transport: lines from a reader thread ([`lines::read_line`],
-/// [`lines::parse_line`]) and replies written to stdout, one JSON object per line. A line
-/// that holds no message is answered here, in order with the server's own replies.
+/// [`lines::parse_line`]) and every line of stdout from one writer thread ([`Stdout`]), one
+/// JSON object per line. A line that holds no message is answered by the reader thread
+/// itself (through the writer), so no reply depends on a future that rmcp may drop: rmcp
+/// polls `receive` inside a `select!` and drops it whenever another branch is ready, and a
+/// reply written there could be lost, or cut between its text and its line end.
 struct LineTransport {
-    incoming: mpsc::Receiver<Line<RxJsonRpcMessage<RoleServer>>>,
-    out: Arc<tokio::sync::Mutex<tokio::io::Stdout>>,
+    incoming: mpsc::Receiver<RxJsonRpcMessage<RoleServer>>,
+    out: Stdout,
 }
 
 impl LineTransport {
     /// Reads stdin on a thread of its own (a blocking read cannot be cancelled; the thread
-    /// ends at the end of the input).
-    fn stdio() -> std::io::Result<LineTransport> {
+    /// ends at the end of the input) and writes stdout through `out`.
+    fn stdio(out: Stdout) -> std::io::Result<LineTransport> {
         let (tx, incoming) = mpsc::channel(16);
+        let replies = out.clone();
         std::thread::Builder::new()
             .name("mcp-stdin".into())
-            .spawn(move || read_lines(&mut std::io::stdin().lock(), &tx))?;
-        Ok(LineTransport { incoming, out: Arc::new(tokio::sync::Mutex::new(tokio::io::stdout())) })
+            .spawn(move || read_lines(&mut std::io::stdin().lock(), &tx, &replies))?;
+        Ok(LineTransport { incoming, out })
     }
 }
 
-/// Sends every line of `reader` that is not blank to `tx`, until the input ends, a read
-/// fails or the transport is gone.
-fn read_lines(reader: &mut dyn BufRead, tx: &mpsc::Sender<Line<RxJsonRpcMessage<RoleServer>>>) {
+/// Sends every message of `reader` to `tx` and answers every other non-blank line through
+/// `out`, until the input ends, a read fails, or the transport or stdout is gone.
+fn read_lines(reader: &mut dyn BufRead, tx: &mpsc::Sender<RxJsonRpcMessage<RoleServer>>, out: &Stdout) {
     loop {
         let line = match lines::read_line(reader, MAX_LINE_BYTES) {
             Ok(Some(Ok(bytes))) => lines::parse_line(&bytes),
@@ -164,20 +174,86 @@ fn read_lines(reader: &mut dyn BufRead, tx: &mpsc::Sender<Line<RxJsonRpcMessage<
                 return;
             }
         };
-        if let Some(line) = line
-            && tx.blocking_send(line).is_err()
-        {
+        let sent = match line {
+            Some(Line::Message(m)) => tx.blocking_send(m).is_ok(),
+            Some(Line::Reply(reply)) => out.line(reply.to_string()).is_ok(),
+            None => true,
+        };
+        if !sent {
             return;
         }
     }
 }
 
-/// Writes `text` and a line end to `out`, flushed.
-async fn write_line(out: &tokio::sync::Mutex<tokio::io::Stdout>, text: &str) -> std::io::Result<()> {
-    let mut out = out.lock().await;
-    out.write_all(text.as_bytes()).await?;
-    out.write_all(b"\n").await?;
-    out.flush().await
+/// What the stdout writer thread is given.
+enum Out {
+    /// One line, written whole with its line end and flushed.
+    Line(String),
+    /// Answered once every line queued before it is written.
+    Drained(std::sync::mpsc::Sender<()>),
+}
+
+/// Stdout's only writer: a thread that writes whole lines in the order they are queued,
+/// so no two replies share a line and none is cut. Cloned by the reader thread and the
+/// transport; queuing never blocks.
+#[derive(Clone)]
+struct Stdout {
+    queue: std::sync::mpsc::Sender<Out>,
+    broken: Arc<AtomicBool>,
+}
+
+impl Stdout {
+    /// Starts the writer thread.
+    fn spawn() -> std::io::Result<Stdout> {
+        let (queue, rx) = std::sync::mpsc::channel();
+        let broken = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&broken);
+        std::thread::Builder::new().name("mcp-stdout".into()).spawn(move || write_lines(&rx, &flag))?;
+        Ok(Stdout { queue, broken })
+    }
+
+    /// Queues `text` as one line.
+    ///
+    /// # Errors
+    /// `BrokenPipe` once a write to stdout failed (the client is gone).
+    fn line(&self, text: String) -> std::io::Result<()> {
+        let gone = || std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdout is closed");
+        if self.broken.load(Ordering::Relaxed) {
+            return Err(gone());
+        }
+        self.queue.send(Out::Line(text)).map_err(|_| gone())
+    }
+
+    /// Blocks until every line queued so far is written (or stdout failed).
+    fn drain(&self) {
+        let (ack, done) = std::sync::mpsc::channel();
+        if self.queue.send(Out::Drained(ack)).is_ok() {
+            let _ = done.recv();
+        }
+    }
+}
+
+/// The writer thread: writes each queued line to stdout until every sender is gone; after a
+/// failed write it sets `broken` and drops the lines still queued.
+fn write_lines(rx: &std::sync::mpsc::Receiver<Out>, broken: &AtomicBool) {
+    let stdout = std::io::stdout();
+    for item in rx {
+        match item {
+            Out::Line(text) if !broken.load(Ordering::Relaxed) => {
+                let mut out = stdout.lock();
+                let written =
+                    out.write_all(text.as_bytes()).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush());
+                if let Err(e) = written {
+                    tracing::warn!(error = %e, "cannot write to stdout; the MCP session ends");
+                    broken.store(true, Ordering::Relaxed);
+                }
+            }
+            Out::Line(_) => {}
+            Out::Drained(ack) => {
+                let _ = ack.send(());
+            }
+        }
+    }
 }
 
 impl Transport<RoleServer> for LineTransport {
@@ -187,25 +263,16 @@ impl Transport<RoleServer> for LineTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let out = Arc::clone(&self.out);
-        async move {
-            let text = serde_json::to_string(&item).map_err(std::io::Error::other)?;
-            write_line(&out, &text).await
-        }
+        let queued = serde_json::to_string(&item).map_err(std::io::Error::other).and_then(|text| self.out.line(text));
+        std::future::ready(queued)
     }
 
+    /// Cancel-safe: only a channel receive.
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
-        loop {
-            match self.incoming.recv().await? {
-                Line::Message(m) => return Some(m),
-                Line::Reply(reply) => {
-                    if let Err(e) = write_line(&self.out, &reply.to_string()).await {
-                        tracing::warn!(error = %e, "cannot write to stdout; the MCP session ends");
-                        return None;
-                    }
-                }
-            }
+        if self.out.broken.load(Ordering::Relaxed) {
+            return None;
         }
+        self.incoming.recv().await
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {

@@ -48,9 +48,9 @@ pub struct RetrievalArgs {
     /// The index file.
     #[arg(required = true)]
     index: Option<std::path::PathBuf>,
-    /// Records to sample.
-    #[arg(long, default_value_t = 1000)]
-    n: usize,
+    /// Records to sample (at least 1; all of them when the index has fewer).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    n: u64,
     /// Seed of the sample.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -98,7 +98,12 @@ fn retrieval(args: &RetrievalArgs) -> anyhow::Result<ExitCode> {
     let model = super::model::load(&super::model::resolve(args.model.as_deref()))?;
     index.check_model(&model)?;
     let space = args.space.parse()?;
-    let sampled = sample(&mut StdRng::seed_from_u64(args.seed), index.len(), args.n.min(index.len())).into_vec();
+    let sampled = sample(
+        &mut StdRng::seed_from_u64(args.seed),
+        index.len(),
+        usize::try_from(args.n).unwrap_or(usize::MAX).min(index.len()),
+    )
+    .into_vec();
     let bar = bar(args.quiet, sampled.len() as u64, "embedding");
     let queries = embed_queries(&index, &model, space, &sampled, &bar)?;
     let hnsw = SearchParams { space, k: 10, ef_search: args.ef, int8: !args.no_int8, ..SearchParams::default() };

@@ -117,6 +117,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         return run_append(args, index, opts);
     }
     indexer::build::check_outputs(&opts).map_err(|e| with_hint(e, &opts))?;
+    // A second `index -o` (or an `--append`) on this output is refused while this one runs.
+    let _lock = super::lock_output("-o", &engine::output::target(&opts.output)?)?;
     let model_dir = super::model::resolve(args.model.as_deref());
     let precision = Precision::choose(&args.precision);
     let model = super::model::load_with(&model_dir, precision.bf16)?;

@@ -272,3 +272,12 @@ fn issue_29_index_help_lists_every_input_format() {
         assert!(help.contains(&format!("{ext},")) || help.contains(&format!("{ext})")), "{ext} missing:\n{help}");
     }
 }
+
+/// Found by a fresh user: `eval INDEX --n 0` exited 0 with a self-rank and recall of 0 and a
+/// meaningless QPS. A sample of no record is a usage error (exit 2) naming `--n`.
+#[test]
+fn eval_with_no_record_to_sample_is_a_usage_error() {
+    let o = fixdex(&["eval", "any.fdx", "--n", "0"], None);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("--n"), "{}", stderr(&o));
+}

@@ -162,3 +162,24 @@ fn issue_29_a_second_label_run_on_one_output_is_refused() {
     assert!(o.status.code().is_some_and(|c| c == 0 || c == 4), "{}", stderr(&o));
     assert!(out.exists() && !s.path("labelled.jsonl.lock").exists() && !s.path("labelled.jsonl.cache.lock").exists());
 }
+
+/// Found by a fresh user after issue 29's locks: two `index -o X` runs at once both
+/// finished and the last silently won. The second is refused at once, naming the lock file
+/// and the first run's pid, and leaves no index; once the first ends, a build goes through
+/// and leaves no lock file behind.
+#[test]
+fn issue_29_a_second_index_run_on_one_output_is_refused() {
+    let s = Scratch::new();
+    let corpus = s.corpus("c.jsonl", &records(4));
+    let out = s.path("c.fdx");
+    let args = ["index", corpus.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"];
+    let held = engine::output::Lock::acquire(&out).unwrap(); // the "first run": this process
+    let o = s.run(&args);
+    assert_refused(&o, &args, &format!("pid {}", std::process::id()));
+    assert!(stderr(&o).contains(&format!("{}.lock", out.display())), "{}", stderr(&o));
+    assert!(!out.exists());
+    drop(held);
+    let o = s.run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.exists() && !s.path("c.fdx.lock").exists());
+}

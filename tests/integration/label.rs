@@ -336,6 +336,8 @@ fn issue_29_label_stops_at_once_when_the_endpoint_is_down() {
     assert!(err.contains("stopped: cannot reach the model endpoint"), "{err}");
     assert!(err.contains("0 calls (5 requests)"), "{err}");
     assert!(err.matches("retrying").count() <= 4, "one call's retries only:\n{err}");
+    // Found by a fresh user: the retry warnings carried ANSI colour codes into a pipe.
+    assert!(err.contains("retrying") && !err.contains('\u{1b}'), "stderr is a pipe, so no colour codes:\n{err:?}");
     assert!(took < Duration::from_secs(30), "{took:?}");
     assert_eq!(lines(&out).len(), 40);
 }

@@ -433,9 +433,9 @@ impl Index {
         for s in self.table.iter() {
             if crc32c::crc32c(&self.bytes[s.range.clone()]) != s.crc {
                 return Err(Error::corrupt(format!(
-                    "checksum mismatch in the {} section (space {:?}, level {}, bytes {}..{})",
+                    "checksum mismatch in the {} section ({}, level {}, bytes {}..{})",
                     s.kind.name(),
-                    s.space,
+                    crate::format::space_label(s.space),
                     s.level,
                     s.range.start,
                     s.range.end

@@ -159,9 +159,16 @@ impl SectionTable {
 
     /// Like [`SectionTable::find`], but a missing section is [`Error::Corrupt`].
     pub fn require(&self, kind: SectionKind, space: Option<u32>, level: u32) -> Result<&Section> {
-        self.find(kind, space, level)
-            .ok_or_else(|| Error::corrupt(format!("missing {} section (space {space:?}, level {level})", kind.name())))
+        self.find(kind, space, level).ok_or_else(|| {
+            Error::corrupt(format!("missing {} section ({}, level {level})", kind.name(), space_label(space)))
+        })
     }
+}
+
+/// A section's space for messages: `space N` (its number in the index's space list) or
+/// `every space` for a section the spaces share (documents, tables).
+pub(crate) fn space_label(space: Option<u32>) -> String {
+    space.map_or_else(|| "every space".to_string(), |n| format!("space {n}"))
 }
 
 fn parse_entry(i: usize, e: &SectionEntry, data_end: usize) -> Result<Section> {

@@ -29,7 +29,7 @@ fn flipped_byte_in_vectors_is_caught_by_verify() {
     std::fs::write(&path, &bytes).unwrap();
     let index = Index::open(&path).unwrap(); // open is O(1): it does not read vectors
     let err = index.verify().unwrap_err();
-    assert!(err.to_string().contains("checksum mismatch in the vectors section"), "{err}");
+    assert!(err.to_string().contains("checksum mismatch in the vectors section (space 0, level 0"), "{err}");
 }
 
 #[test]

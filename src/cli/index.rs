@@ -329,7 +329,7 @@ fn options(args: &Args) -> anyhow::Result<BuildOptions> {
     opts.on_error = if args.on_error == "skip" { OnError::Skip } else { OnError::Abort };
     opts.report = args.report.as_deref().map(templated);
     for f in &args.exclude {
-        opts.exclusions.extend(Exclusions::read(f)?);
+        opts.exclusions.extend(Exclusions::read(f).with_context(|| format!("--exclude {}", f.display()))?);
     }
     opts.spaces = Space::parse_list(&args.spaces)?;
     let builder = builder_of(&args.builder).0;

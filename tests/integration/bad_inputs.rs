@@ -281,3 +281,25 @@ fn eval_with_no_record_to_sample_is_a_usage_error() {
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("--n"), "{}", stderr(&o));
 }
+
+/// Found by a fresh user: a missing `--exclude` file was reported by its path alone, with
+/// nothing saying which flag named it. The error names the flag and the file, and nothing
+/// is written.
+#[test]
+fn a_missing_exclude_file_names_the_flag() {
+    let s = Scratch::new();
+    let corpus = s.corpus("c.jsonl", &records(2));
+    let out = s.path("x.fdx");
+    let missing = s.path("no-such-list.txt");
+    let o = s.run(&[
+        "index",
+        corpus.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--exclude",
+        missing.to_str().unwrap(),
+    ]);
+    assert_ne!(code(&o), 0);
+    assert!(stderr(&o).contains(&format!("--exclude {}", missing.display())), "{}", stderr(&o));
+    assert!(!out.exists());
+}

@@ -61,8 +61,8 @@ mod write;
 
 pub use header::{ENTRY_LEN, FileHeader, HEADER_LEN, NO_SPACE, SectionEntry};
 pub use meta::{HnswMeta, IndexMeta, ModelMeta, SpaceMeta, TextMeta};
-pub use sections::{SectionKind, SectionTable};
 pub(crate) use sections::space_label;
+pub use sections::{SectionKind, SectionTable};
 pub use write::{IndexWriter, SectionSink};
 
 /// The 8 bytes every index file starts with.

@@ -95,7 +95,11 @@ pub(crate) fn locate(bug: &Bug) -> Result<(usize, usize, String)> {
         Location::Method(name) => crate::tools::method_span(&bug.root, &bug.file, name)?,
     };
     if a == 0 || b < a {
-        return Err(Error::Location(format!("line range {a}-{b} is empty: lines are 1-based, start ≤ end")));
+        return Err(Error::Location(if a == 0 {
+            format!("line range {a}-{b} starts at line 0: lines are 1-based (the first line is 1)")
+        } else {
+            format!("line range {a}-{b} is empty: the start must not come after the end")
+        }));
     }
     if b > count {
         return Err(Error::Location(format!("line range {a}-{b} is outside {} ({count} lines)", bug.file.display())));

@@ -156,9 +156,12 @@ fn issue_11_search_lines_are_checked() {
     let q = dir.path().join("q.java");
     std::fs::write(&q, "int f() {\n  return 1;\n}\n").unwrap();
     let base = ["search", idx.to_str().unwrap(), "--code", q.to_str().unwrap(), "--space", "code"];
-    for (lines, msg) in
-        [("2-9", "--lines 2-9 is outside the --code snippet (3 lines)"), ("3-2", "is empty"), ("x", "not A-B")]
-    {
+    for (lines, msg) in [
+        ("2-9", "--lines 2-9 is outside the --code snippet (3 lines)"),
+        ("3-2", "is empty"),
+        ("0-0", "starts at line 0: lines are 1-based"),
+        ("x", "not A-B"),
+    ] {
         let o = fixdex(&[&base[..], &["--lines", lines]].concat(), Some(&model()));
         assert!(!o.status.success() && stderr(&o).contains(msg), "{lines}: {}", stderr(&o));
     }

@@ -94,7 +94,11 @@ impl LineRange {
         if first == 0 || last < first {
             return Err(Error::InvalidParameter {
                 name: "--lines",
-                reason: format!("{first}-{last} is empty: lines are 1-based, first ≤ last"),
+                reason: if first == 0 {
+                    format!("{first}-{last} starts at line 0: lines are 1-based (the first line is 1)")
+                } else {
+                    format!("{first}-{last} is empty: the first line must not come after the last")
+                },
             });
         }
         Ok(LineRange { first, last })

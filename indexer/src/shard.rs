@@ -42,8 +42,11 @@ impl Shard {
         let count: u32 = n.trim().parse().map_err(|_| bad(format!("`{n}` is not a shard count")))?;
         let index = if i.trim() == "auto" { from_scheduler(&env).map_err(bad)? } else { i.trim().to_string() };
         let index: u32 = index.parse().map_err(|_| bad(format!("`{index}` is not a shard index")))?;
-        if count == 0 || index >= count {
-            return Err(bad(format!("shard index {index} is not in 0..{count}")));
+        if count == 0 {
+            return Err(bad("the shard count must be at least 1".into()));
+        }
+        if index >= count {
+            return Err(bad(format!("shard index {index} is not in 0..{count} (0-based: 0 to {})", count - 1)));
         }
         Ok(Shard { index, count })
     }
@@ -91,6 +94,9 @@ mod tests {
             assert!(e.contains(bad), "{e}");
         }
         assert!(Shard::parse_with_env("auto/3", none).unwrap_err().to_string().contains("JOB_COMPLETION_INDEX"));
+        // Found by a fresh user: `0/0` said "shard index 0 is not in 0..0".
+        assert!(Shard::parse_with_env("0/0", none).unwrap_err().to_string().contains("count must be at least 1"));
+        assert!(Shard::parse_with_env("4/4", none).unwrap_err().to_string().contains("0-based: 0 to 3"));
     }
 
     #[test]

@@ -337,7 +337,13 @@ fn read_all(opts: &BuildOptions, stats: &mut BuildStats, progress: &dyn Progress
     let empty_shard = opts.shard.is_some() && stats.other_shards > 0;
     let nothing_new = opts.known.is_some() && stats.already_indexed > 0;
     if acc.docs.is_empty() && !empty_shard && !nothing_new {
-        return Err(Error::Empty { inputs: opts.inputs.clone(), rows: stats.records_read, skipped: stats.skipped });
+        let report = Some(opts.report_path()).filter(|r| r.is_file());
+        return Err(Error::Empty {
+            inputs: opts.inputs.clone(),
+            report,
+            rows: stats.records_read,
+            skipped: stats.skipped,
+        });
     }
     Ok(acc.docs)
 }

@@ -51,12 +51,15 @@ pub enum Error {
     /// No record survived reading, validation, exclusions and dedup.
     #[error(
         "no valid records to index in {}: {rows} rows read, {skipped} skipped as invalid, the rest \
-         excluded or duplicates; check the inputs and the build report",
-        inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+         excluded or duplicates; check the inputs{}",
+        inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+        report.as_ref().map(|r| format!(" and the build report {}", r.display())).unwrap_or_default()
     )]
     Empty {
         /// The corpus files that were read.
         inputs: Vec<PathBuf>,
+        /// The build report listing the rows that were dropped, when one was written.
+        report: Option<PathBuf>,
         /// Rows read, valid or not.
         rows: u64,
         /// Rows skipped because they failed validation.

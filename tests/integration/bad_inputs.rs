@@ -303,3 +303,18 @@ fn a_missing_exclude_file_names_the_flag() {
     assert!(stderr(&o).contains(&format!("--exclude {}", missing.display())), "{}", stderr(&o));
     assert!(!out.exists());
 }
+
+/// Found by a fresh user: when `--on-error skip` drops every row, the error said "check
+/// the build report" without saying where it is. It names the report, which lists the rows.
+#[test]
+fn no_valid_record_names_the_build_report() {
+    let s = Scratch::new();
+    let corpus = s.corpus("bad.jsonl", &[r#"{"id": "a", "language": "java"}"#.to_string()]);
+    let idx = s.path("idx.fdx");
+    let o = s.run(&["index", corpus.to_str().unwrap(), "-o", idx.to_str().unwrap(), "--on-error", "skip"]);
+    assert_eq!(code(&o), 1);
+    let report = s.path("idx.fdx.report.jsonl");
+    assert!(stderr(&o).contains(&format!("the build report {}", report.display())), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&report).unwrap().contains("buggy_code"), "the report lists the row");
+    assert!(!idx.exists());
+}

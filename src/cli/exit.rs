@@ -28,10 +28,26 @@ pub fn report(err: &anyhow::Error) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     eprintln!("error: {err}");
-    for cause in err.chain().skip(1) {
+    for cause in causes(err) {
         eprintln!("  caused by: {cause}");
     }
     ExitCode::from(code_for(err))
+}
+
+/// The causes of `err` to print after it: a cause whose text the cause before it already
+/// ends with (an error type that prints `{path}: {source}` and also returns `source`) is left
+/// out, so no message is said twice.
+fn causes(err: &anyhow::Error) -> Vec<String> {
+    let mut shown: Vec<String> = Vec::new();
+    let mut previous = err.to_string();
+    for cause in err.chain().skip(1) {
+        let text = cause.to_string();
+        if !previous.ends_with(&text) {
+            shown.push(text.clone());
+        }
+        previous = text;
+    }
+    shown
 }
 
 pub(crate) fn code_for(err: &anyhow::Error) -> u8 {

@@ -318,3 +318,16 @@ fn no_valid_record_names_the_build_report() {
     assert!(std::fs::read_to_string(&report).unwrap().contains("buggy_code"), "the report lists the row");
     assert!(!idx.exists());
 }
+
+/// Found by a fresh user: a missing corpus file printed its OS error twice (once with the
+/// path, once alone as the cause's cause). Each message is said once, and the path is named.
+#[test]
+fn a_missing_corpus_says_its_os_error_once() {
+    let s = Scratch::new();
+    let missing = s.path("nope.jsonl");
+    let o = s.run(&["index", missing.to_str().unwrap(), "-o", s.path("x.fdx").to_str().unwrap()]);
+    assert_eq!(code(&o), 1);
+    let err = stderr(&o);
+    assert!(err.contains(&format!("{}: No such file or directory", missing.display())), "{err}");
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+}

@@ -503,12 +503,11 @@ pub fn rerank(
         })
         .collect();
     let best_bm25 = bm25.iter().copied().fold(0.0f32, f32::max);
-    let normalized_query = crate::retrieve::normalize(code);
     let query = QueryCode::new(code);
     let voters: Vec<Voter<'_>> = hits
         .iter()
         .zip(docs.iter().zip(&actions))
-        .filter(|(_, (d, _))| crate::retrieve::normalize(&d.buggy_code) != normalized_query)
+        .filter(|(_, (d, _))| crate::retrieve::normalize(&d.buggy_code) != query.normalized)
         .take(VOTE_DEPTH)
         .map(|(h, (d, a))| Voter { id: &d.id, score: h.score, actions: a })
         .collect();

@@ -15,13 +15,14 @@ the first hit / among the ten) per setting, and one JSON object with `--json`.
 Heavy the first time (one embedding pass over 854 records): run it under `nice`.
 """
 import argparse
-import difflib
 import json
 import os
 import random
 import subprocess
 import sys
 from pathlib import Path
+
+from diff_span import changed_span
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("FIXDEX_SHARED", ROOT.parent / "shared"))
@@ -30,14 +31,7 @@ SHARED = Path(os.environ.get("FIXDEX_SHARED", ROOT.parent / "shared"))
 def changed_lines(buggy, fixed):
     """`A-B`: the 1-based span of buggy lines the fix deletes or replaces (an insertion: the
     lines on either side), or None when the fix changes no line."""
-    lines = buggy.splitlines()
-    sm = difflib.SequenceMatcher(None, lines, fixed.splitlines(), autojunk=False)
-    span = None
-    for tag, i1, i2, _, _ in sm.get_opcodes():
-        if tag == "equal":
-            continue
-        a, z = (i1, i2 - 1) if tag in ("replace", "delete") else (max(i1 - 1, 0), min(i1, len(lines) - 1))
-        span = (a, z) if span is None else (min(span[0], a), max(span[1], z))
+    span = changed_span(buggy, fixed)
     return None if span is None else f"{span[0] + 1}-{span[1] + 1}"
 
 

@@ -17,7 +17,6 @@ characters (about 256 tokens of code: the part cause-first-v1 never sees).
 Heavy (one embedding pass per index, three searches per record): run it under `nice`.
 """
 import argparse
-import difflib
 import json
 import os
 import random
@@ -25,24 +24,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from diff_span import changed_span
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("FIXDEX_SHARED", ROOT.parent / "shared"))
 FILES = ["defects4j", "bugsinpy", "mined_git_history", "manysstubs4j", "gitbug_java"]
 PAST_CUT_CHARS = 1100
-
-
-def changed_span(buggy, fixed):
-    """0-based inclusive span of buggy lines the fix deletes or replaces (insertions: the
-    lines on either side), or None."""
-    lines = buggy.splitlines()
-    sm = difflib.SequenceMatcher(None, lines, fixed.splitlines(), autojunk=False)
-    span = None
-    for tag, i1, i2, _, _ in sm.get_opcodes():
-        if tag == "equal":
-            continue
-        a, z = (i1, i2 - 1) if tag in ("replace", "delete") else (max(i1 - 1, 0), min(i1, len(lines) - 1))
-        span = (a, z) if span is None else (min(span[0], a), max(span[1], z))
-    return span
 
 
 def pick(out, limit):

@@ -400,19 +400,11 @@ impl Retriever {
         })
     }
 
-    /// The LLM tool `search_similar_fixes` for an index with every space (see
-    /// [`Retriever::spec`] for the one this retriever serves).
-    /// Its bytes are those of the tool before issue 29 (no `additionalProperties`): the
-    /// requests of recorded model conversations carry them.
-    pub fn tool_spec() -> ToolSpec {
-        tool_spec_for(&Space::ALL.map(Space::name), false)
-    }
-
     /// The tool as served (MCP, HTTP): its `space` lists the spaces of the index served last
     /// (default `code+cause` when it has it, else its first), and no argument outside the
     /// schema is allowed (`additionalProperties: false`). O(index files): no reload.
     pub fn spec(&self) -> ToolSpec {
-        tool_spec_for(&self.index.served().spaces, true)
+        tool_spec_for(&self.index.served().spaces)
     }
 
     /// Runs the tool on JSON arguments (see [`Retriever::spec`]).
@@ -476,11 +468,11 @@ fn default_space<'a>(spaces: &[&'a str]) -> &'a str {
     if spaces.contains(&code_cause) { code_cause } else { spaces.first().copied().unwrap_or(code_cause) }
 }
 
-/// `search_similar_fixes` offering `spaces` (canonical order) as its `space` argument;
-/// `strict`: no argument outside the schema (`additionalProperties: false`).
-fn tool_spec_for(spaces: &[&str], strict: bool) -> ToolSpec {
+/// `search_similar_fixes` offering `spaces` (canonical order) as its `space` argument, with
+/// no argument outside the schema (`additionalProperties: false`).
+fn tool_spec_for(spaces: &[&str]) -> ToolSpec {
     let default = default_space(spaces);
-    let mut spec = ToolSpec {
+    ToolSpec {
         name: "search_similar_fixes".into(),
         description: "Search a corpus of historical bug-fix pairs for fixes similar to the given buggy code \
                       and its root cause (ReinFix external repair ingredients). Returns the top matches with \
@@ -502,13 +494,10 @@ fn tool_spec_for(spaces: &[&str], strict: bool) -> ToolSpec {
                           "description": "The buggy lines of `code`, `A-B` or `A` (1-based, optional): a long \
                                           function is then matched around them."}
             },
-            "required": ["code", "root_cause"]
+            "required": ["code", "root_cause"],
+            "additionalProperties": false
         }),
-    };
-    if strict {
-        spec.parameters["additionalProperties"] = json!(false);
     }
-    spec
 }
 
 /// The `lines` argument: `A-B` or `A`, 1-based, within `code`.

@@ -109,7 +109,7 @@ fn tool_arguments() {
     let dir = tempfile::tempdir().unwrap();
     let (path, model, docs) = build(dir.path());
     let r = Retriever::open(&path, model, Exclusion::default()).unwrap();
-    assert_eq!(Retriever::tool_spec().name, "search_similar_fixes");
+    assert_eq!(r.spec().name, "search_similar_fixes");
     let ok = r
         .call(&serde_json::json!({"code": docs[1].buggy_code, "root_cause": "null check", "k": 2, "space": "code"}))
         .unwrap();

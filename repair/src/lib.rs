@@ -18,6 +18,8 @@
 //! [`reload`] follows an index replaced on disk. [`agent`] keeps the first names of the
 //! workflow's API for one release.
 
+#![warn(missing_docs)]
+
 pub mod agent;
 pub mod baseline;
 pub mod bug;

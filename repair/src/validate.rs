@@ -186,19 +186,14 @@ fn stabilize_run(run: &mut RunOutput, dir: &Path) {
 }
 
 /// How good a validated candidate is, larger is better (TraceRepair §3.3, "Best
-/// of N Selection"; also UniDebugger's choice between the Fixer's and FixerPro's patch):
-/// plausible, then test failures by fewer failing tests (an unknown count after the known
-/// ones), then timeout, compile error, and a patch that did not apply. A duplicate ranks as
+/// of N Selection"; also UniDebugger's choice between the Fixer's and FixerPro's patch): the
+/// one candidate order of [`Verdict`]'s `Ord` (plausible, test failure, timeout, compile
+/// error, a patch that did not apply), then test failures by fewer failing tests (an unknown
+/// count after the known ones). A duplicate ranks with a refused patch; callers rank it as
 /// the candidate it repeats (`seen`).
 #[must_use]
 pub fn rank(verdict: Verdict, failing: usize) -> (u8, std::cmp::Reverse<usize>) {
-    let class = match verdict {
-        Verdict::Plausible => 5,
-        Verdict::TestFailure => 4,
-        Verdict::Timeout => 3,
-        Verdict::CompileError => 2,
-        Verdict::PatchRefused | Verdict::Duplicate => 1,
-    };
+    let class = verdict.rank().max(Verdict::PatchRefused.rank());
     let failing = if verdict == Verdict::TestFailure && failing == 0 { usize::MAX } else { failing };
     (class, std::cmp::Reverse(failing))
 }
@@ -209,6 +204,20 @@ mod tests {
 
     fn sh(line: &str) -> CommandSpec {
         CommandSpec::Shell(line.to_string())
+    }
+
+    #[test]
+    fn rank_follows_the_verdict_order() {
+        use crate::verdict::VERDICTS_BEST_FIRST;
+        for (i, a) in VERDICTS_BEST_FIRST.iter().enumerate() {
+            for b in &VERDICTS_BEST_FIRST[i + 1..] {
+                let tie = matches!((a, b), (Verdict::PatchRefused, Verdict::Duplicate));
+                assert!(rank(*a, 1) > rank(*b, 1) || tie, "{a} ranks above {b}");
+            }
+        }
+        assert_eq!(rank(Verdict::Duplicate, 0), rank(Verdict::PatchRefused, 0));
+        assert!(rank(Verdict::TestFailure, 1) > rank(Verdict::TestFailure, 2));
+        assert!(rank(Verdict::TestFailure, 2) > rank(Verdict::TestFailure, 0), "an unknown count ranks last");
     }
 
     #[test]

@@ -10,11 +10,15 @@
 //! # Order
 //! Verdicts are totally ordered by how close the candidate came to a fix, best first:
 //!
-//! `plausible > test_failure > compile_error > timeout > patch_refused > duplicate`
+//! `plausible > test_failure > timeout > compile_error > patch_refused > duplicate`
 //!
-//! A test failure ran the tests (the code builds), a compile error did not get that far, a
-//! timeout says nothing about correctness, a refused patch did not change the code, and a
-//! duplicate adds nothing new. So `verdicts.iter().max()` is the best candidate's verdict.
+//! A test failure ran the tests (the code builds), a timeout built and ran but did not end
+//! (it says nothing about correctness, yet the code compiles), a compile error did not get
+//! that far, a refused patch did not change the code, and a duplicate adds nothing new. So
+//! `verdicts.iter().max()` is the best candidate's verdict. This is fixdex's one candidate
+//! order: [`crate::validate::rank`] (best-of-N selection, TraceRepair §3.3; UniDebugger's
+//! choice between two patches) is this order with fewer failing tests first among test
+//! failures.
 //!
 //! # Names
 //! Serialized (serde, [`Verdict::as_str`], [`std::fmt::Display`], [`std::str::FromStr`]) as
@@ -48,8 +52,8 @@ pub enum Verdict {
 pub const VERDICTS_BEST_FIRST: [Verdict; 6] = [
     Verdict::Plausible,
     Verdict::TestFailure,
-    Verdict::CompileError,
     Verdict::Timeout,
+    Verdict::CompileError,
     Verdict::PatchRefused,
     Verdict::Duplicate,
 ];
@@ -75,20 +79,21 @@ impl Verdict {
         }
     }
 
-    /// 5 for [`Verdict::Plausible`] down to 0 for [`Verdict::Duplicate`]: the total order.
-    fn rank(self) -> u8 {
+    /// 5 for [`Verdict::Plausible`] down to 0 for [`Verdict::Duplicate`]: the total order
+    /// (module docs, "Order").
+    pub(crate) fn rank(self) -> u8 {
         match self {
             Verdict::Plausible => 5,
             Verdict::TestFailure => 4,
-            Verdict::CompileError => 3,
-            Verdict::Timeout => 2,
+            Verdict::Timeout => 3,
+            Verdict::CompileError => 2,
             Verdict::PatchRefused => 1,
             Verdict::Duplicate => 0,
         }
     }
 }
 
-/// Better verdicts are greater: `Plausible > TestFailure > CompileError > Timeout >
+/// Better verdicts are greater: `Plausible > TestFailure > Timeout > CompileError >
 /// PatchRefused > Duplicate` (module docs, "Order").
 impl Ord for Verdict {
     fn cmp(&self, other: &Verdict) -> Ordering {
@@ -127,19 +132,19 @@ mod tests {
             assert!(pair[0] > pair[1], "{} > {}", pair[0], pair[1]);
         }
         assert!(Verdict::Plausible > Verdict::TestFailure);
-        assert!(Verdict::TestFailure > Verdict::CompileError);
-        assert!(Verdict::CompileError > Verdict::Timeout);
-        assert!(Verdict::Timeout > Verdict::PatchRefused);
+        assert!(Verdict::TestFailure > Verdict::Timeout);
+        assert!(Verdict::Timeout > Verdict::CompileError);
+        assert!(Verdict::CompileError > Verdict::PatchRefused);
         assert!(Verdict::PatchRefused > Verdict::Duplicate);
         let mut shuffled = [Verdict::Timeout, Verdict::Duplicate, Verdict::Plausible, Verdict::CompileError];
         shuffled.sort();
-        assert_eq!(shuffled, [Verdict::Duplicate, Verdict::Timeout, Verdict::CompileError, Verdict::Plausible]);
+        assert_eq!(shuffled, [Verdict::Duplicate, Verdict::CompileError, Verdict::Timeout, Verdict::Plausible]);
         assert_eq!(VERDICTS_BEST_FIRST.iter().max(), Some(&Verdict::Plausible));
     }
 
     #[test]
     fn names_are_the_serde_names() {
-        let names = ["plausible", "test_failure", "compile_error", "timeout", "patch_refused", "duplicate"];
+        let names = ["plausible", "test_failure", "timeout", "compile_error", "patch_refused", "duplicate"];
         for (v, name) in VERDICTS_BEST_FIRST.into_iter().zip(names) {
             assert_eq!(v.as_str(), name);
             assert_eq!(v.to_string(), name);

@@ -36,7 +36,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-#![warn(missing_docs)]
 
 pub mod canonical;
 pub mod complete;

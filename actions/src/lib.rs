@@ -78,22 +78,67 @@ pub enum Error {
 /// `Result` with this crate's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
 
-/// A source language with a grammar here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+/// A source language with a grammar here: fixdex's one `Language`, shared by the repair
+/// actions, the repair wing's tools, fault localization, validation and the benchmark
+/// harness.
+///
+/// A file's language is its extension's ([`Language::from_path`]: `.java`, `.py`); its name
+/// ([`Language::as_str`], `Display`, serde, [`FromStr`] case-insensitively) is `java` or
+/// `python`, the word corpus records, prompts and reports use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Language {
-    /// Java (tree-sitter-java 0.23).
+    /// Java: `.java` files, tree-sitter-java 0.23 (javac and JUnit 4 validate it).
     Java,
-    /// Python 3 (tree-sitter-python 0.25).
+    /// Python 3: `.py` files, tree-sitter-python 0.25 (pytest validates it).
     Python,
 }
 
 impl Language {
-    fn grammar(self) -> tree_sitter::Language {
+    /// Both languages, Java first.
+    pub const ALL: [Language; 2] = [Language::Java, Language::Python];
+
+    /// The tree-sitter grammar that parses the language.
+    pub fn grammar(self) -> tree_sitter::Language {
         match self {
             Language::Java => tree_sitter_java::LANGUAGE.into(),
             Language::Python => tree_sitter_python::LANGUAGE.into(),
         }
+    }
+
+    /// The language of `path` by its extension (`.java`, `.py`), or `None` for anything else.
+    pub fn from_path(path: &std::path::Path) -> Option<Language> {
+        let ext = path.extension()?.to_str()?;
+        Language::ALL.into_iter().find(|l| l.extension() == ext)
+    }
+
+    /// The language named exactly `name` (`java`, `python`: [`Language::as_str`]'s names, as
+    /// corpus records and index documents spell them), or `None` for anything else; [`FromStr`]
+    /// also takes other cases and says what it expected.
+    pub fn from_name(name: &str) -> Option<Language> {
+        Language::ALL.into_iter().find(|l| l.as_str() == name)
+    }
+
+    /// `java` or `python`: the serde name, and the name prompts and reports use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Language::Java => "java",
+            Language::Python => "python",
+        }
+    }
+
+    /// The file extension, without the dot: `java` or `py`.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Language::Java => "java",
+            Language::Python => "py",
+        }
+    }
+}
+
+impl std::fmt::Display for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -153,4 +198,31 @@ pub fn explain(buggy: &str, fixed: &str, lang: Language) -> String {
         }
     };
     script::edit_script(&a, &b, &m).iter().map(line).collect::<Vec<_>>().join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn language_by_extension_and_its_names() {
+        assert_eq!(Language::from_path(Path::new("java_programs/GCD.java")), Some(Language::Java));
+        assert_eq!(Language::from_path(Path::new("python_programs/gcd.py")), Some(Language::Python));
+        for other in ["Makefile", "a.class", "a.pyc", "dir.py/x", ""] {
+            assert_eq!(Language::from_path(Path::new(other)), None, "{other:?}");
+        }
+        for (lang, name, ext) in [(Language::Java, "java", "java"), (Language::Python, "python", "py")] {
+            assert_eq!(lang.as_str(), name);
+            assert_eq!(lang.to_string(), name);
+            assert_eq!(lang.extension(), ext);
+            assert_eq!(serde_json::to_string(&lang).unwrap(), format!("\"{name}\""));
+            assert_eq!(serde_json::from_str::<Language>(&format!("\"{name}\"")).unwrap(), lang);
+            assert_eq!(Language::from_path(Path::new(&format!("f.{ext}"))), Some(lang));
+            assert_eq!(Language::from_name(name), Some(lang));
+            assert_eq!(name.to_uppercase().parse::<Language>().unwrap(), lang);
+        }
+        assert_eq!(Language::from_name("Java"), None, "from_name is exact");
+        assert!("rust".parse::<Language>().is_err());
+    }
 }

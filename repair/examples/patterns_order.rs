@@ -23,7 +23,7 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use engine::Space;
 use engine::embed::BertEmbedder;
-use repair::language::Language;
+use repair::Language;
 use repair::retrieve::{Exclusion, RetrieveParams, Retriever};
 use repair::strategies::patterns::DEFAULT_K;
 use repair::strategies::patterns::order::{self, Suspiciousness};

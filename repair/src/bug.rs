@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::baseline::Plausibility;
 use crate::error::{Error, Result};
-use crate::language::Language;
+use crate::Language;
 
 /// Where the bug is: perfect fault localization from the user, or an SBFL ranking's top.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

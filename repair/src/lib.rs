@@ -11,7 +11,7 @@
 //! (applying model patches), [`validate`] and [`scratch`] (testing them: [`verdict`] the
 //! typed outcome, [`process`] one supervised command, [`test_output`] JUnit/pytest output
 //! read), [`condense`] (test output cut to the failure text a prompt holds), [`baseline`] (which failures were there
-//! before the patch), [`language`] (Java or Python) and [`toolchain`] (javac, JUnit, Python
+//! before the patch), [`Language`] (Java or Python, the actions crate's) and [`toolchain`] (javac, JUnit, Python
 //! found); [`fl`] is SBFL fault localization, [`label`] writes root causes into a corpus (`fixdex
 //! label`), [`quixbugs`] the benchmark harness
 //! and [`evaluation`] its summary of workflow runs, [`serve`] the MCP/HTTP server,
@@ -30,7 +30,6 @@ pub mod evaluation;
 pub mod fix_actions;
 pub mod fl;
 pub mod label;
-pub mod language;
 pub mod llm;
 pub mod patch;
 pub mod preflight;
@@ -52,4 +51,5 @@ pub mod validate;
 pub mod verdict;
 pub mod workflow;
 
+pub use actions::Language;
 pub use error::{Error, Result};

@@ -6,7 +6,7 @@
 use crate::baseline::Plausibility;
 use crate::bug::{Bug, Problem, locate};
 use crate::error::Error;
-use crate::language::Language;
+use crate::Language;
 use crate::report::{Outcome, Preflight};
 use crate::session::{Session, Stop};
 use crate::validate::{Validation, Verdict};

@@ -38,8 +38,8 @@ use crate::validate::{CommandSpec, Validation, Validator, Verdict};
 
 /// A QuixBugs language: Java (`java_programs/`, JUnit 4 tests in `java_testcases/junit/`) or
 /// Python (`python_programs/`, pytest tests in `python_testcases/`). The crate's
-/// [`Language`](crate::language::Language), under the name this module has always used.
-pub use crate::language::Language as Lang;
+/// [`Language`](crate::Language), under the name this module has always used.
+pub use crate::Language as Lang;
 /// The toolchain defaults and discovery, re-exported from [`crate::toolchain`] where they live.
 pub use crate::toolchain::{DEFAULT_JUNIT_CP, python_from_env};
 

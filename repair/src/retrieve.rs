@@ -142,7 +142,7 @@ pub struct RetrieveParams {
     /// `fixdex serve` choose theirs.
     pub rank: Rank,
     /// Language of the query code, for the action fit; `None`: the best dense hit's.
-    pub language: Option<actions::Language>,
+    pub language: Option<crate::Language>,
 }
 
 impl Default for RetrieveParams {

@@ -75,7 +75,7 @@ pub struct Args {
     /// Language of the query code, for the action fit [default: the single --lang, else the
     /// best dense hit's language].
     #[arg(long, value_parser = parse_language)]
-    query_lang: Option<actions::Language>,
+    query_lang: Option<repair::Language>,
     /// The buggy lines of --code, `A-B` or `A` (1-based, inclusive): an index built with
     /// rule cause-first-window-v1 then embeds a long snippet as its signature plus the
     /// lines around these (as it embedded its documents). Without it, the snippet's first
@@ -104,7 +104,7 @@ fn parse_rank(s: &str) -> Result<Rank, String> {
     s.parse()
 }
 
-fn parse_language(s: &str) -> Result<actions::Language, String> {
+fn parse_language(s: &str) -> Result<repair::Language, String> {
     s.parse().map_err(|e: actions::Error| e.to_string())
 }
 

@@ -67,7 +67,7 @@ use serde::{Deserialize, Serialize};
 
 pub use rank::{localize, ochiai};
 
-use crate::language::Language;
+use crate::Language;
 use crate::process::{CommandSpec, Exit, RunOutput};
 use crate::scratch::Scratch;
 /// Where the JaCoCo jars are looked up: toolchain discovery, re-exported from

@@ -175,7 +175,7 @@ impl<'a> Work<'a> {
 
 /// `actions::root_cause` of a Java or Python row, cut to [`MAX_ROOT_CAUSE_CHARS`].
 fn mechanical(row: &Row) -> Result<String, String> {
-    let lang: actions::Language = row
+    let lang: crate::Language = row
         .text("language")
         .parse()
         .map_err(|_| format!("mechanical labelling needs language java or python, not {:?}", row.text("language")))?;

@@ -10,7 +10,7 @@ use super::render::Output;
 use super::source::{SourceFile, children, descendants, line_of, one_line};
 use super::syntax::{ClassDef, classes, enclosing_class, header, is_method};
 use super::variables::{Role, classify, list};
-use crate::language::Language;
+use crate::Language;
 
 /// The classes named `wanted` (simple name, or the last part of a dotted one) in `files`,
 /// or an error listing the classes the project has.

@@ -16,7 +16,7 @@ use super::render::Output;
 use super::source::{SourceFile, children, line_of, one_line};
 use super::syntax::{VarName, as_call, field_name_in_parent, is_method, names_read, variable_node};
 use super::variables::{Role, classify, gives_value};
-use crate::language::Language;
+use crate::Language;
 
 type Defs = BTreeSet<usize>;
 

@@ -10,7 +10,7 @@ use super::render::Output;
 use super::source::{SourceFile, children, descendants, line_of, one_line};
 use super::syntax::{MethodDef, calls, header, methods, names_variable, scope_name};
 use super::variables::{Role, classify, list};
-use crate::language::Language;
+use crate::Language;
 
 /// Control-structure kinds reported by analyze_method_details, with their display names.
 const CONTROL: [(&str, &str); 16] = [

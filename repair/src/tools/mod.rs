@@ -365,7 +365,7 @@ pub struct MethodSpan {
 /// files; invalid UTF-8 is read lossily.
 #[must_use]
 pub fn method_spans(path: &Path) -> Vec<MethodSpan> {
-    let Some(lang) = crate::language::Language::from_path(path) else { return Vec::new() };
+    let Some(lang) = crate::Language::from_path(path) else { return Vec::new() };
     let Ok(bytes) = std::fs::read(path) else { return Vec::new() };
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let Ok(file) = source::SourceFile::parse(path.display().to_string(), lang, text, 0) else { return Vec::new() };

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use tree_sitter::{Node, Parser, Tree};
 
 use super::ToolError;
-use crate::language::Language;
+use crate::Language;
 
 /// Directory names the project walk never enters (besides hidden ones).
 const SKIPPED_DIRS: [&str; 4] = ["build", "target", "node_modules", "__pycache__"];

@@ -4,7 +4,7 @@
 use tree_sitter::Node;
 
 use super::source::{SourceFile, children, descendants, one_line};
-use crate::language::Language;
+use crate::Language;
 
 /// Java node kinds that declare a class-like type.
 const JAVA_CLASS_KINDS: [&str; 4] =

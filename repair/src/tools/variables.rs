@@ -9,7 +9,7 @@ use super::ToolError;
 use super::render::Output;
 use super::source::{SourceFile, children, descendants, line_of};
 use super::syntax::{VarName, field_name_in_parent, names_variable, scope_name, variable_refs};
-use crate::language::Language;
+use crate::Language;
 
 /// What a reference does to its variable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -44,7 +44,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::templates::{Edit, Template, squash};
-use crate::language::Language;
+use crate::Language;
 use crate::retrieve::SimilarFix;
 
 /// The weight α of the hits' template vote against the prior (module docs).

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use tree_sitter::{Node, Parser};
 
-use crate::language::Language;
+use crate::Language;
 
 /// The kind of fix a template makes, in the hand-written default order that breaks ties in
 /// [`super::order`] (and was the `--no-retrieval` order before the fitted prior): operator

@@ -448,7 +448,7 @@ impl Run<'_> {
         &mut self,
         session: &mut Session<'_>,
         text: &str,
-        lang: crate::language::Language,
+        lang: crate::Language,
     ) -> Result<Vec<Site>, Stop> {
         let p = self.problem;
         let rec = &mut self.details.probe;

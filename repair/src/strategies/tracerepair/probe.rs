@@ -27,7 +27,7 @@
 
 use tree_sitter::{Node, Parser};
 
-use crate::language::Language;
+use crate::Language;
 
 /// The prefix every probe line starts with.
 pub const PREFIX: &str = "[fixdex-probe]";

@@ -14,7 +14,7 @@
 
 use super::probe::{self, Site, Trace};
 use crate::bug::Problem;
-use crate::language::Language;
+use crate::Language;
 use crate::patch::{Patch, unified_diff};
 use crate::session::{Session, Stop};
 use crate::validate::Verdict;

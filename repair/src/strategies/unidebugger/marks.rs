@@ -34,7 +34,7 @@
 
 use serde::Serialize;
 
-use crate::language::Language;
+use crate::Language;
 
 /// What a [`Mark`] says about its line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -629,7 +629,7 @@ impl Run<'_> {
         }
         let path = self.problem.bug.root.join(file);
         let text = std::fs::read_to_string(&path).unwrap_or_default();
-        let lang = crate::language::Language::from_path(Path::new(file)).map_or("", |l| l.as_str());
+        let lang = crate::Language::from_path(Path::new(file)).map_or("", |l| l.as_str());
         let messages = vec![Message::user(prompts::summarizer_prompt(file, lang, &shorten(&text, FILE_CHARS)))];
         let answer = self.ask(session, level, Role::Summarizer, messages)?.unwrap_or_default();
         let mut lines = summary::parse(&answer);

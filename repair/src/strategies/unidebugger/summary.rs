@@ -13,7 +13,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::marks::collapse_whitespace;
-use crate::language::Language;
+use crate::Language;
 use crate::tools::MethodSpan;
 
 /// The field separator of a summary line.

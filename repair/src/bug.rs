@@ -8,9 +8,9 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::Language;
 use crate::baseline::Plausibility;
 use crate::error::{Error, Result};
-use crate::Language;
 
 /// Where the bug is: perfect fault localization from the user, or an SBFL ranking's top.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,7 +92,7 @@ pub(crate) fn locate(bug: &Bug) -> Result<(usize, usize, String)> {
     let count = text.lines().count();
     let (a, b) = match &bug.location {
         Location::Lines(a, b) => (*a, *b),
-        Location::Method(name) => crate::tools::method_span(&bug.root, &bug.file, name)?,
+        Location::Method(name) => crate::tools::method_span(&bug.root, &bug.file, name)?.into(),
     };
     if a == 0 || b < a {
         return Err(Error::Location(if a == 0 {

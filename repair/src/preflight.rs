@@ -3,10 +3,10 @@
 //! failure output becomes the `failureInfo` of ReinFix's Algorithm 1 ([`Problem::failure`])
 //! and the buggy version's failing tests set the plausibility rule ([`crate::baseline`]).
 
+use crate::Language;
 use crate::baseline::Plausibility;
 use crate::bug::{Bug, Problem, locate};
 use crate::error::Error;
-use crate::Language;
 use crate::report::{Outcome, Preflight};
 use crate::session::{Session, Stop};
 use crate::validate::{Validation, Verdict};

@@ -76,8 +76,11 @@ impl FromStr for Rule {
     }
 }
 
-/// An inclusive range of 1-based line numbers of a code snippet: where the bug is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// An inclusive range of 1-based line numbers: fixdex's one line-range type (the buggy lines
+/// of a snippet or a file, a method's lines, a repair location). Serialized as the pair
+/// `[first, last]`; deserializing checks it as [`LineRange::new`] does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "(usize, usize)", into = "(usize, usize)")]
 pub struct LineRange {
     /// First buggy line, 1-based (≥ 1).
     pub first: usize,
@@ -102,6 +105,39 @@ impl LineRange {
             });
         }
         Ok(LineRange { first, last })
+    }
+
+    /// Lines in the range (≥ 1).
+    #[must_use]
+    pub fn len(self) -> usize {
+        self.last - self.first + 1
+    }
+
+    /// Never: a range holds at least one line (for clippy's `len_without_is_empty`).
+    #[must_use]
+    pub fn is_empty(self) -> bool {
+        false
+    }
+
+    /// Whether 1-based `line` is in the range.
+    #[must_use]
+    pub fn contains(self, line: usize) -> bool {
+        (self.first..=self.last).contains(&line)
+    }
+}
+
+impl From<LineRange> for (usize, usize) {
+    fn from(r: LineRange) -> (usize, usize) {
+        (r.first, r.last)
+    }
+}
+
+impl TryFrom<(usize, usize)> for LineRange {
+    type Error = Error;
+
+    /// [`LineRange::new`] of the pair.
+    fn try_from((first, last): (usize, usize)) -> Result<LineRange> {
+        LineRange::new(first, last)
     }
 }
 
@@ -379,6 +415,17 @@ mod tests {
         for bad in ["0-3", "5-2", "a-b", "", "1-2-3"] {
             assert!(bad.parse::<LineRange>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn line_range_serializes_as_a_checked_pair() {
+        let r = LineRange::new(3, 7).unwrap();
+        assert_eq!(serde_json::to_string(&r).unwrap(), "[3,7]");
+        assert_eq!(serde_json::from_str::<LineRange>("[3,7]").unwrap(), r);
+        assert!(serde_json::from_str::<LineRange>("[7,3]").is_err());
+        assert!(serde_json::from_str::<LineRange>("[0,1]").is_err());
+        assert_eq!((r.len(), r.contains(3), r.contains(7), r.contains(8)), (5, true, true, false));
+        assert_eq!(<(usize, usize)>::from(r), (3, 7));
     }
 
     #[test]

@@ -3,34 +3,23 @@
 
 use std::path::Path;
 
-/// The lines of one method, constructor or function.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Span {
-    /// `Class.method`, or `function` outside any class.
-    pub(super) name: String,
-    /// 1-based first line.
-    pub(super) start: u32,
-    /// 1-based last line.
-    pub(super) end: u32,
-}
+pub(super) use crate::tools::MethodSpan as Span;
 
 /// The method spans of the Java or Python file at `path`, in source order
 /// ([`crate::tools::method_spans`]); empty for other extensions and unreadable files.
 pub(super) fn spans(path: &Path) -> Vec<Span> {
-    let line = |l: usize| u32::try_from(l).unwrap_or(u32::MAX);
     crate::tools::method_spans(path)
-        .into_iter()
-        .map(|m| Span { name: m.name, start: line(m.start), end: line(m.end) })
-        .collect()
 }
 
-/// Index of the innermost span holding `line` (the latest start, then the earliest end).
+/// Index of the innermost span holding 1-based `line` (the latest start, then the earliest
+/// end).
 pub(super) fn innermost(spans: &[Span], line: u32) -> Option<usize> {
+    let line = usize::try_from(line).ok()?;
     spans
         .iter()
         .enumerate()
-        .filter(|(_, s)| s.start <= line && line <= s.end)
-        .max_by(|(_, a), (_, b)| a.start.cmp(&b.start).then(b.end.cmp(&a.end)))
+        .filter(|(_, s)| s.lines.contains(line))
+        .max_by(|(_, a), (_, b)| a.lines.first.cmp(&b.lines.first).then(b.lines.last.cmp(&a.lines.last)))
         .map(|(i, _)| i)
 }
 
@@ -48,7 +37,7 @@ mod tests {
     fn java_methods_and_constructors_are_named_after_their_class() {
         let s =
             spans_of("A.java", "class A {\n  A() {}\n  int f() {\n    return 1;\n  }\n  class B { void g() {} }\n}\n");
-        let got: Vec<_> = s.iter().map(|s| (s.name.as_str(), s.start, s.end)).collect();
+        let got: Vec<_> = s.iter().map(|s| (s.name.as_str(), s.lines.first, s.lines.last)).collect();
         assert_eq!(got, [("A.A", 2, 2), ("A.f", 3, 5), ("B.g", 6, 6)]);
     }
 
@@ -58,7 +47,7 @@ mod tests {
             "a.py",
             "def f(x):\n    def g():\n        return x\n    return g()\n\nclass C:\n    def m(self):\n        pass\n",
         );
-        let got: Vec<_> = s.iter().map(|s| (s.name.as_str(), s.start, s.end)).collect();
+        let got: Vec<_> = s.iter().map(|s| (s.name.as_str(), s.lines.first, s.lines.last)).collect();
         assert_eq!(got, [("f", 1, 4), ("g", 2, 3), ("C.m", 7, 8)]);
         assert_eq!(innermost(&s, 3), Some(1));
         assert_eq!(innermost(&s, 4), Some(0));

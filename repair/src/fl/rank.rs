@@ -162,8 +162,8 @@ fn method(file: &str, span: &methods::Span, best: &LineScore) -> MethodScore {
     MethodScore {
         file: file.to_string(),
         name: span.name.clone(),
-        start_line: span.start,
-        end_line: span.end,
+        start_line: u32::try_from(span.lines.first).unwrap_or(u32::MAX),
+        end_line: u32::try_from(span.lines.last).unwrap_or(u32::MAX),
         score: best.score,
         line: best.line,
         rank: 0,

@@ -48,6 +48,7 @@ mod variables;
 
 use std::path::Path;
 
+use engine::embed::LineRange;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -240,11 +241,10 @@ impl Toolbox {
     /// # Errors
     /// As `find_method_in_file`: a file outside the project or unreadable, or no such method
     /// (the error lists the methods the file has).
-    pub fn method_span(&self, file: &Path, method: &str) -> Result<(usize, usize), ToolError> {
+    pub fn method_span(&self, file: &Path, method: &str) -> Result<LineRange, ToolError> {
         let loaded = self.project.load(&self.project.resolve(&file.to_string_lossy())?)?;
         let found = methods::find(&loaded, method)?;
-        let node = found[0].node;
-        Ok((source::line_of(node), source::end_line_of(node)))
+        Ok(source::lines_of(found[0].node))
     }
 
     fn answer(&self, args: &Args<'_>, out: &mut Output) -> Result<(), ToolError> {
@@ -342,7 +342,7 @@ impl<'a> Args<'a> {
 ///
 /// # Errors
 /// As [`Toolbox::method_span`].
-pub fn method_span(root: &Path, file: &Path, method: &str) -> Result<(usize, usize), ToolError> {
+pub fn method_span(root: &Path, file: &Path, method: &str) -> Result<LineRange, ToolError> {
     Toolbox::new(root).method_span(file, method)
 }
 
@@ -352,10 +352,9 @@ pub struct MethodSpan {
     /// `Owner.name` (the innermost enclosing class, interface, enum or record), or `name`
     /// outside any class; a constructor's name is its class's.
     pub name: String,
-    /// 1-based first line of the declaration (a Python function's decorators excluded).
-    pub start: usize,
-    /// 1-based last line.
-    pub end: usize,
+    /// Its 1-based lines, from the declaration (a Python function's decorators excluded) to
+    /// the closing line.
+    pub lines: LineRange,
 }
 
 /// The methods, constructors and functions of the Java or Python file at `path`, in source
@@ -369,8 +368,5 @@ pub fn method_spans(path: &Path) -> Vec<MethodSpan> {
     let Ok(bytes) = std::fs::read(path) else { return Vec::new() };
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let Ok(file) = source::SourceFile::parse(path.display().to_string(), lang, text, 0) else { return Vec::new() };
-    syntax::methods(&file)
-        .iter()
-        .map(|m| MethodSpan { name: m.qualified(), start: source::line_of(m.node), end: source::end_line_of(m.node) })
-        .collect()
+    syntax::methods(&file).iter().map(|m| MethodSpan { name: m.qualified(), lines: source::lines_of(m.node) }).collect()
 }

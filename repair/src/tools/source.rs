@@ -6,6 +6,7 @@ use std::hash::{Hash, Hasher};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use engine::embed::LineRange;
 use tree_sitter::{Node, Parser, Tree};
 
 use super::ToolError;
@@ -75,6 +76,11 @@ pub(crate) fn line_of(node: Node<'_>) -> usize {
 /// 1-based last line of `node`.
 pub(crate) fn end_line_of(node: Node<'_>) -> usize {
     node.end_position().row + 1
+}
+
+/// The 1-based lines `node` spans.
+pub(crate) fn lines_of(node: Node<'_>) -> LineRange {
+    LineRange { first: line_of(node), last: end_line_of(node).max(line_of(node)) }
 }
 
 /// A project root with a parse cache keyed on path and content hash, so files edited

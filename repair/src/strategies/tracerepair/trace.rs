@@ -13,8 +13,8 @@
 //! the retry policy and the record of it.
 
 use super::probe::{self, Site, Trace};
-use crate::bug::Problem;
 use crate::Language;
+use crate::bug::Problem;
 use crate::patch::{Patch, unified_diff};
 use crate::session::{Session, Stop};
 use crate::validate::Verdict;

@@ -149,8 +149,8 @@ fn signature(lines: &[&str], span: &MethodSpan, lang: Language, module: &str) ->
 /// The declaration header of `span`: its lines joined with spaces, from its first line to
 /// the first that ends the header, at most [`MAX_HEADER_LINES`].
 fn header_text(lines: &[&str], span: &MethodSpan, lang: Language) -> String {
-    let first = span.start.saturating_sub(1).min(lines.len());
-    let last = span.end.min(first + MAX_HEADER_LINES).min(lines.len()).max(first);
+    let first = span.lines.first.saturating_sub(1).min(lines.len());
+    let last = span.lines.last.min(first + MAX_HEADER_LINES).min(lines.len()).max(first);
     let window = &lines[first..last];
     let taken = window.iter().position(|line| ends_header(line, lang)).map_or(window.len(), |at| at + 1);
     window[..taken].join(" ")

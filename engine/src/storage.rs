@@ -1,7 +1,9 @@
 //! Read-only byte storage for index files: a memory map or an owned, 64-byte-aligned copy.
 //!
-//! This module holds the `mmap` call in [`map_file`], one of the workspace's two `unsafe`
-//! sites (the other: calling the AVX512-BF16 kernel in `embed::bf16`).
+//! This module holds the `mmap` call in [`map_file`], one of the workspace's five
+//! `#[allow(unsafe_code)]` sites (the others: the prefetch hint in `simd`, the BF16 rounding
+//! and kernel calls in `embed::bf16`, the AMX tile permission request in `embed::bf16::amx`;
+//! ARCHITECTURE.md lists them).
 //!
 //! [`Load`] chooses between the two for a file on disk, and [`FileId`] records which file
 //! (device, inode, size, times) the bytes came from, so that a long-running reader can

@@ -15,10 +15,12 @@
 //! on every one of the 2,000 reference snippets (measured by `fixdex bench embed
 //! --precision bf16 --reference …`; tested on the tiny model against the f32 path).
 //!
-//! Safety: the kernel is safe code compiled with `#[target_feature]`; the one `unsafe` is
-//! its call, reached only through [`gemm`], after the CPU features are checked. pulp (our
-//! SIMD layer) has no safe wrapper for `vdpbf16ps`, so this is the workspace's one `unsafe`
-//! besides the mmap (DESIGN.md allows only the mmap: a recorded exception).
+//! Safety: the kernel is safe code compiled with `#[target_feature]`; the `unsafe` here is
+//! its call (reached only through [`gemm`]) and the rounding intrinsic's ([`round_row`]),
+//! each after the CPU features are checked. pulp (our SIMD layer) has no safe wrapper for
+//! `vdpbf16ps` or `vcvtne2ps2bf16`, so these are two of the workspace's five
+//! `#[allow(unsafe_code)]` sites (with the mmap, the prefetch hint and the AMX permission
+//! request; DESIGN.md allows the mmap and measured kernels: recorded exceptions).
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::{__m512, __m512bh, _mm512_cvtne2ps_pbh, _mm512_dpbf16_ps, _mm512_setzero_ps};

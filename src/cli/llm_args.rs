@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use repair::config::DEFAULT_CONTEXT_TOKENS;
 use repair::llm::{ChatClient, NoModel, OpenAiClient, OpenAiConfig, Price, PriceTable, RecordingClient, ReplayClient};
+use repair::run::config::DEFAULT_CONTEXT_TOKENS;
 
 /// Model, sampling, budget and limit options, shared by `fixdex repair` and
 /// `fixdex eval quixbugs`.

@@ -1,5 +1,5 @@
 //! `fixdex eval quixbugs`: the repair workflow on every QuixBugs program, and with `--check`
-//! the benchmark check (repair::quixbugs). `fixdex bench quixbugs --oracle ground-truth|llm`
+//! the benchmark check (repair::bench::quixbugs). `fixdex bench quixbugs --oracle ground-truth|llm`
 //! is the deprecated spelling of `--check` and of the evaluation (hidden, kept one release).
 //!
 //! `--check` checks the machinery without a model: for every program, the buggy version must
@@ -8,12 +8,12 @@
 //! excepted), 1 otherwise.
 //!
 //! Without `--check` it runs the repair strategy (`--strategy`: `reinfix`, the ReinFix
-//! workflow, or `patterns`, no model; [`repair::workflow`]) on every program with the model
+//! workflow, or `patterns`, no model; [`repair::run::workflow`]) on every program with the model
 //! options of `fixdex repair` (an endpoint, or `--replay`; none for `patterns`), the bug's own record and the QuixBugs project
 //! excluded from retrieval, and perfect function-level localization (ReinFix's setting) or
 //! `--localization sbfl` (the top Ochiai method of the program's file). It reports per bug the outcome, the error
 //! message of a run that ended in error, LLM calls, tokens and time, and counts plausible,
-//! no plausible patch and errors apart ([`repair::evaluation`]); `--report-dir` keeps each
+//! no plausible patch and errors apart ([`repair::bench::evaluation`]); `--report-dir` keeps each
 //! bug's full report. Exit 1 when any bug ended in error (outcome `error` or
 //! `preflight_failed`, or localization failed), after the summary is printed; 0 otherwise.
 
@@ -23,15 +23,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use repair::bug::{Bug, Location};
-use repair::config::RunConfig as AgentConfig;
-use repair::evaluation::{self, BugResult};
-use repair::quixbugs::{self, GroundTruth, Lang, OracleSummary, Program, ProgramCheck, RunSummary, Runner};
-use repair::report::Outcome;
+use repair::bench::evaluation::{self, BugResult};
+use repair::bench::quixbugs::{self, GroundTruth, Lang, OracleSummary, Program, ProgramCheck, RunSummary, Runner};
 use repair::retrieve::{Exclusion, Retriever};
+use repair::run::bug::{Bug, Location};
+use repair::run::config::RunConfig;
+use repair::run::report::Outcome;
+use repair::run::workflow::Workflow;
 use repair::strategies::patterns::Suspiciousness;
 use repair::validate::Verdict;
-use repair::workflow::Workflow;
 
 use super::llm_args::{Client, LlmArgs};
 use super::workflow_args::{ReinfixArgs, RetrievalArgs, StrategyArgs, agent_config};
@@ -251,7 +251,7 @@ struct Evaluation<'a> {
     runner: &'a Runner,
     truth: &'a GroundTruth,
     client: Client,
-    config: AgentConfig,
+    config: RunConfig,
     retriever: Option<Retriever>,
 }
 
@@ -328,7 +328,7 @@ impl Evaluation<'_> {
                 .map(|m| (m.to_string(), Suspiciousness::Uniform))
                 .ok_or_else(|| "no buggy method known (quixbugs.jsonl `meta.function`)".to_string()),
             Localization::Sbfl => {
-                let fl = repair::quixbugs::sbfl(self.runner, p).map_err(|e| e.to_string())?;
+                let fl = repair::bench::quixbugs::sbfl(self.runner, p).map_err(|e| e.to_string())?;
                 let file = p.source.to_string_lossy().replace('\\', "/");
                 // The best method of the program's own file: every QuixBugs fault is there,
                 // and the workflow repairs that file (helpers such as Node.java may rank
@@ -345,7 +345,7 @@ impl Evaluation<'_> {
     }
 
     /// Writes the bug's report into `--report-dir`, when given.
-    fn keep_report(&self, p: &Program, report: &repair::report::RepairReport) -> anyhow::Result<()> {
+    fn keep_report(&self, p: &Program, report: &repair::run::report::RepairReport) -> anyhow::Result<()> {
         let Some(dir) = &self.a.report_dir else { return Ok(()) };
         let path = dir.join(format!("{}.json", p.name));
         std::fs::write(&path, serde_json::to_string_pretty(report)?)

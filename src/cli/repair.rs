@@ -1,5 +1,5 @@
 //! `fixdex repair`: a repair strategy (`--strategy`, ReinFix by default) on one bug of a project
-//! (repair::workflow).
+//! (repair::run::workflow).
 //!
 //! Prints the first plausible patch as a unified diff (or the whole report with `--json`)
 //! and always writes the JSON report (`--report`); the report's warnings (tolerated failing
@@ -14,12 +14,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use repair::bug::{Bug, Location};
-use repair::report::Outcome;
 use repair::retrieve::Exclusion;
+use repair::run::bug::{Bug, Location};
+use repair::run::report::Outcome;
+use repair::run::workflow::Workflow;
 use repair::strategies::patterns::Suspiciousness;
 use repair::validate::{CommandSpec, Validator};
-use repair::workflow::Workflow;
 
 use super::llm_args::LlmArgs;
 use super::workflow_args::{ReinfixArgs, RetrievalArgs, StrategyArgs, agent_config};
@@ -222,7 +222,7 @@ fn validator(a: &Args) -> Validator {
 
 /// The patch (or the report with `--json`) on stdout; the warnings and a one-line summary
 /// on stderr.
-fn print_result(a: &Args, report: &repair::report::RepairReport, json: &str) -> anyhow::Result<()> {
+fn print_result(a: &Args, report: &repair::run::report::RepairReport, json: &str) -> anyhow::Result<()> {
     if a.json {
         out!("{json}")?;
     } else if let Some(p) = &report.patch {

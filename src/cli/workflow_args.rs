@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use engine::Space;
-use repair::config::RunConfig as AgentConfig;
 use repair::llm::Budget;
 use repair::retrieve::RetrieveParams;
+use repair::run::config::RunConfig;
 use repair::strategies::patterns::{Patterns, Suspiciousness};
 use repair::strategies::tracerepair::{ProbeMode, TraceRepair};
 use repair::strategies::unidebugger::UniDebugger;
@@ -69,7 +69,7 @@ impl StrategyArgs {
     ///
     /// # Errors
     /// A negative or non-finite factor.
-    pub fn configure(&self, config: &mut AgentConfig) -> anyhow::Result<()> {
+    pub fn configure(&self, config: &mut RunConfig) -> anyhow::Result<()> {
         let f = self.candidate_timeout_factor;
         if !(f.is_finite() && f >= 0.0) {
             anyhow::bail!("--candidate-timeout-factor must be a finite number ≥ 0 (0: off), got {f}");
@@ -227,8 +227,8 @@ pub fn agent_config(
     reinfix: &ReinfixArgs,
     client: &Client,
     default_calls: u64,
-) -> anyhow::Result<AgentConfig> {
-    Ok(AgentConfig {
+) -> anyhow::Result<RunConfig> {
+    Ok(RunConfig {
         model: client.model.clone(),
         temperature: Some(llm.temperature),
         seed: llm.seed,
@@ -241,6 +241,6 @@ pub fn agent_config(
         budget: Budget { max_calls: Some(llm.max_calls.unwrap_or(default_calls)), max_tokens: llm.max_total_tokens },
         context_tokens: client.context_tokens(llm.llm_context),
         wall: Some(Duration::from_secs(llm.max_wall_s)),
-        ..AgentConfig::default()
+        ..RunConfig::default()
     })
 }

@@ -262,28 +262,29 @@ fn repair_sbfl_python_replay() {
 /// Records a scripted session on `bug` into `rec` with the settings `fixdex repair` uses for
 /// `--llm-model replayed-model --attempts 1 --suggestions 1 --patches 1 --test-cmd TEST`
 /// (the recordings key on the requests, and the prompts do not depend on `--failing-test`).
-fn record_session(rec: &std::path::Path, bug: &repair::agent::Bug, test: &str, scripts: Vec<repair::llm::Script>) {
-    record_session_with(rec, bug, test, scripts, repair::agent::AgentConfig::default().max_tokens);
+fn record_session(rec: &std::path::Path, bug: &repair::run::bug::Bug, test: &str, scripts: Vec<repair::llm::Script>) {
+    record_session_with(rec, bug, test, scripts, repair::run::config::RunConfig::default().max_tokens);
 }
 
 /// [`record_session`] with `max_tokens` as each request's reply limit (`--max-reply-tokens`).
 fn record_session_with(
     rec: &std::path::Path,
-    bug: &repair::agent::Bug,
+    bug: &repair::run::bug::Bug,
     test: &str,
     scripts: Vec<repair::llm::Script>,
     max_tokens: Option<u32>,
 ) {
-    use repair::agent::{AgentConfig, Workflow};
+    use repair::run::config::RunConfig;
+    use repair::run::workflow::Workflow;
     use repair::validate::{CommandSpec, Validator};
     let client = repair::llm::RecordingClient::create(repair::llm::ScriptedClient::new(scripts), rec).unwrap();
-    let config = AgentConfig {
+    let config = RunConfig {
         model: "replayed-model".into(),
         attempts: 1,
         suggestions: 1,
         patches: 1,
         max_tokens,
-        ..AgentConfig::default()
+        ..RunConfig::default()
     };
     let validator = Validator {
         build: None,
@@ -309,12 +310,12 @@ fn repair_brokentest(rec: &std::path::Path, test: &str, extra: &[&str]) -> std::
     fixdex(&args, None)
 }
 
-fn brokentest_bug() -> repair::agent::Bug {
-    repair::agent::Bug {
+fn brokentest_bug() -> repair::run::bug::Bug {
+    repair::run::bug::Bug {
         id: None,
         root: brokentest(),
         file: "calc.py".into(),
-        location: repair::agent::Location::Method("add".into()),
+        location: repair::run::bug::Location::Method("add".into()),
         failing_tests: Vec::new(),
     }
 }

@@ -7,8 +7,8 @@
 //! ([`Session::validate_candidate`], [`Session::push_candidate`]), retrieval
 //! ([`Session::retriever`]) and the internal-ingredient tools ([`Session::toolbox`]).
 //! It fills the report's shared fields that apply to it and its own section
-//! ([`RepairReport::details`](crate::report::RepairReport::details)). Pre-flight, the
-//! report's frame and every exit path belong to [`crate::workflow::Workflow`].
+//! ([`RepairReport::details`](crate::run::report::RepairReport::details)). Pre-flight, the
+//! report's frame and every exit path belong to [`crate::run::workflow::Workflow`].
 //!
 //! | name | method | module |
 //! |---|---|---|
@@ -20,8 +20,8 @@
 //! A new strategy goes in its own folder here, implements [`Strategy`], and is added to
 //! [`NAMES`] and [`by_name`]; ARCHITECTURE.md says what it may use.
 
-use crate::bug::Problem;
-use crate::session::{Session, Stop};
+use crate::run::bug::Problem;
+use crate::run::session::{Session, Stop};
 
 pub mod patterns;
 pub mod reinfix;
@@ -40,7 +40,7 @@ pub trait Strategy: Send + Sync {
     }
 
     /// Whether the run seeks a patch; `false` (TraceRepair's `--trace-only`) ends a run that
-    /// went through as [`crate::report::Outcome::TraceOnly`].
+    /// went through as [`crate::run::report::Outcome::TraceOnly`].
     fn seeks_patch(&self) -> bool {
         true
     }

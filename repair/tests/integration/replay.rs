@@ -15,10 +15,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use repair::agent::{AgentConfig, Bug, Location, Outcome, RepairReport, Workflow};
+use repair::bench::quixbugs::{self, GroundTruth, Lang, Runner};
 use repair::llm::{ChatClient, RecordingClient, ReplayClient, Script, ScriptedClient};
-use repair::quixbugs::{self, GroundTruth, Lang, Runner};
 use repair::retrieve::{Exclusion, Retriever};
+use repair::run::bug::{Bug, Location};
+use repair::run::config::RunConfig;
+use repair::run::report::{Outcome, RepairReport};
+use repair::run::workflow::Workflow;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
@@ -44,7 +47,7 @@ fn run_cases(
     cases: Vec<(Bug, repair::validate::Validator, repair::scratch::ScratchFilter, Vec<Script>)>,
 ) -> Vec<RepairReport> {
     let write = std::env::var_os("FIXDEX_WRITE_RECORDINGS").is_some();
-    let config = AgentConfig { model: "replayed-model".into(), patches: 2, suggestions: 1, ..AgentConfig::default() };
+    let config = RunConfig { model: "replayed-model".into(), patches: 2, suggestions: 1, ..RunConfig::default() };
     let replay = if write { None } else { Some(ReplayClient::open(recordings).unwrap_or_else(|e| panic!("{e}"))) };
     let mut reports = Vec::new();
     if write {

@@ -4,15 +4,15 @@
 
 use crate::common::{minibugs, runner};
 
-use repair::bug::{Bug, Location, Problem};
-use repair::config::RunConfig;
+use repair::bench::quixbugs::{self, Lang};
 use repair::llm::ScriptedClient;
-use repair::quixbugs::{self, Lang};
-use repair::report::Outcome;
-use repair::session::{Place, Reply, Session, Stop};
+use repair::run::bug::{Bug, Location, Problem};
+use repair::run::config::RunConfig;
+use repair::run::report::Outcome;
+use repair::run::session::{Place, Reply, Session, Stop};
+use repair::run::workflow::Workflow;
 use repair::strategies::{NAMES, Strategy, by_name};
 use repair::validate::Verdict;
-use repair::workflow::Workflow;
 
 /// A model-free strategy: for each line of the buggy code holding `<`, a SEARCH/REPLACE
 /// patch that makes it `<=`, and for each `range(a, b)`, one that makes it `range(a, b + 1)`;

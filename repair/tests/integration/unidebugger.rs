@@ -16,19 +16,19 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use repair::bug::{Bug, Location};
-use repair::config::RunConfig;
+use repair::bench::quixbugs::{self, Lang};
 use repair::llm::{
     ChatClient, ChatRequest, ChatResponse, ClientInfo, LlmError, Message, RecordingClient, ReplayClient,
 };
-use repair::quixbugs::{self, Lang};
-use repair::report::{Outcome, RepairReport};
 use repair::retrieve::{Exclusion, Retriever};
+use repair::run::bug::{Bug, Location};
+use repair::run::config::RunConfig;
+use repair::run::report::{Outcome, RepairReport};
+use repair::run::workflow::Workflow;
 use repair::scratch::ScratchFilter;
 use repair::strategies::unidebugger::UniDebugger;
 use repair::strategies::unidebugger::prompts::Role;
 use repair::validate::Validator;
-use repair::workflow::Workflow;
 use serde_json::Value;
 
 use crate::common::{minibugs, runner};

@@ -44,10 +44,10 @@ use engine::Space;
 use engine::embed::LineRange;
 use serde_json::{Value, json};
 
-use crate::bug::Problem;
 use crate::error::Error;
 use crate::retrieve::{RetrieveParams, Retriever};
-use crate::session::{Place, Reply, Session, Stop};
+use crate::run::bug::Problem;
+use crate::run::session::{Place, Reply, Session, Stop};
 use crate::suggest::{Suggestion, Voter, suggest_with_prior};
 use crate::validate::Verdict;
 pub use order::{HitEdit, Suspiciousness};

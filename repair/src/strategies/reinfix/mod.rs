@@ -1,29 +1,29 @@
 //! The ReinFix workflow (../shared/papers/reinfix.txt, §3.3 and Algorithm 1), after the
-//! shared pre-flight ([`crate::preflight`]):
+//! shared pre-flight ([`crate::run::preflight`]):
 //!
 //! 1. **Reasoning phase**: `CauseAnalyzewithoutDonor`: one call with the buggy code and the
 //!    failure asks for `ROOT CAUSE: ...` or `ROOT CAUSE: NONE`. On `NONE` (or no parsable
 //!    answer), a ReAct loop offers the nine internal-ingredient tools ([`crate::tools`]) until
-//!    the model states a root cause, for at most [`RunConfig::react_steps`](crate::config::RunConfig::react_steps) turns
+//!    the model states a root cause, for at most [`RunConfig::react_steps`](crate::run::config::RunConfig::react_steps) turns
 //!    ([`react`]).
 //! 2. **Solution phase**: the external-ingredient tool ([`crate::retrieve`]) is queried with
-//!    `buggy code ⊕ root cause` (eq. 2); the model gives up to [`RunConfig::suggestions`](crate::config::RunConfig::suggestions)
-//!    repair suggestions, and for each, [`RunConfig::patches`](crate::config::RunConfig::patches) candidate patches are sampled
-//!    (`n` choices of one request); up to [`RunConfig::attempts`](crate::config::RunConfig::attempts) attempts, each told why the
+//!    `buggy code ⊕ root cause` (eq. 2); the model gives up to [`RunConfig::suggestions`](crate::run::config::RunConfig::suggestions)
+//!    repair suggestions, and for each, [`RunConfig::patches`](crate::run::config::RunConfig::patches) candidate patches are sampled
+//!    (`n` choices of one request); up to [`RunConfig::attempts`](crate::run::config::RunConfig::attempts) attempts, each told why the
 //!    previous candidates failed. ReinFix's space is 3 attempts × 3 suggestions × 5 patches.
 //! 3. **Validation**: every distinct candidate is applied ([`crate::patch`], context matching,
 //!    all or nothing) to a fresh scratch copy and tested ([`Session::validate_candidate`]);
-//!    the run stops at the first plausible patch unless [`RunConfig::collect_all`](crate::config::RunConfig::collect_all). When no
+//!    the run stops at the first plausible patch unless [`RunConfig::collect_all`](crate::run::config::RunConfig::collect_all). When no
 //!    candidate of a suggestion applies, the refusal reason goes back to the model once for a
 //!    corrected patch.
 //!
 //! # Unusable replies
-//! As every strategy ([`crate::session`]): no direct root cause leads to the ReAct loop; a
+//! As every strategy ([`crate::run::session`]): no direct root cause leads to the ReAct loop; a
 //! ReAct turn that fails ends the loop like running out of turns (the root cause is
-//! `undetermined`, [`RepairReport::root_cause_note`](crate::report::RepairReport::root_cause_note)
+//! `undetermined`, [`RepairReport::root_cause_note`](crate::run::report::RepairReport::root_cause_note)
 //! says why); a failed suggestion request skips its attempt; a failed patch or correction
 //! request skips its suggestion. A reply cut off at the token limit is used for its complete
-//! part (the ReAct loop: [`ToolProtocol`]; complete suggestion lines; patch edits up to the
+//! part (the ReAct loop: [`crate::run::report::ToolProtocol`]; complete suggestion lines; patch edits up to the
 //! last closed one, [`complete_patch_text`]).
 //!
 //! # Report
@@ -34,19 +34,19 @@
 mod prompts;
 pub mod react;
 
-use crate::bug::Problem;
 use crate::llm::Message;
 use crate::llm::text::complete_part;
-use crate::report::Degraded;
 use crate::retrieve::{FixStyle, render_as};
-use crate::session::{Place, Reply, Session, Stop};
+use crate::run::bug::Problem;
+use crate::run::report::Degraded;
+use crate::run::session::{Place, Reply, Session, Stop};
 use crate::validate::Verdict;
 
 pub use prompts::{
     CAUSE_QUESTION, CUT_OFF_PATCH, REACT_PROMPT, SYSTEM_PROMPT, complete_patch_text, echoes_prompt, normalize_cause,
     parse_root_cause, parse_suggestions,
 };
-pub use react::{NUDGE_PROMPT, SWITCH_AFTER_MISSES, TEXT_CALL_REMINDER, ToolProtocol, text_tools_prompt};
+pub use react::{NUDGE_PROMPT, SWITCH_AFTER_MISSES, TEXT_CALL_REMINDER, text_tools_prompt};
 
 /// The ReinFix strategy (`--strategy reinfix`, the default).
 #[derive(Debug, Clone, Copy, Default)]
@@ -194,7 +194,7 @@ fn candidate(
     session: &mut Session<'_>,
     place: Place,
     reply: &Reply,
-) -> Result<crate::report::CandidateRecord, Stop> {
+) -> Result<crate::run::report::CandidateRecord, Stop> {
     let answer = if reply.cut_off { complete_patch_text(&reply.text) } else { &reply.text };
     session.validate_candidate(problem, place, reply, answer, CUT_OFF_PATCH)
 }

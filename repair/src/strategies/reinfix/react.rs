@@ -18,7 +18,7 @@
 //! [`crate::llm::text::parse_text_calls`] reads, requests go without `tools`, and the
 //! conversation restarts from the ReAct instruction (the failed native turns are dropped).
 //! Calls parsed from text are answered with `user` messages in either protocol (plain chat
-//! formats drop `tool` messages). [`RepairReport::tool_protocol`](crate::report::RepairReport::tool_protocol)
+//! formats drop `tool` messages). [`RepairReport::tool_protocol`](crate::run::report::RepairReport::tool_protocol)
 //! records what ran.
 //!
 //! # Failed turns
@@ -29,34 +29,21 @@
 //! cause is `undetermined`), except in the native protocol before the switch, where it
 //! counts as a reply without a tool call.
 
-use serde::Serialize;
 use serde_json::Value;
 
 use super::prompts::{REACT_PROMPT, SYSTEM_PROMPT, cause_prompt, parse_root_cause};
-use crate::bug::Problem;
 use crate::llm::context::{OLD_OUTPUT_CHARS, cut_middle};
 use crate::llm::text::complete_part;
 use crate::llm::{Action, LlmError, Message, Tool, Turn, TurnOptions, ValidToolCall, next_turn};
-use crate::report::{Degraded, ToolCallRecord};
-use crate::session::{Session, Stop};
+use crate::run::bug::Problem;
+use crate::run::report::{Degraded, ToolCallRecord, ToolProtocol};
+use crate::run::session::{Session, Stop};
 
 /// ReAct replies without any tool call after which the loop switches to the text protocol.
 pub const SWITCH_AFTER_MISSES: usize = 2;
 
 /// The nudge after a final answer that states no root cause.
 pub const NUDGE_PROMPT: &str = "State the root cause as one line `ROOT CAUSE: ...`, or call a tool to learn more.";
-
-/// How the ReAct loop called tools ([`RepairReport::tool_protocol`](crate::report::RepairReport::tool_protocol)).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ToolProtocol {
-    /// `native` (tools on the wire, `tool` messages), `text` (tools described in the system
-    /// prompt, calls written as text, results as `user` messages) or `native→text` (switched).
-    pub protocol: &'static str,
-    /// The LLM call count (all phases) when the loop switched to text; `null` when it did not.
-    pub switched_after_call: Option<u64>,
-    /// Why it switched.
-    pub reason: Option<String>,
-}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Protocol {

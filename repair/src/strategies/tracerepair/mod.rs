@@ -50,13 +50,13 @@ use serde::Serialize;
 use self::probe::{ProbeRequest, Site};
 use self::prompts::{AGENTS, Agent};
 use self::trace::Collected;
-use crate::bug::Problem;
 use crate::condense::shorten;
 use crate::llm::Message;
 use crate::patch::complete_patch_text;
-use crate::report::{CandidateRecord, Degraded};
 use crate::retrieve::{FixStyle, render_as};
-use crate::session::{Place, Reply, Session, Stop};
+use crate::run::bug::Problem;
+use crate::run::report::{CandidateRecord, Degraded};
+use crate::run::session::{Place, Reply, Session, Stop};
 use crate::validate::Verdict;
 
 /// How the probe sites are chosen (`--probe`).

@@ -13,10 +13,10 @@
 //! the retry policy and the record of it.
 
 use super::probe::{self, Site, Trace};
-use crate::bug::Problem;
 use crate::language::Language;
 use crate::patch::{Patch, unified_diff};
-use crate::session::{Session, Stop};
+use crate::run::bug::Problem;
+use crate::run::session::{Session, Stop};
 use crate::validate::Verdict;
 
 /// Copies built at most: all sites, then at most two rollbacks.

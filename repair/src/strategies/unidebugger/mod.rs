@@ -57,13 +57,13 @@ use self::marks::Mark;
 use self::prompts::{Extra, Role};
 pub use self::record::{AgentRecord, Details, FocusRecord, HelperRecord, LevelSummary, MarksRecord, SliceRecord};
 use self::repofocus::{FocusQuery, Ranked};
-use crate::bug::Problem;
 use crate::condense::shorten;
 use crate::llm::Message;
 use crate::patch::complete_patch_text;
-use crate::report::{CandidateRecord, Degraded};
 use crate::retrieve::{FixStyle, render_as};
-use crate::session::{Place, Reply, Session, Stop};
+use crate::run::bug::Problem;
+use crate::run::report::{CandidateRecord, Degraded};
+use crate::run::session::{Place, Reply, Session, Stop};
 use crate::validate::Verdict;
 
 /// Candidate validations per bug by default (the paper's bound).

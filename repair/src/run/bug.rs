@@ -2,7 +2,7 @@
 //! by the user), and once the pre-flight has run, the located code, the failure output and
 //! the plausibility rule ([`Problem`]). Both are immutable during a run; what a run *has*
 //! (client, ledger, clock, budgets, the report being built) is the
-//! [`Session`](crate::session::Session).
+//! [`Session`](crate::run::session::Session).
 
 use std::path::PathBuf;
 
@@ -42,7 +42,7 @@ pub struct Bug {
     pub failing_tests: Vec<String>,
 }
 
-/// A bug after the pre-flight ([`crate::preflight`]): what every strategy works from.
+/// A bug after the pre-flight ([`crate::run::preflight`]): what every strategy works from.
 #[derive(Debug, Clone)]
 pub struct Problem {
     /// The bug as given.

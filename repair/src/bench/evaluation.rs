@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::agent::{Outcome, RepairReport};
+use crate::run::report::{Outcome, RepairReport};
 
 /// What a bug's run amounts to in the summary (module docs: the table of outcomes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -5,11 +5,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::baseline::Plausibility;
-use crate::bug::Bug;
-use crate::config::RunConfig;
 use crate::llm::{ClientInfo, LedgerTotals, ServerInfo};
 use crate::retrieve::SimilarFix;
-use crate::strategies::reinfix::ToolProtocol;
+use crate::run::bug::Bug;
+use crate::run::config::RunConfig;
 use crate::validate::Verdict;
 
 /// How a run ended.
@@ -48,6 +47,18 @@ impl Outcome {
             Outcome::TraceOnly => "trace_only",
         }
     }
+}
+
+/// How the ReAct loop called tools ([`RepairReport::tool_protocol`]; ReinFix's ReAct loop fills it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolProtocol {
+    /// `native` (tools on the wire, `tool` messages), `text` (tools described in the system
+    /// prompt, calls written as text, results as `user` messages) or `native→text` (switched).
+    pub protocol: &'static str,
+    /// The LLM call count (all phases) when the loop switched to text; `null` when it did not.
+    pub switched_after_call: Option<u64>,
+    /// Why it switched.
+    pub reason: Option<String>,
 }
 
 /// One internal- or external-ingredient tool call.
@@ -112,7 +123,7 @@ pub struct Preflight {
 }
 
 /// A model request whose reply was unusable; the run went on without it
-/// ([`crate::session`], "Unusable replies cost their request, not the run").
+/// ([`crate::run::session`], "Unusable replies cost their request, not the run").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Degraded {
     /// The request: `root_cause` (the direct question), `react`, `suggestions`, `patches`

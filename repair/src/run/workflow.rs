@@ -7,13 +7,13 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::bug::Bug;
-use crate::config::RunConfig;
 use crate::llm::{ChatClient, LedgerTotals, PriceTable, ServerInfo};
-use crate::report::{ContextRecord, Outcome, RepairReport};
 use crate::retrieve::Retriever;
+use crate::run::bug::Bug;
+use crate::run::config::RunConfig;
+use crate::run::report::{ContextRecord, Outcome, RepairReport};
+use crate::run::session::{Parts, Session, Stop};
 use crate::scratch::ScratchFilter;
-use crate::session::{Parts, Session, Stop};
 use crate::strategies::Strategy;
 use crate::strategies::reinfix::ReinFix;
 use crate::validate::Validator;

@@ -4,11 +4,11 @@
 //! and the buggy version's failing tests set the plausibility rule ([`crate::baseline`]).
 
 use crate::baseline::Plausibility;
-use crate::bug::{Bug, Problem, locate};
 use crate::error::Error;
 use crate::language::Language;
-use crate::report::{Outcome, Preflight};
-use crate::session::{Session, Stop};
+use crate::run::bug::{Bug, Problem, locate};
+use crate::run::report::{Outcome, Preflight};
+use crate::run::session::{Session, Stop};
 use crate::validate::{Validation, Verdict};
 
 impl Session<'_> {

@@ -326,7 +326,7 @@ impl Runner {
 /// # Example
 /// ```no_run
 /// use std::time::Duration;
-/// use repair::quixbugs::{self, Lang, Runner};
+/// use repair::bench::quixbugs::{self, Lang, Runner};
 ///
 /// let root = std::path::Path::new("../shared/benchmarks/quixbugs");
 /// let runner = Runner::new(root, Lang::Java, Duration::from_secs(120))?;

@@ -126,12 +126,10 @@ impl LlmArgs {
     pub fn client_for(&self, strategy: &dyn repair::strategies::Strategy) -> anyhow::Result<Client> {
         if strategy.needs_model() {
             let client = self.client();
-            if strategy.name() == "tracerepair" && !strategy.seeks_patch() {
-                return client.context(
-                    "--trace-only with --probe model asks the model for the probes; --probe auto needs no model",
-                );
-            }
-            return client;
+            return match strategy.model_note() {
+                Some(note) => client.context(note),
+                None => client,
+            };
         }
         Ok(Client { none: Some(NoModel), replay: None, http: None, recording: None, model: String::new() })
     }

@@ -276,23 +276,18 @@ fn record_session_with(
 ) {
     use repair::run::config::RunConfig;
     use repair::run::workflow::Workflow;
+    use repair::strategies::reinfix::ReinFix;
     use repair::validate::{CommandSpec, Validator};
     let client = repair::llm::RecordingClient::create(repair::llm::ScriptedClient::new(scripts), rec).unwrap();
-    let config = RunConfig {
-        model: "replayed-model".into(),
-        attempts: 1,
-        suggestions: 1,
-        patches: 1,
-        max_tokens,
-        ..RunConfig::default()
-    };
+    let config = RunConfig { model: "replayed-model".into(), max_tokens, ..RunConfig::default() };
+    let reinfix = ReinFix { attempts: 1, suggestions: 1, patches: 1, ..ReinFix::default() };
     let validator = Validator {
         build: None,
         test: CommandSpec::Shell(test.into()),
         timeout: std::time::Duration::from_secs(300),
         env: Vec::new(),
     };
-    Workflow::new(&client, None, validator, config).run(bug);
+    Workflow::new(&client, None, validator, config).with_strategy(Box::new(reinfix)).run(bug);
 }
 
 fn brokentest() -> std::path::PathBuf {
@@ -715,7 +710,7 @@ fn issue_13_eval_quixbugs_trace_only_reports_probe_reliability() {
     let out =
         fixdex(&[&wrong[..], &["java_programs/SUM_TO.java", "--method", "sum_to", "--probe", "auto"]].concat(), None);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("apply to --strategy tracerepair"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--probe applies to --strategy tracerepair"), "{}", stderr(&out));
     let out = fixdex(&[&args[..], &["--rounds", "2"]].concat(), None);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("which --trace-only skips"), "{}", stderr(&out));

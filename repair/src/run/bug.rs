@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::baseline::Plausibility;
 use crate::error::{Error, Result};
+use crate::fl::LineWeights;
 use crate::language::Language;
 
 /// Where the bug is: perfect fault localization from the user, or an SBFL ranking's top.
@@ -60,6 +61,10 @@ pub struct Problem {
     pub failure: String,
     /// How candidates are judged plausible ([`crate::baseline`]).
     pub plausibility: Plausibility,
+    /// How suspicious each line of the buggy file is: uniform for a location the user gave,
+    /// SBFL's line scores when it located the bug
+    /// ([`Workflow::with_weights`](crate::run::workflow::Workflow::with_weights)).
+    pub weights: LineWeights,
 }
 
 impl Problem {

@@ -1,7 +1,8 @@
 //! The knobs of a repair run ([`RunConfig`]): the model and its sampling, the context window,
-//! budgets and the wall clock (every strategy), retrieval, and the search space that
-//! ReinFix names (attempts × suggestions × patches; other strategies map their own rounds
-//! and samples onto it, as their docs say).
+//! budgets and the wall clock, retrieval, and whether to collect every plausible patch; the
+//! same for every strategy. A strategy's own knobs live on the strategy; the search space
+//! it reports ([`SearchSpace`]) goes with the run's knobs into the report's `config`
+//! ([`ConfigRecord`]).
 
 use std::time::Duration;
 
@@ -10,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::llm::Budget;
 use crate::retrieve::RetrieveParams;
 
-/// Knobs of the workflow. Defaults follow ReinFix §4.5 (temperature 1; 3 × 3 × 5).
+/// Knobs of the workflow. Defaults follow ReinFix §4.5 (temperature 1).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunConfig {
     /// Model name sent to the endpoint.
@@ -25,14 +26,6 @@ pub struct RunConfig {
     /// request is kept within it less `max_tokens` ([`crate::llm::context`]).
     #[serde(default = "default_context_tokens")]
     pub context_tokens: u64,
-    /// Most ReAct turns in the reasoning phase.
-    pub react_steps: usize,
-    /// Repair attempts.
-    pub attempts: usize,
-    /// Repair suggestions per attempt.
-    pub suggestions: usize,
-    /// Candidate patches per suggestion (the `n` of one request).
-    pub patches: usize,
     /// Keep validating after the first plausible patch.
     pub collect_all: bool,
     /// Retrieval parameters (space, top `n`, threshold).
@@ -72,10 +65,6 @@ impl Default for RunConfig {
             seed: None,
             max_tokens: Some(2048),
             context_tokens: DEFAULT_CONTEXT_TOKENS,
-            react_steps: 8,
-            attempts: 3,
-            suggestions: 3,
-            patches: 5,
             collect_all: false,
             retrieval: RetrieveParams::default(),
             tool_output_chars: 4000,
@@ -83,6 +72,79 @@ impl Default for RunConfig {
             budget: Budget { max_calls: Some(60), max_tokens: None },
             wall: Some(Duration::from_secs(1800)),
             candidate_timeout_factor: crate::validate::DEFAULT_TIMEOUT_FACTOR,
+        }
+    }
+}
+
+/// The search space a strategy reports in the report's `config`
+/// ([`crate::strategies::Strategy::search_space`]): ReinFix's, by the names ReinFix gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchSpace {
+    /// Most ReAct turns in the reasoning phase.
+    pub react_steps: usize,
+    /// Repair attempts.
+    pub attempts: usize,
+    /// Repair suggestions per attempt.
+    pub suggestions: usize,
+    /// Candidate patches per suggestion.
+    pub patches: usize,
+}
+
+impl Default for SearchSpace {
+    /// ReinFix §4.5: 8 ReAct turns; 3 attempts × 3 suggestions × 5 patches.
+    fn default() -> Self {
+        SearchSpace { react_steps: 8, attempts: 3, suggestions: 3, patches: 5 }
+    }
+}
+
+/// The report's `config`: the run's knobs ([`RunConfig`]) with the strategy's
+/// [`SearchSpace`], each field in the place the report has always given it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConfigRecord {
+    /// [`RunConfig::model`].
+    pub model: String,
+    /// [`RunConfig::temperature`].
+    pub temperature: Option<f64>,
+    /// [`RunConfig::seed`].
+    pub seed: Option<u64>,
+    /// [`RunConfig::max_tokens`].
+    pub max_tokens: Option<u32>,
+    /// [`RunConfig::context_tokens`].
+    pub context_tokens: u64,
+    /// The strategy's search space.
+    #[serde(flatten)]
+    pub search: SearchSpace,
+    /// [`RunConfig::collect_all`].
+    pub collect_all: bool,
+    /// [`RunConfig::tool_output_chars`].
+    pub tool_output_chars: usize,
+    /// [`RunConfig::max_reasks`].
+    pub max_reasks: u32,
+    /// [`RunConfig::budget`].
+    pub budget: Budget,
+    /// [`RunConfig::wall`].
+    pub wall: Option<Duration>,
+    /// [`RunConfig::candidate_timeout_factor`].
+    pub candidate_timeout_factor: f64,
+}
+
+impl ConfigRecord {
+    /// The record of `config` run with a strategy whose search space is `search`.
+    #[must_use]
+    pub fn new(config: &RunConfig, search: SearchSpace) -> ConfigRecord {
+        ConfigRecord {
+            model: config.model.clone(),
+            temperature: config.temperature,
+            seed: config.seed,
+            max_tokens: config.max_tokens,
+            context_tokens: config.context_tokens,
+            search,
+            collect_all: config.collect_all,
+            tool_output_chars: config.tool_output_chars,
+            max_reasks: config.max_reasks,
+            budget: config.budget,
+            wall: config.wall,
+            candidate_timeout_factor: config.candidate_timeout_factor,
         }
     }
 }

@@ -58,6 +58,7 @@ impl Session<'_> {
             lines: (start_line, end_line),
             failure: pre.feedback(3000),
             plausibility,
+            weights: crate::fl::LineWeights::Uniform,
         }))
     }
 

@@ -219,7 +219,7 @@ fn python_big_trace() -> Case {
 }
 
 fn details(r: &RepairReport) -> &Value {
-    &r.details
+    r.details.json()
 }
 
 fn verdicts(r: &RepairReport) -> Vec<&'static str> {

@@ -75,7 +75,7 @@ enum Next {
 }
 
 /// Reasoning phase: a root cause, first without donors, then with the internal tools.
-pub(super) fn reason(problem: &Problem, run: &mut Session<'_>) -> Result<String, Stop> {
+pub(super) fn reason(problem: &Problem, run: &mut Session<'_>, steps: usize) -> Result<String, Stop> {
     let mut base = vec![Message::user(cause_prompt(problem))];
     let req = run.request(vec![Message::system(SYSTEM_PROMPT), base[0].clone()]);
     let first = run.sample_or_degrade(req, &Degraded::at("root_cause", None, None))?;
@@ -100,7 +100,7 @@ pub(super) fn reason(problem: &Problem, run: &mut Session<'_>) -> Result<String,
         last_text: String::new(),
     };
     run.report.tool_protocol = Some(ToolProtocol { protocol: "native", switched_after_call: None, reason: None });
-    let steps = run.config().react_steps.max(1);
+    let steps = steps.max(1);
     let mut note = format!("the {steps} ReAct turns ran out before the model stated a root cause");
     for step in 1..=steps {
         match react_turn(run, step, &mut state, &mut messages, &tools)? {

@@ -12,6 +12,7 @@ use repair::run::bug::{Bug, Location};
 use repair::run::config::RunConfig;
 use repair::run::report::Outcome;
 use repair::run::workflow::Workflow;
+use repair::strategies::reinfix::ReinFix;
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -257,8 +258,10 @@ fn issue_9_context_length_comes_from_the_model_list() {
 fn sum_to<'a>(client: &'a dyn ChatClient, patches: usize, wall: Option<Duration>) -> (Workflow<'a>, Bug) {
     let lang = Lang::Python;
     let p = quixbugs::discover(&minibugs(), lang).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();
-    let config = RunConfig { model: "m".into(), attempts: 1, suggestions: 1, patches, wall, ..RunConfig::default() };
+    let config = RunConfig { model: "m".into(), wall, ..RunConfig::default() };
+    let reinfix = ReinFix { attempts: 1, suggestions: 1, patches, ..ReinFix::default() };
     let workflow = Workflow::new(client, None, runner(lang).validator(&p), config)
+        .with_strategy(Box::new(reinfix))
         .with_scratch_filter(quixbugs::scratch_filter(lang));
     let bug = Bug {
         id: None,

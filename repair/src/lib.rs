@@ -13,7 +13,7 @@
 //! read), [`condense`] (test output cut to the failure text a prompt holds), [`baseline`]
 //! (which failures were there before the patch), [`language`] (Java or Python) and
 //! [`toolchain`] (javac, JUnit, Python found); [`fl`] is SBFL fault localization, [`label`]
-//! writes root causes into a corpus (`fixdex label`), [`bench`] the QuixBugs harness and the
+//! writes root causes into a corpus (`fixdex label`), [`bench`](mod@bench) the QuixBugs harness and the
 //! summary of workflow runs, [`serve`] the MCP/HTTP server, [`reload`] follows an index
 //! replaced on disk.
 

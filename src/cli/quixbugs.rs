@@ -331,7 +331,7 @@ impl Evaluation<'_> {
                 .method(p)
                 .map(|m| (m.to_string(), LineWeights::Uniform))
                 .ok_or_else(|| "no buggy method known (quixbugs.jsonl `meta.function`)".to_string()),
-            Localization::Sbfl => quixbugs::localize(self.runner, p).map_err(|e| e.to_string()),
+            Localization::Sbfl => quixbugs::localize(self.runner, p),
         }
     }
 

@@ -82,11 +82,8 @@ impl LineWeights {
 /// [`NoMethod`] when SBFL ranked no method (there).
 pub fn top_method<'a>(report: &'a FlReport, file: Option<&str>) -> Result<&'a MethodScore, NoMethod> {
     let want = file.map(|f| f.replace('\\', "/").trim_start_matches("./").to_string());
-    report.methods.iter().find(|m| want.as_deref().is_none_or(|w| m.file == w)).ok_or_else(|| NoMethod {
-        file: want,
-        failed: report.failed,
-        passed: report.passed,
-    })
+    let found = report.methods.iter().find(|m| want.as_deref().is_none_or(|w| m.file == w));
+    found.ok_or(NoMethod { file: want, failed: report.failed, passed: report.passed })
 }
 
 /// SBFL ranked no method ([`top_method`]).

@@ -58,21 +58,15 @@ impl Strategy for Widen {
     }
 
     fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop> {
-        let mut tried = 0;
-        for line in problem.code.lines().filter(|l| l.contains("range(")) {
+        let lines = problem.code.lines().filter(|l| l.contains("range("));
+        for (choice, line) in lines.enumerate() {
             let close = line.rfind(')').unwrap_or(line.len());
             let fixed = format!("{} + {}{}", &line[..close], self.by, &line[close..]);
             let answer = format!("<<<<<<< SEARCH\n{line}\n=======\n{fixed}\n>>>>>>> REPLACE\n");
             let reply = Reply { text: answer.clone(), cut_off: false };
-            let rec = session.validate_candidate(
-                problem,
-                Place { attempt: 1, suggestion: 1, choice: tried },
-                &reply,
-                &answer,
-                "",
-            )?;
-            tried += 1;
-            session.report.details = Details::new(WidenSection { by: self.by, tried });
+            let place = Place { attempt: 1, suggestion: 1, choice };
+            let rec = session.validate_candidate(problem, place, &reply, &answer, "")?;
+            session.report.details = Details::new(WidenSection { by: self.by, tried: choice + 1 });
             if session.push_candidate(rec) {
                 break;
             }

@@ -24,9 +24,10 @@ use anyhow::{Context, bail};
 use engine::Space;
 use engine::embed::BertEmbedder;
 use repair::Language;
+use repair::fl::LineWeights;
 use repair::retrieve::{Exclusion, RetrieveParams, Retriever};
 use repair::strategies::patterns::DEFAULT_K;
-use repair::strategies::patterns::order::{self, Suspiciousness};
+use repair::strategies::patterns::order;
 use repair::strategies::patterns::templates::{self, Edit, Template};
 use serde_json::{Value, json};
 
@@ -95,7 +96,7 @@ fn measure(retriever: &Retriever, rec: &Value, lang: Language, edits: &[Edit], t
             before[usize::from(!conc)] += 1;
         }
     }
-    let shipped = order::order(edits, &hits, &Suspiciousness::Uniform);
+    let shipped = order::order(edits, &hits, &LineWeights::Uniform);
     let rank = shipped.iter().position(|&i| i == truth).unwrap_or(0) + 1;
     Ok(json!({
         "id": id, "source": field("source"), "language": lang.as_str(),

@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use anyhow::{Context, bail};
-use repair::quixbugs::{self, GroundTruth, Lang, Program, Runner};
+use repair::bench::quixbugs::{self, GroundTruth, Lang, Program, Runner};
 
 /// The lines of `program`'s buggy file the developer fix removes.
 fn buggy_lines(root: &Path, truth: &GroundTruth, program: &Program) -> anyhow::Result<Vec<u32>> {

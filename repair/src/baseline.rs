@@ -3,7 +3,7 @@
 //! The pre-flight runs the tests of the buggy version and reads their failing tests. A test
 //! that fails there for a reason of its own (a missing service, a flaky clock, a broken
 //! fixture) fails on the fixed version too, so "every test passes" can never hold. With the
-//! bug's tests named ([`crate::agent::Bug::failing_tests`]), a candidate is plausible in the
+//! bug's tests named ([`crate::run::bug::Bug::failing_tests`]), a candidate is plausible in the
 //! sense of Defects4J: **the bug's failing tests pass and no test that passed before fails**;
 //! the other tests that already failed may keep failing ([`Rule::NoNewFailures`]).
 //!

@@ -55,7 +55,7 @@ pub enum Error {
         /// The limit.
         limit: usize,
     },
-    /// Every model request of the run was degraded ([`crate::report::Degraded`]).
+    /// Every model request of the run was degraded ([`crate::run::report::Degraded`]).
     #[error("no reply of the model was usable ({requests} requests); the last: {last}")]
     NoUsableReply {
         /// Degraded requests.

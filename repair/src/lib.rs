@@ -1,47 +1,40 @@
 //! fixdex repair: the repair front end.
 //!
-//! A [`workflow::Workflow`] runs one repair [`strategies`] strategy (ReinFix,
-//! ../shared/papers/reinfix.txt, Algorithm 1, by default) on a [`bug::Bug`]: the shared
-//! [`preflight`] turns it into a [`bug::Problem`], the strategy works through a
-//! [`session::Session`] (model requests, candidate validation, budgets, the [`report`]),
-//! with [`config`] its knobs and [`Error`] what can end it. Below them: [`llm`]
-//! (OpenAI-compatible client, scripted and record/replay doubles), [`tools`] (the nine
-//! internal-ingredient tools), [`retrieve`] (similar fixes from the engine, with
-//! [`fix_actions`], what each fix did), [`patch`]
-//! (applying model patches), [`validate`] and [`scratch`] (testing them: [`verdict`] the
+//! A [`run::workflow::Workflow`] runs one repair strategy ([`strategies`], picked from the
+//! [`strategies::Registry`]; ReinFix, ../shared/papers/reinfix.txt, Algorithm 1, by default)
+//! on a [`run::bug::Bug`]: the shared [`run::preflight`] turns it into a
+//! [`run::bug::Problem`], the strategy works through a [`run::session::Session`] (model
+//! requests, candidate validation, budgets, the [`run::report`]), with [`run::config`] its
+//! knobs and [`Error`] what can end it. Below them: [`llm`] (OpenAI-compatible client,
+//! scripted and record/replay doubles), [`tools`] (the nine internal-ingredient tools),
+//! [`retrieve`] (similar fixes from the engine, with [`fix_actions`], what each fix did),
+//! [`patch`] (applying patches), [`validate`] and [`scratch`] (testing them: [`verdict`] the
 //! typed outcome, [`process`] one supervised command, [`test_output`] JUnit/pytest output
-//! read), [`condense`] (test output cut to the failure text a prompt holds), [`baseline`] (which failures were there
-//! before the patch), [`Language`] (Java or Python, the actions crate's) and [`toolchain`] (javac, JUnit, Python
-//! found); [`fl`] is SBFL fault localization, [`label`] writes root causes into a corpus (`fixdex
-//! label`), [`quixbugs`] the benchmark harness
-//! and [`evaluation`] its summary of workflow runs, [`serve`] the MCP/HTTP server,
-//! [`reload`] follows an index replaced on disk. [`agent`] keeps the first names of the
-//! workflow's API for one release.
+//! read), [`condense`] (test output cut to the failure text a prompt holds), [`baseline`]
+//! (which failures were there before the patch), [`Language`] (Java or Python, the actions crate's) and
+//! [`toolchain`] (javac, JUnit, Python found); [`fl`] is SBFL fault localization, [`label`]
+//! writes root causes into a corpus (`fixdex label`), [`bench`](mod@bench) the QuixBugs harness and the
+//! summary of workflow runs, [`serve`] the MCP/HTTP server, [`reload`] follows an index
+//! replaced on disk.
 
 #![warn(missing_docs)]
 
-pub mod agent;
 pub mod baseline;
-pub mod bug;
+pub mod bench;
 pub mod condense;
-pub mod config;
 pub mod error;
-pub mod evaluation;
 pub mod fix_actions;
 pub mod fl;
 pub mod label;
 pub mod llm;
 pub mod patch;
-pub mod preflight;
 pub mod process;
-pub mod quixbugs;
 pub mod rank;
 pub mod reload;
-pub mod report;
 pub mod retrieve;
+pub mod run;
 pub mod scratch;
 pub mod serve;
-pub mod session;
 pub mod strategies;
 pub mod suggest;
 pub mod test_output;
@@ -49,7 +42,6 @@ pub mod toolchain;
 pub mod tools;
 pub mod validate;
 pub mod verdict;
-pub mod workflow;
 
 pub use actions::Language;
 pub use error::{Error, Result};

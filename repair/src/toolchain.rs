@@ -7,9 +7,9 @@
 //! | JUnit 4 + Hamcrest class path | `FIXDEX_JUNIT_CP` ([`JUNIT_CP_ENV`]) | [`DEFAULT_JUNIT_CP`] |
 //! | JaCoCo and ASM jars (fault localization) | `FIXDEX_JACOCO_DIR` ([`JACOCO_DIR_ENV`]) | [`DEFAULT_JACOCO_DIR`] |
 //!
-//! The benchmark harness ([`crate::quixbugs`]) and fault localization ([`crate::fl`]) both
+//! The benchmark harness ([`crate::bench::quixbugs`]) and fault localization ([`crate::fl`]) both
 //! read these; the checks ([`check_jdk`], [`check_class_path`], [`check_pytest`]) run the
-//! tools once and are what [`crate::quixbugs::Runner::new`] does before any program runs.
+//! tools once and are what [`crate::bench::quixbugs::Runner::new`] does before any program runs.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use repair::config::DEFAULT_CONTEXT_TOKENS;
 use repair::llm::{ChatClient, NoModel, OpenAiClient, OpenAiConfig, Price, PriceTable, RecordingClient, ReplayClient};
+use repair::run::config::DEFAULT_CONTEXT_TOKENS;
 
 /// Model, sampling, budget and limit options, shared by `fixdex repair` and
 /// `fixdex eval quixbugs`.
@@ -126,12 +126,10 @@ impl LlmArgs {
     pub fn client_for(&self, strategy: &dyn repair::strategies::Strategy) -> anyhow::Result<Client> {
         if strategy.needs_model() {
             let client = self.client();
-            if strategy.name() == "tracerepair" && !strategy.seeks_patch() {
-                return client.context(
-                    "--trace-only with --probe model asks the model for the probes; --probe auto needs no model",
-                );
-            }
-            return client;
+            return match strategy.model_note() {
+                Some(note) => client.context(note),
+                None => client,
+            };
         }
         Ok(Client { none: Some(NoModel), replay: None, http: None, recording: None, model: String::new() })
     }

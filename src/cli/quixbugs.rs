@@ -1,5 +1,5 @@
 //! `fixdex eval quixbugs`: the repair workflow on every QuixBugs program, and with `--check`
-//! the benchmark check (repair::quixbugs). `fixdex bench quixbugs --oracle ground-truth|llm`
+//! the benchmark check (repair::bench::quixbugs). `fixdex bench quixbugs --oracle ground-truth|llm`
 //! is the deprecated spelling of `--check` and of the evaluation (hidden, kept one release).
 //!
 //! `--check` checks the machinery without a model: for every program, the buggy version must
@@ -8,12 +8,12 @@
 //! excepted), 1 otherwise.
 //!
 //! Without `--check` it runs the repair strategy (`--strategy`: `reinfix`, the ReinFix
-//! workflow, or `patterns`, no model; [`repair::workflow`]) on every program with the model
+//! workflow, or `patterns`, no model; [`repair::run::workflow`]) on every program with the model
 //! options of `fixdex repair` (an endpoint, or `--replay`; none for `patterns`), the bug's own record and the QuixBugs project
 //! excluded from retrieval, and perfect function-level localization (ReinFix's setting) or
 //! `--localization sbfl` (the top Ochiai method of the program's file). It reports per bug the outcome, the error
 //! message of a run that ended in error, LLM calls, tokens and time, and counts plausible,
-//! no plausible patch and errors apart ([`repair::evaluation`]); `--report-dir` keeps each
+//! no plausible patch and errors apart ([`repair::bench::evaluation`]); `--report-dir` keeps each
 //! bug's full report. Exit 1 when any bug ended in error (outcome `error` or
 //! `preflight_failed`, or localization failed), after the summary is printed; 0 otherwise.
 
@@ -23,18 +23,19 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use repair::bug::{Bug, Location};
-use repair::config::RunConfig as AgentConfig;
-use repair::evaluation::{self, BugResult};
-use repair::quixbugs::{self, GroundTruth, Lang, OracleSummary, Program, ProgramCheck, RunSummary, Runner};
-use repair::report::Outcome;
+use repair::bench::evaluation::{self, BugResult};
+use repair::bench::quixbugs::{self, GroundTruth, Lang, OracleSummary, Program, ProgramCheck, RunSummary, Runner};
+use repair::fl::LineWeights;
 use repair::retrieve::{Exclusion, Retriever};
-use repair::strategies::patterns::Suspiciousness;
+use repair::run::bug::{Bug, Location};
+use repair::run::config::RunConfig;
+use repair::run::report::RepairReport;
+use repair::run::workflow::Workflow;
+use repair::strategies::{EvalTotals, Strategy};
 use repair::validate::Verdict;
-use repair::workflow::Workflow;
 
 use super::llm_args::{Client, LlmArgs};
-use super::workflow_args::{ReinfixArgs, RetrievalArgs, StrategyArgs, agent_config};
+use super::workflow_args::{RetrievalArgs, RunArgs, StrategyArgs, run_config};
 
 /// Arguments of `fixdex eval quixbugs`.
 #[derive(Debug, clap::Args)]
@@ -77,6 +78,8 @@ pub struct QuixbugsArgs {
     json: bool,
     #[command(flatten)]
     strategy: StrategyArgs,
+    #[command(flatten)]
+    run: RunArgs,
     /// Fault localization given to the repair strategy.
     #[arg(long, value_enum, default_value = "perfect")]
     localization: Localization,
@@ -86,8 +89,6 @@ pub struct QuixbugsArgs {
     report_dir: Option<PathBuf>,
     #[command(flatten)]
     retrieval: RetrievalArgs,
-    #[command(flatten)]
-    reinfix: ReinfixArgs,
     #[command(flatten)]
     llm: LlmArgs,
 }
@@ -251,8 +252,9 @@ struct Evaluation<'a> {
     runner: &'a Runner,
     truth: &'a GroundTruth,
     client: Client,
-    config: AgentConfig,
+    config: RunConfig,
     retriever: Option<Retriever>,
+    strategy: Box<dyn Strategy>,
 }
 
 /// The repair strategy on every program; a table or JSON.
@@ -260,39 +262,40 @@ fn evaluate(a: &QuixbugsArgs, runner: &Runner, truth: &GroundTruth, programs: &[
     let start = Instant::now();
     let strategy = a.strategy.strategy()?;
     let client = a.llm.client_for(strategy.as_ref())?;
-    let mut config = agent_config(&a.llm, &a.retrieval, &a.reinfix, &client, strategy.default_max_calls())?;
-    a.strategy.configure(&mut config)?;
+    let config = run_config(&a.llm, &a.retrieval, &a.run, &client, strategy.as_ref())?;
     let retriever = a
         .retrieval
         .index
         .as_deref()
         .map(|path| super::model::open_retriever(path, a.retrieval.model.as_deref(), Exclusion::default()))
         .transpose()?;
-    let eval = Evaluation { a, runner, truth, client, config, retriever };
-    let (mut bugs, mut complete) = (Vec::new(), true);
+    let eval = Evaluation { a, runner, truth, client, config, retriever, strategy };
+    let (mut bugs, mut reports, mut complete) = (Vec::new(), Vec::new(), true);
     for (i, p) in programs.iter().enumerate() {
         eprintln!("[{}/{}] {}", i + 1, programs.len(), p.name);
-        let (bug, done) = eval.repair(p)?;
-        complete &= done;
+        let (bug, report) = eval.repair(p)?;
+        complete &= report.as_ref().is_none_or(|r| r.outcome.went_through());
         bugs.push(bug);
+        reports.extend(report);
     }
     eval.client.finish(complete)?;
     let counts = evaluation::count(&bugs);
+    let totals = eval.strategy.eval_totals(bugs.len(), &reports.iter().collect::<Vec<_>>());
     if a.json {
-        out!("{}", eval.summary(&bugs, &counts, start))?;
+        out!("{}", eval.summary(&bugs, &counts, totals.as_ref(), start))?;
     } else {
-        print_llm_table(&bugs, &counts, runner.lang, eval.client.get().is_synthetic())?;
+        print_llm_table(&bugs, &counts, totals.as_ref(), runner.lang, eval.client.get().is_synthetic())?;
     }
     Ok(if counts.errors > 0 { ExitCode::from(crate::cli::exit::ERROR) } else { ExitCode::SUCCESS })
 }
 
 impl Evaluation<'_> {
-    /// One program: localize, repair, keep the report. The flag is false when the run was
-    /// cut short (budget, time, error), which leaves replayed recordings unused by design.
-    fn repair(&self, p: &Program) -> anyhow::Result<(BugResult, bool)> {
-        let (method, suspiciousness) = match self.localize(p) {
+    /// One program: localize, repair, keep the report; the report, unless localization
+    /// failed.
+    fn repair(&self, p: &Program) -> anyhow::Result<(BugResult, Option<RepairReport>)> {
+        let (method, weights) = match self.localize(p) {
             Ok(found) => found,
-            Err(why) => return Ok((BugResult::localization_failed(&p.name, why), true)),
+            Err(why) => return Ok((BugResult::localization_failed(&p.name, why), None)),
         };
         let id = self.truth.id(p).map(str::to_string);
         let exclusion = Exclusion { ids: id.iter().cloned().collect(), projects: vec!["QuixBugs".into()] };
@@ -309,43 +312,31 @@ impl Evaluation<'_> {
             self.runner.validator(p),
             self.config.clone(),
         )
-        .with_strategy(self.a.strategy.strategy_with(suspiciousness)?)
+        .with_strategy(self.a.strategy.strategy()?)
+        .with_weights(weights)
         .with_prices(self.a.llm.prices(&self.client.model))
         .with_scratch_filter(quixbugs::scratch_filter(self.runner.lang))
         .run(&bug);
         self.keep_report(p, &report)?;
-        let complete = matches!(report.outcome, Outcome::Plausible | Outcome::NoPlausiblePatch | Outcome::TraceOnly);
-        Ok((BugResult::from_report(&p.name, &method, &report), complete))
+        let result = BugResult::from_report(&p.name, &method, &report).with_section(self.strategy.eval_bug(&report));
+        Ok((result, Some(report)))
     }
 
     /// The buggy method, from quixbugs.jsonl (every line equally suspicious) or SBFL's top
     /// method in the program's file (with the SBFL scores of its lines); else why none.
-    fn localize(&self, p: &Program) -> Result<(String, Suspiciousness), String> {
+    fn localize(&self, p: &Program) -> Result<(String, LineWeights), String> {
         match self.a.localization {
             Localization::Perfect => self
                 .truth
                 .method(p)
-                .map(|m| (m.to_string(), Suspiciousness::Uniform))
+                .map(|m| (m.to_string(), LineWeights::Uniform))
                 .ok_or_else(|| "no buggy method known (quixbugs.jsonl `meta.function`)".to_string()),
-            Localization::Sbfl => {
-                let fl = repair::quixbugs::sbfl(self.runner, p).map_err(|e| e.to_string())?;
-                let file = p.source.to_string_lossy().replace('\\', "/");
-                // The best method of the program's own file: every QuixBugs fault is there,
-                // and the workflow repairs that file (helpers such as Node.java may rank
-                // higher when the failing tests run through them).
-                let m = fl
-                    .methods
-                    .iter()
-                    .find(|m| m.file == file)
-                    .ok_or_else(|| format!("SBFL ranked no method of {file}"))?;
-                let scores = fl.lines.iter().filter(|l| l.file == file).map(|l| (l.line as usize, l.score)).collect();
-                Ok((m.name.rsplit('.').next().unwrap_or(&m.name).to_string(), Suspiciousness::Sbfl(scores)))
-            }
+            Localization::Sbfl => quixbugs::localize(self.runner, p),
         }
     }
 
     /// Writes the bug's report into `--report-dir`, when given.
-    fn keep_report(&self, p: &Program, report: &repair::report::RepairReport) -> anyhow::Result<()> {
+    fn keep_report(&self, p: &Program, report: &repair::run::report::RepairReport) -> anyhow::Result<()> {
         let Some(dir) = &self.a.report_dir else { return Ok(()) };
         let path = dir.join(format!("{}.json", p.name));
         std::fs::write(&path, serde_json::to_string_pretty(report)?)
@@ -353,8 +344,14 @@ impl Evaluation<'_> {
     }
 
     /// The `--json` summary.
-    fn summary(&self, bugs: &[BugResult], counts: &evaluation::Counts, start: Instant) -> serde_json::Value {
-        serde_json::json!({
+    fn summary(
+        &self,
+        bugs: &[BugResult],
+        counts: &evaluation::Counts,
+        totals: Option<&EvalTotals>,
+        start: Instant,
+    ) -> serde_json::Value {
+        let mut summary = serde_json::json!({
             "lang": self.runner.lang, "oracle": "llm", "strategy": self.a.strategy.name(),
             "total": counts.total, "plausible": counts.plausible,
             "no_plausible": counts.no_plausible, "errors": counts.errors, "trace_only": counts.trace_only,
@@ -363,31 +360,23 @@ impl Evaluation<'_> {
             "wall_s": start.elapsed().as_secs_f64(), "synthetic": self.client.get().is_synthetic(),
             "client": self.client.get().describe(),
             "localization": format!("{:?}", self.a.localization).to_lowercase(),
-            "probes": probe_totals(bugs), "levels": evaluation::level_totals(bugs), "programs": bugs,
-        })
+            "programs": bugs,
+        });
+        if let Some(t) = totals {
+            summary[t.key] = t.totals.clone();
+        }
+        summary
     }
-}
-
-/// TraceRepair's probe reliability over the programs (`None` for other strategies):
-/// programs, instrumented (a copy with probes compiled and ran), its rate, non-empty
-/// traces, programs with a rollback, programs whose trace hit the 10 MB guard.
-fn probe_totals(bugs: &[BugResult]) -> Option<serde_json::Value> {
-    let p: Vec<_> = bugs.iter().filter_map(|b| b.probes.as_ref()).collect();
-    if p.is_empty() {
-        return None;
-    }
-    let instrumented = p.iter().filter(|s| s.instrumented).count();
-    Some(serde_json::json!({
-        "programs": bugs.len(), "instrumented": instrumented,
-        "instrumentation_rate": instrumented as f64 / bugs.len().max(1) as f64,
-        "nonempty_traces": p.iter().filter(|s| s.trace_lines > 0).count(),
-        "rolled_back": p.iter().filter(|s| s.rolled_back > 0).count(),
-        "guard_hit": p.iter().filter(|s| s.guard_hit).count(),
-    }))
 }
 
 /// The evaluation table: one row per bug, the summary line, then each error's message.
-fn print_llm_table(bugs: &[BugResult], counts: &evaluation::Counts, lang: Lang, synthetic: bool) -> anyhow::Result<()> {
+fn print_llm_table(
+    bugs: &[BugResult],
+    counts: &evaluation::Counts,
+    totals: Option<&EvalTotals>,
+    lang: Lang,
+    synthetic: bool,
+) -> anyhow::Result<()> {
     out!("{:<28} {:<20} {:>6} {:>6} {:>9} {:>8}", "program", "outcome", "cands", "calls", "tokens", "time s")?;
     for b in bugs {
         let outcome = evaluation::outcome_name(b.outcome);
@@ -406,24 +395,8 @@ fn print_llm_table(bugs: &[BugResult], counts: &evaluation::Counts, lang: Lang, 
         },
         if synthetic { " (SYNTHETIC answers: not repair results)" } else { "" }
     )?;
-    if let Some(p) = probe_totals(bugs) {
-        out!(
-            "probes: {} of {} programs instrumented, {} non-empty traces, {} with a rollback",
-            p["instrumented"],
-            p["programs"],
-            p["nonempty_traces"],
-            p["rolled_back"]
-        )?;
-    }
-    if let Some(levels) = evaluation::level_totals(bugs) {
-        let per: Vec<String> = repair::strategies::unidebugger::Level::ALL
-            .iter()
-            .map(|l| {
-                let t = &levels[l.as_str()];
-                format!("{} {} ({} plausible)", l.as_str(), t["ended"], t["plausible"])
-            })
-            .collect();
-        out!("levels reached: {}", per.join(", "))?;
+    if let Some(t) = totals {
+        out!("{}", t.line)?;
     }
     for b in bugs {
         if let Some(e) = &b.error {

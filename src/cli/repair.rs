@@ -1,5 +1,5 @@
 //! `fixdex repair`: a repair strategy (`--strategy`, ReinFix by default) on one bug of a project
-//! (repair::workflow).
+//! (repair::run::workflow).
 //!
 //! Prints the first plausible patch as a unified diff (or the whole report with `--json`)
 //! and always writes the JSON report (`--report`); the report's warnings (tolerated failing
@@ -14,15 +14,16 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use repair::bug::{Bug, Location};
-use repair::report::Outcome;
+use repair::fl::LineWeights;
 use repair::retrieve::Exclusion;
-use repair::strategies::patterns::Suspiciousness;
+use repair::run::bug::{Bug, Location};
+use repair::run::report::Outcome;
+use repair::run::workflow::Workflow;
+use repair::strategies::Strategy;
 use repair::validate::{CommandSpec, Validator};
-use repair::workflow::Workflow;
 
 use super::llm_args::LlmArgs;
-use super::workflow_args::{ReinfixArgs, RetrievalArgs, StrategyArgs, agent_config};
+use super::workflow_args::{RetrievalArgs, RunArgs, StrategyArgs, run_config};
 
 /// Arguments of `fixdex repair`.
 #[derive(Debug, clap::Args)]
@@ -95,9 +96,9 @@ pub struct Args {
     #[command(flatten)]
     strategy: StrategyArgs,
     #[command(flatten)]
-    retrieval: RetrievalArgs,
+    run: RunArgs,
     #[command(flatten)]
-    reinfix: ReinfixArgs,
+    retrieval: RetrievalArgs,
     #[command(flatten)]
     llm: LlmArgs,
     /// Where to write the JSON report (its folder must exist and be writable; checked
@@ -115,37 +116,37 @@ pub const NO_PATCH: u8 = 4;
 /// Runs `fixdex repair`.
 pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     check_inputs(a)?;
-    let (file, location, fault_localization, suspiciousness) = locate(a)?;
-    let exclusion = Exclusion { ids: a.bug_id.iter().cloned().collect(), projects: a.exclude_project.clone() };
-    let retriever = a
-        .retrieval
-        .index
-        .as_deref()
-        .map(|path| super::model::open_retriever(path, a.retrieval.model.as_deref(), exclusion))
-        .transpose()?;
-    if let Some(r) = &retriever {
-        super::search::warn_unmatched(&r.excluded_projects());
-    }
-    let strategy = a.strategy.strategy_with(suspiciousness)?;
+    let (file, location, fault_localization, weights) = locate(a)?;
+    let retriever = retriever(a)?;
+    let strategy = a.strategy.strategy()?;
     let client = a.llm.client_for(strategy.as_ref())?;
-    let mut config = agent_config(&a.llm, &a.retrieval, &a.reinfix, &client, strategy.default_max_calls())?;
-    a.strategy.configure(&mut config)?;
+    let config = run_config(&a.llm, &a.retrieval, &a.run, &client, strategy.as_ref())?;
     let prices = a.llm.prices(&client.model);
     let bug =
         Bug { id: a.bug_id.clone(), root: a.project.clone(), file, location, failing_tests: a.failing_test.clone() };
-    let mut workflow = Workflow::new(client.get(), retriever, validator(a), config).with_strategy(strategy);
+    let mut workflow = Workflow::new(client.get(), retriever, validator(a), config).with_weights(weights);
     if !a.ignore.is_empty() {
         let ignored = a.ignore.clone();
         workflow =
             workflow.with_scratch_filter(std::sync::Arc::new(move |rel, _| ignored.iter().any(|p| rel.starts_with(p))));
     }
-    let mut report = workflow.with_prices(prices).run(&bug);
+    let mut report = workflow.with_strategy(a.strategy.strategy()?).with_prices(prices).run(&bug);
     report.fault_localization = fault_localization;
     let json = serde_json::to_string_pretty(&report)?;
     std::fs::write(&a.report, &json).with_context(|| format!("writing the report {}", a.report.display()))?;
-    client.finish(matches!(report.outcome, Outcome::Plausible | Outcome::NoPlausiblePatch | Outcome::TraceOnly))?;
-    print_result(a, &report, &json)?;
+    client.finish(report.outcome.went_through())?;
+    print_result(a, strategy.as_ref(), &report, &json)?;
     Ok(exit_code(report.outcome))
+}
+
+/// The retriever of `--index`, the bug's id and `--exclude-project` kept out (projects that
+/// match nothing are warned about).
+fn retriever(a: &Args) -> anyhow::Result<Option<repair::retrieve::Retriever>> {
+    let exclusion = Exclusion { ids: a.bug_id.iter().cloned().collect(), projects: a.exclude_project.clone() };
+    let Some(path) = a.retrieval.index.as_deref() else { return Ok(None) };
+    let r = super::model::open_retriever(path, a.retrieval.model.as_deref(), exclusion)?;
+    super::search::warn_unmatched(&r.excluded_projects());
+    Ok(Some(r))
 }
 
 /// Checks, before any work, the output files and that `--file` is a file of the project.
@@ -189,11 +190,11 @@ fn is_file_under(project: &std::path::Path, file: &std::path::Path) -> bool {
 /// The buggy file and location: `--file` with `--method` or `--lines`, or SBFL (whose
 /// summary goes into the report, and whose line scores weigh the patterns strategy's
 /// candidates).
-fn locate(a: &Args) -> anyhow::Result<(PathBuf, Location, Option<serde_json::Value>, Suspiciousness)> {
+fn locate(a: &Args) -> anyhow::Result<(PathBuf, Location, Option<serde_json::Value>, LineWeights)> {
     let given = || a.file.clone().expect("clap: --file required");
     match (&a.method, &a.lines, a.sbfl) {
-        (Some(m), None, false) => Ok((given(), Location::Method(m.clone()), None, Suspiciousness::Uniform)),
-        (None, Some(l), false) => Ok((given(), parse_lines(l)?, None, Suspiciousness::Uniform)),
+        (Some(m), None, false) => Ok((given(), Location::Method(m.clone()), None, LineWeights::Uniform)),
+        (None, Some(l), false) => Ok((given(), parse_lines(l)?, None, LineWeights::Uniform)),
         (None, None, true) => sbfl(a).map(|(file, loc, summary, sus)| (file, loc, Some(summary), sus)),
         _ => bail!("give the fault location: --method NAME or --lines START-END (with --file), or --sbfl"),
     }
@@ -222,7 +223,12 @@ fn validator(a: &Args) -> Validator {
 
 /// The patch (or the report with `--json`) on stdout; the warnings and a one-line summary
 /// on stderr.
-fn print_result(a: &Args, report: &repair::report::RepairReport, json: &str) -> anyhow::Result<()> {
+fn print_result(
+    a: &Args,
+    strategy: &dyn Strategy,
+    report: &repair::run::report::RepairReport,
+    json: &str,
+) -> anyhow::Result<()> {
     if a.json {
         out!("{json}")?;
     } else if let Some(p) = &report.patch {
@@ -231,23 +237,8 @@ fn print_result(a: &Args, report: &repair::report::RepairReport, json: &str) -> 
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
     }
-    if let Some(p) = repair::strategies::tracerepair::ProbeSummary::from_details(&report.details) {
-        eprintln!(
-            "trace: {} probe lines ({} of {} probes injected, {} rolled back{})",
-            p.trace_lines,
-            p.injected,
-            p.requested,
-            p.rolled_back,
-            if p.instrumented { "" } else { "; static fallback: no trace" }
-        );
-    }
-    if let Some(l) = repair::strategies::unidebugger::LevelSummary::from_details(&report.details) {
-        eprintln!(
-            "escalation: reached {}{}, {} candidates validated",
-            l.level,
-            l.plausible_at.map(|p| format!(", plausible at {p}")).unwrap_or_default(),
-            l.validations
-        );
+    if let Some(line) = strategy.report_line(report) {
+        eprintln!("{line}");
     }
     let tried = report.candidates.len();
     eprintln!(
@@ -274,19 +265,19 @@ fn exit_code(outcome: Outcome) -> ExitCode {
 
 /// SBFL on the project (in a scratch copy): the top-ranked method (in `--file` when given)
 /// as `(file, line range, summary for the report, the SBFL scores of that file's lines)`.
-fn sbfl(a: &Args) -> anyhow::Result<(PathBuf, Location, serde_json::Value, Suspiciousness)> {
+fn sbfl(a: &Args) -> anyhow::Result<(PathBuf, Location, serde_json::Value, LineWeights)> {
     let spec = repair::fl::CoverageSpec { target: sbfl_target(a)?, timeout: Duration::from_secs(a.test_timeout_s) };
     let fl = repair::fl::sbfl(&a.project, &spec).context("SBFL fault localization")?;
-    let top = sbfl_top(a, &fl)?;
+    let file = a.file.as_ref().map(|f| f.to_string_lossy().into_owned());
+    let top = repair::fl::top_method(&fl, file.as_deref())?;
     eprintln!(
         "SBFL (Ochiai): {} {}-{} in {} (score {:.3}, rank {}, {} tied)",
         top.name, top.start_line, top.end_line, top.file, top.score, top.rank, top.ties
     );
     let summary = serde_json::json!({"method": "sbfl-ochiai", "chosen": top,
         "top_methods": fl.methods.iter().take(5).collect::<Vec<_>>(), "failed": fl.failed, "passed": fl.passed});
-    let lines = fl.lines.iter().filter(|l| l.file == top.file).map(|l| (l.line as usize, l.score)).collect();
     let location = Location::Lines(top.start_line as usize, top.end_line as usize);
-    Ok((PathBuf::from(&top.file), location, summary, Suspiciousness::Sbfl(lines)))
+    Ok((PathBuf::from(&top.file), location, summary, LineWeights::of_file(&fl, &top.file)))
 }
 
 /// What SBFL measures: Python (pytest under coverage.py) without `--sbfl-tests`, else Java.
@@ -310,19 +301,4 @@ fn sbfl_target(a: &Args) -> anyhow::Result<repair::fl::Target> {
         source_roots: sources,
         jacoco_dir: repair::toolchain::jacoco_dir_from_env(),
     }))
-}
-
-/// The top-ranked method, in `--file` when given.
-fn sbfl_top<'a>(a: &Args, fl: &'a repair::fl::FlReport) -> anyhow::Result<&'a repair::fl::MethodScore> {
-    let want = a.file.as_ref().map(|f| f.to_string_lossy().replace('\\', "/"));
-    fl.methods.iter().find(|m| want.as_deref().is_none_or(|w| m.file == w.trim_start_matches("./"))).with_context(
-        || {
-            format!(
-                "SBFL ranked no method{} ({} failing, {} passing tests)",
-                want.as_deref().map(|w| format!(" in {w}")).unwrap_or_default(),
-                fl.failed,
-                fl.passed
-            )
-        },
-    )
 }

@@ -262,36 +262,32 @@ fn repair_sbfl_python_replay() {
 /// Records a scripted session on `bug` into `rec` with the settings `fixdex repair` uses for
 /// `--llm-model replayed-model --attempts 1 --suggestions 1 --patches 1 --test-cmd TEST`
 /// (the recordings key on the requests, and the prompts do not depend on `--failing-test`).
-fn record_session(rec: &std::path::Path, bug: &repair::agent::Bug, test: &str, scripts: Vec<repair::llm::Script>) {
-    record_session_with(rec, bug, test, scripts, repair::agent::AgentConfig::default().max_tokens);
+fn record_session(rec: &std::path::Path, bug: &repair::run::bug::Bug, test: &str, scripts: Vec<repair::llm::Script>) {
+    record_session_with(rec, bug, test, scripts, repair::run::config::RunConfig::default().max_tokens);
 }
 
 /// [`record_session`] with `max_tokens` as each request's reply limit (`--max-reply-tokens`).
 fn record_session_with(
     rec: &std::path::Path,
-    bug: &repair::agent::Bug,
+    bug: &repair::run::bug::Bug,
     test: &str,
     scripts: Vec<repair::llm::Script>,
     max_tokens: Option<u32>,
 ) {
-    use repair::agent::{AgentConfig, Workflow};
+    use repair::run::config::RunConfig;
+    use repair::run::workflow::Workflow;
+    use repair::strategies::reinfix::ReinFix;
     use repair::validate::{CommandSpec, Validator};
     let client = repair::llm::RecordingClient::create(repair::llm::ScriptedClient::new(scripts), rec).unwrap();
-    let config = AgentConfig {
-        model: "replayed-model".into(),
-        attempts: 1,
-        suggestions: 1,
-        patches: 1,
-        max_tokens,
-        ..AgentConfig::default()
-    };
+    let config = RunConfig { model: "replayed-model".into(), max_tokens, ..RunConfig::default() };
+    let reinfix = ReinFix { attempts: 1, suggestions: 1, patches: 1, ..ReinFix::default() };
     let validator = Validator {
         build: None,
         test: CommandSpec::Shell(test.into()),
         timeout: std::time::Duration::from_secs(300),
         env: Vec::new(),
     };
-    Workflow::new(&client, None, validator, config).run(bug);
+    Workflow::new(&client, None, validator, config).with_strategy(Box::new(reinfix)).run(bug);
 }
 
 fn brokentest() -> std::path::PathBuf {
@@ -309,12 +305,12 @@ fn repair_brokentest(rec: &std::path::Path, test: &str, extra: &[&str]) -> std::
     fixdex(&args, None)
 }
 
-fn brokentest_bug() -> repair::agent::Bug {
-    repair::agent::Bug {
+fn brokentest_bug() -> repair::run::bug::Bug {
+    repair::run::bug::Bug {
         id: None,
         root: brokentest(),
         file: "calc.py".into(),
-        location: repair::agent::Location::Method("add".into()),
+        location: repair::run::bug::Location::Method("add".into()),
         failing_tests: Vec::new(),
     }
 }
@@ -714,7 +710,7 @@ fn issue_13_eval_quixbugs_trace_only_reports_probe_reliability() {
     let out =
         fixdex(&[&wrong[..], &["java_programs/SUM_TO.java", "--method", "sum_to", "--probe", "auto"]].concat(), None);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("apply to --strategy tracerepair"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--probe applies to --strategy tracerepair"), "{}", stderr(&out));
     let out = fixdex(&[&args[..], &["--rounds", "2"]].concat(), None);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("which --trace-only skips"), "{}", stderr(&out));

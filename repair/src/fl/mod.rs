@@ -58,6 +58,9 @@ mod java;
 mod methods;
 mod python;
 mod rank;
+mod weights;
+
+pub use weights::{LineWeights, NoMethod, top_method};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -231,7 +231,7 @@ pub enum LlmError {
         /// The problem with the last answer, as told to the model.
         problem: String,
         /// Whether any of the unusable replies held native `tool_calls` (bad ones): when none
-        /// did, the server may not pass `tools` on at all (see `agent::react`'s protocols).
+        /// did, the server may not pass `tools` on at all (see `strategies::reinfix::react`'s protocols).
         native_calls_seen: bool,
     },
     /// A [`Budget`] limit was reached before a call.

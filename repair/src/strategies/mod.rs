@@ -7,8 +7,8 @@
 //! ([`Session::validate_candidate`], [`Session::push_candidate`]), retrieval
 //! ([`Session::retriever`]) and the internal-ingredient tools ([`Session::toolbox`]).
 //! It fills the report's shared fields that apply to it and its own section
-//! ([`RepairReport::details`](crate::report::RepairReport::details)). Pre-flight, the
-//! report's frame and every exit path belong to [`crate::workflow::Workflow`].
+//! ([`RepairReport::details`](crate::run::report::RepairReport::details)). Pre-flight, the
+//! report's frame and every exit path belong to [`crate::run::workflow::Workflow`].
 //!
 //! | name | method | module |
 //! |---|---|---|
@@ -17,16 +17,27 @@
 //! | `tracerepair` | TraceRepair (../shared/papers/tracerepair.txt, Algorithm 1): runtime probes, a three-strategy debate, a judge | [`tracerepair`] |
 //! | `unidebugger` | UniDebugger (../shared/papers/unidebugger.txt, Knowl 2): L1 → L2 → L3 escalation and reflection, fixdex as the Helper's patch database | [`unidebugger`] |
 //!
-//! A new strategy goes in its own folder here, implements [`Strategy`], and is added to
-//! [`NAMES`] and [`by_name`]; ARCHITECTURE.md says what it may use.
+//! A new strategy goes in its own folder here (or in any crate), implements [`Strategy`] and
+//! its option group (`#[derive(clap::Args)]` under its own help heading), and is one line of
+//! [`Registry::builtin`] (or [`Registry::with`] outside this crate): the registry is the only
+//! constructor, and gives the binary `--strategy` and every strategy's options. Its report
+//! section ([`RepairReport::details`]) and its evaluation summary ([`Strategy::eval_bug`],
+//! [`Strategy::eval_totals`]) come from the strategy; shared code names none.
 
-use crate::bug::Problem;
-use crate::session::{Session, Stop};
+use serde_json::Value;
+
+use crate::run::bug::Problem;
+use crate::run::config::SearchSpace;
+use crate::run::report::RepairReport;
+use crate::run::session::{Session, Stop};
 
 pub mod patterns;
+pub mod registry;
 pub mod reinfix;
 pub mod tracerepair;
 pub mod unidebugger;
+
+pub use registry::{Entry, Registry, UnknownStrategy, entry};
 
 /// A repair workflow over the shared session services.
 pub trait Strategy: Send + Sync {
@@ -39,8 +50,15 @@ pub trait Strategy: Send + Sync {
         true
     }
 
+    /// Why this strategy, as configured, still needs a model although one might think it
+    /// does not (TraceRepair's `--trace-only` with `--probe model`): the context of the error
+    /// when no endpoint is given; `None` (the default) for none.
+    fn model_note(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Whether the run seeks a patch; `false` (TraceRepair's `--trace-only`) ends a run that
-    /// went through as [`crate::report::Outcome::TraceOnly`].
+    /// went through as [`crate::run::report::Outcome::TraceOnly`].
     fn seeks_patch(&self) -> bool {
         true
     }
@@ -51,6 +69,13 @@ pub trait Strategy: Send + Sync {
         60
     }
 
+    /// The search space the report's `config` records (ReinFix's attempts × suggestions ×
+    /// patches and ReAct turns; [`SearchSpace::default`] for a strategy that maps its own
+    /// rounds onto none of them).
+    fn search_space(&self) -> SearchSpace {
+        SearchSpace::default()
+    }
+
     /// Searches for a plausible patch of `problem`: samples candidates and validates each
     /// through `session`, stopping when [`Session::push_candidate`] says so. `Ok(())` when
     /// the search ended (with or without a plausible patch; the workflow reads the report).
@@ -59,26 +84,35 @@ pub trait Strategy: Send + Sync {
     /// [`Stop`] for the budget, the wall clock and errors of the machinery or the endpoint;
     /// an unusable reply must be degraded ([`Session::degrade`]), not returned.
     fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop>;
-}
 
-/// The strategies `--strategy` accepts; the first is the default.
-pub const NAMES: &[&str] = &["reinfix", "patterns", "tracerepair", "unidebugger"];
+    /// A line for `fixdex repair`'s stderr on what this run did (TraceRepair: the probes;
+    /// UniDebugger: the level reached), from its report; `None` (the default) for none.
+    fn report_line(&self, _report: &RepairReport) -> Option<String> {
+        None
+    }
 
-/// The strategy called `name` ([`NAMES`]).
-///
-/// # Errors
-/// An unknown name, with the known ones listed.
-pub fn by_name(name: &str) -> Result<Box<dyn Strategy>, UnknownStrategy> {
-    match name {
-        "reinfix" => Ok(Box::new(reinfix::ReinFix)),
-        "patterns" => Ok(Box::new(patterns::Patterns::default())),
-        "tracerepair" => Ok(Box::new(tracerepair::TraceRepair::default())),
-        "unidebugger" => Ok(Box::new(unidebugger::UniDebugger::default())),
-        other => Err(UnknownStrategy(other.to_string())),
+    /// This strategy's part of one bug's entry in an evaluation (`fixdex eval quixbugs
+    /// --json`: `programs[i].KEY`), from the bug's report, as `(KEY, value)`; `None` (the
+    /// default) adds nothing.
+    fn eval_bug(&self, _report: &RepairReport) -> Option<(&'static str, Value)> {
+        None
+    }
+
+    /// This strategy's totals over an evaluation of `bugs` bugs, of which `reports` ran
+    /// (the others failed localization): the summary's `KEY` and the table's line; `None`
+    /// (the default) for none.
+    fn eval_totals(&self, _bugs: usize, _reports: &[&RepairReport]) -> Option<EvalTotals> {
+        None
     }
 }
 
-/// A `--strategy` name that is not in [`NAMES`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown strategy {0:?} (known: {known})", known = NAMES.join(", "))]
-pub struct UnknownStrategy(pub String);
+/// A strategy's totals over an evaluation ([`Strategy::eval_totals`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvalTotals {
+    /// The key of the `--json` summary that holds them (`probes`, `levels`).
+    pub key: &'static str,
+    /// The totals.
+    pub totals: Value,
+    /// One line for the text table.
+    pub line: String,
+}

@@ -11,10 +11,14 @@ use std::time::Duration;
 
 use engine::hnsw::{self, HnswConfig};
 use engine::{IndexBuilder, Record, Space};
-use repair::agent::{AgentConfig, Bug, Location, Outcome, Workflow};
+use repair::bench::quixbugs::{self, Lang, Runner};
 use repair::llm::{Budget, Script, ScriptedClient};
-use repair::quixbugs::{self, Lang, Runner};
 use repair::retrieve::{Exclusion, Retriever};
+use repair::run::bug::{Bug, Location};
+use repair::run::config::RunConfig;
+use repair::run::report::Outcome;
+use repair::run::workflow::Workflow;
+use repair::strategies::reinfix::ReinFix;
 
 fn bug(lang: Lang, name: &str) -> Bug {
     let p = quixbugs::discover(&minibugs(), lang).unwrap().into_iter().find(|p| p.name == name).unwrap();
@@ -32,8 +36,11 @@ fn workflow<'a>(client: &'a ScriptedClient, lang: Lang, name: &str, retriever: O
     let p = quixbugs::discover(&minibugs(), lang).unwrap().into_iter().find(|p| p.name == name).unwrap();
     // Two candidates per suggestion, as many as the scripts give: a request sent with more
     // would be made up with further requests (issue 9, fault 4).
-    let config = AgentConfig { model: "test-model".into(), patches: 2, ..AgentConfig::default() };
-    Workflow::new(client, retriever, r.validator(&p), config).with_scratch_filter(quixbugs::scratch_filter(lang))
+    let config = RunConfig { model: "test-model".into(), ..RunConfig::default() };
+    let reinfix = ReinFix { patches: 2, ..ReinFix::default() };
+    Workflow::new(client, retriever, r.validator(&p), config)
+        .with_strategy(Box::new(reinfix))
+        .with_scratch_filter(quixbugs::scratch_filter(lang))
 }
 
 /// A small index (tiny seeded model) whose records include the bug under repair itself,
@@ -193,8 +200,10 @@ fn search_space_exhausted_and_duplicates() {
     ]);
     let r = runner(Lang::Python);
     let p = quixbugs::discover(&minibugs(), Lang::Python).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();
-    let config = AgentConfig { model: "m".into(), attempts: 2, suggestions: 1, patches: 2, ..AgentConfig::default() };
+    let config = RunConfig { model: "m".into(), ..RunConfig::default() };
+    let reinfix = ReinFix { attempts: 2, suggestions: 1, patches: 2, ..ReinFix::default() };
     let report = Workflow::new(&client, None, r.validator(&p), config)
+        .with_strategy(Box::new(reinfix))
         .with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
         .run(&b);
     assert_eq!(report.outcome, Outcome::NoPlausiblePatch, "{report:#?}");
@@ -212,10 +221,10 @@ fn budget_and_preflight_exits_write_reports() {
     let client = ScriptedClient::new(vec![Script::text("ROOT CAUSE: NONE"), Script::text("thinking")]);
     let r = runner(Lang::Python);
     let p = quixbugs::discover(&minibugs(), Lang::Python).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();
-    let config = AgentConfig {
+    let config = RunConfig {
         model: "m".into(),
         budget: Budget { max_calls: Some(2), max_tokens: None },
-        ..AgentConfig::default()
+        ..RunConfig::default()
     };
     let report = Workflow::new(&client, None, r.validator(&p), config.clone())
         .with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
@@ -242,10 +251,9 @@ fn budget_and_preflight_exits_write_reports() {
     let client = ScriptedClient::new(vec![]);
     let named = Bug { failing_tests: vec!["test_sum_to[input_data0-0]".into()], ..bug(Lang::Python, "sum_to") };
     let r = runner(Lang::Python);
-    let report =
-        Workflow::new(&client, None, r.validator(&p), AgentConfig { model: "m".into(), ..AgentConfig::default() })
-            .with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
-            .run(&named);
+    let report = Workflow::new(&client, None, r.validator(&p), RunConfig { model: "m".into(), ..RunConfig::default() })
+        .with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
+        .run(&named);
     assert_eq!(report.outcome, Outcome::PreflightFailed, "{report:#?}");
     assert!(report.error.as_deref().unwrap().contains("does not fail"), "{:?}", report.error);
 }
@@ -256,7 +264,7 @@ fn wall_clock_limit_ends_the_run() {
     let client = ScriptedClient::new(vec![Script::text("ROOT CAUSE: NONE")]);
     let r = runner(Lang::Java);
     let p = quixbugs::discover(&minibugs(), Lang::Java).unwrap().into_iter().find(|p| p.name == "SUM_TO").unwrap();
-    let config = AgentConfig { model: "m".into(), wall: Some(Duration::from_millis(1)), ..AgentConfig::default() };
+    let config = RunConfig { model: "m".into(), wall: Some(Duration::from_millis(1)), ..RunConfig::default() };
     let report = Workflow::new(&client, None, r.validator(&p), config)
         .with_scratch_filter(quixbugs::scratch_filter(Lang::Java))
         .run(&b);
@@ -281,8 +289,11 @@ fn copy_dir(src: &Path, dst: &Path) {
 fn sum_to_workflow(client: &ScriptedClient, attempts: usize) -> Workflow<'_> {
     let r = runner(Lang::Python);
     let p = quixbugs::discover(&minibugs(), Lang::Python).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();
-    let config = AgentConfig { model: "m".into(), attempts, suggestions: 1, patches: 1, ..AgentConfig::default() };
-    Workflow::new(client, None, r.validator(&p), config).with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
+    let config = RunConfig { model: "m".into(), ..RunConfig::default() };
+    let reinfix = ReinFix { attempts, suggestions: 1, patches: 1, ..ReinFix::default() };
+    Workflow::new(client, None, r.validator(&p), config)
+        .with_strategy(Box::new(reinfix))
+        .with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
 }
 
 const SUM_TO_PY_FIX: &str =
@@ -373,8 +384,9 @@ fn brokentest() -> std::path::PathBuf {
 fn brokentest_workflow<'a>(client: &'a ScriptedClient, test: repair::validate::CommandSpec) -> Workflow<'a> {
     let validator =
         repair::validate::Validator { build: None, test, timeout: Duration::from_secs(60), env: Vec::new() };
-    let config = AgentConfig { model: "m".into(), attempts: 1, suggestions: 1, patches: 3, ..AgentConfig::default() };
-    Workflow::new(client, None, validator, config)
+    let config = RunConfig { model: "m".into(), ..RunConfig::default() };
+    let reinfix = ReinFix { attempts: 1, suggestions: 1, patches: 3, ..ReinFix::default() };
+    Workflow::new(client, None, validator, config).with_strategy(Box::new(reinfix))
 }
 
 fn pytest() -> repair::validate::CommandSpec {
@@ -481,10 +493,12 @@ fn issue_8_unknown_test_runner_falls_back_to_every_test_passing() {
 
 /// A workflow over `sum_to` with `suggestions` × `patches` in one attempt and `config`'s
 /// other knobs.
-fn sum_to_workflow_with(client: &ScriptedClient, config: AgentConfig) -> Workflow<'_> {
+fn sum_to_workflow_with(client: &ScriptedClient, config: RunConfig, reinfix: ReinFix) -> Workflow<'_> {
     let r = runner(Lang::Python);
     let p = quixbugs::discover(&minibugs(), Lang::Python).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();
-    Workflow::new(client, None, r.validator(&p), config).with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
+    Workflow::new(client, None, r.validator(&p), config)
+        .with_strategy(Box::new(reinfix))
+        .with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
 }
 
 const SUM_TO_TEXT_CALL: &str = "<tool_call>{\"name\": \"find_method_in_file\", \"arguments\": {\"file\": \
@@ -552,8 +566,9 @@ fn issue_9_cut_off_suggestions_and_patches_are_used_for_their_complete_part() {
         Script::truncated("SUGGESTION 1: use range(1, n + 1).\nSUGGESTION 2: chan"),
         patches,
     ]);
-    let config = AgentConfig { model: "m".into(), attempts: 1, suggestions: 3, patches: 2, ..AgentConfig::default() };
-    let report = sum_to_workflow_with(&client, config).run(&b);
+    let config = RunConfig { model: "m".into(), ..RunConfig::default() };
+    let reinfix = ReinFix { attempts: 1, suggestions: 3, patches: 2, ..ReinFix::default() };
+    let report = sum_to_workflow_with(&client, config, reinfix).run(&b);
     assert_eq!(report.outcome, Outcome::Plausible, "{report:#?}");
     assert_eq!(report.suggestions, vec![vec!["use range(1, n + 1).".to_string()]]);
     let verdicts: Vec<&str> = report.candidates.iter().map(|c| c.verdict.as_str()).collect();
@@ -646,16 +661,10 @@ fn issue_9_the_history_stays_within_the_context_window() {
     scripts.push(choices(&[SUM_TO_PY_FIX], (100, 20)));
     let client = ScriptedClient::new(scripts);
     let budget = ContextBudget { context_tokens: CONTEXT_TOKENS, reply_tokens: 256 };
-    let config = AgentConfig {
-        model: "m".into(),
-        attempts: 1,
-        suggestions: 1,
-        patches: 1,
-        max_tokens: Some(256),
-        context_tokens: CONTEXT_TOKENS,
-        ..AgentConfig::default()
-    };
-    let report = sum_to_workflow_with(&client, config).run(&b);
+    let reinfix = ReinFix { attempts: 1, suggestions: 1, patches: 1, ..ReinFix::default() };
+    let config =
+        RunConfig { model: "m".into(), max_tokens: Some(256), context_tokens: CONTEXT_TOKENS, ..RunConfig::default() };
+    let report = sum_to_workflow_with(&client, config, reinfix).run(&b);
     assert_eq!(report.outcome, Outcome::Plausible, "{report:#?}");
     assert!(report.context.dropped_exchanges > 0, "{:?}", report.context);
     for r in client.requests() {
@@ -705,7 +714,7 @@ fn issue_9_a_server_that_ignores_tools_gets_the_text_protocol() {
 
 /// The report says the ReAct loop switched from native to text tool calls after LLM call
 /// `after_call` for a reason that mentions `why`, and one tool call ran.
-fn assert_switched_to_text(report: &repair::agent::RepairReport, after_call: u64, why: &str) {
+fn assert_switched_to_text(report: &repair::run::report::RepairReport, after_call: u64, why: &str) {
     let protocol = report.tool_protocol.clone().unwrap();
     assert_eq!((protocol.protocol, protocol.switched_after_call), ("native→text", Some(after_call)));
     let reason = protocol.reason.unwrap_or_default();

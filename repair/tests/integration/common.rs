@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use repair::bench::quixbugs::{Lang, Runner};
 use repair::llm::{ChatResponse, Choice, Message, Script, Usage};
-use repair::quixbugs::{Lang, Runner};
 
 /// The QuixBugs-shaped fixture written by this project.
 pub fn minibugs() -> PathBuf {
@@ -26,7 +26,7 @@ pub fn shared_path(rel: &str) -> PathBuf {
 }
 
 /// Programs per language in the shared suites' QuixBugs samples
-/// (`repair::quixbugs::sample`): `FIXDEX_SAMPLE` when set (a number, or `all` for the
+/// (`repair::bench::quixbugs::sample`): `FIXDEX_SAMPLE` when set (a number, or `all` for the
 /// whole benchmark, as `scripts/measure.sh` runs them), else 4.
 pub fn sample_size() -> usize {
     match std::env::var("FIXDEX_SAMPLE").as_deref() {

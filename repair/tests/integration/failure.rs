@@ -6,9 +6,11 @@
 use std::path::Path;
 use std::time::Duration;
 
-use repair::agent::{AgentConfig, Bug, Location, Workflow};
+use repair::bench::quixbugs::{self, Lang, Runner};
 use repair::llm::{Script, ScriptedClient};
-use repair::quixbugs::{self, Lang, Runner};
+use repair::run::bug::{Bug, Location};
+use repair::run::config::RunConfig;
+use repair::run::workflow::Workflow;
 
 /// QuixBugs' buggy GCD in Java: `gcd(a % b, b)` never reaches `b == 0`.
 const JAVA_GCD: &str = "package java_programs;\n\npublic class GCD {\n    public static int gcd(int a, int b) {\n        if (b == 0) {\n            return a;\n        } else {\n            return gcd(a % b, b);\n        }\n    }\n}\n";
@@ -54,10 +56,10 @@ pub fn first_prompt(root: &Path, lang: Lang, name: &str, method: &str) -> String
         failing_tests: Vec::new(),
     };
     let client = ScriptedClient::new(vec![Script::text("ROOT CAUSE: the recursion never reaches its base case")]);
-    let config = AgentConfig {
+    let config = RunConfig {
         model: "test-model".into(),
         budget: repair::llm::Budget { max_calls: Some(1), max_tokens: None },
-        ..AgentConfig::default()
+        ..RunConfig::default()
     };
     Workflow::new(&client, None, runner.validator(&program), config)
         .with_scratch_filter(quixbugs::scratch_filter(lang))

@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use repair::bench::quixbugs::{self, Lang, Program, Runner};
 use repair::fl::{self, CoverageSpec, FlError, FlReport, Outcome, Target};
-use repair::quixbugs::{self, Lang, Program, Runner};
 
 fn minibugs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/minibugs")

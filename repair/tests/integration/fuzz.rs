@@ -297,8 +297,8 @@ fn fuzz_text_tool_calls() {
             // Issue 9: the complete parts of a cut-off reply are prefixes; the root-cause
             // reader never panics.
             assert!(text.starts_with(complete_calls_text(&text)) && text.starts_with(complete_part(&text)));
-            assert!(text.starts_with(repair::agent::complete_patch_text(&text)));
-            let _ = repair::agent::parse_root_cause(&text);
+            assert!(text.starts_with(repair::strategies::reinfix::complete_patch_text(&text)));
+            let _ = repair::strategies::reinfix::parse_root_cause(&text);
             match parse_text_calls(&text) {
                 TextCalls::Calls { rest, .. } => {
                     calls.set(calls.get() + 1);

@@ -23,6 +23,8 @@ mod patch;
 mod patterns;
 /// The QuixBugs harness on the minibugs fixture: real javac/JUnit and pytest runs.
 mod quixbugs;
+/// A strategy from outside the crate registered with its options, report and summary.
+mod registry;
 /// The workflow under the strict replay client, with real patches and real tests.
 mod replay;
 /// RepoFocus's pre-ranking of bug-related files on written Java and Python projects.

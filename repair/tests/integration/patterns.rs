@@ -6,14 +6,14 @@ use std::sync::Arc;
 
 use engine::hnsw::{self, HnswConfig};
 use engine::{IndexBuilder, Record, Space};
-use repair::bug::{Bug, Location};
-use repair::config::RunConfig;
+use repair::bench::quixbugs::{self, Lang};
 use repair::llm::ScriptedClient;
-use repair::quixbugs::{self, Lang};
-use repair::report::{Outcome, RepairReport};
 use repair::retrieve::{Exclusion, Retriever};
+use repair::run::bug::{Bug, Location};
+use repair::run::config::RunConfig;
+use repair::run::report::{Outcome, RepairReport};
+use repair::run::workflow::Workflow;
 use repair::strategies::patterns::Patterns;
-use repair::workflow::Workflow;
 
 use crate::common::{minibugs, runner};
 

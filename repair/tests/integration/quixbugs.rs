@@ -7,8 +7,8 @@ use crate::common::{minibugs, runner};
 use std::path::Path;
 use std::time::Duration;
 
+use repair::bench::quixbugs::{self, GroundTruth, Lang, Runner};
 use repair::patch::Patch;
-use repair::quixbugs::{self, GroundTruth, Lang, Runner};
 use repair::validate::Verdict;
 
 #[test]

@@ -15,10 +15,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use repair::agent::{AgentConfig, Bug, Location, Outcome, RepairReport, Workflow};
+use repair::bench::quixbugs::{self, GroundTruth, Lang, Runner};
 use repair::llm::{ChatClient, RecordingClient, ReplayClient, Script, ScriptedClient};
-use repair::quixbugs::{self, GroundTruth, Lang, Runner};
 use repair::retrieve::{Exclusion, Retriever};
+use repair::run::bug::{Bug, Location};
+use repair::run::config::RunConfig;
+use repair::run::report::{Outcome, RepairReport};
+use repair::run::workflow::Workflow;
+use repair::strategies::reinfix::ReinFix;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
@@ -44,7 +48,8 @@ fn run_cases(
     cases: Vec<(Bug, repair::validate::Validator, repair::scratch::ScratchFilter, Vec<Script>)>,
 ) -> Vec<RepairReport> {
     let write = std::env::var_os("FIXDEX_WRITE_RECORDINGS").is_some();
-    let config = AgentConfig { model: "replayed-model".into(), patches: 2, suggestions: 1, ..AgentConfig::default() };
+    let config = RunConfig { model: "replayed-model".into(), ..RunConfig::default() };
+    let reinfix = ReinFix { patches: 2, suggestions: 1, ..ReinFix::default() };
     let replay = if write { None } else { Some(ReplayClient::open(recordings).unwrap_or_else(|e| panic!("{e}"))) };
     let mut reports = Vec::new();
     if write {
@@ -54,10 +59,16 @@ fn run_cases(
         let exclusion = Exclusion { ids: bug.id.iter().cloned().collect(), projects: vec!["QuixBugs".into()] };
         let ret = retriever.map(|r| r.with_exclusion(exclusion));
         let report = if let Some(replay) = &replay {
-            Workflow::new(replay as &dyn ChatClient, ret, validator, config.clone()).with_scratch_filter(skip).run(&bug)
+            Workflow::new(replay as &dyn ChatClient, ret, validator, config.clone())
+                .with_strategy(Box::new(reinfix))
+                .with_scratch_filter(skip)
+                .run(&bug)
         } else {
             let client = RecordingClient::append(ScriptedClient::new(scripts), recordings).unwrap();
-            Workflow::new(&client, ret, validator, config.clone()).with_scratch_filter(skip).run(&bug)
+            Workflow::new(&client, ret, validator, config.clone())
+                .with_strategy(Box::new(reinfix))
+                .with_scratch_filter(skip)
+                .run(&bug)
         };
         reports.push(report);
     }

@@ -402,7 +402,7 @@ fn wilson(k: usize, n: usize) -> (f64, f64) {
 }
 
 /// A QuixBugs-shaped tree holds the correct program beside the buggy one: the run's scratch
-/// filter ([`repair::quixbugs::scratch_filter`]) keeps it out of the ranking, so RepoFocus
+/// filter ([`repair::bench::quixbugs::scratch_filter`]) keeps it out of the ranking, so RepoFocus
 /// cannot leak the fix into the prompts; without the filter it would rank.
 #[test]
 fn the_scratch_filter_keeps_correct_programs_out() {
@@ -424,7 +424,7 @@ fn the_scratch_filter_keeps_correct_programs_out() {
     let dir = project(&files);
     let failure = "1) test_1(java_testcases.junit.GCD_TEST)\njava.lang.AssertionError: GCD gave 3\n";
     let tests = vec!["java_testcases.junit.GCD_TEST::test_1".to_string()];
-    let filter = repair::quixbugs::scratch_filter(repair::quixbugs::Lang::Java);
+    let filter = repair::bench::quixbugs::scratch_filter(repair::bench::quixbugs::Lang::Java);
     let query = |skip: Option<&repair::strategies::unidebugger::repofocus::Skip<'_>>| {
         pre_rank(&FocusQuery {
             root: dir.path(),

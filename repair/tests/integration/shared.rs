@@ -59,7 +59,7 @@ fn apply_ground_truth(source: &Path, rel: &Path, diff: &str, fixed: &str) -> Res
 /// 120 s); every fixed program's tests take a few seconds.
 #[test]
 fn shared_quixbugs_ground_truth_oracle_sample() {
-    use repair::quixbugs::{self, GroundTruth, Lang, Runner};
+    use repair::bench::quixbugs::{self, GroundTruth, Lang, Runner};
     let root = shared_path("benchmarks/quixbugs");
     let truth = GroundTruth::load(&shared_path("data/quixbugs.jsonl")).unwrap();
     let seed = crate::common::sample_seed();
@@ -88,8 +88,8 @@ fn shared_quixbugs_ground_truth_oracle_sample() {
 /// `-` lines) against the file, since hunk numbers are relative to the function.
 fn quixbugs_buggy_lines(
     root: &Path,
-    truth: &repair::quixbugs::GroundTruth,
-    program: &repair::quixbugs::Program,
+    truth: &repair::bench::quixbugs::GroundTruth,
+    program: &repair::bench::quixbugs::Program,
 ) -> Vec<u32> {
     let text = std::fs::read_to_string(root.join(&program.source)).unwrap();
     truth
@@ -106,7 +106,7 @@ fn quixbugs_buggy_lines(
 /// timeout (BITCOUNT: 9 tests x the timeout) rank as well but are too slow for CI.
 #[test]
 fn shared_fl_quixbugs_buggy_line_in_top_5() {
-    use repair::quixbugs::{self, GroundTruth, Lang, Runner};
+    use repair::bench::quixbugs::{self, GroundTruth, Lang, Runner};
     let root = shared_path("benchmarks/quixbugs");
     let truth = GroundTruth::load(&shared_path("data/quixbugs.jsonl")).unwrap();
     let picks = [
@@ -136,13 +136,13 @@ fn shared_fl_quixbugs_buggy_line_in_top_5() {
 type Ranks = (Option<(u32, usize, usize)>, Option<(String, usize, usize)>);
 
 fn fl_ranks(
-    runner: &repair::quixbugs::Runner,
-    truth: &repair::quixbugs::GroundTruth,
+    runner: &repair::bench::quixbugs::Runner,
+    truth: &repair::bench::quixbugs::GroundTruth,
     root: &Path,
-    program: &repair::quixbugs::Program,
+    program: &repair::bench::quixbugs::Program,
 ) -> Ranks {
     let bug = quixbugs_buggy_lines(root, truth, program);
-    let report = repair::quixbugs::sbfl(runner, program).unwrap_or_else(|e| panic!("{}: {e}", program.name));
+    let report = repair::bench::quixbugs::sbfl(runner, program).unwrap_or_else(|e| panic!("{}: {e}", program.name));
     let file = program.source.to_string_lossy();
     let line = report.lines.iter().find(|l| l.file == file && bug.contains(&l.line));
     let method = report.methods.first().map(|m| (m.name.clone(), m.rank, m.ties));
@@ -155,7 +155,7 @@ fn fl_ranks(
 #[test]
 fn shared_issue_9_java_gcd_prompt_keeps_the_exception() {
     let root = shared_path("benchmarks/quixbugs");
-    let prompt = crate::failure::first_prompt(&root, repair::quixbugs::Lang::Java, "GCD", "gcd");
+    let prompt = crate::failure::first_prompt(&root, repair::bench::quixbugs::Lang::Java, "GCD", "gcd");
     assert!(prompt.contains("java.lang.StackOverflowError"), "{prompt}");
     assert!(prompt.contains("more identical frames"), "{prompt}");
     assert!(prompt.contains("test_4(java_testcases.junit.GCD_TEST)"), "{prompt}");
@@ -163,7 +163,7 @@ fn shared_issue_9_java_gcd_prompt_keeps_the_exception() {
 }
 
 /// TraceRepair's `--probe auto` instrumentation (issue 13) on a seeded sample of 4 Java and
-/// 4 Python programs (`repair::quixbugs::probe_check`): the method or function holding the
+/// 4 Python programs (`repair::bench::quixbugs::probe_check`): the method or function holding the
 /// first buggy line gets at least one probe and its instrumented copy compiles (javac, with
 /// the other QuixBugs classes on the source path) or byte-compiles (py_compile), in
 /// ≥ 95 % of the programs with such a method (TraceRepair reports 93.8 % on Defects4J).
@@ -171,7 +171,7 @@ fn shared_issue_9_java_gcd_prompt_keeps_the_exception() {
 /// the threshold on programs found is ≥ 75 of 80.
 #[test]
 fn shared_tracerepair_auto_probes_compile_on_quixbugs() {
-    use repair::quixbugs::{self, Lang};
+    use repair::bench::quixbugs::{self, Lang};
     let root = shared_path("benchmarks/quixbugs");
     let tmp = tempfile::tempdir().unwrap();
     let seed = crate::common::sample_seed();

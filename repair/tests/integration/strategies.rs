@@ -4,15 +4,15 @@
 
 use crate::common::{minibugs, runner};
 
-use repair::bug::{Bug, Location, Problem};
-use repair::config::RunConfig;
+use repair::bench::quixbugs::{self, Lang};
 use repair::llm::ScriptedClient;
-use repair::quixbugs::{self, Lang};
-use repair::report::Outcome;
-use repair::session::{Place, Reply, Session, Stop};
-use repair::strategies::{NAMES, Strategy, by_name};
+use repair::run::bug::{Bug, Location, Problem};
+use repair::run::config::RunConfig;
+use repair::run::report::Outcome;
+use repair::run::session::{Place, Reply, Session, Stop};
+use repair::run::workflow::Workflow;
+use repair::strategies::{Registry, Strategy};
 use repair::validate::Verdict;
-use repair::workflow::Workflow;
 
 /// A model-free strategy: for each line of the buggy code holding `<`, a SEARCH/REPLACE
 /// patch that makes it `<=`, and for each `range(a, b)`, one that makes it `range(a, b + 1)`;
@@ -123,11 +123,14 @@ fn issue_10_exit_paths_belong_to_the_workflow() {
 /// listing the known ones.
 #[test]
 fn issue_10_strategies_are_found_by_name() {
-    assert_eq!(NAMES[0], "reinfix");
-    for name in NAMES {
-        assert_eq!(by_name(name).map(|s| s.name()).ok(), Some(*name));
+    let registry = Registry::builtin();
+    let names: Vec<&str> = registry.names().collect();
+    assert_eq!(names, ["reinfix", "patterns", "tracerepair", "unidebugger"]);
+    assert_eq!(registry.default_strategy().name(), "reinfix");
+    for name in names {
+        assert_eq!(registry.by_name(name).map(|s| s.name()).ok(), Some(name));
     }
-    let err = by_name("nope").err().expect("unknown");
+    let err = registry.by_name("nope").err().expect("unknown");
     assert_eq!(err.to_string(), "unknown strategy \"nope\" (known: reinfix, patterns, tracerepair, unidebugger)");
 }
 
@@ -211,6 +214,6 @@ fn issue_13_trace_collection_runs_through_the_session() {
     assert_eq!(report.outcome, Outcome::TraceOnly, "no patch was sought");
     assert!(report.warnings.is_empty(), "{:?}", report.warnings);
     assert_eq!(report.llm.calls, 0);
-    let s = ProbeSummary::from_details(&report.details).unwrap();
+    let s = ProbeSummary::of(&report.details).unwrap();
     assert!(s.instrumented && s.trace_lines > 0 && !s.guard_hit, "{s:?}");
 }

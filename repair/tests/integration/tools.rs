@@ -587,7 +587,7 @@ mod shared {
     }
 }
 
-/// With the run's scratch filter ([`repair::quixbugs::scratch_filter`]), the tools never
+/// With the run's scratch filter ([`repair::bench::quixbugs::scratch_filter`]), the tools never
 /// list, search or read QuixBugs' correct programs, which would leak the fix; without it
 /// they do.
 #[test]
@@ -612,7 +612,8 @@ fn the_scratch_filter_keeps_correct_programs_from_the_tools() {
     let open = Toolbox::new(dir.path());
     let seen = open.call("find_class_loc", &json!({"class": "GCD"})).unwrap_or_else(|e| e.to_string());
     assert!(seen.contains("correct_java_programs"), "{seen}");
-    let filtered = Toolbox::new(dir.path()).with_skip(repair::quixbugs::scratch_filter(repair::quixbugs::Lang::Java));
+    let filtered = Toolbox::new(dir.path())
+        .with_skip(repair::bench::quixbugs::scratch_filter(repair::bench::quixbugs::Lang::Java));
     let seen = filtered.call("find_class_loc", &json!({"class": "GCD"})).unwrap_or_else(|e| e.to_string());
     assert!(seen.contains("java_programs/GCD.java") && !seen.contains("correct_"), "{seen}");
     let read =

@@ -12,16 +12,16 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use repair::bug::{Bug, Location};
-use repair::config::RunConfig;
+use repair::bench::quixbugs::{self, GroundTruth, Lang, Runner};
 use repair::llm::{ChatClient, RecordingClient, ReplayClient, Script, ScriptedClient};
-use repair::quixbugs::{self, GroundTruth, Lang, Runner};
-use repair::report::{Outcome, RepairReport};
 use repair::retrieve::{Exclusion, Retriever};
+use repair::run::bug::{Bug, Location};
+use repair::run::config::RunConfig;
+use repair::run::report::{Outcome, RepairReport};
+use repair::run::workflow::Workflow;
 use repair::scratch::ScratchFilter;
 use repair::strategies::tracerepair::{ProbeMode, TraceRepair};
 use repair::validate::{CommandSpec, Validator};
-use repair::workflow::Workflow;
 use serde_json::Value;
 
 use crate::common::{choices, minibugs, runner, shared_path};
@@ -219,7 +219,7 @@ fn python_big_trace() -> Case {
 }
 
 fn details(r: &RepairReport) -> &Value {
-    &r.details
+    r.details.json()
 }
 
 fn verdicts(r: &RepairReport) -> Vec<&'static str> {

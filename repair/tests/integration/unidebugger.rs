@@ -16,19 +16,19 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use repair::bug::{Bug, Location};
-use repair::config::RunConfig;
+use repair::bench::quixbugs::{self, Lang};
 use repair::llm::{
     ChatClient, ChatRequest, ChatResponse, ClientInfo, LlmError, Message, RecordingClient, ReplayClient,
 };
-use repair::quixbugs::{self, Lang};
-use repair::report::{Outcome, RepairReport};
 use repair::retrieve::{Exclusion, Retriever};
+use repair::run::bug::{Bug, Location};
+use repair::run::config::RunConfig;
+use repair::run::report::{Outcome, RepairReport};
+use repair::run::workflow::Workflow;
 use repair::scratch::ScratchFilter;
 use repair::strategies::unidebugger::UniDebugger;
 use repair::strategies::unidebugger::prompts::Role;
 use repair::validate::Validator;
-use repair::workflow::Workflow;
 use serde_json::Value;
 
 use crate::common::{minibugs, runner};
@@ -351,7 +351,7 @@ fn unidebugger_replay_minibugs() {
     }
 
     // L1: the stray mark is refused with its reason, the re-asked marks are placed on line 6.
-    let (r, d) = (&reports[0], &reports[0].details);
+    let (r, d) = (&reports[0], reports[0].details.json());
     assert_eq!(
         (r.outcome, d["plausible_at"].as_str(), d["level"].as_str()),
         (Outcome::Plausible, Some("L1"), Some("L1")),
@@ -366,7 +366,7 @@ fn unidebugger_replay_minibugs() {
     assert_eq!(d["validations"], 1);
 
     // L2: the Slicer's stray window is refused and re-asked; FixerPro's correction lands.
-    let (r, d) = (&reports[1], &reports[1].details);
+    let (r, d) = (&reports[1], reports[1].details.json());
     assert_eq!((r.outcome, d["plausible_at"].as_str()), (Outcome::Plausible, Some("L2")), "{d:#}");
     assert_eq!(verdicts(r), ["test_failure", "test_failure", "plausible"]);
     assert!(d["slices"][0]["slice"].is_null());
@@ -386,7 +386,7 @@ fn unidebugger_replay_minibugs() {
     assert!(pro.iter().any(|p| p.contains("total = 1") && p.contains("test_failure")), "{pro:?}");
 
     // L3: the Helper's query, the hits from the sample index, the guide; the fix lands.
-    let (r, d) = (&reports[2], &reports[2].details);
+    let (r, d) = (&reports[2], reports[2].details.json());
     assert_eq!((r.outcome, d["plausible_at"].as_str()), (Outcome::Plausible, Some("L3")), "{d:#}");
     let helper = &d["helper"];
     assert!(helper["query"].as_str().unwrap().starts_with("loop upper bound"), "{helper:#}");
@@ -403,7 +403,7 @@ fn unidebugger_replay_minibugs() {
     assert!(r.patch.as_deref().unwrap().contains("i <= n"));
 
     // Exhausted: L1, L2, L3 and the reflection all fail; no Helper without an index.
-    let (r, d) = (&reports[3], &reports[3].details);
+    let (r, d) = (&reports[3], reports[3].details.json());
     assert_eq!(
         (r.outcome, d["ended"].as_str(), d["level"].as_str()),
         (Outcome::NoPlausiblePatch, Some("exhausted"), Some("reflection")),
@@ -467,12 +467,13 @@ fn unidebugger_sbfl_seeds_the_locator() {
     let file = program.source.to_string_lossy().replace('\\', "/");
     let top = fl.methods.iter().find(|m| m.file == file).expect("SBFL ranks a method of SUM_TO.java");
     bug.location = Location::Lines(top.start_line as usize, top.end_line as usize);
-    let sbfl: Vec<(usize, f64)> =
-        fl.lines.iter().filter(|l| l.file == file).map(|l| (l.line as usize, l.score)).collect();
+    let weights = repair::fl::LineWeights::of_file(&fl, &file);
+    let sbfl = weights.scores();
     assert!(sbfl.iter().any(|(l, _)| *l == 6), "the loop header is covered: {sbfl:?}");
     let client = RoleClient::new(vec![(Role::Locator, vec![JAVA_MARKS.into()]), (Role::Fixer, vec![JAVA_FIX.into()])]);
     let report = Workflow::new(&client, None, validator, config())
-        .with_strategy(Box::new(UniDebugger { sbfl, ..UniDebugger::default() }))
+        .with_strategy(Box::new(UniDebugger::default()))
+        .with_weights(weights)
         .with_scratch_filter(skip)
         .run(&bug);
     client.check_used();

@@ -44,13 +44,14 @@ use engine::Space;
 use engine::embed::LineRange;
 use serde_json::{Value, json};
 
-use crate::bug::Problem;
 use crate::error::Error;
 use crate::retrieve::{RetrieveParams, Retriever};
-use crate::session::{Place, Reply, Session, Stop};
+use crate::run::bug::Problem;
+use crate::run::report::Details;
+use crate::run::session::{Place, Reply, Session, Stop};
 use crate::suggest::{Suggestion, Voter, suggest_with_prior};
 use crate::validate::Verdict;
-pub use order::{HitEdit, Suspiciousness};
+pub use order::HitEdit;
 pub use templates::{Edit, Template};
 
 /// Similar fixes retrieved to order the templates (the number [`order`]'s weights were
@@ -72,20 +73,41 @@ pub struct Patterns {
     pub retrieval: bool,
     /// Similar fixes retrieved (top k, space `code`).
     pub k: usize,
-    /// How suspicious each line is (uniform for perfect localization; SBFL line scores).
-    pub suspiciousness: Suspiciousness,
 }
 
 impl Default for Patterns {
     fn default() -> Self {
-        Patterns {
-            max_validations: 200,
-            max_wall: Duration::from_secs(600),
-            retrieval: true,
-            k: DEFAULT_K,
-            suspiciousness: Suspiciousness::Uniform,
-        }
+        Patterns { max_validations: 200, max_wall: Duration::from_secs(600), retrieval: true, k: DEFAULT_K }
     }
+}
+
+/// The patterns strategy's options.
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Strategy patterns")]
+pub struct PatternsArgs {
+    /// Order the templates by their fitted prior alone even with `--index` (the ablation of
+    /// the retrieval-guided order: no similar fixes are searched).
+    #[arg(long)]
+    pub no_retrieval: bool,
+    /// `patterns` and `unidebugger`: most candidates validated per bug [default: 200 for
+    /// patterns, 20 for unidebugger (the paper's bound)].
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_validations: Option<usize>,
+}
+
+/// The registry's entry of the patterns strategy ([`super::Registry::builtin`]).
+#[must_use]
+pub fn entry() -> Box<dyn super::Entry> {
+    super::entry::<PatternsArgs>(
+        "patterns",
+        "no model: fix templates on the localized method, ordered by the actions of similar fixes when there is \
+         an `--index`, up to `--max-validations` or 10 minutes",
+        |a| {
+            let d = Patterns::default();
+            let max_validations = a.max_validations.unwrap_or(d.max_validations);
+            Ok(Box::new(Patterns { retrieval: !a.no_retrieval, max_validations, ..d }))
+        },
+    )
 }
 
 impl super::Strategy for Patterns {
@@ -110,12 +132,12 @@ impl super::Strategy for Patterns {
             None => (Vec::new(), Value::Null),
         };
         let ordered: Vec<&Edit> =
-            order::order(&edits, &hits, &self.suspiciousness).into_iter().map(|i| &edits[i]).collect();
+            order::order(&edits, &hits, &problem.weights).into_iter().map(|i| &edits[i]).collect();
         let mut search = Search::default();
         let ended = self.search(problem, session, &text, &ordered, &mut search);
-        session.report.details = json!({
+        session.report.details = Details::new(json!({
             "order": if hits.is_empty() { "prior" } else { "retrieval" },
-            "suspiciousness": self.suspiciousness.name(),
+            "suspiciousness": problem.weights.name(),
             "retrieval": retrieval,
             "probabilities": order::template_probabilities(&hits),
             "max_validations": self.max_validations,
@@ -124,7 +146,7 @@ impl super::Strategy for Patterns {
             "validated": search.validated,
             "first_plausible_at": search.first_plausible_at,
             "plausible": search.plausible,
-        });
+        }));
         ended
     }
 }
@@ -149,7 +171,7 @@ impl Patterns {
         // With SBFL, the most suspicious line is the buggy line a long method is embedded
         // around (index rule `cause-first-window-v1`; `problem.code` starts at line
         // `problem.lines.0`).
-        let top = self.suspiciousness.top_line(problem.lines).map(|l| l + 1 - problem.lines.0);
+        let top = problem.weights.top_line(problem.lines).map(|l| l + 1 - problem.lines.0);
         let lines = top.and_then(|l| LineRange::new(l, l).ok());
         let found = match r.search_lines(&problem.code, "", lines, &params) {
             Ok(found) => found,

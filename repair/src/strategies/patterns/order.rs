@@ -11,7 +11,7 @@
 //! over their total (0 without such hits) and `prior(t)` the add-one-smoothed share of `t`
 //! among the pairs of a corpus split that one template edit fixes ([`TEMPLATE_FIXES`]). A
 //! template with `n(t)` instances in the method gives each of them `p(t) / n(t)`: the order by
-//! that, times the suspiciousness of the edit's line ([`Suspiciousness`]), minimises the
+//! that, times the suspiciousness of the edit's line ([`LineWeights`]), minimises the
 //! expected number of validations until the fix when exactly one instance is it (the classic
 //! cost-aware search order: likeliest per unit of cost first), so a template with hundreds of
 //! instances (identifiers) cannot spend the budget before a likely template with three.
@@ -40,6 +40,8 @@
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
+
+use crate::fl::LineWeights;
 
 use serde::Serialize;
 
@@ -125,57 +127,6 @@ pub fn template_probabilities(hits: &[HitEdit]) -> BTreeMap<Template, f32> {
     Template::ALL.iter().map(|t| (*t, a * vote.get(t).copied().unwrap_or(0.0) + (1.0 - a) * prior(*t))).collect()
 }
 
-/// How suspicious each line of the localized code is, a weight in (0, 1].
-#[derive(Debug, Clone, PartialEq, Default)]
-pub enum Suspiciousness {
-    /// Perfect localization: every line of the method weighs 1 (the fault is somewhere in
-    /// it, and nothing says where).
-    #[default]
-    Uniform,
-    /// SBFL line scores (Ochiai, [`crate::fl`]) of the buggy file, by 1-based line: a line
-    /// weighs `0.1 + 0.9 · score / max`, `max` the highest score among the given lines; a
-    /// line without a score weighs 0.1 (SBFL cannot see a missing statement).
-    Sbfl(BTreeMap<usize, f64>),
-}
-
-impl Suspiciousness {
-    /// The weight of 1-based `line`.
-    #[must_use]
-    pub fn weight(&self, line: usize) -> f32 {
-        match self {
-            Suspiciousness::Uniform => 1.0,
-            Suspiciousness::Sbfl(scores) => {
-                let max = scores.values().copied().fold(0.0f64, f64::max);
-                let s = scores.get(&line).copied().unwrap_or(0.0);
-                if max > 0.0 { (0.1 + 0.9 * s / max) as f32 } else { 1.0 }
-            }
-        }
-    }
-
-    /// The most suspicious line within `lines` (1-based, inclusive), the first of equals;
-    /// `None` for uniform suspiciousness or when no line there has a score.
-    #[must_use]
-    pub fn top_line(&self, lines: (usize, usize)) -> Option<usize> {
-        let Suspiciousness::Sbfl(scores) = self else { return None };
-        let mut best: Option<(usize, f64)> = None;
-        for (line, s) in scores.range(lines.0..=lines.1) {
-            if *s > 0.0 && best.is_none_or(|(_, b)| *s > b) {
-                best = Some((*line, *s));
-            }
-        }
-        best.map(|(line, _)| line)
-    }
-
-    /// The name the report gives: `uniform` or `sbfl`.
-    #[must_use]
-    pub fn name(&self) -> &'static str {
-        match self {
-            Suspiciousness::Uniform => "uniform",
-            Suspiciousness::Sbfl(_) => "sbfl",
-        }
-    }
-}
-
 /// Where an edit stands in the order.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rank {
@@ -197,7 +148,7 @@ pub fn concrete(edit: &Edit, hits: &[HitEdit]) -> bool {
 /// under `hits` (empty: the prior's order, no tier 0) and `sus`. O(e log e + e · h) for e
 /// edits and h hits.
 #[must_use]
-pub fn order(edits: &[Edit], hits: &[HitEdit], sus: &Suspiciousness) -> Vec<usize> {
+pub fn order(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<usize> {
     let p = template_probabilities(hits);
     let mut count: BTreeMap<Template, usize> = BTreeMap::new();
     for e in edits {
@@ -274,7 +225,7 @@ mod tests {
     #[test]
     fn without_hits_the_prior_per_instance_orders() {
         // Operator 0.321 / 2 each, numeral 0.233, identifier 0.134, operand 0.083, delete 0.062.
-        assert_eq!(order(&edits(), &[], &Suspiciousness::Uniform), vec![3, 0, 1, 5, 2, 4]);
+        assert_eq!(order(&edits(), &[], &LineWeights::Uniform), vec![3, 0, 1, 5, 2, 4]);
     }
 
     #[test]
@@ -295,11 +246,11 @@ mod tests {
         // Tier 0: `<` → `<=` (p 0.329 / 2) and the delete (0.116); then the rest by p / n:
         // numeral 0.210, the other operator 0.164, identifier 0.121, operand 0.075.
         assert!(concrete(&edits()[1], &hits) && !concrete(&edits()[0], &hits));
-        assert_eq!(order(&edits(), &hits, &Suspiciousness::Uniform), vec![1, 4, 3, 0, 5, 2]);
+        assert_eq!(order(&edits(), &hits, &LineWeights::Uniform), vec![1, 4, 3, 0, 5, 2]);
         // Tokens compare without whitespace.
         let spaced = [hit("d", 0.5, Template::ChangeOperand, "n", "n+1")];
         assert!(concrete(&edits()[2], &spaced));
-        assert_eq!(order(&edits(), &spaced, &Suspiciousness::Uniform)[0], 2);
+        assert_eq!(order(&edits(), &spaced, &LineWeights::Uniform)[0], 2);
     }
 
     #[test]
@@ -307,7 +258,7 @@ mod tests {
         let mut many: Vec<Edit> = vec![edit(Template::ChangeOperator, 0, "<", "<=", 1)];
         many.extend((0..30).map(|i| edit(Template::ChangeIdentifier, 10 + i, "a", "b", 2)));
         many.push(edit(Template::DeleteStatement, 50, "f();", "", 3));
-        let o = order(&many, &[], &Suspiciousness::Uniform);
+        let o = order(&many, &[], &LineWeights::Uniform);
         // Operator 0.321; delete 0.062; each identifier 0.134 / 30.
         assert_eq!(&o[..3], &[0, 31, 1]);
         assert_eq!(o.len(), 32);
@@ -317,7 +268,7 @@ mod tests {
     fn sbfl_scores_reorder_within_and_across_templates() {
         // Line 5 (the numeral) is the most suspicious: 0.233 × 1 beats 0.321 / 2 × 0.1 for
         // each operator (line 3 has no score).
-        let sus = Suspiciousness::Sbfl(BTreeMap::from([(5, 0.8), (6, 0.4)]));
+        let sus = LineWeights::Sbfl(BTreeMap::from([(5, 0.8), (6, 0.4)]));
         assert!((sus.weight(5) - 1.0).abs() < 1e-6 && (sus.weight(6) - 0.55).abs() < 1e-6);
         assert!((sus.weight(3) - 0.1).abs() < 1e-6);
         assert_eq!(order(&edits(), &[], &sus), vec![3, 4, 0, 1, 5, 2]);
@@ -325,6 +276,6 @@ mod tests {
         assert_eq!(sus.top_line((1, 10)), Some(5));
         assert_eq!(sus.top_line((6, 10)), Some(6));
         assert_eq!(sus.top_line((7, 10)), None);
-        assert_eq!(Suspiciousness::Uniform.top_line((1, 10)), None);
+        assert_eq!(LineWeights::Uniform.top_line((1, 10)), None);
     }
 }

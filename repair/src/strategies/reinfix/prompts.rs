@@ -5,8 +5,8 @@
 use std::collections::HashSet;
 
 use super::react::{NUDGE_PROMPT, TEXT_CALL_REMINDER};
-use crate::bug::Problem;
 pub use crate::patch::complete_patch_text;
+use crate::run::bug::Problem;
 
 /// The system prompt of every conversation.
 pub const SYSTEM_PROMPT: &str = "You are an expert software engineer fixing a bug in a project. \

@@ -18,7 +18,7 @@
 //! [`crate::llm::text::parse_text_calls`] reads, requests go without `tools`, and the
 //! conversation restarts from the ReAct instruction (the failed native turns are dropped).
 //! Calls parsed from text are answered with `user` messages in either protocol (plain chat
-//! formats drop `tool` messages). [`RepairReport::tool_protocol`](crate::report::RepairReport::tool_protocol)
+//! formats drop `tool` messages). [`RepairReport::tool_protocol`](crate::run::report::RepairReport::tool_protocol)
 //! records what ran.
 //!
 //! # Failed turns
@@ -29,34 +29,21 @@
 //! cause is `undetermined`), except in the native protocol before the switch, where it
 //! counts as a reply without a tool call.
 
-use serde::Serialize;
 use serde_json::Value;
 
 use super::prompts::{REACT_PROMPT, SYSTEM_PROMPT, cause_prompt, parse_root_cause};
-use crate::bug::Problem;
 use crate::llm::context::{OLD_OUTPUT_CHARS, cut_middle};
 use crate::llm::text::complete_part;
 use crate::llm::{Action, LlmError, Message, Tool, Turn, TurnOptions, ValidToolCall, next_turn};
-use crate::report::{Degraded, ToolCallRecord};
-use crate::session::{Session, Stop};
+use crate::run::bug::Problem;
+use crate::run::report::{Degraded, ToolCallRecord, ToolProtocol};
+use crate::run::session::{Session, Stop};
 
 /// ReAct replies without any tool call after which the loop switches to the text protocol.
 pub const SWITCH_AFTER_MISSES: usize = 2;
 
 /// The nudge after a final answer that states no root cause.
 pub const NUDGE_PROMPT: &str = "State the root cause as one line `ROOT CAUSE: ...`, or call a tool to learn more.";
-
-/// How the ReAct loop called tools ([`RepairReport::tool_protocol`](crate::report::RepairReport::tool_protocol)).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ToolProtocol {
-    /// `native` (tools on the wire, `tool` messages), `text` (tools described in the system
-    /// prompt, calls written as text, results as `user` messages) or `native→text` (switched).
-    pub protocol: &'static str,
-    /// The LLM call count (all phases) when the loop switched to text; `null` when it did not.
-    pub switched_after_call: Option<u64>,
-    /// Why it switched.
-    pub reason: Option<String>,
-}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Protocol {
@@ -88,7 +75,7 @@ enum Next {
 }
 
 /// Reasoning phase: a root cause, first without donors, then with the internal tools.
-pub(super) fn reason(problem: &Problem, run: &mut Session<'_>) -> Result<String, Stop> {
+pub(super) fn reason(problem: &Problem, run: &mut Session<'_>, steps: usize) -> Result<String, Stop> {
     let mut base = vec![Message::user(cause_prompt(problem))];
     let req = run.request(vec![Message::system(SYSTEM_PROMPT), base[0].clone()]);
     let first = run.sample_or_degrade(req, &Degraded::at("root_cause", None, None))?;
@@ -113,7 +100,7 @@ pub(super) fn reason(problem: &Problem, run: &mut Session<'_>) -> Result<String,
         last_text: String::new(),
     };
     run.report.tool_protocol = Some(ToolProtocol { protocol: "native", switched_after_call: None, reason: None });
-    let steps = run.config().react_steps.max(1);
+    let steps = steps.max(1);
     let mut note = format!("the {steps} ReAct turns ran out before the model stated a root cause");
     for step in 1..=steps {
         match react_turn(run, step, &mut state, &mut messages, &tools)? {

@@ -50,13 +50,14 @@ use serde::Serialize;
 use self::probe::{ProbeRequest, Site};
 use self::prompts::{AGENTS, Agent};
 use self::trace::Collected;
-use crate::bug::Problem;
+use super::EvalTotals;
 use crate::condense::shorten;
 use crate::llm::Message;
 use crate::patch::complete_patch_text;
-use crate::report::{CandidateRecord, Degraded};
 use crate::retrieve::{FixStyle, render_as};
-use crate::session::{Place, Reply, Session, Stop};
+use crate::run::bug::Problem;
+use crate::run::report::{CandidateRecord, Degraded, RepairReport};
+use crate::run::session::{Place, Reply, Session, Stop};
 use crate::validate::Verdict;
 
 /// How the probe sites are chosen (`--probe`).
@@ -233,27 +234,11 @@ pub struct ProbeSummary {
 }
 
 impl ProbeSummary {
-    /// The summary in a TraceRepair report's `details`; `None` for other reports.
+    /// The summary of a TraceRepair report's section; `None` for other sections and for a
+    /// run that collected no trace.
     #[must_use]
-    pub fn from_details(details: &serde_json::Value) -> Option<ProbeSummary> {
-        /// The fields of a serialized [`Collected`] the summary reads.
-        #[derive(serde::Deserialize)]
-        struct Read {
-            requested: usize,
-            injected: usize,
-            rolled_back: usize,
-            attempts: usize,
-            output_bytes: u64,
-            static_fallback: bool,
-            trace: ReadTrace,
-        }
-        #[derive(serde::Deserialize)]
-        struct ReadTrace {
-            lines: usize,
-            text: String,
-            guard_hit: bool,
-        }
-        let c: Read = serde::Deserialize::deserialize(details.get("probe")?.get("collected")?).ok()?;
+    pub fn of(details: &crate::run::report::Details) -> Option<ProbeSummary> {
+        let c = details.get::<Details>()?.probe.collected.as_ref()?;
         Some(ProbeSummary {
             requested: c.requested,
             injected: c.injected,
@@ -266,6 +251,45 @@ impl ProbeSummary {
             guard_hit: c.trace.guard_hit,
         })
     }
+
+    /// `fixdex repair`'s stderr line on the probes.
+    #[must_use]
+    pub fn line(&self) -> String {
+        format!(
+            "trace: {} probe lines ({} of {} probes injected, {} rolled back{})",
+            self.trace_lines,
+            self.injected,
+            self.requested,
+            self.rolled_back,
+            if self.instrumented { "" } else { "; static fallback: no trace" }
+        )
+    }
+}
+
+/// TraceRepair's probe reliability over an evaluation of `bugs` programs (`None` when no
+/// report has a [`ProbeSummary`]): programs, instrumented (a copy with probes compiled and
+/// ran), its rate, non-empty traces, programs with a rollback, programs whose trace hit
+/// the 10 MB guard; and the table's line.
+#[must_use]
+pub fn probe_totals(bugs: usize, reports: &[&RepairReport]) -> Option<EvalTotals> {
+    let p: Vec<ProbeSummary> = reports.iter().filter_map(|r| ProbeSummary::of(&r.details)).collect();
+    if p.is_empty() {
+        return None;
+    }
+    let instrumented = p.iter().filter(|s| s.instrumented).count();
+    let nonempty = p.iter().filter(|s| s.trace_lines > 0).count();
+    let rolled_back = p.iter().filter(|s| s.rolled_back > 0).count();
+    let totals = serde_json::json!({
+        "programs": bugs, "instrumented": instrumented,
+        "instrumentation_rate": instrumented as f64 / bugs.max(1) as f64,
+        "nonempty_traces": nonempty, "rolled_back": rolled_back,
+        "guard_hit": p.iter().filter(|s| s.guard_hit).count(),
+    });
+    let line = format!(
+        "probes: {instrumented} of {bugs} programs instrumented, {nonempty} non-empty traces, {rolled_back} with a \
+         rollback"
+    );
+    Some(EvalTotals { key: "probes", totals, line })
 }
 
 /// An agent's current hypothesis.
@@ -319,9 +343,68 @@ impl Hypothesis {
 
 pub use crate::validate::rank;
 
+/// TraceRepair's options.
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Strategy tracerepair")]
+pub struct TraceRepairArgs {
+    /// How the probes are chosen: `model` (the probe agent names the critical variables and
+    /// lines) or `auto` (every assignment and `if` arm of the localized method; no model
+    /// call) [default: model].
+    #[arg(long, value_parser = |s: &str| s.parse::<ProbeMode>())]
+    pub probe: Option<ProbeMode>,
+    /// Candidates each agent samples for its first hypothesis [default: 3].
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=20))]
+    pub samples: Option<usize>,
+    /// Debate rounds at most before the judge [default: 3].
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=20))]
+    pub rounds: Option<usize>,
+    /// Stop after the probes: the report records the probes and the trace, no patch is
+    /// sought (with `--probe auto`, no model is needed).
+    #[arg(long)]
+    pub trace_only: bool,
+}
+
+/// The registry's entry of TraceRepair ([`super::Registry::builtin`]).
+#[must_use]
+pub fn entry() -> Box<dyn super::Entry> {
+    super::entry::<TraceRepairArgs>(
+        "tracerepair",
+        "runtime probes, a debate of three agents over the trace, a judge (TraceRepair, Algorithm 1)",
+        |a| {
+            if a.trace_only && (a.samples.is_some() || a.rounds.is_some()) {
+                return Err("--samples and --rounds shape the debate, which --trace-only skips".into());
+            }
+            let d = TraceRepair::default();
+            Ok(Box::new(TraceRepair {
+                probe: a.probe.unwrap_or(d.probe),
+                samples: a.samples.unwrap_or(d.samples),
+                rounds: a.rounds.unwrap_or(d.rounds),
+                trace_only: a.trace_only,
+            }))
+        },
+    )
+}
+
 impl super::Strategy for TraceRepair {
     fn name(&self) -> &'static str {
         "tracerepair"
+    }
+
+    fn model_note(&self) -> Option<&'static str> {
+        self.trace_only
+            .then_some("--trace-only with --probe model asks the model for the probes; --probe auto needs no model")
+    }
+
+    fn report_line(&self, report: &RepairReport) -> Option<String> {
+        ProbeSummary::of(&report.details).map(|p| p.line())
+    }
+
+    fn eval_bug(&self, report: &RepairReport) -> Option<(&'static str, serde_json::Value)> {
+        Some(("probes", serde_json::to_value(ProbeSummary::of(&report.details)?).ok()?))
+    }
+
+    fn eval_totals(&self, bugs: usize, reports: &[&RepairReport]) -> Option<EvalTotals> {
+        probe_totals(bugs, reports)
     }
 
     fn needs_model(&self) -> bool {
@@ -356,7 +439,7 @@ struct Run<'p> {
 
 impl Run<'_> {
     fn save(&self, session: &mut Session<'_>) {
-        session.report.details = serde_json::to_value(&self.details).unwrap_or_default();
+        session.report.details = crate::run::report::Details::new(self.details.clone());
         if let Some(best) = self.best() {
             session.report.root_cause = best.root_cause.clone().or(session.report.root_cause.take());
         }

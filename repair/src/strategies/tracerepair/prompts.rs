@@ -3,7 +3,7 @@
 //! ([`crate::llm::ReplayClient`]) breaks exactly when a prompt changes.
 
 use super::probe::ProbeRequest;
-use crate::bug::Problem;
+use crate::run::bug::Problem;
 
 /// The three repair agents of the debate (§3.3, "Strategy Initialization").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -14,9 +14,9 @@
 
 use super::probe::{self, Site, Trace};
 use crate::Language;
-use crate::bug::Problem;
 use crate::patch::{Patch, unified_diff};
-use crate::session::{Session, Stop};
+use crate::run::bug::Problem;
+use crate::run::session::{Session, Stop};
 use crate::validate::Verdict;
 
 /// Copies built at most: all sites, then at most two rollbacks.

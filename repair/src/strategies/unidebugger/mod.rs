@@ -33,7 +33,7 @@
 //! pass short the run ends as `budget_exhausted`. Summaries, the Helper's guide and RepoFocus's files are computed once per
 //! run and reused by later passes (a saving the paper's algorithm does not spell out).
 //! Without a location (`--sbfl`), the SBFL ranking's top method is the located code and its
-//! most suspicious lines seed the Locator ([`UniDebugger::sbfl`]), in the role GZoltar plays
+//! most suspicious lines seed the Locator ([`Problem::weights`]), in the role GZoltar plays
 //! in the paper. The run stops at the first plausible patch (`--all` does not apply).
 //!
 //! # Report
@@ -57,13 +57,13 @@ use self::marks::Mark;
 use self::prompts::{Extra, Role};
 pub use self::record::{AgentRecord, Details, FocusRecord, HelperRecord, LevelSummary, MarksRecord, SliceRecord};
 use self::repofocus::{FocusQuery, Ranked};
-use crate::bug::Problem;
 use crate::condense::shorten;
 use crate::llm::Message;
 use crate::patch::complete_patch_text;
-use crate::report::{CandidateRecord, Degraded};
 use crate::retrieve::{FixStyle, render_as};
-use crate::session::{Place, Reply, Session, Stop};
+use crate::run::bug::Problem;
+use crate::run::report::{CandidateRecord, Degraded};
+use crate::run::session::{Place, Reply, Session, Stop};
 use crate::validate::Verdict;
 
 /// Candidate validations per bug by default (the paper's bound).
@@ -91,15 +91,40 @@ pub struct UniDebugger {
     /// Answers of the Locator and the Slicer asked for a valid one (the paper's `m`; default
     /// 2: the first and one re-ask).
     pub resamples: usize,
-    /// SBFL (Ochiai) scores of the buggy file's lines, `(1-based line, score)`; empty with a
-    /// given location.
-    pub sbfl: Vec<(usize, f64)>,
 }
 
 impl Default for UniDebugger {
     fn default() -> Self {
-        UniDebugger { max_validations: DEFAULT_MAX_VALIDATIONS, passes: 2, resamples: 2, sbfl: Vec::new() }
+        UniDebugger { max_validations: DEFAULT_MAX_VALIDATIONS, passes: 2, resamples: 2 }
     }
+}
+
+/// UniDebugger's options.
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Strategy unidebugger")]
+pub struct UniDebuggerArgs {
+    /// `patterns` and `unidebugger`: most candidates validated per bug [default: 200 for
+    /// patterns, 20 for unidebugger (the paper's bound)].
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_validations: Option<usize>,
+    /// Escalations L1 → reflection at most (the paper's k; 1-10), while validations last
+    /// [default: 2].
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10))]
+    pub passes: Option<usize>,
+}
+
+/// The registry's entry of UniDebugger ([`super::Registry::builtin`]).
+#[must_use]
+pub fn entry() -> Box<dyn super::Entry> {
+    super::entry::<UniDebuggerArgs>(
+        "unidebugger",
+        "escalation L1 → L2 → L3 and reflection, its Helper retrieving similar fixes from `--index` (UniDebugger)",
+        |a| {
+            let d = UniDebugger::default();
+            let max_validations = a.max_validations.unwrap_or(d.max_validations);
+            Ok(Box::new(UniDebugger { max_validations, passes: a.passes.unwrap_or(d.passes), ..d }))
+        },
+    )
 }
 
 /// An escalation level.
@@ -147,6 +172,18 @@ impl super::Strategy for UniDebugger {
         "unidebugger"
     }
 
+    fn report_line(&self, report: &crate::run::report::RepairReport) -> Option<String> {
+        LevelSummary::of(&report.details).map(|l| l.line())
+    }
+
+    fn eval_bug(&self, report: &crate::run::report::RepairReport) -> Option<(&'static str, serde_json::Value)> {
+        Some(("levels", serde_json::to_value(LevelSummary::of(&report.details)?).ok()?))
+    }
+
+    fn eval_totals(&self, _bugs: usize, reports: &[&crate::run::report::RepairReport]) -> Option<super::EvalTotals> {
+        record::level_totals(reports)
+    }
+
     fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop> {
         let path = problem.bug.root.join(&problem.bug.file);
         let text = std::fs::read_to_string(&path)
@@ -163,7 +200,7 @@ impl super::Strategy for UniDebugger {
             last: None,
             cut: false,
         };
-        run.details.sbfl_seed = seed(&self.sbfl);
+        run.details.sbfl_seed = seed(&problem.weights.scores());
         if problem.language.is_none() {
             session.report.warnings.push(format!(
                 "{} is not Java or Python: the marks are written as `//` comments and the Summarizer has no \
@@ -250,7 +287,7 @@ struct Run<'p> {
 
 impl Run<'_> {
     fn save(&self, session: &mut Session<'_>) {
-        session.report.details = serde_json::to_value(&self.details).unwrap_or_default();
+        session.report.details = crate::run::report::Details::new(self.details.clone());
     }
 
     fn go(&mut self, session: &mut Session<'_>) -> Result<(), Stop> {

@@ -4,7 +4,7 @@
 //! here, so a replay recording ([`crate::llm::ReplayClient`]) breaks exactly when one
 //! changes.
 
-use crate::bug::Problem;
+use crate::run::bug::Problem;
 
 /// The seven agents (paper, "Knowl 3"), as the report names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -6,6 +6,8 @@ use serde::Serialize;
 use super::prompts::Role;
 use super::repofocus::Ranked;
 use super::{Level, marks, slice};
+use crate::run::report::{Outcome, RepairReport};
+use crate::strategies::EvalTotals;
 
 /// The report's `details` for UniDebugger.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -125,20 +127,61 @@ pub struct LevelSummary {
 }
 
 impl LevelSummary {
-    /// The summary in a UniDebugger report's `details`; `None` for other reports.
+    /// The summary of a UniDebugger report's section; `None` for other sections and for a
+    /// run that reached no level.
     #[must_use]
-    pub fn from_details(details: &serde_json::Value) -> Option<LevelSummary> {
-        /// The fields of a serialized [`Details`] the summary reads (`agents` only marks it
-        /// as UniDebugger's).
-        #[derive(serde::Deserialize)]
-        struct Read {
-            level: String,
-            plausible_at: Option<String>,
-            validations: usize,
-            #[serde(rename = "agents")]
-            _agents: serde::de::IgnoredAny,
-        }
-        let r: Read = serde::Deserialize::deserialize(details).ok()?;
-        Some(LevelSummary { level: r.level, plausible_at: r.plausible_at, validations: r.validations })
+    pub fn of(details: &crate::run::report::Details) -> Option<LevelSummary> {
+        let d = details.get::<Details>()?;
+        Some(LevelSummary {
+            level: d.level?.as_str().to_string(),
+            plausible_at: d.plausible_at.map(|l| l.as_str().to_string()),
+            validations: d.validations,
+        })
     }
+
+    /// `fixdex repair`'s stderr line on the escalation.
+    #[must_use]
+    pub fn line(&self) -> String {
+        format!(
+            "escalation: reached {}{}, {} candidates validated",
+            self.level,
+            self.plausible_at.as_ref().map(|p| format!(", plausible at {p}")).unwrap_or_default(),
+            self.validations
+        )
+    }
+}
+
+/// UniDebugger's escalation over an evaluation's `reports` (`None` when none has a
+/// [`LevelSummary`]): per level (`L1`, `L2`, `L3`, `reflection`), the bugs that ended there
+/// (the highest level they reached, with or without a plausible patch), how many of them
+/// have a plausible patch, and their mean LLM calls, tokens and wall seconds per bug (`null`
+/// when none ended there); and the table's line.
+#[must_use]
+pub fn level_totals(reports: &[&RepairReport]) -> Option<EvalTotals> {
+    let reached: Vec<(&RepairReport, LevelSummary)> =
+        reports.iter().filter_map(|r| Some((*r, LevelSummary::of(&r.details)?))).collect();
+    if reached.is_empty() {
+        return None;
+    }
+    let mut out = serde_json::Map::new();
+    let mut per = Vec::new();
+    for level in Level::ALL {
+        let there: Vec<&RepairReport> =
+            reached.iter().filter(|(_, l)| l.level == level.as_str()).map(|(r, _)| *r).collect();
+        let n = there.len();
+        let mean =
+            |f: &dyn Fn(&RepairReport) -> f64| (n > 0).then(|| there.iter().map(|r| f(r)).sum::<f64>() / n as f64);
+        let plausible = there.iter().filter(|r| r.outcome == Outcome::Plausible).count();
+        per.push(format!("{} {n} ({plausible} plausible)", level.as_str()));
+        out.insert(
+            level.as_str().to_string(),
+            serde_json::json!({
+                "ended": n, "plausible": plausible,
+                "calls_per_bug": mean(&|r| r.llm.calls as f64), "tokens_per_bug": mean(&|r| r.llm.tokens() as f64),
+                "wall_s_per_bug": mean(&|r| r.wall_s),
+            }),
+        );
+    }
+    let line = format!("levels reached: {}", per.join(", "));
+    Some(EvalTotals { key: "levels", totals: serde_json::Value::Object(out), line })
 }

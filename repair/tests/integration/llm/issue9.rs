@@ -2,13 +2,17 @@
 
 use super::server::{Reply, TestServer};
 use crate::common::{minibugs, runner};
-use repair::agent::{AgentConfig, Bug, Location, Outcome, Workflow};
+use repair::bench::quixbugs::{self, Lang};
 use repair::llm::{
     Budget, ChatClient, ChatRequest, Ledger, LlmError, Message, OpenAiClient, OpenAiConfig, PriceTable, Recording,
     RecordingClient, ReplayClient, RetryPolicy, Script, ScriptedClient, Tool, ToolChoice, complete_n,
     context_length_from_models, request_key,
 };
-use repair::quixbugs::{self, Lang};
+use repair::run::bug::{Bug, Location};
+use repair::run::config::RunConfig;
+use repair::run::report::Outcome;
+use repair::run::workflow::Workflow;
+use repair::strategies::reinfix::ReinFix;
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -254,9 +258,10 @@ fn issue_9_context_length_comes_from_the_model_list() {
 fn sum_to<'a>(client: &'a dyn ChatClient, patches: usize, wall: Option<Duration>) -> (Workflow<'a>, Bug) {
     let lang = Lang::Python;
     let p = quixbugs::discover(&minibugs(), lang).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();
-    let config =
-        AgentConfig { model: "m".into(), attempts: 1, suggestions: 1, patches, wall, ..AgentConfig::default() };
+    let config = RunConfig { model: "m".into(), wall, ..RunConfig::default() };
+    let reinfix = ReinFix { attempts: 1, suggestions: 1, patches, ..ReinFix::default() };
     let workflow = Workflow::new(client, None, runner(lang).validator(&p), config)
+        .with_strategy(Box::new(reinfix))
         .with_scratch_filter(quixbugs::scratch_filter(lang));
     let bug = Bug {
         id: None,

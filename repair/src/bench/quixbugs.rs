@@ -316,6 +316,21 @@ impl Runner {
     }
 }
 
+/// The method a repair of `program` starts from under SBFL: the top method of the program's
+/// own file (every QuixBugs fault is there, and the workflow repairs that file; helpers such
+/// as Node.java may rank higher when the failing tests run through them), by its bare name,
+/// with the SBFL scores of that file's lines.
+///
+/// # Errors
+/// SBFL failed ([`crate::fl::FlError`]) or ranked no method of the file, as a message.
+pub fn localize(runner: &Runner, program: &Program) -> Result<(String, crate::fl::LineWeights), String> {
+    let fl = sbfl(runner, program).map_err(|e| e.to_string())?;
+    let file = program.source.to_string_lossy().replace('\\', "/");
+    let m = crate::fl::top_method(&fl, Some(&file)).map_err(|_| format!("SBFL ranked no method of {file}"))?;
+    let name = m.name.rsplit('.').next().unwrap_or(&m.name).to_string();
+    Ok((name, crate::fl::LineWeights::of_file(&fl, &file)))
+}
+
 /// SBFL fault localization of `program` ([`crate::fl`]), in a scratch copy of the benchmark
 /// made like [`Runner::scratch`], with [`sbfl_spec`].
 ///
@@ -326,7 +341,7 @@ impl Runner {
 /// # Example
 /// ```no_run
 /// use std::time::Duration;
-/// use repair::quixbugs::{self, Lang, Runner};
+/// use repair::bench::quixbugs::{self, Lang, Runner};
 ///
 /// let root = std::path::Path::new("../shared/benchmarks/quixbugs");
 /// let runner = Runner::new(root, Lang::Java, Duration::from_secs(120))?;

@@ -7,19 +7,20 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::bug::Bug;
-use crate::config::RunConfig;
+use crate::fl::LineWeights;
 use crate::llm::{ChatClient, LedgerTotals, PriceTable, ServerInfo};
-use crate::report::{ContextRecord, Outcome, RepairReport};
 use crate::retrieve::Retriever;
+use crate::run::bug::{Bug, Problem};
+use crate::run::config::{ConfigRecord, RunConfig};
+use crate::run::report::{ContextRecord, Details, Outcome, RepairReport};
+use crate::run::session::{Parts, Session, Stop};
 use crate::scratch::ScratchFilter;
-use crate::session::{Parts, Session, Stop};
-use crate::strategies::Strategy;
-use crate::strategies::reinfix::ReinFix;
+use crate::strategies::{Registry, Strategy};
 use crate::validate::Validator;
 
 /// A workflow over a client, the internal tools, an optional retriever, a validator and a
-/// strategy (ReinFix unless [`Workflow::with_strategy`] says otherwise).
+/// strategy (the registry's default, [`Registry::default_strategy`], unless
+/// [`Workflow::with_strategy`] says otherwise).
 pub struct Workflow<'a> {
     client: &'a dyn ChatClient,
     retriever: Option<Retriever>,
@@ -28,6 +29,7 @@ pub struct Workflow<'a> {
     prices: PriceTable,
     skip: ScratchFilter,
     strategy: Box<dyn Strategy>,
+    weights: LineWeights,
 }
 
 impl std::fmt::Debug for Workflow<'_> {
@@ -43,8 +45,8 @@ impl std::fmt::Debug for Workflow<'_> {
 }
 
 impl<'a> Workflow<'a> {
-    /// A ReinFix workflow; `retriever` = `None` runs without external ingredients (the
-    /// ReinFix ablation "w/o external").
+    /// A workflow of the default strategy; `retriever` = `None` runs without external
+    /// ingredients (the ReinFix ablation "w/o external").
     pub fn new(
         client: &'a dyn ChatClient,
         retriever: Option<Retriever>,
@@ -58,14 +60,23 @@ impl<'a> Workflow<'a> {
             config,
             prices: PriceTable::default(),
             skip: std::sync::Arc::new(|_, _| false),
-            strategy: Box::new(ReinFix),
+            strategy: Registry::builtin().default_strategy(),
+            weights: LineWeights::Uniform,
         }
     }
 
-    /// Runs `strategy` instead of ReinFix ([`crate::strategies::by_name`]).
+    /// Runs `strategy` instead of the default ([`Registry::build`]).
     #[must_use]
     pub fn with_strategy(mut self, strategy: Box<dyn Strategy>) -> Self {
         self.strategy = strategy;
+        self
+    }
+
+    /// The line weights fault localization gave the bug's file ([`Problem::weights`];
+    /// uniform unless set).
+    #[must_use]
+    pub fn with_weights(mut self, weights: LineWeights) -> Self {
+        self.weights = weights;
         self
     }
 
@@ -103,7 +114,7 @@ impl<'a> Workflow<'a> {
     /// Pre-flight, then the strategy, then the shared conclusion.
     fn drive(&self, bug: &Bug, session: &mut Session<'_>) -> Result<Outcome, Stop> {
         let problem = match session.preflight(bug)? {
-            Ok(problem) => problem,
+            Ok(problem) => Problem { weights: self.weights.clone(), ..problem },
             Err(refused) => return Ok(refused),
         };
         self.strategy.repair(&problem, session)?;
@@ -123,7 +134,7 @@ impl<'a> Workflow<'a> {
             bug: bug.clone(),
             synthetic: client.synthetic,
             client,
-            config: self.config.clone(),
+            config: ConfigRecord::new(&self.config, self.strategy.search_space()),
             retrieval: self.retrieval_settings(),
             outcome: Outcome::Error,
             error: None,
@@ -148,7 +159,7 @@ impl<'a> Workflow<'a> {
             wall_s: 0.0,
             fault_localization: None,
             server: None,
-            details: Value::Null,
+            details: Details::default(),
         }
     }
 

@@ -10,13 +10,16 @@
 //! | `plausible` | [`Outcome::Plausible`] |
 //! | `no_plausible` | [`Outcome::NoPlausiblePatch`], [`Outcome::BudgetExhausted`], [`Outcome::Timeout`] |
 //! | `error` | [`Outcome::Error`], [`Outcome::PreflightFailed`], and a bug whose localization failed (no outcome) |
-//! | `trace_only` | [`Outcome::TraceOnly`]: no patch was sought (TraceRepair `--trace-only`) |
+//! | `trace_only` | [`Outcome::TraceOnly`]: no patch was sought (a strategy that only collects, e.g. a trace) |
+//!
+//! Each strategy adds its own part per bug and its totals
+//! ([`crate::strategies::Strategy::eval_bug`], [`crate::strategies::Strategy::eval_totals`]).
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::agent::{Outcome, RepairReport};
+use crate::run::report::{Outcome, RepairReport};
 
 /// What a bug's run amounts to in the summary (module docs: the table of outcomes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -29,7 +32,7 @@ pub enum Class {
     /// The run could not do its work: an error of the machinery or the endpoint, a failed
     /// pre-flight, or no location to repair.
     Error,
-    /// No patch was sought (TraceRepair's `--trace-only`).
+    /// No patch was sought ([`Outcome::TraceOnly`]).
     TraceOnly,
 }
 
@@ -61,13 +64,10 @@ pub struct BugResult {
     pub wall_s: f64,
     /// The first plausible patch (unified diff).
     pub patch: Option<String>,
-    /// TraceRepair's probes and trace (`None` for other strategies).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub probes: Option<crate::strategies::tracerepair::ProbeSummary>,
-    /// UniDebugger's escalation: the level reached and the level of the plausible patch
-    /// (`None` for other strategies).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub levels: Option<crate::strategies::unidebugger::LevelSummary>,
+    /// The strategy's own part, by key (e.g. `probes`, `levels`;
+    /// [`BugResult::with_section`]), serialized beside the fields above.
+    #[serde(flatten)]
+    pub sections: BTreeMap<&'static str, serde_json::Value>,
 }
 
 impl BugResult {
@@ -84,14 +84,20 @@ impl BugResult {
             cost_usd: report.llm.cost_usd,
             wall_s: report.wall_s,
             patch: report.patch.clone(),
-            probes: crate::strategies::tracerepair::ProbeSummary::from_details(&report.details),
-            levels: crate::strategies::unidebugger::LevelSummary::from_details(&report.details),
             ..BugResult::default()
         };
         if bug.class() == Class::Error {
             bug.error = Some(report.error.clone().unwrap_or_else(|| format!("the run ended as {:?}", report.outcome)));
         }
         bug
+    }
+
+    /// The result with the strategy's part `section` (`(key, value)`, from
+    /// [`crate::strategies::Strategy::eval_bug`]), when it has one.
+    #[must_use]
+    pub fn with_section(mut self, section: Option<(&'static str, serde_json::Value)>) -> Self {
+        self.sections.extend(section);
+        self
     }
 
     /// A bug the workflow was not run on because localization failed with `why`.
@@ -154,36 +160,6 @@ pub fn outcome_name(outcome: Option<Outcome>) -> String {
         || "localization_failed".to_string(),
         |o| serde_json::to_value(o).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
     )
-}
-
-/// UniDebugger's escalation over an evaluation's bugs (`None` when no bug has a
-/// [`LevelSummary`](crate::strategies::unidebugger::LevelSummary)): per level (`L1`, `L2`,
-/// `L3`, `reflection`), the bugs that ended there (the highest level they reached, with or
-/// without a plausible patch), how many of them have a plausible patch, and their mean LLM
-/// calls, tokens and wall seconds per bug (`null` when none ended there).
-#[must_use]
-pub fn level_totals(bugs: &[BugResult]) -> Option<serde_json::Value> {
-    use crate::strategies::unidebugger::Level;
-    if bugs.iter().all(|b| b.levels.is_none()) {
-        return None;
-    }
-    let mut out = serde_json::Map::new();
-    for level in Level::ALL {
-        let there: Vec<&BugResult> =
-            bugs.iter().filter(|b| b.levels.as_ref().is_some_and(|l| l.level == level.as_str())).collect();
-        let n = there.len();
-        let mean = |f: &dyn Fn(&BugResult) -> f64| (n > 0).then(|| there.iter().map(|b| f(b)).sum::<f64>() / n as f64);
-        let plausible = there.iter().filter(|b| b.class() == Class::Plausible).count();
-        out.insert(
-            level.as_str().to_string(),
-            serde_json::json!({
-                "ended": n, "plausible": plausible,
-                "calls_per_bug": mean(&|b| b.calls as f64), "tokens_per_bug": mean(&|b| b.tokens as f64),
-                "wall_s_per_bug": mean(&|b| b.wall_s),
-            }),
-        );
-    }
-    Some(serde_json::Value::Object(out))
 }
 
 #[cfg(test)]

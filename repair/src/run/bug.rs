@@ -2,7 +2,7 @@
 //! by the user), and once the pre-flight has run, the located code, the failure output and
 //! the plausibility rule ([`Problem`]). Both are immutable during a run; what a run *has*
 //! (client, ledger, clock, budgets, the report being built) is the
-//! [`Session`](crate::session::Session).
+//! [`Session`](crate::run::session::Session).
 
 use std::path::PathBuf;
 
@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::Language;
 use crate::baseline::Plausibility;
 use crate::error::{Error, Result};
+use crate::fl::LineWeights;
 
 /// Where the bug is: perfect fault localization from the user, or an SBFL ranking's top.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,7 +43,7 @@ pub struct Bug {
     pub failing_tests: Vec<String>,
 }
 
-/// A bug after the pre-flight ([`crate::preflight`]): what every strategy works from.
+/// A bug after the pre-flight ([`crate::run::preflight`]): what every strategy works from.
 #[derive(Debug, Clone)]
 pub struct Problem {
     /// The bug as given.
@@ -60,6 +61,10 @@ pub struct Problem {
     pub failure: String,
     /// How candidates are judged plausible ([`crate::baseline`]).
     pub plausibility: Plausibility,
+    /// How suspicious each line of the buggy file is: uniform for a location the user gave,
+    /// SBFL's line scores when it located the bug
+    /// ([`Workflow::with_weights`](crate::run::workflow::Workflow::with_weights)).
+    pub weights: LineWeights,
 }
 
 impl Problem {

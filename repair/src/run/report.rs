@@ -1,15 +1,17 @@
 //! The report of a repair run ([`RepairReport`], `fixdex repair --report`), one format for
 //! every strategy, and the records it holds.
 
+use std::any::Any;
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::baseline::Plausibility;
-use crate::bug::Bug;
-use crate::config::RunConfig;
 use crate::llm::{ClientInfo, LedgerTotals, ServerInfo};
 use crate::retrieve::SimilarFix;
-use crate::strategies::reinfix::ToolProtocol;
+use crate::run::bug::Bug;
+use crate::run::config::ConfigRecord;
 use crate::validate::Verdict;
 
 /// How a run ended.
@@ -34,6 +36,14 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Whether the run went through to its end (a plausible patch, the search space
+    /// exhausted, or no patch sought) rather than being cut short by a budget, the clock or
+    /// an error; a replay that was cut short leaves recordings unused by design.
+    #[must_use]
+    pub fn went_through(self) -> bool {
+        matches!(self, Outcome::Plausible | Outcome::NoPlausiblePatch | Outcome::TraceOnly)
+    }
+
     /// The serde name: `plausible`, `no_plausible_patch`, `budget_exhausted`, `timeout`,
     /// `preflight_failed`, `error`, `trace_only`.
     #[must_use]
@@ -48,6 +58,18 @@ impl Outcome {
             Outcome::TraceOnly => "trace_only",
         }
     }
+}
+
+/// How the ReAct loop called tools ([`RepairReport::tool_protocol`]; ReinFix's ReAct loop fills it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolProtocol {
+    /// `native` (tools on the wire, `tool` messages), `text` (tools described in the system
+    /// prompt, calls written as text, results as `user` messages) or `native→text` (switched).
+    pub protocol: &'static str,
+    /// The LLM call count (all phases) when the loop switched to text; `null` when it did not.
+    pub switched_after_call: Option<u64>,
+    /// Why it switched.
+    pub reason: Option<String>,
 }
 
 /// One internal- or external-ingredient tool call.
@@ -112,7 +134,7 @@ pub struct Preflight {
 }
 
 /// A model request whose reply was unusable; the run went on without it
-/// ([`crate::session`], "Unusable replies cost their request, not the run").
+/// ([`crate::run::session`], "Unusable replies cost their request, not the run").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Degraded {
     /// The request: `root_cause` (the direct question), `react`, `suggestions`, `patches`
@@ -150,8 +172,8 @@ pub struct RepairReport {
     /// True when the answers were hand-written (scripted or synthetic replay): never count
     /// such a run as a repair result.
     pub synthetic: bool,
-    /// Workflow configuration, sampling parameters included.
-    pub config: RunConfig,
+    /// Workflow configuration, sampling parameters and the strategy's search space included.
+    pub config: ConfigRecord,
     /// Retrieval settings: space, top n, threshold; `null` without an index.
     pub retrieval: Option<Value>,
     /// How the run ended.
@@ -212,15 +234,15 @@ pub struct RepairReport {
     /// The strategy's own section (its phases, rounds or levels), in the shape its docs
     /// give; absent when it has none. The fields above are shared: a strategy fills those
     /// that apply (ReinFix: all of them).
-    #[serde(skip_serializing_if = "Value::is_null")]
-    pub details: Value,
+    #[serde(skip_serializing_if = "Details::is_empty")]
+    pub details: Details,
 }
 
 /// How the requests of a run were kept within the model's context window
 /// ([`crate::llm::context::fit`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ContextRecord {
-    /// The window, tokens ([`RunConfig::context_tokens`]).
+    /// The window, tokens ([`crate::run::config::RunConfig::context_tokens`]).
     pub context_tokens: u64,
     /// Old exchanges (an assistant turn and its tool results) dropped from requests.
     pub dropped_exchanges: usize,
@@ -232,4 +254,68 @@ pub struct ContextRecord {
     /// Replies cut off at the token limit (`finish_reason: "length"`) of which only the
     /// complete part was used.
     pub cut_off_replies: usize,
+}
+
+/// A strategy's own section of the report ([`RepairReport::details`]): the strategy's typed
+/// record, read back as that type ([`Details::get`]) by the strategy's summaries, and its
+/// JSON (made once, when the section is set), which the report serializes, indexes
+/// (`details["ended"]`) and prints.
+#[derive(Clone, Default)]
+pub struct Details {
+    typed: Option<Arc<dyn Any + Send + Sync>>,
+    json: Value,
+}
+
+impl Details {
+    /// The section `record`, serialized now.
+    #[must_use]
+    pub fn new<T: Serialize + Send + Sync + 'static>(record: T) -> Details {
+        let json = serde_json::to_value(&record).unwrap_or_default();
+        Details { typed: Some(Arc::new(record)), json }
+    }
+
+    /// The record, when it is a `T` (the strategy that wrote it reads it back); `None` for
+    /// another type or no section.
+    #[must_use]
+    pub fn get<T: 'static>(&self) -> Option<&T> {
+        self.typed.as_deref()?.downcast_ref()
+    }
+
+    /// The record as the report's JSON gives it (`null` when there is none).
+    #[must_use]
+    pub fn json(&self) -> &Value {
+        &self.json
+    }
+
+    /// Whether no strategy set a section.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.typed.is_none()
+    }
+}
+
+impl std::ops::Index<&str> for Details {
+    type Output = Value;
+
+    fn index(&self, key: &str) -> &Value {
+        &self.json[key]
+    }
+}
+
+impl std::fmt::Debug for Details {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.json, f)
+    }
+}
+
+impl std::fmt::Display for Details {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.json, f)
+    }
+}
+
+impl Serialize for Details {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.json.serialize(s)
+    }
 }

@@ -9,7 +9,7 @@
 //! [`LlmError::MalformedResponse`]; an empty answer) is recorded in
 //! [`RepairReport::degraded`] ([`Session::degrade`]) and the strategy goes on as if that
 //! request had given nothing. Only when no reply of the whole run was usable does it end as
-//! [`Outcome::Error`](crate::report::Outcome::Error) ([`Session::conclude`]). Transport
+//! [`Outcome::Error`](crate::run::report::Outcome::Error) ([`Session::conclude`]). Transport
 //! errors, budgets and the wall clock still end the run ([`Stop`]).
 //!
 //! A reply cut off at the token limit is used for its complete part and never re-asked
@@ -25,14 +25,14 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use crate::baseline::{Plausibility, Rule};
-use crate::bug::{Bug, Problem};
-use crate::config::RunConfig;
 use crate::error::{Error, Refusal};
 use crate::llm::context::{self, ContextBudget, Estimator};
 use crate::llm::{ChatClient, ChatRequest, Ledger, LlmError, Message, PriceTable, complete_n};
 use crate::patch::Patch;
-use crate::report::{CandidateRecord, Degraded, RepairReport};
 use crate::retrieve::Retriever;
+use crate::run::bug::{Bug, Problem};
+use crate::run::config::RunConfig;
+use crate::run::report::{CandidateRecord, Degraded, RepairReport};
 use crate::scratch::{Scratch, ScratchFilter};
 use crate::tools::Toolbox;
 use crate::validate::{Validation, Validator, Verdict};
@@ -195,7 +195,7 @@ impl<'a> Session<'a> {
     }
 
     /// Whether the run leaves the entry `rel` (relative to the project root; `is_dir`) out
-    /// of its scratch copies ([`crate::workflow::Workflow::with_scratch_filter`]): a
+    /// of its scratch copies ([`crate::run::workflow::Workflow::with_scratch_filter`]): a
     /// strategy that reads the project tree itself skips what the copies skip.
     #[must_use]
     pub fn skips(&self, rel: &std::path::Path, is_dir: bool) -> bool {

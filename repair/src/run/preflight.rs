@@ -5,10 +5,10 @@
 
 use crate::Language;
 use crate::baseline::Plausibility;
-use crate::bug::{Bug, Problem, locate};
 use crate::error::Error;
-use crate::report::{Outcome, Preflight};
-use crate::session::{Session, Stop};
+use crate::run::bug::{Bug, Problem, locate};
+use crate::run::report::{Outcome, Preflight};
+use crate::run::session::{Session, Stop};
 use crate::validate::{Validation, Verdict};
 
 impl Session<'_> {
@@ -58,6 +58,7 @@ impl Session<'_> {
             lines: (start_line, end_line),
             failure: pre.feedback(3000),
             plausibility,
+            weights: crate::fl::LineWeights::Uniform,
         }))
     }
 

@@ -110,10 +110,9 @@ fn check_paths(a: &Args, cache: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
 }
 
 /// The model name: `--llm-model` (or the endpoint's), else, when replaying, the one model
-/// all recordings name.
+/// all recordings name ([`repair::llm::RunClient::model_name`]).
 fn model_name(client: &Client) -> anyhow::Result<String> {
-    let from_client = Some(client.model.clone()).filter(|m| !m.is_empty());
-    from_client.or_else(|| client.get().describe().model).filter(|m| !m.is_empty()).context(
+    client.model_name().context(
         "give --llm-model: the model name goes into the cache key and into meta.root_cause_source (model:<name>)",
     )
 }

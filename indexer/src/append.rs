@@ -369,7 +369,7 @@ mod tests {
         assert!(Recorded::of(&path).unwrap().is_none(), "a missing index records nothing");
         sample_index(&path);
         let rec = Recorded::of(&path).unwrap().unwrap();
-        let mut opts = BuildOptions::new(vec![], path.clone());
+        let mut opts = BuildOptions::new(vec![], path);
         opts.int8 = true;
         opts.hnsw.m = 8;
         opts.rule = rec.rule.unwrap_or_default();
@@ -386,7 +386,7 @@ mod tests {
         assert_eq!(rec.conflict(Setting::Int8, &opts).as_deref(), Some("int8"));
         assert_eq!(rec.conflict(Setting::Spaces, &opts).as_deref(), Some("code+cause"));
         opts.read.cause_field = Some("description".into());
-        assert_eq!(rec.conflict(Setting::CauseField, &opts), Some(rec.cause_field.clone()));
+        assert_eq!(rec.conflict(Setting::CauseField, &opts), Some(rec.cause_field));
     }
 
     #[test]

@@ -20,7 +20,7 @@ fn row_words<T: 'static>(row: &[u8], word: fn([u8; 4]) -> T) -> impl Iterator<It
 
 /// Whether `bytes` is whole rows of `width` words each preceded by its length word.
 fn is_rows(bytes: &[u8], width: usize) -> bool {
-    width > 0 && bytes.len() % (WORD + WORD * width) == 0
+    width > 0 && bytes.len().is_multiple_of(WORD + WORD * width)
 }
 
 /// Parses TEXMEX `.fvecs` (per vector: `int32 dim`, then `dim` little-endian f32): the flat

@@ -173,6 +173,13 @@ pub enum Error {
         /// The rules this build implements, comma-separated.
         known: &'static str,
     },
+    /// A benchmark input ([`crate::bench`]: TEXMEX `.fvecs`/`.ivecs`, NumPy `.npy`) whose
+    /// bytes are not in its format, or that does not fit what it is compared with.
+    #[error("{reason}")]
+    BenchInput {
+        /// What is wrong, e.g. `not an .ivecs file`.
+        reason: String,
+    },
     /// A filter that keeps only some documents (`--project`, `--lang`) names a value that
     /// no document has, so it would silently return nothing.
     #[error("{flag} `{value}` matches no {what} in the index{}", suggest(.suggestions))]

@@ -30,6 +30,7 @@
 #[cfg(not(target_endian = "little"))]
 compile_error!("fixdex index files are little-endian and read in place; big-endian hosts are not supported");
 
+pub mod bench;
 mod builder;
 pub mod compact;
 pub mod distance;

@@ -215,3 +215,191 @@ pub fn lock_index(index: &Path) -> Result<std::fs::File> {
     file.lock().map_err(|e| Error::io(&path, e))?;
     Ok(file)
 }
+
+/// A build setting that every segment of an index shares, so an append takes it from the
+/// index ([`Recorded`]) and refuses a different one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting {
+    /// The vector spaces ([`BuildOptions::spaces`]).
+    Spaces,
+    /// Whether int8 codes are stored ([`BuildOptions::int8`]).
+    Int8,
+    /// The corpus field read as the root cause ([`crate::corpus::ReadOptions::cause_field`]).
+    CauseField,
+    /// HNSW `m`.
+    M,
+    /// HNSW `ef_construction`.
+    EfConstruction,
+    /// The text composition rule ([`BuildOptions::rule`]).
+    Rule,
+    /// Root-cause tokens kept before the code ([`BuildOptions::cause_max_tokens`]).
+    CauseMaxTokens,
+    /// The HNSW graph builder.
+    Builder,
+}
+
+/// The shared build settings of an existing index, as its first segment records them.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    spaces: Vec<Space>,
+    int8: bool,
+    cause_field: String,
+    /// `m`, `ef_construction` and builder name of the first space, when there is one.
+    hnsw: Option<engine::format::HnswMeta>,
+    /// The rule's recorded name, and the rule when this build knows it.
+    rule_name: String,
+    /// The composition rule, when this build knows the recorded name.
+    pub rule: Option<Rule>,
+    cause_max_tokens: usize,
+}
+
+impl Recorded {
+    /// The settings of the index or manifest at `index`; `None` when it does not exist (an
+    /// append then builds it). O(segments) to open.
+    ///
+    /// # Errors
+    /// [`Error::Engine`] when `index` exists but cannot be opened.
+    pub fn of(index: &Path) -> Result<Option<Recorded>> {
+        if !index.exists() {
+            return Ok(None);
+        }
+        let segments = Segments::open(index)?;
+        let first = &segments.indexes()[0];
+        let meta = first.meta();
+        Ok(Some(Recorded {
+            spaces: first.spaces(),
+            int8: meta.spaces.iter().any(|s| s.quantization.is_some()),
+            cause_field: meta.text.cause_field.clone(),
+            hnsw: meta.spaces.first().map(|s| s.hnsw.clone()),
+            rule_name: meta.text.rule.clone(),
+            rule: Rule::from_recorded(&meta.text.rule),
+            cause_max_tokens: meta.text.cause_max_tokens,
+        }))
+    }
+
+    /// Whether `opts` asks for another `setting` than the index has: the index's value, as
+    /// text for a message, when it does. A setting `opts` leaves unset (no `cause_field`)
+    /// never conflicts, nor do HNSW settings of an index without spaces.
+    pub fn conflict(&self, setting: Setting, opts: &BuildOptions) -> Option<String> {
+        let hnsw = self.hnsw.as_ref();
+        let (differs, has) = match setting {
+            Setting::Spaces => (opts.spaces != self.spaces, space_names(&self.spaces)),
+            Setting::Int8 => (opts.int8 != self.int8, if self.int8 { "int8" } else { "none" }.to_string()),
+            Setting::CauseField => {
+                (opts.read.cause_field.as_ref().is_some_and(|f| *f != self.cause_field), self.cause_field.clone())
+            }
+            Setting::M => (hnsw.is_some_and(|h| h.m != opts.hnsw.m), hnsw_text(hnsw, |h| h.m.to_string())),
+            Setting::EfConstruction => (
+                hnsw.is_some_and(|h| h.ef_construction != opts.hnsw.ef_construction),
+                hnsw_text(hnsw, |h| h.ef_construction.to_string()),
+            ),
+            Setting::Rule => (Some(opts.rule) != self.rule, self.rule_name.clone()),
+            Setting::CauseMaxTokens => {
+                (opts.cause_max_tokens != self.cause_max_tokens, self.cause_max_tokens.to_string())
+            }
+            Setting::Builder => {
+                (hnsw.is_some_and(|h| builder_differs(h, &opts.hnsw)), hnsw_text(hnsw, |h| h.builder.clone()))
+            }
+        };
+        differs.then_some(has)
+    }
+}
+
+/// `code+cause,cause`: the spaces' names, comma-separated.
+fn space_names(spaces: &[Space]) -> String {
+    spaces.iter().map(|s| s.name()).collect::<Vec<_>>().join(",")
+}
+
+/// `f` of the first space's HNSW metadata, empty without one.
+fn hnsw_text(hnsw: Option<&engine::format::HnswMeta>, f: impl Fn(&engine::format::HnswMeta) -> String) -> String {
+    hnsw.map_or(String::new(), f)
+}
+
+/// Whether the builder `cfg` names differs from the one `recorded` (by recorded name).
+fn builder_differs(recorded: &engine::format::HnswMeta, cfg: &HnswConfig) -> bool {
+    HnswConfig::from_meta(recorded).builder_name() != cfg.builder_name()
+}
+
+/// Deletes the segment files of `old` that lie in `manifest`'s `MANIFEST.segments/` folder
+/// (what `fixdex compact --remove-segments` leaves behind once the merged file replaced the
+/// manifest), then the folder when it is empty. Files elsewhere are never touched; a file
+/// that cannot be deleted is skipped. Returns how many were deleted.
+pub fn remove_segments(manifest: &Path, old: &[PathBuf]) -> usize {
+    let dir = segments_dir(manifest);
+    let mut removed = 0;
+    for p in old.iter().filter(|p| p.parent().is_some_and(|d| same_file(d, &dir))) {
+        if std::fs::remove_file(p).is_ok() {
+            removed += 1;
+        }
+    }
+    let _ = std::fs::remove_dir(&dir); // only when empty
+    removed
+}
+
+/// Whether `a` and `b` name the same file (both canonicalised; equal absolute paths when
+/// either does not exist).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => std::path::absolute(a).ok() == std::path::absolute(b).ok(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::embed::Embedder;
+
+    /// An index of 30 sample records at `path`: code+cause space, default HNSW, int8.
+    fn sample_index(path: &Path) {
+        let model = engine::testing::tiny_embedder();
+        let docs = engine::testing::sample_records(30);
+        let vectors = engine::testing::embed_records(&model, &docs, Space::CodeCause).unwrap();
+        let cfg = HnswConfig { m: 8, ..HnswConfig::default() };
+        let graph = engine::hnsw::build(&vectors, model.dim(), &cfg).unwrap();
+        let mut b = engine::IndexBuilder::new(model.identity().to_meta(), engine::testing::text_meta()).with_int8(true);
+        b.add_space(Space::CodeCause, vectors, graph, &cfg).unwrap();
+        b.write(path, &docs, serde_json::json!({})).unwrap();
+    }
+
+    #[test]
+    fn recorded_settings_conflict_only_where_they_differ() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.fdx");
+        assert!(Recorded::of(&path).unwrap().is_none(), "a missing index records nothing");
+        sample_index(&path);
+        let rec = Recorded::of(&path).unwrap().unwrap();
+        let mut opts = BuildOptions::new(vec![], path);
+        opts.int8 = true;
+        opts.hnsw.m = 8;
+        opts.rule = rec.rule.unwrap_or_default();
+        opts.cause_max_tokens = rec.cause_max_tokens;
+        let all =
+            [Setting::Spaces, Setting::Int8, Setting::M, Setting::EfConstruction, Setting::Rule, Setting::Builder];
+        for s in all.into_iter().chain([Setting::CauseField, Setting::CauseMaxTokens]) {
+            assert_eq!(rec.conflict(s, &opts), None, "{s:?}");
+        }
+        opts.hnsw.m = 12;
+        opts.int8 = false;
+        opts.spaces = vec![Space::Code];
+        assert_eq!(rec.conflict(Setting::M, &opts).as_deref(), Some("8"));
+        assert_eq!(rec.conflict(Setting::Int8, &opts).as_deref(), Some("int8"));
+        assert_eq!(rec.conflict(Setting::Spaces, &opts).as_deref(), Some("code+cause"));
+        opts.read.cause_field = Some("description".into());
+        assert_eq!(rec.conflict(Setting::CauseField, &opts), Some(rec.cause_field));
+    }
+
+    #[test]
+    fn removing_segments_spares_files_outside_the_segments_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("m.fdx");
+        let seg_dir = segments_dir(&manifest);
+        std::fs::create_dir(&seg_dir).unwrap();
+        let (inside, outside) = (seg_dir.join("seg-000000.fdx"), dir.path().join("other.fdx"));
+        std::fs::write(&inside, b"x").unwrap();
+        std::fs::write(&outside, b"y").unwrap();
+        assert_eq!(remove_segments(&manifest, &[inside.clone(), outside.clone()]), 1);
+        assert!(!inside.exists() && !seg_dir.exists() && outside.exists());
+        assert!(same_file(&outside, &dir.path().join(".").join("other.fdx")));
+    }
+}

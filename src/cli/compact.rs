@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use engine::Segments;
+use indexer::append::same_file;
 
 /// Arguments of `fixdex compact`.
 #[derive(Debug, clap::Args)]
@@ -38,41 +39,44 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // segment would be dropped by this rename) and none starts from a manifest that is
     // about to vanish.
     let _lock = if in_place { Some(indexer::append::lock_index(&args.manifest)?) } else { None };
+    let (stats, old) = compact(args)?;
+    let removed = if args.remove_segments { indexer::append::remove_segments(&args.manifest, &old) } else { 0 };
+    print_stats(args, &stats, removed)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Merges the segments of `MANIFEST` into `-o` ([`engine::compact::compact`]): the
+/// statistics and the segment files that were merged.
+fn compact(args: &Args) -> anyhow::Result<(engine::compact::CompactStats, Vec<PathBuf>)> {
     let segments = Segments::open(&args.manifest).with_context(|| format!("opening {}", args.manifest.display()))?;
     let old: Vec<PathBuf> = segments.paths().to_vec();
     eprintln!("compacting {} segments ({} documents) of {} ...", old.len(), segments.len(), args.manifest.display());
     let stats = engine::compact::compact(&segments, &args.output).with_context(|| {
         format!("compacting {} into {} failed (nothing was replaced)", args.manifest.display(), args.output.display())
     })?;
-    drop(segments);
-    let mut removed = 0;
-    if args.remove_segments {
-        let dir = indexer::append::segments_dir(&args.manifest);
-        for p in old.iter().filter(|p| p.parent().is_some_and(|d| same_file(d, &dir))) {
-            if std::fs::remove_file(p).is_ok() {
-                removed += 1;
-            }
-        }
-        let _ = std::fs::remove_dir(&dir); // only when empty
-    }
+    Ok((stats, old))
+}
+
+/// The statistics: one JSON object (with `removed_segments`) or one line.
+fn print_stats(args: &Args, stats: &engine::compact::CompactStats, removed: usize) -> anyhow::Result<()> {
     if args.json {
-        let mut v = serde_json::to_value(&stats)?;
+        let mut v = serde_json::to_value(stats)?;
         v["removed_segments"] = removed.into();
         out!("{}", serde_json::to_string(&v)?)?;
-    } else {
-        out!(
-            "compacted {} segments into {}: {} documents ({} duplicate ids dropped), {:.1} MiB; graph {:.1} s, write {:.1} s{}",
-            stats.segments,
-            args.output.display(),
-            stats.documents,
-            stats.duplicate_ids,
-            stats.index_bytes as f64 / 1048576.0,
-            stats.graph_seconds,
-            stats.write_seconds,
-            if args.remove_segments { format!("; removed {removed} old segment files") } else { String::new() }
-        )?;
+        return Ok(());
     }
-    Ok(ExitCode::SUCCESS)
+    let removed = if args.remove_segments { format!("; removed {removed} old segment files") } else { String::new() };
+    out!(
+        "compacted {} segments into {}: {} documents ({} duplicate ids dropped), {:.1} MiB; graph {:.1} s, write {:.1} s{removed}",
+        stats.segments,
+        args.output.display(),
+        stats.documents,
+        stats.duplicate_ids,
+        stats.index_bytes as f64 / 1048576.0,
+        stats.graph_seconds,
+        stats.write_seconds,
+    )?;
+    Ok(())
 }
 
 /// What compacting `manifest` reads and -o must not replace: the segment files a manifest
@@ -82,13 +86,4 @@ fn inputs(manifest: &Path) -> Vec<PathBuf> {
     let mut inputs: Vec<PathBuf> = Segments::listed(manifest).into_iter().filter(|p| !same_file(p, manifest)).collect();
     inputs.push(indexer::append::segments_dir(manifest));
     inputs
-}
-
-/// Whether `a` and `b` name the same file (both canonicalised; equal paths when either
-/// does not exist).
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => std::path::absolute(a).ok() == std::path::absolute(b).ok(),
-    }
 }

@@ -50,20 +50,10 @@ fn causes(err: &anyhow::Error) -> Vec<String> {
     shown
 }
 
+/// The exit code for `err`: [`CORRUPT`] for a damaged, foreign or other-version index,
+/// [`USAGE`] for a filter that matches nothing, else [`ERROR`].
 pub(crate) fn code_for(err: &anyhow::Error) -> u8 {
-    let engine_err = err.chain().find_map(|e| e.downcast_ref::<engine::Error>()).or_else(|| {
-        err.chain().find_map(|e| match e.downcast_ref::<indexer::Error>() {
-            Some(indexer::Error::Engine(inner)) => Some(inner),
-            _ => None,
-        })
-    });
-    let engine_err = engine_err.or_else(|| {
-        err.chain().find_map(|e| match e.downcast_ref::<repair::retrieve::RetrieveError>() {
-            Some(repair::retrieve::RetrieveError::Engine(inner)) => Some(inner),
-            _ => None,
-        })
-    });
-    match engine_err {
+    match engine_error(err) {
         Some(
             engine::Error::Corrupt(_)
             | engine::Error::NotAnIndex
@@ -75,4 +65,23 @@ pub(crate) fn code_for(err: &anyhow::Error) -> u8 {
         Some(engine::Error::NoMatch { .. }) => USAGE,
         _ => ERROR,
     }
+}
+
+/// The first engine error among `err`'s causes; else the first one an indexer error
+/// wraps; else the first one a retriever error wraps.
+fn engine_error(err: &anyhow::Error) -> Option<&engine::Error> {
+    let direct = err.chain().find_map(|e| e.downcast_ref::<engine::Error>());
+    let from_indexer = || {
+        err.chain().find_map(|e| match e.downcast_ref::<indexer::Error>() {
+            Some(indexer::Error::Engine(inner)) => Some(inner),
+            _ => None,
+        })
+    };
+    let from_retriever = || {
+        err.chain().find_map(|e| match e.downcast_ref::<repair::retrieve::RetrieveError>() {
+            Some(repair::retrieve::RetrieveError::Engine(inner)) => Some(inner),
+            _ => None,
+        })
+    };
+    direct.or_else(from_indexer).or_else(from_retriever)
 }

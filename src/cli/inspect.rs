@@ -36,15 +36,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 
 /// `inspect` of a manifest: its totals, then every segment.
 fn run_manifest(args: &Args, m: &engine::Manifest, segments: &engine::Segments) -> anyhow::Result<ExitCode> {
-    let each = segments.indexes().iter().zip(segments.paths());
     if args.json {
-        let list: Vec<serde_json::Value> =
-            each.map(|(ix, p)| serde_json::json!({ "path": p.display().to_string(), "index": describe(ix) })).collect();
-        let v = serde_json::json!({
-            "manifest": m.fixdex_manifest, "documents": m.documents, "dim": m.dim, "model": m.model,
-            "spaces": m.spaces, "segments": list,
-        });
-        out!("{}", serde_json::to_string(&v)?)?;
+        out!("{}", serde_json::to_string(&manifest_json(m, segments))?)?;
         return Ok(ExitCode::SUCCESS);
     }
     out!(
@@ -54,33 +47,46 @@ fn run_manifest(args: &Args, m: &engine::Manifest, segments: &engine::Segments) 
         m.segments.len(),
         m.documents
     )?;
-    for (ix, p) in each {
+    for (ix, p) in segments.indexes().iter().zip(segments.paths()) {
         out!("")?;
         print_text(p, ix)?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
+/// The JSON description of a manifest: its totals and every segment's [`describe`].
+fn manifest_json(m: &engine::Manifest, segments: &engine::Segments) -> serde_json::Value {
+    let each = segments.indexes().iter().zip(segments.paths());
+    let list: Vec<serde_json::Value> =
+        each.map(|(ix, p)| serde_json::json!({ "path": p.display().to_string(), "index": describe(ix) })).collect();
+    serde_json::json!({
+        "manifest": m.fixdex_manifest, "documents": m.documents, "dim": m.dim, "model": m.model,
+        "spaces": m.spaces, "segments": list,
+    })
+}
+
 /// The JSON description of an index.
 pub fn describe(index: &Index) -> serde_json::Value {
     let m = index.meta();
-    let sections: Vec<serde_json::Value> = index
-        .sections()
-        .iter()
-        .map(|s| {
-            serde_json::json!({
-                "kind": s.kind.name(), "space": s.space.map(|i| m.spaces[i as usize].name.clone()),
-                "level": s.level, "offset": s.range.start, "len": s.range.len(), "crc32c": format!("{:08x}", s.crc),
-            })
-        })
-        .collect();
     serde_json::json!({
         "format_version": index.format_version(), "file_bytes": index.file_len(),
         "documents": index.len(), "dim": index.dim(), "model": m.model, "text": m.text,
         "spaces": m.spaces, "languages": m.languages, "projects": m.n_projects,
         "fixdex_version": m.fixdex_version, "created_unix": m.created_unix, "stats": m.stats,
-        "sections": sections,
+        "sections": sections(index),
     })
+}
+
+/// The file's sections as JSON: kind, space, level, offset, length, CRC32C.
+fn sections(index: &Index) -> Vec<serde_json::Value> {
+    let spaces = &index.meta().spaces;
+    let each = index.sections().iter().map(|s| {
+        serde_json::json!({
+            "kind": s.kind.name(), "space": s.space.map(|i| spaces[i as usize].name.clone()),
+            "level": s.level, "offset": s.range.start, "len": s.range.len(), "crc32c": format!("{:08x}", s.crc),
+        })
+    });
+    each.collect()
 }
 
 /// The header, model, text rule, spaces and sections as text.
@@ -94,21 +100,23 @@ fn print_text(path: &std::path::Path, index: &Index) -> std::io::Result<()> {
         m.languages.join(", "),
         m.n_projects
     )?;
-    out!(
-        "model: {} (sha256 {}), {} pooling, max_seq_length {}",
-        m.model.name,
-        m.model.sha256,
-        m.model.pooling,
-        m.model.max_seq_length
-    )?;
-    out!(
-        "text: rule {}, root cause from `{}`, cause ≤ {} tokens",
-        m.text.rule,
-        m.text.cause_field,
-        m.text.cause_max_tokens
-    )?;
+    print_model(m)?;
     print_spaces(index)?;
     print_sections(index)
+}
+
+/// The model and text-rule lines.
+fn print_model(m: &engine::format::IndexMeta) -> std::io::Result<()> {
+    let model = &m.model;
+    out!(
+        "model: {} (sha256 {}), {} pooling, max_seq_length {}",
+        model.name,
+        model.sha256,
+        model.pooling,
+        model.max_seq_length
+    )?;
+    let t = &m.text;
+    out!("text: rule {}, root cause from `{}`, cause ≤ {} tokens", t.rule, t.cause_field, t.cause_max_tokens)
 }
 
 /// One line per vector space: its HNSW parameters.

@@ -110,10 +110,9 @@ fn check_paths(a: &Args, cache: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
 }
 
 /// The model name: `--llm-model` (or the endpoint's), else, when replaying, the one model
-/// all recordings name.
+/// all recordings name ([`repair::llm::RunClient::model_name`]).
 fn model_name(client: &Client) -> anyhow::Result<String> {
-    let from_client = Some(client.model.clone()).filter(|m| !m.is_empty());
-    from_client.or_else(|| client.get().describe().model).filter(|m| !m.is_empty()).context(
+    client.model_name().context(
         "give --llm-model: the model name goes into the cache key and into meta.root_cause_source (model:<name>)",
     )
 }
@@ -147,6 +146,13 @@ fn print_summary(a: &Args, s: &LabelSummary, cache: &Path, synthetic: bool) -> a
         out!("{v}")?;
         return Ok(());
     }
+    print_counts(a, s, cache, synthetic);
+    print_failures(s);
+    Ok(())
+}
+
+/// The summary's first line on stderr: rows, calls, tokens, cost and the files written.
+fn print_counts(a: &Args, s: &LabelSummary, cache: &Path, synthetic: bool) {
     let cost = s.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default();
     let note = if synthetic { " (SYNTHETIC answers: hand-written, not a model's)" } else { "" };
     let requests = s.requests.map(|r| format!(" ({r} requests)")).unwrap_or_default();
@@ -165,6 +171,10 @@ fn print_summary(a: &Args, s: &LabelSummary, cache: &Path, synthetic: bool) -> a
         a.output.display(),
         cache.display()
     );
+}
+
+/// Why the run stopped early, and the first [`SHOWN_FAILURES`] failed rows, on stderr.
+fn print_failures(s: &LabelSummary) {
     if let Some(why) = &s.stopped {
         eprintln!("stopped: {why}; rerun to label the rest");
     }
@@ -174,7 +184,6 @@ fn print_summary(a: &Args, s: &LabelSummary, cache: &Path, synthetic: bool) -> a
     if s.failed > SHOWN_FAILURES {
         eprintln!("failed: {} more (all in --json)", s.failed - SHOWN_FAILURES);
     }
-    Ok(())
 }
 
 /// The progress bar on stderr (drawn only on a terminal), with the rate and ETA.

@@ -1,11 +1,11 @@
 //! [`LlmArgs`]: the options of every command that talks to a model (endpoint or replay
-//! file, sampling, budget, limits, prices), and the [`Client`] they choose.
+//! file, sampling, budget, limits, prices), the [`ClientChoice`] they make and the
+//! [`Client`] it builds.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
-use repair::llm::{ChatClient, NoModel, OpenAiClient, OpenAiConfig, Price, PriceTable, RecordingClient, ReplayClient};
-use repair::run::config::DEFAULT_CONTEXT_TOKENS;
+use repair::llm::{ClientChoice, OpenAiConfig, Price, PriceTable, RunClient};
 
 /// Model, sampling, budget and limit options, shared by `fixdex repair` and
 /// `fixdex eval quixbugs`.
@@ -60,42 +60,27 @@ pub struct LlmArgs {
     pub(crate) price_out: Option<f64>,
 }
 
-/// The chat client chosen by [`LlmArgs`]: a replay file, an endpoint, or an endpoint whose
-/// exchanges are recorded.
-pub struct Client {
-    /// Set for a strategy that needs no model: nothing is ever sent.
-    none: Option<NoModel>,
-    replay: Option<ReplayClient>,
-    http: Option<OpenAiClient>,
-    recording: Option<RecordingClient<OpenAiClient>>,
-    /// Model name sent in the requests.
-    pub model: String,
-}
+/// The chat client chosen by [`LlmArgs`] ([`RunClient`], built from a [`ClientChoice`]),
+/// with the binary's policy for recordings a replay left unused ([`Client::finish`]).
+#[derive(Debug)]
+pub struct Client(RunClient);
 
-impl std::fmt::Debug for Client {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client").field("info", &self.get().describe()).finish()
+impl std::ops::Deref for Client {
+    type Target = RunClient;
+
+    fn deref(&self) -> &RunClient {
+        &self.0
     }
 }
 
 impl Client {
-    /// The client to use.
-    pub fn get(&self) -> &dyn ChatClient {
-        if let Some(none) = &self.none {
-            return none;
-        }
-        match (&self.replay, &self.recording, &self.http) {
-            (Some(r), _, _) => r,
-            (None, Some(r), _) => r,
-            (None, None, Some(h)) => h,
-            (None, None, None) => unreachable!("LlmArgs::client always sets one"),
-        }
-    }
-
     /// Strict replay check: a complete run must have used every recording; a run cut short
     /// (budget, time, error) leaves the rest unused by design and only gets a note.
+    ///
+    /// # Errors
+    /// A complete run that left recordings unused ([`RunClient::unused_recordings`]).
     pub fn finish(&self, complete: bool) -> anyhow::Result<()> {
-        let Some(Err(e)) = self.replay.as_ref().map(ReplayClient::finish) else { return Ok(()) };
+        let Err(e) = self.unused_recordings() else { return Ok(()) };
         if complete {
             return Err(anyhow::Error::new(e)
                 .context("replay: recordings left unused (the run took another path than recorded)"));
@@ -103,12 +88,11 @@ impl Client {
         eprintln!("note: the run ended early; {e}");
         Ok(())
     }
+}
 
-    /// The context window in tokens: `--llm-context`, else the server's model list
-    /// ([`ChatClient::context_length`], one `GET /models`), else [`DEFAULT_CONTEXT_TOKENS`].
-    pub fn context_tokens(&self, llm_context: Option<u64>) -> u64 {
-        llm_context.or_else(|| self.get().context_length().map(u64::from)).unwrap_or(DEFAULT_CONTEXT_TOKENS)
-    }
+/// Builds the client `choice` names ([`ClientChoice::build`]).
+fn build(choice: ClientChoice) -> anyhow::Result<Client> {
+    Ok(Client(choice.build()?))
 }
 
 impl LlmArgs {
@@ -121,39 +105,38 @@ impl LlmArgs {
         self.record.as_deref().map_or(Ok(()), |p| super::check_output("--record", p, inputs).map(drop))
     }
 
-    /// The client for `strategy`: [`NoModel`] when it needs no model (the model options
-    /// are then ignored), else [`Self::client`].
+    /// The client for `strategy`: [`ClientChoice::NoModel`] when it needs no model (the
+    /// model options are then ignored), else [`Self::client`].
     pub fn client_for(&self, strategy: &dyn repair::strategies::Strategy) -> anyhow::Result<Client> {
-        if strategy.needs_model() {
-            let client = self.client();
-            return match strategy.model_note() {
-                Some(note) => client.context(note),
-                None => client,
-            };
+        if !strategy.needs_model() {
+            return build(ClientChoice::NoModel);
         }
-        Ok(Client { none: Some(NoModel), replay: None, http: None, recording: None, model: String::new() })
+        let client = self.client();
+        match strategy.model_note() {
+            Some(note) => client.context(note),
+            None => client,
+        }
     }
 
     /// Opens the replay file, or configures the endpoint (recording when asked).
+    ///
+    /// # Errors
+    /// No endpoint configured, or a replay or recordings file that cannot be opened.
     pub fn client(&self) -> anyhow::Result<Client> {
-        if let Some(path) = &self.replay {
-            return self.replay_client(path);
-        }
-        let cfg = self.endpoint()?;
-        let model = cfg.model.clone();
-        let Some(rec) = &self.record else {
-            return Ok(Client { none: None, replay: None, http: Some(OpenAiClient::new(cfg)), recording: None, model });
-        };
-        let recording = RecordingClient::create(OpenAiClient::new(cfg), rec)
-            .with_context(|| format!("creating {}", rec.display()))?;
-        Ok(Client { none: None, replay: None, http: None, recording: Some(recording), model })
+        build(self.choice()?)
     }
 
-    /// The client replaying the recordings in `path`.
-    fn replay_client(&self, path: &std::path::Path) -> anyhow::Result<Client> {
-        let replay = ReplayClient::open(path).with_context(|| format!("reading recordings {}", path.display()))?;
-        let model = self.llm_model.clone().unwrap_or_default();
-        Ok(Client { none: None, replay: Some(replay), http: None, recording: None, model })
+    /// The [`ClientChoice`] the flags make: `--replay` (with `--llm-model` when given), else
+    /// the endpoint, recorded into `--record` when given.
+    fn choice(&self) -> anyhow::Result<ClientChoice> {
+        if let Some(path) = &self.replay {
+            return Ok(ClientChoice::Replay { path: path.clone(), model: self.llm_model.clone() });
+        }
+        let endpoint = self.endpoint()?;
+        Ok(match &self.record {
+            Some(path) => ClientChoice::Record { endpoint, path: path.clone() },
+            None => ClientChoice::Endpoint(endpoint),
+        })
     }
 
     /// The endpoint's configuration from the flags and the environment.

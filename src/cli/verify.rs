@@ -26,40 +26,60 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let t = Instant::now();
     let segments = Segments::open(&args.index).with_context(|| format!("opening index {}", args.index.display()))?;
     segments.verify_manifest().with_context(|| format!("verifying {}", args.index.display()))?;
+    let (total, each) = verify_segments(&segments)?;
+    let seconds = t.elapsed().as_secs_f64();
+    if args.json {
+        let mut v = serde_json::json!({ "ok": true, "report": total, "seconds": seconds });
+        if segments.manifest().is_some() {
+            v["segments"] = each.into();
+        }
+        out!("{v}")?;
+    } else {
+        print_text(args, &segments, &total, seconds)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Verifies every segment ([`Index::verify`], then its repair actions): the totals, and
+/// each segment's path and report as JSON.
+///
+/// # Errors
+/// The first check that fails, naming the segment.
+fn verify_segments(segments: &Segments) -> anyhow::Result<(VerifyReport, Vec<serde_json::Value>)> {
     let mut total = VerifyReport { sections: 0, bytes: 0, documents: 0, vectors: 0, edges: 0 };
     let mut each = Vec::new();
     for (index, path) in segments.indexes().iter().zip(segments.paths()) {
         let report = index.verify().with_context(|| format!("verifying {}", path.display()))?;
         check_actions(index).with_context(|| format!("verifying {}", path.display()))?;
-        total.sections += report.sections;
-        total.bytes += report.bytes;
-        total.documents += report.documents;
-        total.vectors += report.vectors;
-        total.edges += report.edges;
+        add(&mut total, &report);
         each.push(serde_json::json!({ "path": path.display().to_string(), "report": report }));
     }
-    let seconds = t.elapsed().as_secs_f64();
-    let manifest = segments.manifest().is_some();
-    if args.json {
-        let mut v = serde_json::json!({ "ok": true, "report": total, "seconds": seconds });
-        if manifest {
-            v["segments"] = each.into();
-        }
-        out!("{v}")?;
-    } else {
-        out!(
-            "{}: ok ({}{} sections, {} bytes checksummed, {} documents, {} vectors, {} edges, {:.2} s)",
-            args.index.display(),
-            if manifest { format!("manifest of {} segments, ", segments.indexes().len()) } else { String::new() },
-            total.sections,
-            total.bytes,
-            total.documents,
-            total.vectors,
-            total.edges,
-            seconds
-        )?;
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok((total, each))
+}
+
+/// Adds the counts of `report` to `total`.
+fn add(total: &mut VerifyReport, report: &VerifyReport) {
+    total.sections += report.sections;
+    total.bytes += report.bytes;
+    total.documents += report.documents;
+    total.vectors += report.vectors;
+    total.edges += report.edges;
+}
+
+/// The one-line result.
+fn print_text(args: &Args, segments: &Segments, total: &VerifyReport, seconds: f64) -> std::io::Result<()> {
+    let manifest = segments.manifest().map(|_| format!("manifest of {} segments, ", segments.indexes().len()));
+    out!(
+        "{}: ok ({}{} sections, {} bytes checksummed, {} documents, {} vectors, {} edges, {:.2} s)",
+        args.index.display(),
+        manifest.unwrap_or_default(),
+        total.sections,
+        total.bytes,
+        total.documents,
+        total.vectors,
+        total.edges,
+        seconds
+    )
 }
 
 /// Reads the `actions` column of every document as repair actions (the engine checked only

@@ -58,6 +58,17 @@ pub struct HnswConfig {
 }
 
 impl Builder {
+    /// The builder a command line names (`--builder` of `fixdex index` and `fixdex bench
+    /// ann`): `hnsw_rs`, `native-f32`, anything else [`Builder::Native`] (clap restricts
+    /// the values).
+    pub fn from_flag(flag: &str) -> Builder {
+        match flag {
+            "hnsw_rs" => Builder::HnswRs,
+            "native-f32" => Builder::NativeF32,
+            _ => Builder::Native,
+        }
+    }
+
     /// The builder recorded under `name` in index metadata ([`HnswConfig::builder_name`]);
     /// [`Builder::Native`] for a name this build does not know (an index from a newer
     /// version), the builder that merged or appended segments then use.

@@ -566,3 +566,45 @@ fn method_diff(m: &MethodChange) -> String {
         .header(&format!("a/{old}"), &format!("b/{}", m.path))
         .to_string()
 }
+
+/// Why [`parse_date`] refused a `--since` / `--until` value.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DateError {
+    /// Neither an RFC 3339 time nor a civil date or date-time.
+    #[error("not a date (2015-01-31) or RFC 3339 time: {0}")]
+    NotADate(jiff::Error),
+    /// A civil date-time that has no UTC timestamp (out of range).
+    #[error("{0}")]
+    OutOfRange(jiff::Error),
+}
+
+/// Unix seconds of `2015-01-31` (midnight UTC), a time without offset (`2015-01-31T08:00`,
+/// UTC) or an RFC 3339 time: the bounds of [`MineOptions::since`] and
+/// [`MineOptions::until`]. (A civil date parse would accept a date-time and drop its time.)
+///
+/// # Errors
+/// [`DateError::NotADate`] for text that is none of those, [`DateError::OutOfRange`] for a
+/// date-time outside the timestamp range.
+pub fn parse_date(text: &str) -> std::result::Result<i64, DateError> {
+    if let Ok(ts) = text.parse::<jiff::Timestamp>() {
+        return Ok(ts.as_second());
+    }
+    let datetime: jiff::civil::DateTime = text.parse().map_err(DateError::NotADate)?;
+    Ok(jiff::tz::Offset::UTC.to_timestamp(datetime).map_err(DateError::OutOfRange)?.as_second())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_times_and_offsets_give_unix_seconds() {
+        assert_eq!(parse_date("2015-01-31").unwrap(), 1_422_662_400);
+        assert_eq!(parse_date("2015-01-31T08:00").unwrap(), 1_422_662_400 + 8 * 3600);
+        assert_eq!(parse_date("2015-01-31T08:00:00+01:00").unwrap(), 1_422_662_400 + 7 * 3600);
+        let err = parse_date("yesterday").unwrap_err();
+        assert!(matches!(err, DateError::NotADate(_)));
+        assert!(err.to_string().starts_with("not a date (2015-01-31) or RFC 3339 time: "));
+    }
+}

@@ -3,6 +3,7 @@
 //!
 //! | file | responsibility |
 //! | --- | --- |
+//! | [`choice`] | [`ClientChoice`]: no model, replay, endpoint or recorded endpoint; the [`RunClient`] it builds |
 //! | [`types`] | the wire format: [`ChatRequest`], [`ChatResponse`], [`Message`], [`Tool`], [`ToolCall`] |
 //! | [`http`] | [`OpenAiClient`]: blocking HTTP (ureq), timeouts and deadlines, [`RetryPolicy`], the model list |
 //! | [`context`] | [`context::fit`]: estimated prompt tokens, history kept within the context window |
@@ -37,6 +38,7 @@
 //! ```
 
 pub mod canonical;
+pub mod choice;
 pub mod complete;
 pub mod context;
 pub mod http;
@@ -49,6 +51,7 @@ pub mod turn;
 pub mod types;
 
 pub use canonical::{canonical_request, request_key};
+pub use choice::{ChoiceError, ClientChoice, RunClient};
 pub use complete::complete_n;
 pub use http::{MAX_REPLY_BYTES, OpenAiClient, OpenAiConfig, RetryPolicy, context_length_from_models};
 pub use ledger::{Budget, CallRecord, Ledger, LedgerTotals, Price, PriceTable};

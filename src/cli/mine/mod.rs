@@ -8,6 +8,9 @@ use std::process::ExitCode;
 use anyhow::Context;
 use indexer::mine::{Granularity, MineOptions, MineStats, MinedPair};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use signals::{publish, remove_on_signal, wait_if_interrupted};
+
+mod signals;
 
 /// `fixdex mine` options.
 #[derive(Debug, clap::Args)]
@@ -74,40 +77,38 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut opts = options(args)?;
     // A second run on the same output is refused (the last rename would win silently).
     let lock = super::lock_output("--output", &output)?;
-    let mut all_stats = Vec::new();
     let tmp = temp_path(&output);
     let scratch =
         tempfile::Builder::new().prefix("fixdex-mine-").tempdir().context("cannot create a temporary folder")?;
     opts.temp_parent = Some(scratch.path().to_path_buf());
     remove_on_signal(vec![scratch.path().to_path_buf(), tmp.clone(), lock.path().to_path_buf()])?;
-    let mut out = std::io::BufWriter::new(
-        std::fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?,
-    );
-    let result = (|| -> anyhow::Result<()> {
-        for repo in &args.repos {
-            let (pairs, stats) = mine_one(repo, &opts, args.quiet || args.json)?;
-            write_pairs(&mut out, &pairs).with_context(|| format!("cannot write {}", tmp.display()))?;
-            all_stats.push(stats);
+    let all_stats = match mine_into(args, &opts, &tmp) {
+        Ok(stats) => stats,
+        Err(e) => {
+            wait_if_interrupted();
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
         }
-        out.flush()?;
-        out.get_ref().sync_all()?;
-        Ok(())
-    })();
-    if let Err(e) = result {
-        wait_if_interrupted();
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    drop(out);
-    {
-        let mut finished = FINISHED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        wait_if_interrupted();
-        std::fs::rename(&tmp, &output)
-            .with_context(|| format!("cannot rename {} to {}", tmp.display(), output.display()))?;
-        *finished = true;
-    }
+    };
+    publish(&tmp, &output)?;
     report(args, &all_stats)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Mines every repository into the temporary output `tmp` (flushed and synced): the
+/// statistics of each.
+fn mine_into(args: &Args, opts: &MineOptions, tmp: &Path) -> anyhow::Result<Vec<MineStats>> {
+    let file = std::fs::File::create(tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    let mut all_stats = Vec::new();
+    for repo in &args.repos {
+        let (pairs, stats) = mine_one(repo, opts, args.quiet || args.json)?;
+        write_pairs(&mut out, &pairs).with_context(|| format!("cannot write {}", tmp.display()))?;
+        all_stats.push(stats);
+    }
+    out.flush()?;
+    out.get_ref().sync_all()?;
+    Ok(all_stats)
 }
 
 /// Refuses a repository given twice (every id would repeat), and a `--project` that is
@@ -128,18 +129,12 @@ fn check_inputs(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The mining options from the flags.
+///
+/// # Errors
+/// A bad `--since` / `--until`, or `--until` not after `--since`.
 fn options(args: &Args) -> anyhow::Result<MineOptions> {
-    let since = args.since.as_deref().map(|d| parse_date("--since", d)).transpose()?;
-    let until = args.until.as_deref().map(|d| parse_date("--until", d)).transpose()?;
-    if let (Some(s), Some(u)) = (since, until)
-        && u <= s
-    {
-        anyhow::bail!(
-            "--until {} is not after --since {}: no commit can match",
-            args.until.as_deref().unwrap_or(""),
-            args.since.as_deref().unwrap_or("")
-        );
-    }
+    let (since, until) = date_range(args)?;
     Ok(MineOptions {
         granularity: if args.granularity == "commit" { Granularity::Commit } else { Granularity::Method },
         max_files: args.max_files,
@@ -155,78 +150,39 @@ fn options(args: &Args) -> anyhow::Result<MineOptions> {
     })
 }
 
-/// Unix seconds of `2015-01-31` (midnight UTC), a time without offset (`2015-01-31T08:00`,
-/// UTC) or an RFC 3339 time. (A civil date parse would accept a date-time and drop its
-/// time.)
+/// `--since` and `--until` in Unix seconds.
+///
+/// # Errors
+/// A value that is not a date or time; `--until` not after `--since`.
+fn date_range(args: &Args) -> anyhow::Result<(Option<i64>, Option<i64>)> {
+    let since = args.since.as_deref().map(|d| parse_date("--since", d)).transpose()?;
+    let until = args.until.as_deref().map(|d| parse_date("--until", d)).transpose()?;
+    if let (Some(s), Some(u)) = (since, until)
+        && u <= s
+    {
+        anyhow::bail!(
+            "--until {} is not after --since {}: no commit can match",
+            args.until.as_deref().unwrap_or(""),
+            args.since.as_deref().unwrap_or("")
+        );
+    }
+    Ok((since, until))
+}
+
+/// Unix seconds of the date or time `text` given with `flag` ([`indexer::mine::parse_date`]).
 fn parse_date(flag: &str, text: &str) -> anyhow::Result<i64> {
-    if let Ok(ts) = text.parse::<jiff::Timestamp>() {
-        return Ok(ts.as_second());
-    }
-    let datetime: jiff::civil::DateTime =
-        text.parse().map_err(|e| anyhow::anyhow!("{flag} {text:?}: not a date (2015-01-31) or RFC 3339 time: {e}"))?;
-    let ts = jiff::tz::Offset::UTC.to_timestamp(datetime).map_err(|e| anyhow::anyhow!("{flag} {text:?}: {e}"))?;
-    Ok(ts.as_second())
+    indexer::mine::parse_date(text).map_err(|e| anyhow::anyhow!("{flag} {text:?}: {e}"))
 }
 
-/// Set by the signal thread of [`remove_on_signal`] when a signal arrived.
-static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-/// Whether the output is in place; held by whoever renames it or cleans up.
-static FINISHED: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
-
-/// Once interrupted, the signal thread owns the clean-up and the exit status: an error the
-/// main thread meets meanwhile (a temporary file removed under it) is not reported.
-fn wait_if_interrupted() {
-    if INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
-        loop {
-            std::thread::park();
-        }
-    }
-}
-
-/// On SIGINT or SIGTERM, removes `paths` (the temporary output, the output's lock file and
-/// the folder of the bundles' temporary repositories) and exits 130 / 143, as a shell reports a signal. The
-/// signals are blocked in every thread (the rayon workers inherit the mask) and taken by one
-/// thread with `sigwait`, so the clean-up runs as ordinary code, not in a signal handler.
-fn remove_on_signal(paths: Vec<PathBuf>) -> anyhow::Result<()> {
-    use nix::sys::signal::{SigSet, Signal};
-    let mut set = SigSet::empty();
-    set.add(Signal::SIGINT);
-    set.add(Signal::SIGTERM);
-    set.thread_block().context("cannot block SIGINT and SIGTERM")?;
-    std::thread::Builder::new().name("fixdex-mine-signals".into()).spawn(move || {
-        let Ok(signal) = set.wait() else { return };
-        INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
-        // Held until the exit: the main thread cannot rename the output meanwhile.
-        let finished = FINISHED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        // After the rename the temporary output is gone; the folder still is to remove.
-        // The workers may still be writing into the folder: retry until it is gone (they
-        // fail once it is, and then wait for the exit).
-        for _ in 0..100 {
-            for p in &paths {
-                let _ = if p.is_dir() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) };
-            }
-            if !paths.iter().any(|p| p.exists()) {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        if *finished {
-            eprintln!("fixdex mine: interrupted ({signal}) after the output was written");
-        } else {
-            eprintln!("fixdex mine: interrupted ({signal}); nothing written");
-        }
-        std::process::exit(128 + signal as i32);
-    })?;
-    Ok(())
-}
-
+/// `OUTPUT.tmp-PID`, beside the output: where the pairs are written before the rename.
 fn temp_path(output: &Path) -> PathBuf {
     let mut name = output.file_name().map(|n| n.to_os_string()).unwrap_or_default();
     name.push(format!(".tmp-{}", std::process::id()));
     output.with_file_name(name)
 }
 
-fn mine_one(repo: &Path, opts: &MineOptions, hidden: bool) -> anyhow::Result<(Vec<MinedPair>, MineStats)> {
+/// The progress bar of mining `repo` on stderr (a hidden one when `hidden`).
+fn bar(repo: &Path, hidden: bool) -> ProgressBar {
     let bar =
         if hidden { ProgressBar::hidden() } else { ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()) };
     let style = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} commits {per_sec} ETA {eta}")
@@ -234,6 +190,13 @@ fn mine_one(repo: &Path, opts: &MineOptions, hidden: bool) -> anyhow::Result<(Ve
         .progress_chars("=> ");
     bar.set_style(style);
     bar.set_message(format!("mining {}", repo.display()));
+    bar
+}
+
+/// Mines one repository ([`indexer::mine::mine`]) with a progress bar; warns about a
+/// shallow clone unless `hidden`.
+fn mine_one(repo: &Path, opts: &MineOptions, hidden: bool) -> anyhow::Result<(Vec<MinedPair>, MineStats)> {
+    let bar = bar(repo, hidden);
     let progress = |done: u64, total: u64| {
         bar.set_length(total);
         bar.set_position(done);
@@ -250,6 +213,7 @@ fn mine_one(repo: &Path, opts: &MineOptions, hidden: bool) -> anyhow::Result<(Ve
     Ok((pairs, stats))
 }
 
+/// Writes `pairs` as JSON lines.
 fn write_pairs(out: &mut impl Write, pairs: &[MinedPair]) -> anyhow::Result<()> {
     for p in pairs {
         serde_json::to_writer(&mut *out, p)?;
@@ -258,33 +222,30 @@ fn write_pairs(out: &mut impl Write, pairs: &[MinedPair]) -> anyhow::Result<()> 
     Ok(())
 }
 
+/// The statistics: one JSON object (an array for several repositories) on stdout with
+/// `--json`, else lines on stderr.
 fn report(args: &Args, stats: &[MineStats]) -> anyhow::Result<()> {
     if args.json {
         let v = if stats.len() == 1 { serde_json::to_value(&stats[0])? } else { serde_json::to_value(stats)? };
         out!("{}", serde_json::to_string(&v)?)?;
         return Ok(());
     }
-    for s in stats {
-        let shallow = if s.shallow { " (shallow clone: its oldest commits were skipped)" } else { "" };
-        eprintln!(
-            "{}{shallow}: {} commits scanned in {:.1} s ({:.0} commits/s), {} selected, {} with pairs, {} pairs",
-            s.repository,
-            s.commits_scanned,
-            s.seconds,
-            s.commits_per_s,
-            s.commits_selected,
-            s.commits_with_pairs,
-            s.pairs
-        );
-        for (what, map) in
-            [("commits", &s.skipped_commits), ("files", &s.skipped_files), ("methods", &s.skipped_methods)]
-        {
-            if !map.is_empty() {
-                let parts: Vec<String> = map.iter().map(|(k, v)| format!("{k} {v}")).collect();
-                eprintln!("  skipped {what}: {}", parts.join(", "));
-            }
-        }
-    }
+    stats.iter().for_each(print_stats);
     eprintln!("wrote {}", args.output.display());
     Ok(())
+}
+
+/// One repository's statistics on stderr: the counts, then the skipped ones by reason.
+fn print_stats(s: &MineStats) {
+    let shallow = if s.shallow { " (shallow clone: its oldest commits were skipped)" } else { "" };
+    eprintln!(
+        "{}{shallow}: {} commits scanned in {:.1} s ({:.0} commits/s), {} selected, {} with pairs, {} pairs",
+        s.repository, s.commits_scanned, s.seconds, s.commits_per_s, s.commits_selected, s.commits_with_pairs, s.pairs
+    );
+    for (what, map) in [("commits", &s.skipped_commits), ("files", &s.skipped_files), ("methods", &s.skipped_methods)] {
+        if !map.is_empty() {
+            let parts: Vec<String> = map.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            eprintln!("  skipped {what}: {}", parts.join(", "));
+        }
+    }
 }

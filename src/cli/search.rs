@@ -5,16 +5,14 @@
 //! report's schema). `--batch` is [`batch`].
 
 mod batch;
+mod input;
 mod render;
 
-use std::io::Read;
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::Context;
 use engine::embed::LineRange;
-use engine::{ProjectMatch, Space};
+use engine::ProjectMatch;
 use render::Answer;
 use repair::retrieve::{Exclusion, Rank, RetrieveParams, Retriever};
 
@@ -70,7 +68,7 @@ pub struct Args {
     /// hits' action vote and the action prior); each reranks at least 100 dense candidates,
     /// and under each a hit whose buggy code is the query's (up to whitespace), then a
     /// near-duplicate of it by code alone, comes first.
-    #[arg(long, default_value = "action", value_parser = parse_rank)]
+    #[arg(long, default_value = "action", value_parser = |s: &str| s.parse::<Rank>())]
     rank: Rank,
     /// First print the likely repair actions for the query: the hits' actions aggregated
     /// (kind, vote share, supporting hits, an example). The JSON answer always has them.
@@ -104,10 +102,6 @@ pub struct Args {
     batch: Option<String>,
 }
 
-fn parse_rank(s: &str) -> Result<Rank, String> {
-    s.parse()
-}
-
 fn parse_language(s: &str) -> Result<actions::Language, String> {
     s.parse().map_err(|e: actions::Error| e.to_string())
 }
@@ -118,12 +112,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         return batch::run(args, queries);
     }
     let params = params(args)?;
-    let code = read_code(args.code.as_deref(), params.space)?;
-    let lines = buggy_lines(args.lines.as_deref(), &code)?;
-    engine::query::check_query_text(params.space, &code, &args.cause).with_context(|| match &args.code {
-        Some(path) if params.space != Space::Cause => format!("the query from --code {path}"),
-        _ => "the query from --cause".to_string(),
-    })?;
+    let code = input::read_code(args.code.as_deref(), params.space)?;
+    let lines = input::buggy_lines(args.lines.as_deref(), &code)?;
+    input::check_text(args, params.space, &code)?;
     let retriever = open(args, exclusion(args))?;
     let answer = answer(&retriever, args, &params, (&code, lines))?;
     warn_unmatched(&answer.exclude_projects);
@@ -205,50 +196,4 @@ pub fn warn_unmatched(excluded: &[ProjectMatch]) {
     for m in excluded.iter().filter(|m| m.matched.is_empty()) {
         eprintln!("warning: --exclude-project {} matches no project in the index; it excludes nothing", m.given);
     }
-}
-
-/// The `--lines` range, checked against the snippet's line count.
-fn buggy_lines(arg: Option<&str>, code: &str) -> anyhow::Result<Option<LineRange>> {
-    let Some(arg) = arg else { return Ok(None) };
-    let r: LineRange = arg.parse()?;
-    let n = code.lines().count();
-    if r.last > n {
-        anyhow::bail!("--lines {r} is outside the --code snippet ({n} lines)");
-    }
-    Ok(Some(r))
-}
-
-fn read_code(arg: Option<&str>, space: Space) -> anyhow::Result<String> {
-    match arg {
-        None if space == Space::Cause => Ok(String::new()),
-        None => anyhow::bail!("--code FILE (or - for stdin) is required for the {space} space"),
-        Some(path) => read_query_text(path, "--code"),
-    }
-}
-
-/// Reads query text from the file `path` given with `flag` (`-`: standard input), at most
-/// [`engine::text::MAX_QUERY_BYTES`]: a longer input is refused, never read to the end.
-///
-/// # Errors
-/// The file cannot be read, is longer than the limit, or is not UTF-8; the message names
-/// the flag and the path.
-pub fn read_query_text(path: &str, flag: &str) -> anyhow::Result<String> {
-    let limit = engine::text::MAX_QUERY_BYTES;
-    let name = if path == "-" { "- (standard input)" } else { path };
-    let reader: Box<dyn Read> = if path == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        Box::new(std::fs::File::open(Path::new(path)).with_context(|| format!("reading {flag} {name}"))?)
-    };
-    let mut bytes = Vec::new();
-    reader.take(limit as u64 + 1).read_to_end(&mut bytes).with_context(|| format!("reading {flag} {name}"))?;
-    if bytes.len() > limit {
-        anyhow::bail!(
-            "{flag} {name} is longer than {limit} bytes (1 MiB), the most fixdex reads for one query; \
-             pass the buggy function or hunk, not a whole file or a device"
-        );
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        anyhow::anyhow!("{flag} {name} is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to())
-    })
 }

@@ -117,15 +117,7 @@ pub fn render_as(r: &Retrieval, max_chars: usize, style: FixStyle) -> String {
     }
     let mut out = String::new();
     for (i, f) in r.fixes.iter().enumerate() {
-        let cause = if f.root_cause.trim().is_empty() { "(none recorded)" } else { f.root_cause.trim() };
-        let head = match style {
-            FixStyle::Tool => {
-                format!("Similar fix {} (similarity {:.3}, {}, project {})", f.rank, f.score, f.id, f.project)
-            }
-            FixStyle::Prompt => format!("Fix {} (similarity {:.2})", f.rank, f.score),
-        };
-        let action = f.fix_actions.line().map_or(String::new(), |a| format!("Action: {a}\n"));
-        let block = format!("### {head}\nRoot cause: {cause}\n{action}```diff\n{}```\n", f.diff);
+        let block = block(f, style);
         if out.len() + block.len() > max_chars {
             if style == FixStyle::Tool && i > 0 {
                 out.push_str(&format!("[{} more similar fixes left out for length]\n", r.fixes.len() - i));
@@ -138,6 +130,19 @@ pub fn render_as(r: &Retrieval, max_chars: usize, style: FixStyle) -> String {
         out.push_str(&block);
     }
     out
+}
+
+/// One fix as `style` writes it: its head, root cause, action line and diff.
+fn block(f: &SimilarFix, style: FixStyle) -> String {
+    let cause = if f.root_cause.trim().is_empty() { "(none recorded)" } else { f.root_cause.trim() };
+    let head = match style {
+        FixStyle::Tool => {
+            format!("Similar fix {} (similarity {:.3}, {}, project {})", f.rank, f.score, f.id, f.project)
+        }
+        FixStyle::Prompt => format!("Fix {} (similarity {:.2})", f.rank, f.score),
+    };
+    let action = f.fix_actions.line().map_or(String::new(), |a| format!("Action: {a}\n"));
+    format!("### {head}\nRoot cause: {cause}\n{action}```diff\n{}```\n", f.diff)
 }
 
 /// [`render_as`] in the tool's style ([`FixStyle::Tool`]).

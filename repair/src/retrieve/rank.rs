@@ -487,29 +487,51 @@ pub fn rerank(
     let bm25 = bm25_scores(stats, code, &candidates);
     let query = QueryCode::new(code);
     let votes = votes(&query, &candidates);
-    let mut scored: Vec<(f32, Candidate)> = candidates
+    let scoring = Scoring { stats, shape: &shape, query: &query, votes: &votes };
+    let scored: Vec<(f32, Candidate)> = candidates
         .into_iter()
         .zip(bm25)
         .map(|(mut c, bm25)| {
-            let label = c.actions.action_label.as_str();
-            let features = Features {
-                dense: c.hit.score,
-                bm25,
-                fit: fit(&shape, &c.actions),
-                vote: votes.get(label).copied().unwrap_or(0.0),
-                prior: stats.prior(label),
-                no_action: label.is_empty() || label == "OTHER",
-                duplicate: query.class(&c.doc.buggy_code, c.hit.score),
-            };
+            let features = scoring.features(&c, bm25);
             c.features = Some(features);
             (features.score(rank, w), c)
         })
         .collect();
+    sorted(scored)
+}
+
+/// The candidates, each with its `score`, in the reranked order: duplicate classes first,
+/// each by cosine, then the rest by score (a stable sort).
+fn sorted(mut scored: Vec<(f32, Candidate)>) -> Vec<Candidate> {
     scored.sort_by(|(sa, a), (sb, b)| {
         let (ka, kb) = (order_key(a, *sa), order_key(b, *sb));
         kb.0.cmp(&ka.0).then(kb.1.total_cmp(&ka.1))
     });
     scored.into_iter().map(|(_, c)| c).collect()
+}
+
+/// What the features of every candidate of one query are computed from.
+struct Scoring<'a> {
+    stats: &'a CorpusStats,
+    shape: &'a Shape,
+    query: &'a QueryCode,
+    votes: &'a HashMap<String, f32>,
+}
+
+impl Scoring<'_> {
+    /// The features of `c`, whose pool-normalised BM25 score is `bm25`.
+    fn features(&self, c: &Candidate, bm25: f32) -> Features {
+        let label = c.actions.action_label.as_str();
+        Features {
+            dense: c.hit.score,
+            bm25,
+            fit: fit(self.shape, &c.actions),
+            vote: self.votes.get(label).copied().unwrap_or(0.0),
+            prior: self.stats.prior(label),
+            no_action: label.is_empty() || label == "OTHER",
+            duplicate: self.query.class(&c.doc.buggy_code, c.hit.score),
+        }
+    }
 }
 
 /// The sort key of a reranked candidate with `score`: its duplicate class, then its cosine

@@ -9,12 +9,12 @@ use std::process::ExitCode;
 use anyhow::Context;
 use engine::Space;
 use rayon::prelude::*;
-use repair::serve::lines::read_line;
+use repair::serve::lines::{TooLong, read_line};
 use repair::retrieve::Retriever;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Answer, Args, parse_language, parse_rank};
+use super::{Answer, Args, parse_language};
 
 /// Lines answered together (in parallel) before their answers are printed.
 const BATCH_CHUNK: usize = 64;
@@ -78,7 +78,7 @@ impl BatchQuery {
         a.exclude_id = many(self.exclude_id, a.exclude_id);
         a.exclude_project = many(self.exclude_project, a.exclude_project);
         if let Some(r) = self.rank {
-            a.rank = parse_rank(&r).map_err(|e| anyhow::anyhow!("\"rank\": {e}"))?;
+            a.rank = r.parse::<repair::retrieve::Rank>().map_err(|e| anyhow::anyhow!("\"rank\": {e}"))?;
         }
         if let Some(l) = self.query_lang {
             a.query_lang = Some(parse_language(&l).map_err(|e| anyhow::anyhow!("\"query_lang\": {e}"))?);
@@ -126,12 +126,7 @@ impl From<anyhow::Error> for LineError {
 /// highest status of the failed lines.
 pub(super) fn run(base: &Args, queries: &str) -> anyhow::Result<ExitCode> {
     let name = if queries == "-" { "- (standard input)" } else { queries };
-    let mut reader: Box<dyn BufRead> = if queries == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        let f = std::fs::File::open(queries).with_context(|| format!("reading --batch {name}"))?;
-        Box::new(std::io::BufReader::new(f))
-    };
+    let mut reader = open(queries).with_context(|| format!("reading --batch {name}"))?;
     let retriever = super::open(base, repair::retrieve::Exclusion::default())?;
     let (mut line_no, mut failed) = (0usize, Vec::new());
     loop {
@@ -144,6 +139,14 @@ pub(super) fn run(base: &Args, queries: &str) -> anyhow::Result<ExitCode> {
         print_chunk(&answers, &mut failed)?;
     }
     Ok(exit_status(&failed, name))
+}
+
+/// The input `queries` (`-`: standard input).
+fn open(queries: &str) -> std::io::Result<Box<dyn BufRead>> {
+    if queries == "-" {
+        return Ok(Box::new(std::io::stdin().lock()));
+    }
+    Ok(Box::new(std::io::BufReader::new(std::fs::File::open(queries)?)))
 }
 
 /// Prints `answers`, one line each, and notes each failed line and its status in `failed`.
@@ -173,17 +176,20 @@ fn next_chunk(reader: &mut dyn BufRead, line_no: &mut usize) -> std::io::Result<
     while chunk.len() < BATCH_CHUNK {
         let Some(line) = read_line(reader, MAX_BATCH_LINE)? else { break };
         *line_no += 1;
-        let line = match line {
-            Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
-                format!("the line is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to())
-            }),
-            Err(_) => Err(format!("the line is longer than {MAX_BATCH_LINE} bytes (8 MiB)")),
-        };
+        let line = text(line);
         if !matches!(&line, Ok(t) if t.trim().is_empty()) {
             chunk.push((*line_no, line));
         }
     }
     Ok(chunk)
+}
+
+/// The text of a line read, or why it has none: too long, or not UTF-8.
+fn text(line: Result<Vec<u8>, TooLong>) -> Result<String, String> {
+    let bytes = line.map_err(|_| format!("the line is longer than {MAX_BATCH_LINE} bytes (8 MiB)"))?;
+    String::from_utf8(bytes).map_err(|e| {
+        format!("the line is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to())
+    })
 }
 
 /// The output of batch line `n`.
@@ -216,16 +222,21 @@ fn batch_answer(base: &Args, retriever: &Retriever, n: usize, text: &str) -> (Op
 /// Answers one `--batch` query whose flags are `args` (`code` holds the snippet itself).
 fn one_query(args: &Args, retriever: &Retriever, n: usize) -> anyhow::Result<Answer> {
     let params = super::params(args)?;
-    let code = match &args.code {
-        Some(c) => c.clone(),
-        None if params.space == Space::Cause => String::new(),
-        None => anyhow::bail!("\"code\" is required for the {} space", params.space),
-    };
-    let lines = super::buggy_lines(args.lines.as_deref(), &code)?;
+    let code = code(args, params.space)?;
+    let lines = super::input::buggy_lines(args.lines.as_deref(), &code)?;
     engine::query::check_query_text(params.space, &code, &args.cause).context("the query")?;
     let answer = super::answer(&retriever.with_exclusion(super::exclusion(args)), args, &params, (&code, lines))?;
     for m in answer.exclude_projects.iter().filter(|m| m.matched.is_empty()) {
         eprintln!("warning: line {n}: exclude_project {} matches no project in the index; it excludes nothing", m.given);
     }
     Ok(answer)
+}
+
+/// The snippet of a `--batch` line: its `code`, which only the `cause` space may lack.
+fn code(args: &Args, space: Space) -> anyhow::Result<String> {
+    match &args.code {
+        Some(c) => Ok(c.clone()),
+        None if space == Space::Cause => Ok(String::new()),
+        None => anyhow::bail!("\"code\" is required for the {space} space"),
+    }
 }

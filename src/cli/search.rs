@@ -1,8 +1,8 @@
 //! `fixdex search`: the most similar bug-fix pairs for a buggy snippet and its root cause.
 //! Parses the flags into the retrieval pipeline's options ([`RetrieveParams`]), asks the
 //! pipeline ([`repair::retrieve::Retriever`]) and renders its answer: the hits as text, or
-//! as one JSON object whose `hits` are the pipeline's hits ([`SimilarFix`], the repair
-//! report's schema). `--batch` is [`batch`].
+//! as one JSON object whose `hits` are the pipeline's hits
+//! ([`repair::retrieve::SimilarFix`], the repair report's schema). `--batch` is [`batch`].
 
 mod batch;
 mod input;
@@ -11,8 +11,8 @@ mod render;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use engine::embed::LineRange;
 use engine::ProjectMatch;
+use engine::embed::LineRange;
 use render::Answer;
 use repair::retrieve::{Exclusion, Rank, RetrieveParams, Retriever};
 

@@ -211,7 +211,13 @@ impl RetrievalArgs {
     /// An unknown `--space` name ([`engine::Error::UnknownSpace`]).
     pub fn params(&self) -> anyhow::Result<RetrieveParams> {
         let space: Space = self.space.parse()?;
-        Ok(RetrieveParams { space, k: self.top_n, threshold: self.threshold, rank: self.rank, ..RetrieveParams::default() })
+        Ok(RetrieveParams {
+            space,
+            k: self.top_n,
+            threshold: self.threshold,
+            rank: self.rank,
+            ..RetrieveParams::default()
+        })
     }
 }
 

@@ -150,4 +150,3 @@ fn block(f: &SimilarFix, style: FixStyle) -> String {
 pub fn render(r: &Retrieval, max_chars: usize) -> String {
     render_as(r, max_chars, FixStyle::Tool)
 }
-

@@ -185,3 +185,64 @@ fn cached<T>(
     *slot = Some((Arc::clone(index), Arc::clone(&value)));
     Ok(value)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::SegmentHit;
+
+    fn candidates(n: usize) -> Vec<Candidate> {
+        let docs = engine::testing::sample_records(n);
+        let hit = |row: usize| SegmentHit { segment: 0, row: row as u32, score: 0.9 - row as f32 / 100.0 };
+        docs.into_iter().enumerate().map(|(row, d)| Candidate::new(hit(row), d).unwrap()).collect()
+    }
+
+    fn keys(fix: &SimilarFix) -> Vec<String> {
+        serde_json::to_value(fix).unwrap().as_object().unwrap().keys().cloned().collect()
+    }
+
+    /// The report's hits (detail off) have exactly the report's fields, so its bytes stay
+    /// as recorded; `fixdex search --json` (detail on) adds the optional ones.
+    #[test]
+    fn detail_fields_only_when_asked() {
+        let mut report = keys(&hit(1, candidates(1).remove(0), false));
+        report.sort();
+        let want = [
+            "action_label",
+            "action_reason",
+            "actions",
+            "buggy_code",
+            "diff",
+            "fixed_code",
+            "id",
+            "language",
+            "project",
+            "rank",
+            "root_cause",
+            "score",
+        ];
+        assert_eq!(report, want);
+        let search = keys(&hit(1, candidates(1).remove(0), true));
+        for extra in ["source", "description", "license", "meta", "action"] {
+            assert!(search.iter().any(|k| k == extra), "{extra} missing from {search:?}");
+        }
+        assert!(!search.iter().any(|k| k == "features"), "dense candidates have no features");
+    }
+
+    /// The leakage filter drops (and counts) the query's own code only when asked; either
+    /// way at most `k` hits, ranked from 1.
+    #[test]
+    fn exact_matches_are_dropped_only_with_drop_exact() {
+        let c = candidates(4);
+        let code = c[1].doc.buggy_code.clone();
+        let p = RetrieveParams { k: 2, ..RetrieveParams::default() };
+        let (fixes, dropped) = hits(c.clone(), &code, &p);
+        assert_eq!(dropped, 1);
+        assert!(fixes.iter().all(|f| f.buggy_code != code));
+        assert_eq!(fixes.iter().map(|f| f.rank).collect::<Vec<_>>(), [1, 2]);
+        let keep = RetrieveParams { drop_exact: false, ..p };
+        let (fixes, dropped) = hits(c, &code, &keep);
+        assert_eq!((dropped, fixes.len()), (0, 2));
+        assert_eq!(fixes[1].buggy_code, code);
+    }
+}

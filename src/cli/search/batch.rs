@@ -9,8 +9,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use engine::Space;
 use rayon::prelude::*;
-use repair::serve::lines::{TooLong, read_line};
 use repair::retrieve::Retriever;
+use repair::serve::lines::{TooLong, read_line};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -187,9 +187,8 @@ fn next_chunk(reader: &mut dyn BufRead, line_no: &mut usize) -> std::io::Result<
 /// The text of a line read, or why it has none: too long, or not UTF-8.
 fn text(line: Result<Vec<u8>, TooLong>) -> Result<String, String> {
     let bytes = line.map_err(|_| format!("the line is longer than {MAX_BATCH_LINE} bytes (8 MiB)"))?;
-    String::from_utf8(bytes).map_err(|e| {
-        format!("the line is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to())
-    })
+    String::from_utf8(bytes)
+        .map_err(|e| format!("the line is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
 }
 
 /// The output of batch line `n`.
@@ -205,7 +204,12 @@ fn answer_line(base: &Args, retriever: &Retriever, n: usize, line: Result<String
 }
 
 /// The answer to `--batch` line `n` (its text `text`), with the line's `id` when it has one.
-fn batch_answer(base: &Args, retriever: &Retriever, n: usize, text: &str) -> (Option<Value>, Result<Answer, LineError>) {
+fn batch_answer(
+    base: &Args,
+    retriever: &Retriever,
+    n: usize,
+    text: &str,
+) -> (Option<Value>, Result<Answer, LineError>) {
     let query: BatchQuery = match serde_json::from_str(text) {
         Ok(q) => q,
         Err(e) => {
@@ -227,7 +231,10 @@ fn one_query(args: &Args, retriever: &Retriever, n: usize) -> anyhow::Result<Ans
     engine::query::check_query_text(params.space, &code, &args.cause).context("the query")?;
     let answer = super::answer(&retriever.with_exclusion(super::exclusion(args)), args, &params, (&code, lines))?;
     for m in answer.exclude_projects.iter().filter(|m| m.matched.is_empty()) {
-        eprintln!("warning: line {n}: exclude_project {} matches no project in the index; it excludes nothing", m.given);
+        eprintln!(
+            "warning: line {n}: exclude_project {} matches no project in the index; it excludes nothing",
+            m.given
+        );
     }
     Ok(answer)
 }

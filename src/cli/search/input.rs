@@ -51,7 +51,10 @@ pub(super) fn read_query_text(path: &str, flag: &str) -> anyhow::Result<String> 
     let limit = engine::text::MAX_QUERY_BYTES;
     let name = if path == "-" { "- (standard input)" } else { path };
     let mut bytes = Vec::new();
-    open(path, flag, name)?.take(limit as u64 + 1).read_to_end(&mut bytes).with_context(|| format!("reading {flag} {name}"))?;
+    open(path, flag, name)?
+        .take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("reading {flag} {name}"))?;
     if bytes.len() > limit {
         anyhow::bail!(
             "{flag} {name} is longer than {limit} bytes (1 MiB), the most fixdex reads for one query; \

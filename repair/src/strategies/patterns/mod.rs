@@ -46,9 +46,9 @@ use serde_json::{Value, json};
 
 use crate::bug::Problem;
 use crate::error::Error;
+use crate::retrieve::suggest::{Suggestion, Voter, suggest_with_prior};
 use crate::retrieve::{RetrieveParams, Retriever};
 use crate::session::{Place, Reply, Session, Stop};
-use crate::retrieve::suggest::{Suggestion, Voter, suggest_with_prior};
 use crate::validate::Verdict;
 pub use order::{HitEdit, Suspiciousness};
 pub use templates::{Edit, Template};

@@ -266,9 +266,24 @@ impl Segments {
         lines: Option<crate::embed::LineRange>,
         params: &SearchParams,
     ) -> Result<Vec<SegmentHit>> {
+        Ok(self.query_docs(model, (code, cause), lines, params)?.into_iter().map(|(h, _)| h).collect())
+    }
+
+    /// [`Segments::query_lines`] with each hit's document, decoded once (by the merge that
+    /// keeps one hit per document id): what a caller that reads the hits' documents asks.
+    ///
+    /// # Errors
+    /// As [`Index::query`].
+    pub fn query_docs(
+        &self,
+        model: &dyn Embedder,
+        (code, cause): (&str, &str),
+        lines: Option<crate::embed::LineRange>,
+        params: &SearchParams,
+    ) -> Result<Vec<(SegmentHit, Record)>> {
         params.validate()?;
         let v = self.indexes[0].embed_query_lines(model, params.space, (code, cause), lines)?;
-        self.search(&v, params)
+        self.search_docs(&v, params)
     }
 
     /// Checks that the filter's inclusion lists match something and says what each
@@ -322,6 +337,14 @@ impl Segments {
     /// # Errors
     /// As [`Index::search`].
     pub fn search(&self, query: &[f32], params: &SearchParams) -> Result<Vec<SegmentHit>> {
+        Ok(self.search_docs(query, params)?.into_iter().map(|(h, _)| h).collect())
+    }
+
+    /// [`Segments::search`] with each hit's document (decoded once, by the merge).
+    ///
+    /// # Errors
+    /// As [`Index::search`].
+    pub fn search_docs(&self, query: &[f32], params: &SearchParams) -> Result<Vec<(SegmentHit, Record)>> {
         let mut all = Vec::new();
         for (segment, index) in self.indexes.iter().enumerate() {
             all.extend(index.search(query, params)?.into_iter().map(|h| SegmentHit {
@@ -337,8 +360,9 @@ impl Segments {
             if out.len() == params.k {
                 break;
             }
-            if seen.insert(self.doc(h)?.id, ()).is_none() {
-                out.push(h);
+            let doc = self.doc(h)?;
+            if seen.insert(doc.id.clone(), ()).is_none() {
+                out.push((h, doc));
             }
         }
         Ok(out)

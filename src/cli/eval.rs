@@ -29,14 +29,14 @@ pub struct Args {
     #[command(subcommand)]
     what: Option<What>,
     #[command(flatten)]
-    retrieval: RetrievalArgs,
+    retrieval: RetrievalEvalArgs,
 }
 
 #[derive(Debug, clap::Subcommand)]
 enum What {
     /// Retrieval sanity on an index: self-retrieval rank 1 and HNSW recall@10 vs exact (also
     /// spelled `fixdex eval INDEX`).
-    Retrieval(RetrievalArgs),
+    Retrieval(RetrievalEvalArgs),
     /// The repair workflow on every QuixBugs program (`--check`: the benchmark check, no
     /// model).
     Quixbugs(Box<super::quixbugs::QuixbugsArgs>),
@@ -44,7 +44,7 @@ enum What {
 
 /// Arguments of `fixdex eval retrieval` (and `fixdex eval INDEX`).
 #[derive(Debug, clap::Args)]
-pub struct RetrievalArgs {
+pub struct RetrievalEvalArgs {
     /// The index file.
     #[arg(required = true)]
     index: Option<std::path::PathBuf>,
@@ -92,7 +92,7 @@ struct Queries {
 }
 
 /// Runs the retrieval sanity check.
-fn retrieval(args: &RetrievalArgs) -> anyhow::Result<ExitCode> {
+fn retrieval(args: &RetrievalEvalArgs) -> anyhow::Result<ExitCode> {
     let path = args.index.as_deref().expect("clap: INDEX is required");
     let index = Index::open(path).with_context(|| format!("opening index {}", path.display()))?;
     let model = super::model::load(&super::model::resolve(args.model.as_deref()))?;
@@ -153,7 +153,7 @@ fn embed_queries(
 
 /// The report: self-retrieval at rank 1 (and with ties), recall@10 and speeds.
 fn report(
-    args: &RetrievalArgs,
+    args: &RetrievalEvalArgs,
     path: &std::path::Path,
     space: engine::Space,
     queries: &Queries,

@@ -73,8 +73,8 @@ pub struct Args {
     json: bool,
     /// Ranking of search_similar_fixes answers: `dense`, `hybrid` or `action` (see `fixdex
     /// search --help`).
-    #[arg(long, default_value = "action", value_parser = |s: &str| s.parse::<repair::rank::Rank>())]
-    rank: repair::rank::Rank,
+    #[arg(long, default_value = "action", value_parser = |s: &str| s.parse::<repair::retrieve::rank::Rank>())]
+    rank: repair::retrieve::rank::Rank,
 }
 
 /// `--load`: see [`Args`].

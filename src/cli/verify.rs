@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use engine::{Index, Segments, VerifyReport};
-use repair::fix_actions::FixActions;
+use repair::retrieve::actions::FixActions;
 
 /// Arguments of `fixdex verify`.
 #[derive(Debug, clap::Args)]

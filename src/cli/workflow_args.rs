@@ -100,8 +100,8 @@ pub struct RetrievalArgs {
     pub(crate) threshold: Option<f32>,
     /// Ranking of the similar fixes: `dense`, `hybrid` or `action` (see `fixdex search
     /// --help`). The workflow keeps `dense`, the order its recorded sessions were made with.
-    #[arg(long, default_value = "dense", value_parser = |s: &str| s.parse::<repair::rank::Rank>())]
-    pub(crate) rank: repair::rank::Rank,
+    #[arg(long, default_value = "dense", value_parser = |s: &str| s.parse::<repair::retrieve::rank::Rank>())]
+    pub(crate) rank: repair::retrieve::rank::Rank,
 }
 
 impl RetrievalArgs {
@@ -111,7 +111,13 @@ impl RetrievalArgs {
     /// An unknown `--space` name ([`engine::Error::UnknownSpace`]).
     pub fn params(&self) -> anyhow::Result<RetrieveParams> {
         let space: Space = self.space.parse()?;
-        Ok(RetrieveParams { space, k: self.top_n, threshold: self.threshold, rank: self.rank, language: None })
+        Ok(RetrieveParams {
+            space,
+            k: self.top_n,
+            threshold: self.threshold,
+            rank: self.rank,
+            ..RetrieveParams::default()
+        })
     }
 }
 

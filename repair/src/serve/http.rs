@@ -6,7 +6,7 @@
 //! | `GET /tools` | 200 `{"tools": [{"name", "description", "parameters"}]}` (`parameters`: the JSON schema of the arguments) |
 //! | `POST /tools/{name}` | body: the arguments as a JSON object (an empty body is `{}`); 200 `{"result": text}` plus `"structured"` for `search_similar_fixes` |
 //!
-//! `index` (when `search_similar_fixes` is served) is a [`crate::reload::IndexStatus`]: the
+//! `index` (when `search_similar_fixes` is served) is a [`crate::retrieve::reload::IndexStatus`]: the
 //! path, `load` (`mmap` or `memory`), `generation` (1, plus one per reload), `documents`,
 //! `bytes`, and `files` (each with `path`, `device`, `inode`, `bytes`, `modified_ns`,
 //! `changed_ns`) of the index served (last served, when `error` is set).

@@ -16,7 +16,7 @@
 //! | MCP | `isError: true` result with the model-facing message | JSON-RPC error -32602 (as the MCP spec asks) | JSON-RPC error: -32700 for a line that is not UTF-8 JSON, -32600 for one that is not a message or is over 16 MiB ([`lines`]) | `isError: true` result |
 //! | HTTP | 422 `{"error": msg}` (500 for an internal failure) | 404 `{"error": msg}` | 400 (not a JSON object), 413 (body too large) | 503 `{"error": msg}` |
 //!
-//! The index behind `search_similar_fixes` follows its path ([`crate::reload`]): a new file
+//! The index behind `search_similar_fixes` follows its path ([`crate::retrieve::reload`]): a new file
 //! published there is served from the next call on; files that cannot be opened make the
 //! calls fail with [`CallError::Unavailable`] until a good one is published.
 //!
@@ -41,12 +41,12 @@ pub mod mcp;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::reload::IndexStatus;
+use crate::retrieve::reload::IndexStatus;
 use crate::retrieve::{self, RetrieveError, Retriever};
 use crate::tools::{ToolError, ToolSpec, Toolbox, check_arguments};
 
 /// The name of the external-ingredient tool.
-pub const SEARCH_TOOL: &str = "search_similar_fixes";
+pub const SEARCH_TOOL: &str = crate::retrieve::tool::NAME;
 
 /// Knobs of a [`ToolHost`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,7 +100,7 @@ pub enum CallError {
     #[error("{0}")]
     Invalid(String),
     /// The index changed on disk and the files now at its path cannot be served; a later
-    /// call may succeed (see [`crate::reload`]).
+    /// call may succeed (see [`crate::retrieve::reload`]).
     #[error("{0}")]
     Unavailable(String),
     /// The tool failed for a reason the caller cannot fix (e.g. a corrupt index document).

@@ -100,7 +100,7 @@ fn issue_11_fixes_carry_their_stored_actions_into_answers_and_prompts() {
     // A document never classified gets no action line.
     let mut bare = found;
     bare.fixes.truncate(1);
-    bare.fixes[0].fix_actions = repair::fix_actions::FixActions::default();
+    bare.fixes[0].fix_actions = repair::retrieve::actions::FixActions::default();
     assert!(!render_as(&bare, 100_000, FixStyle::Prompt).contains("Action:"));
 }
 
@@ -284,7 +284,7 @@ fn issue_11_ranked_retrieval_keeps_the_leakage_control_and_suggests_actions() {
     let ex = Exclusion { ids: vec![], projects: vec!["proj0".into()] };
     let r = Retriever::open(&path, Arc::clone(&model), ex).unwrap();
     let dense = RetrieveParams { k: 6, ..RetrieveParams::default() };
-    let action = RetrieveParams { rank: repair::rank::Rank::Action, ..dense };
+    let action = RetrieveParams { rank: repair::retrieve::rank::Rank::Action, ..dense.clone() };
     let (d, a) = (
         r.search(&q.buggy_code, &q.root_cause, &dense).unwrap(),
         r.search(&q.buggy_code, &q.root_cause, &action).unwrap(),
@@ -307,5 +307,5 @@ fn issue_11_ranked_retrieval_keeps_the_leakage_control_and_suggests_actions() {
     assert!(a.fixes.iter().all(|f| pool.fixes.iter().any(|p| p.id == f.id)));
     let args = serde_json::json!({"code": q.buggy_code, "root_cause": q.root_cause, "k": 3});
     assert_eq!(r.call(&args).unwrap().rank, "dense");
-    assert_eq!(r.with_rank(repair::rank::Rank::Hybrid).call(&args).unwrap().rank, "hybrid");
+    assert_eq!(r.with_rank(repair::retrieve::rank::Rank::Hybrid).call(&args).unwrap().rank, "hybrid");
 }

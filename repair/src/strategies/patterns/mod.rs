@@ -21,7 +21,7 @@
 //!
 //! # Report
 //! Shared fields: `retrieved` (the similar fixes), `suggestions` (one list: the action
-//! suggestions of the top 10 hits' labels, [`crate::suggest`], for the reader), `candidates`
+//! suggestions of the top 10 hits' labels, [`crate::retrieve::suggest`], for the reader), `candidates`
 //! (attempt 1; `suggestion` is the template's 1-based place in [`Template::ALL`]; `choice`
 //! the candidate's rank in the order), `patch`. Its `details`:
 //! `order` (`retrieval` when hits voted, else `prior`), `suspiciousness` (`uniform` or
@@ -45,11 +45,11 @@ use engine::embed::LineRange;
 use serde_json::{Value, json};
 
 use crate::error::Error;
+use crate::retrieve::suggest::{Suggestion, Voter, suggest_with_prior};
 use crate::retrieve::{RetrieveParams, Retriever};
 use crate::run::bug::Problem;
 use crate::run::report::Details;
 use crate::run::session::{Place, Reply, Session, Stop};
-use crate::suggest::{Suggestion, Voter, suggest_with_prior};
 use crate::validate::Verdict;
 pub use order::HitEdit;
 pub use templates::{Edit, Template};

@@ -28,8 +28,8 @@
 //! the most frequent labels 0.311 / 0.581.
 //!
 //! ```
-//! use repair::fix_actions::FixActions;
-//! use repair::suggest::{Voter, suggest};
+//! use repair::retrieve::actions::FixActions;
+//! use repair::retrieve::suggest::{Voter, suggest};
 //!
 //! let op = FixActions { action_label: "CHANGE_OPERATOR".into(), ..FixActions::default() };
 //! let guard = FixActions { action_label: "ADD_GUARD".into(), ..FixActions::default() };
@@ -50,7 +50,7 @@ use actions::Action;
 use engine::Segments;
 use serde::{Deserialize, Serialize};
 
-use crate::fix_actions::FixActions;
+use super::actions::FixActions;
 
 /// Concrete actions kept per suggestion (distinct ones, from the best-ranked hits first).
 pub const EXAMPLES: usize = 3;

@@ -13,7 +13,7 @@
 //! Zaragoza, "The probabilistic relevance framework: BM25 and beyond", 2009) for the
 //! query's code terms, divided by the pool's best (so in [0, 1]); `fit` how its action
 //! fits the query code ([`actions::Fit`]); `vote` the share of its label in the
-//! suggestions of the top [`VOTE_DEPTH`] dense hits ([`crate::suggest`]: a k-nearest-
+//! suggestions of the top [`VOTE_DEPTH`] dense hits ([`super::suggest`]: a k-nearest-
 //! neighbour vote, hits whose buggy code equals the query's excluded); `prior` the share
 //! of its label among the index's classified non-`OTHER` documents; `[no action]` 1 for
 //! a hit labelled `OTHER` or unclassified (its fix names no action to apply).
@@ -37,10 +37,10 @@ use std::str::FromStr;
 
 use actions::{ActionKind, Fit, Language, Shape};
 use engine::{Record, SegmentHit, Segments};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::fix_actions::FixActions;
-use crate::suggest::{LabelPrior, Voter, suggest};
+use super::actions::FixActions;
+use super::suggest::{LabelPrior, Voter, suggest};
 
 /// Dense hits whose labels vote for [`Features::vote`].
 pub const VOTE_DEPTH: usize = 20;
@@ -61,7 +61,7 @@ pub const NEAR_DUPLICATE_CODE: f32 = 0.9;
 
 /// How a candidate's buggy code relates to the query code, by code alone (never by the
 /// root causes): the ordering puts [`Duplicate::Same`] first, then [`Duplicate::Near`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Duplicate {
     /// Neither.
@@ -72,6 +72,13 @@ pub enum Duplicate {
     Near,
     /// The same code, up to whitespace.
     Same,
+}
+
+/// Whitespace-insensitive form of code: its whitespace-separated words joined by one space.
+/// Code equal under it is "the same code" ([`Duplicate::Same`]); the pipeline's exact-match
+/// leakage filter drops such hits. O(code bytes).
+pub fn normalize(code: &str) -> String {
+    code.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The query code, prepared once to compare with many candidates' buggy code.
@@ -90,7 +97,7 @@ impl QueryCode {
         for &t in &tokens {
             *counts.entry(t).or_default() += 1;
         }
-        QueryCode { normalized: crate::retrieve::normalize(code), tokens, counts }
+        QueryCode { normalized: normalize(code), tokens, counts }
     }
 
     /// How `buggy_code` relates to the query code: [`Duplicate::Same`] when equal up to
@@ -102,7 +109,7 @@ impl QueryCode {
         if self.tokens.is_empty() {
             return Duplicate::None;
         }
-        if crate::retrieve::normalize(buggy_code) == self.normalized {
+        if normalize(buggy_code) == self.normalized {
             return Duplicate::Same;
         }
         let (qa, mut other) = (self.tokens.len(), 0usize);
@@ -150,22 +157,40 @@ fn fnv(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
-/// The dense `hits` (best first) with their documents and actions, candidates whose buggy
-/// code duplicates `code` ([`QueryCode::class`]) moved first: `Same`, then `Near`, each
-/// in dense order, then the rest in dense order. The `dense` ranking's order.
-///
-/// # Errors
-/// As [`with_docs`].
-pub fn dense_order(
-    index: &Segments,
-    code: &str,
-    hits: Vec<SegmentHit>,
-) -> engine::Result<Vec<(SegmentHit, Record, FixActions)>> {
+/// One dense candidate: the engine's hit, its stored pair (decoded once, by the search that
+/// found it) and what its fix did; with its features once a ranking other than `dense`
+/// scored it.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// The dense hit (its `score` stays the cosine).
+    pub hit: SegmentHit,
+    /// The stored pair.
+    pub doc: Record,
+    /// What its fix did.
+    pub actions: FixActions,
+    /// Its features ([`rerank`]); `None` in the `dense` order.
+    pub features: Option<Features>,
+}
+
+impl Candidate {
+    /// The candidate `hit` with its document `doc`, whose actions column is read here.
+    ///
+    /// # Errors
+    /// [`engine::Error::Corrupt`] when the actions column cannot be read ([`FixActions::of`]).
+    pub fn new(hit: SegmentHit, doc: Record) -> engine::Result<Candidate> {
+        let actions = FixActions::of(&doc)?;
+        Ok(Candidate { hit, doc, actions, features: None })
+    }
+}
+
+/// The dense candidates (best first) with those whose buggy code duplicates `code`
+/// ([`QueryCode::class`]) moved first: `Same`, then `Near`, each in dense order, then the
+/// rest in dense order. The `dense` ranking's order. O(candidates · code).
+pub fn dense_order(code: &str, mut candidates: Vec<Candidate>) -> Vec<Candidate> {
     let query = QueryCode::new(code);
-    let mut docs = with_docs(index, hits)?;
     // Stable: equal classes keep the dense order.
-    docs.sort_by_cached_key(|(h, d, _)| std::cmp::Reverse(query.class(&d.buggy_code, h.score)));
-    Ok(docs)
+    candidates.sort_by_cached_key(|c| std::cmp::Reverse(query.class(&c.doc.buggy_code, c.hit.score)));
+    candidates
 }
 
 /// A ranking of the candidates (see the module docs).
@@ -395,8 +420,9 @@ fn split_identifier(word: &str) -> Vec<(usize, usize)> {
     parts
 }
 
-/// Per-candidate features (module docs), reported with `--explain`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// Per-candidate features (module docs), reported by `fixdex search --json` with each hit
+/// of a ranking other than `dense`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Features {
     /// Cosine similarity.
     pub dense: f32,
@@ -435,116 +461,123 @@ impl Features {
     }
 }
 
-/// One reranked candidate.
-#[derive(Debug, Clone)]
-pub struct Ranked {
-    /// The dense hit (its `score` stays the cosine).
-    pub hit: SegmentHit,
-    /// The stored pair.
-    pub doc: Record,
-    /// What its fix did.
-    pub actions: FixActions,
-    /// Its features.
-    pub features: Features,
-    /// Its score under the ranking used.
-    pub score: f32,
-}
-
 /// Dense hits to fetch for a ranking that returns `k`: at least [`MIN_POOL`], under every
 /// ranking (`dense` too moves duplicates of the query code first, [`dense_order`]).
 pub fn pool_size(_rank: Rank, k: usize) -> usize {
     k.max(MIN_POOL)
 }
 
-/// The documents of `hits` (in order) with what their fixes did: the rows a dense answer
-/// shows, and what [`rerank`] scores.
-///
-/// # Errors
-/// [`engine::Error::Corrupt`] when a document or its actions column cannot be read.
-pub fn with_docs(index: &Segments, hits: Vec<SegmentHit>) -> engine::Result<Vec<(SegmentHit, Record, FixActions)>> {
-    hits.into_iter()
-        .map(|h| {
-            let doc = index.doc(h)?;
-            let actions = FixActions::of(&doc)?;
-            Ok((h, doc, actions))
-        })
-        .collect()
-}
-
-/// Reranks the dense `hits` (best first) of `index` for the query `code` in `lang`
-/// (`None`: the best hit's language; the shape of code in a language without a grammar is
-/// empty, so no action fits) and returns them in the
-/// new order, best first, each with its features: duplicates of the query code
-/// ([`QueryCode::class`]: the same code, then near-duplicates by code alone or by cosine
-/// [`NEAR_DUPLICATE`]) first, each class in dense order, then the rest by score. A stable sort: equal scores keep the
-/// dense order.
-///
-/// # Errors
-/// [`engine::Error::Corrupt`] when a document or its actions column cannot be read.
+/// Reranks the dense `candidates` (best first) for the query `code` in `lang` (`None`: the
+/// best candidate's language; the shape of code in a language without a grammar is empty,
+/// so no action fits) and returns them in the new order, best first, each with its
+/// features: duplicates of the query code ([`QueryCode::class`]: the same code, then
+/// near-duplicates by code alone or by cosine [`NEAR_DUPLICATE`]) first, each class in
+/// dense order, then the rest by score. A stable sort: equal scores keep the dense order.
+/// O(candidates · code).
 pub fn rerank(
-    index: &Segments,
     stats: &CorpusStats,
     code: &str,
     lang: Option<Language>,
-    hits: &[SegmentHit],
+    candidates: Vec<Candidate>,
     rank: Rank,
     w: &Weights,
-) -> engine::Result<Vec<Ranked>> {
-    let (docs, actions): (Vec<Record>, Vec<FixActions>) =
-        with_docs(index, hits.to_vec())?.into_iter().map(|(_, d, a)| (d, a)).unzip();
-    let lang = lang.or_else(|| docs.first().and_then(|d| d.language.parse().ok()));
+) -> Vec<Candidate> {
+    let lang = lang.or_else(|| candidates.first().and_then(|c| c.doc.language.parse().ok()));
     let shape = lang.map(|l| Shape::of(code, l)).unwrap_or_default();
+    let bm25 = bm25_scores(stats, code, &candidates);
+    let query = QueryCode::new(code);
+    let votes = votes(&query, &candidates);
+    let scoring = Scoring { stats, shape: &shape, query: &query, votes: &votes };
+    let scored: Vec<(f32, Candidate)> = candidates
+        .into_iter()
+        .zip(bm25)
+        .map(|(mut c, bm25)| {
+            let features = scoring.features(&c, bm25);
+            c.features = Some(features);
+            (features.score(rank, w), c)
+        })
+        .collect();
+    sorted(scored)
+}
+
+/// The candidates, each with its `score`, in the reranked order: duplicate classes first,
+/// each by cosine, then the rest by score (a stable sort).
+fn sorted(mut scored: Vec<(f32, Candidate)>) -> Vec<Candidate> {
+    scored.sort_by(|(sa, a), (sb, b)| {
+        let (ka, kb) = (order_key(a, *sa), order_key(b, *sb));
+        kb.0.cmp(&ka.0).then(kb.1.total_cmp(&ka.1))
+    });
+    scored.into_iter().map(|(_, c)| c).collect()
+}
+
+/// What the features of every candidate of one query are computed from.
+struct Scoring<'a> {
+    stats: &'a CorpusStats,
+    shape: &'a Shape,
+    query: &'a QueryCode,
+    votes: &'a HashMap<String, f32>,
+}
+
+impl Scoring<'_> {
+    /// The features of `c`, whose pool-normalised BM25 score is `bm25`.
+    fn features(&self, c: &Candidate, bm25: f32) -> Features {
+        let label = c.actions.action_label.as_str();
+        Features {
+            dense: c.hit.score,
+            bm25,
+            fit: fit(self.shape, &c.actions),
+            vote: self.votes.get(label).copied().unwrap_or(0.0),
+            prior: self.stats.prior(label),
+            no_action: label.is_empty() || label == "OTHER",
+            duplicate: self.query.class(&c.doc.buggy_code, c.hit.score),
+        }
+    }
+}
+
+/// The sort key of a reranked candidate with `score`: its duplicate class, then its cosine
+/// within a duplicate class, else its score.
+fn order_key(c: &Candidate, score: f32) -> (Duplicate, f32) {
+    match c.features.map_or(Duplicate::None, |f| f.duplicate) {
+        Duplicate::None => (Duplicate::None, score),
+        d => (d, c.hit.score),
+    }
+}
+
+/// Each candidate's BM25 score for the query `code`'s terms, over the pool's best (in
+/// [0, 1]; all 0 when none shares a term).
+fn bm25_scores(stats: &CorpusStats, code: &str, candidates: &[Candidate]) -> Vec<f32> {
     let query_terms: Vec<u64> = term_counts(code).0.into_keys().collect();
-    let bm25: Vec<f32> = docs
+    let bm25: Vec<f32> = candidates
         .iter()
-        .map(|d| {
-            let (counts, len) = term_counts(&d.buggy_code);
+        .map(|c| {
+            let (counts, len) = term_counts(&c.doc.buggy_code);
             stats.bm25(&query_terms, &counts, len)
         })
         .collect();
-    let best_bm25 = bm25.iter().copied().fold(0.0f32, f32::max);
-    let query = QueryCode::new(code);
-    let voters: Vec<Voter<'_>> = hits
+    let best = bm25.iter().copied().fold(0.0f32, f32::max);
+    bm25.into_iter().map(|b| if best > 0.0 { b / best } else { 0.0 }).collect()
+}
+
+/// Each label's share of the vote of the top [`VOTE_DEPTH`] dense candidates whose buggy
+/// code is not the query's (up to whitespace).
+fn votes(query: &QueryCode, candidates: &[Candidate]) -> HashMap<String, f32> {
+    let voters: Vec<Voter<'_>> = candidates
         .iter()
-        .zip(docs.iter().zip(&actions))
-        .filter(|(_, (d, _))| crate::retrieve::normalize(&d.buggy_code) != query.normalized)
+        .filter(|c| normalize(&c.doc.buggy_code) != query.normalized)
         .take(VOTE_DEPTH)
-        .map(|(h, (d, a))| Voter { id: &d.id, score: h.score, actions: a })
+        .map(|c| Voter { id: &c.doc.id, score: c.hit.score, actions: &c.actions })
         .collect();
-    let votes: HashMap<String, f32> = suggest(&voters, usize::MAX).into_iter().map(|s| (s.kind, s.share)).collect();
-    let mut out: Vec<Ranked> = hits
-        .iter()
-        .zip(docs.into_iter().zip(actions))
-        .zip(bm25)
-        .map(|((h, (doc, actions)), b)| {
-            let label = actions.action_label.as_str();
-            // The label's own actions; a label given for the whole fix (a try-catch made of
-            // inserted statements) fits by its kind.
-            let fit = actions.actions.iter().filter(|a| a.kind.as_str() == label).map(|a| shape.fit(a)).max();
-            let fit = fit.or_else(|| {
-                ActionKind::from_name(label).map(|k| if shape.fits_kind(k) { Fit::Kind } else { Fit::None })
-            });
-            let features = Features {
-                dense: h.score,
-                bm25: if best_bm25 > 0.0 { b / best_bm25 } else { 0.0 },
-                fit: fit.unwrap_or(Fit::None),
-                vote: votes.get(label).copied().unwrap_or(0.0),
-                prior: stats.prior(label),
-                no_action: label.is_empty() || label == "OTHER",
-                duplicate: query.class(&doc.buggy_code, h.score),
-            };
-            Ranked { hit: *h, doc, actions, score: features.score(rank, w), features }
-        })
-        .collect();
-    let key = |r: &Ranked| match r.features.duplicate {
-        Duplicate::None => (Duplicate::None, r.score),
-        d => (d, r.features.dense),
-    };
-    out.sort_by(|a, b| {
-        let (ka, kb) = (key(a), key(b));
-        kb.0.cmp(&ka.0).then(kb.1.total_cmp(&ka.1))
-    });
-    Ok(out)
+    suggest(&voters, usize::MAX).into_iter().map(|s| (s.kind, s.share)).collect()
+}
+
+/// How the label of `actions` fits the query code's `shape`: the best fit of the label's own
+/// actions; a label given for the whole fix (a try-catch made of inserted statements) fits
+/// by its kind.
+fn fit(shape: &Shape, actions: &FixActions) -> Fit {
+    let label = actions.action_label.as_str();
+    let own = actions.actions.iter().filter(|a| a.kind.as_str() == label).map(|a| shape.fit(a)).max();
+    own.or_else(|| ActionKind::from_name(label).map(|k| if shape.fits_kind(k) { Fit::Kind } else { Fit::None }))
+        .unwrap_or(Fit::None)
 }
 
 #[cfg(test)]

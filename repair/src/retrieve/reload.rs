@@ -29,7 +29,7 @@ use engine::embed::Embedder;
 use engine::{FileId, Load, Segments};
 use serde::Serialize;
 
-use crate::retrieve::RetrieveError;
+use super::error::RetrieveError;
 
 /// One file behind a served index: its path and its identity when it was read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

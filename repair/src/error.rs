@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use crate::llm::LlmError;
 use crate::patch::PatchError;
 use crate::retrieve::RetrieveError;
-use crate::scratch::ScratchError;
 use crate::tools::ToolError;
 use crate::validate::ValidateError;
+use crate::validate::scratch::ScratchError;
 
 /// Errors of the repair machinery: the endpoint, the project's files, the scratch copies,
 /// the test commands, retrieval and the tools. A patch the model wrote that does not apply

@@ -9,35 +9,27 @@
 //! scripted and record/replay doubles), [`tools`] (the nine internal-ingredient tools),
 //! [`retrieve`] (the one retrieval pipeline: similar fixes from the engine, ranked, with what
 //! each fix did and the likely repair actions),
-//! [`patch`] (applying patches), [`validate`] and [`scratch`] (testing them: [`verdict`] the
-//! typed outcome, [`process`] one supervised command, [`test_output`] JUnit/pytest output
-//! read), [`condense`] (test output cut to the failure text a prompt holds), [`baseline`]
-//! (which failures were there before the patch), [`Language`] (Java or Python, the actions crate's) and
-//! [`toolchain`] (javac, JUnit, Python found); [`fl`] is SBFL fault localization, [`label`]
+//! [`patch`] (applying patches), [`validate`] (testing them in scratch copies: the typed
+//! verdict and its order, supervised commands, test output read and condensed for prompts,
+//! the failures there before the patch, the toolchain found), [`Language`] (Java or Python,
+//! the actions crate's); [`fl`] is SBFL fault localization, [`label`]
 //! writes root causes into a corpus (`fixdex label`), [`bench`](mod@bench) the QuixBugs harness and the
 //! summary of workflow runs, [`serve`] the MCP/HTTP server.
 
 #![warn(missing_docs)]
 
-pub mod baseline;
 pub mod bench;
-pub mod condense;
 pub mod error;
 pub mod fl;
 pub mod label;
 pub mod llm;
 pub mod patch;
-pub mod process;
 pub mod retrieve;
 pub mod run;
-pub mod scratch;
 pub mod serve;
 pub mod strategies;
-pub mod test_output;
-pub mod toolchain;
 pub mod tools;
 pub mod validate;
-pub mod verdict;
 
 pub use actions::Language;
 pub use error::{Error, Result};

@@ -284,7 +284,7 @@ fn sbfl(a: &Args) -> anyhow::Result<(PathBuf, Location, serde_json::Value, LineW
 fn sbfl_target(a: &Args) -> anyhow::Result<repair::fl::Target> {
     use repair::fl::{JavaTarget, PythonTarget, Target};
     if a.sbfl_tests.is_empty() {
-        let python = repair::toolchain::python_from_env()
+        let python = repair::validate::toolchain::python_from_env()
             .map_err(|(p, e)| anyhow::Error::new(e).context(format!("FIXDEX_PYTHON {}", p.display())))?;
         let pytest_args = shlex::split(&a.sbfl_pytest_args)
             .with_context(|| format!("--sbfl-pytest-args {:?}", a.sbfl_pytest_args))?;
@@ -299,6 +299,6 @@ fn sbfl_target(a: &Args) -> anyhow::Result<repair::fl::Target> {
         test_classes: a.sbfl_tests.clone(),
         includes: a.sbfl_includes.clone(),
         source_roots: sources,
-        jacoco_dir: repair::toolchain::jacoco_dir_from_env(),
+        jacoco_dir: repair::validate::toolchain::jacoco_dir_from_env(),
     }))
 }

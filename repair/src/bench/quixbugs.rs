@@ -13,7 +13,7 @@
 //! `$CP` is JUnit 4 and Hamcrest (`FIXDEX_JUNIT_CP`, default Debian's
 //! `/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar` from the `junit4` and
 //! `libhamcrest-java` packages); `$PY` is `FIXDEX_PYTHON` or `python3`, with pytest and
-//! pytest-timeout installed (both found and checked by [`crate::toolchain`]). javac compiles
+//! pytest-timeout installed (both found and checked by [`crate::validate::toolchain`]). javac compiles
 //! only what the test reaches through `-sourcepath`, and the scratch copy holds no `.class`
 //! file, so the stale classes QuixBugs ships next to its sources can never be picked up.
 //!
@@ -32,16 +32,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::fl::{CoverageSpec, FlReport, JavaTarget, PythonTarget, Target};
 use crate::patch::Patch;
-use crate::scratch::{Scratch, ScratchError};
-use crate::toolchain::{self, ToolchainError};
+use crate::validate::scratch::{Scratch, ScratchError};
+use crate::validate::toolchain::{self, ToolchainError};
 use crate::validate::{CommandSpec, Validation, Validator, Verdict};
 
 /// A QuixBugs language: Java (`java_programs/`, JUnit 4 tests in `java_testcases/junit/`) or
 /// Python (`python_programs/`, pytest tests in `python_testcases/`). The crate's
 /// [`Language`](crate::Language), under the name this module has always used.
 pub use crate::Language as Lang;
-/// The toolchain defaults and discovery, re-exported from [`crate::toolchain`] where they live.
-pub use crate::toolchain::{DEFAULT_JUNIT_CP, python_from_env};
+/// The toolchain defaults and discovery, re-exported from [`crate::validate::toolchain`] where they live.
+pub use crate::validate::toolchain::{DEFAULT_JUNIT_CP, python_from_env};
 
 /// Support files of the Java benchmark that are not programs.
 const JAVA_SUPPORT: &[&str] = &["Node", "WeightedEdge"];
@@ -84,7 +84,7 @@ pub enum QuixbugsError {
     },
     /// Scratch copy failed.
     #[error(transparent)]
-    Scratch(#[from] crate::scratch::ScratchError),
+    Scratch(#[from] crate::validate::scratch::ScratchError),
     /// The validation machinery failed.
     #[error(transparent)]
     Validate(#[from] crate::validate::ValidateError),
@@ -162,7 +162,7 @@ pub fn discover(root: &Path, lang: Lang) -> Result<Vec<Program>, QuixbugsError> 
 
 /// The entries of a QuixBugs root that a scratch copy for `lang` leaves out: everything but
 /// that language's sources and tests (no `.class` files, no correct programs).
-pub fn scratch_filter(lang: Lang) -> crate::scratch::ScratchFilter {
+pub fn scratch_filter(lang: Lang) -> crate::validate::scratch::ScratchFilter {
     std::sync::Arc::new(move |rel: &Path, is_dir: bool| {
         let top = rel.components().next().map(|c| c.as_os_str().to_string_lossy().into_owned());
         let top = top.as_deref().unwrap_or("");

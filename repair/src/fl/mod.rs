@@ -21,7 +21,7 @@
 //! Java needs a JDK and JaCoCo with ASM: Debian's `libjacoco-java` (0.8.6, which brings
 //! `libasm-java`), looked up in `FIXDEX_JACOCO_DIR` (default `/usr/share/java`, see
 //! [`JACOCO_JARS`]). Python needs pytest and coverage.py ≥ 5 (CI pins `coverage==7.17.5`) in
-//! the interpreter (`FIXDEX_PYTHON`); both variables are read by [`crate::toolchain`].
+//! the interpreter (`FIXDEX_PYTHON`); both variables are read by [`crate::validate::toolchain`].
 //! Missing pieces are reported by [`FlError`] with the command that installs them.
 //!
 //! # Limits
@@ -44,7 +44,7 @@
 //! use repair::fl::{self, CoverageSpec, PythonTarget, Target};
 //!
 //! let target = Target::Python(PythonTarget {
-//!     python: repair::toolchain::python_from_env().map_err(|(_, e)| e)?,
+//!     python: repair::validate::toolchain::python_from_env().map_err(|(_, e)| e)?,
 //!     pytest_args: vec!["-q".into(), "tests".into()],
 //!     sources: vec![PathBuf::from("src")],
 //! });
@@ -71,11 +71,11 @@ use serde::{Deserialize, Serialize};
 pub use rank::{localize, ochiai};
 
 use crate::Language;
-use crate::process::{CommandSpec, Exit, RunOutput};
-use crate::scratch::Scratch;
+use crate::validate::process::{CommandSpec, Exit, RunOutput};
+use crate::validate::scratch::Scratch;
 /// Where the JaCoCo jars are looked up: toolchain discovery, re-exported from
-/// [`crate::toolchain`] where it lives.
-pub use crate::toolchain::{DEFAULT_JACOCO_DIR, JACOCO_DIR_ENV, jacoco_dir_from_env};
+/// [`crate::validate::toolchain`] where it lives.
+pub use crate::validate::toolchain::{DEFAULT_JACOCO_DIR, JACOCO_DIR_ENV, jacoco_dir_from_env};
 
 /// The jars looked up in the JaCoCo folder: the agent (which carries `jacocoagent.jar`), its
 /// runtime API (`RT`, `IAgent`, to compile the helper against), the analysis core, and the
@@ -153,10 +153,10 @@ pub enum FlError {
     },
     /// Scratch copy failed.
     #[error(transparent)]
-    Scratch(#[from] crate::scratch::ScratchError),
+    Scratch(#[from] crate::validate::scratch::ScratchError),
     /// A command could not be started.
     #[error(transparent)]
-    Validate(#[from] crate::process::ValidateError),
+    Validate(#[from] crate::validate::process::ValidateError),
     /// Other I/O.
     #[error("{path}: {source}")]
     Io {
@@ -250,7 +250,7 @@ pub enum Outcome {
 /// The coverage of one test.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TestCoverage {
-    /// `pkg.Class#method` (JUnit, as [`crate::test_output`] names failing tests) or the pytest
+    /// `pkg.Class#method` (JUnit, as [`crate::validate::test_output`] names failing tests) or the pytest
     /// node id (`tests/test_x.py::test_y[case]`).
     pub name: String,
     /// How it ended.
@@ -386,7 +386,7 @@ fn run(
     ok_codes: &[i32],
 ) -> Result<RunOutput> {
     let env: Vec<_> = env.iter().map(|(k, v)| ((*k).into(), v.into())).collect();
-    let out = crate::process::run_command(command, dir, &env, timeout)?;
+    let out = crate::validate::process::run_command(command, dir, &env, timeout)?;
     match out.exit {
         Exit::Code(c) if c == 0 || ok_codes.contains(&c) => Ok(out),
         exit => Err(command_error(&out, exit)),
@@ -413,10 +413,10 @@ fn command_error(out: &RunOutput, exit: Exit) -> FlError {
     FlError::Command { command: out.command.clone(), exit, tail: tail(&out.failure_text()) }
 }
 
-/// `text` condensed to at most 2000 characters ([`crate::condense::condense`]: repeated frames
+/// `text` condensed to at most 2000 characters ([`crate::validate::condense::condense`]: repeated frames
 /// folded, exception lines kept, then the end), trimmed.
 fn tail(text: &str) -> String {
-    crate::condense::condense(text.trim(), 2000)
+    crate::validate::condense::condense(text.trim(), 2000)
 }
 
 /// Read a file that a helper was expected to write.

@@ -58,7 +58,7 @@ pub(super) fn coverage(dir: &Path, work: &Path, t: &PythonTarget, timeout: Durat
     test.extend(["-m", "pytest", "-p", PLUGIN_MODULE].map(String::from));
     test.extend(t.pytest_args.iter().cloned());
     let out = super::run(&super::argv(test), dir, &env, timeout, &[PYTEST_TESTS_FAILED, PYTEST_NO_TESTS])?;
-    if out.exit == crate::process::Exit::Code(PYTEST_NO_TESTS) {
+    if out.exit == crate::validate::process::Exit::Code(PYTEST_NO_TESTS) {
         return Err(FlError::NoTests);
     }
     let json = work.join(JSON_FILE);
@@ -76,7 +76,7 @@ fn check_python(python: &Path, dir: &Path, timeout: Duration) -> Result<()> {
     let probe = "import pytest, coverage, sys; sys.exit(0 if coverage.version_info >= (5,) else \
                  'coverage ' + coverage.__version__ + ' is older than 5')";
     let command = super::argv([python.to_string_lossy().as_ref(), "-c", probe]);
-    match crate::process::run_command(&command, dir, &[], timeout) {
+    match crate::validate::process::run_command(&command, dir, &[], timeout) {
         Ok(out) if out.exit.success() => Ok(()),
         Ok(out) => Err(FlError::MissingPythonModule {
             python: python.to_path_buf(),

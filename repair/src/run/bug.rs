@@ -9,9 +9,9 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::Language;
-use crate::baseline::Plausibility;
 use crate::error::{Error, Result};
 use crate::fl::LineWeights;
+use crate::validate::baseline::Plausibility;
 
 /// Where the bug is: perfect fault localization from the user, or an SBFL ranking's top.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,7 +38,7 @@ pub struct Bug {
     /// parsed from the output, e.g. `GCD_TEST#test_1` or `test_gcd.py::test_gcd`); the
     /// pre-flight refuses the run when one of them does not fail. Empty: any failure counts.
     /// When given, other tests failing on the buggy version may keep failing in a plausible
-    /// patch ([`crate::baseline`]).
+    /// patch ([`crate::validate::baseline`]).
     #[serde(default)]
     pub failing_tests: Vec<String>,
 }
@@ -59,7 +59,7 @@ pub struct Problem {
     /// The buggy version's test output cut to the failure ([`crate::validate::Validation::feedback`],
     /// 3,000 characters): the `failureInfo` of ReinFix's Algorithm 1.
     pub failure: String,
-    /// How candidates are judged plausible ([`crate::baseline`]).
+    /// How candidates are judged plausible ([`crate::validate::baseline`]).
     pub plausibility: Plausibility,
     /// How suspicious each line of the buggy file is: uniform for a location the user gave,
     /// SBFL's line scores when it located the bug

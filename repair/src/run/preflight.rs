@@ -1,14 +1,14 @@
 //! Pre-flight, before any LLM call and for every strategy: in a scratch copy, the buggy
 //! version must build and its tests must fail (the named failing tests among them); the
 //! failure output becomes the `failureInfo` of ReinFix's Algorithm 1 ([`Problem::failure`])
-//! and the buggy version's failing tests set the plausibility rule ([`crate::baseline`]).
+//! and the buggy version's failing tests set the plausibility rule ([`crate::validate::baseline`]).
 
 use crate::Language;
-use crate::baseline::Plausibility;
 use crate::error::Error;
 use crate::run::bug::{Bug, Problem, locate};
 use crate::run::report::{Outcome, Preflight};
 use crate::run::session::{Session, Stop};
+use crate::validate::baseline::Plausibility;
 use crate::validate::{Validation, Verdict};
 
 impl Session<'_> {

@@ -7,12 +7,12 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::baseline::Plausibility;
 use crate::llm::{ClientInfo, LedgerTotals, ServerInfo};
 use crate::retrieve::SimilarFix;
 use crate::run::bug::Bug;
 use crate::run::config::ConfigRecord;
 use crate::validate::Verdict;
+use crate::validate::baseline::Plausibility;
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -24,7 +24,6 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
-use crate::baseline::{Plausibility, Rule};
 use crate::error::{Error, Refusal};
 use crate::llm::context::{self, ContextBudget, Estimator};
 use crate::llm::{ChatClient, ChatRequest, Ledger, LlmError, Message, PriceTable, complete_n};
@@ -33,8 +32,9 @@ use crate::retrieve::Retriever;
 use crate::run::bug::{Bug, Problem};
 use crate::run::config::RunConfig;
 use crate::run::report::{CandidateRecord, Degraded, RepairReport};
-use crate::scratch::{Scratch, ScratchFilter};
 use crate::tools::Toolbox;
+use crate::validate::baseline::{Plausibility, Rule};
+use crate::validate::scratch::{Scratch, ScratchFilter};
 use crate::validate::{Validation, Validator, Verdict};
 
 /// Why a run (or one request of it) stopped early.

@@ -14,9 +14,9 @@ use crate::run::bug::{Bug, Problem};
 use crate::run::config::{ConfigRecord, RunConfig};
 use crate::run::report::{ContextRecord, Details, Outcome, RepairReport};
 use crate::run::session::{Parts, Session, Stop};
-use crate::scratch::ScratchFilter;
 use crate::strategies::{Registry, Strategy};
 use crate::validate::Validator;
+use crate::validate::scratch::ScratchFilter;
 
 /// A workflow over a client, the internal tools, an optional retriever, a validator and a
 /// strategy (the registry's default, [`Registry::default_strategy`], unless
@@ -81,7 +81,7 @@ impl<'a> Workflow<'a> {
     }
 
     /// Leave these entries out of the scratch copies (e.g. build outputs, other languages);
-    /// [`crate::scratch::SKIP_DIRS`] are always left out.
+    /// [`crate::validate::scratch::SKIP_DIRS`] are always left out.
     #[must_use]
     pub fn with_scratch_filter(mut self, skip: ScratchFilter) -> Self {
         self.skip = skip;

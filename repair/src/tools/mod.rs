@@ -196,10 +196,10 @@ impl Toolbox {
     }
 
     /// The tools without the project entries `skip` names (root-relative path, is a
-    /// folder; the run's [`crate::scratch::ScratchFilter`]): such files are never listed,
+    /// folder; the run's [`crate::validate::scratch::ScratchFilter`]): such files are never listed,
     /// searched or read, e.g. QuixBugs' correct programs, which would leak the fix.
     #[must_use]
-    pub fn with_skip(mut self, skip: crate::scratch::ScratchFilter) -> Toolbox {
+    pub fn with_skip(mut self, skip: crate::validate::scratch::ScratchFilter) -> Toolbox {
         self.project = self.project.with_skip(skip);
         self
     }

@@ -89,7 +89,7 @@ pub(crate) struct Project {
     root: PathBuf,
     cache: Mutex<HashMap<String, Arc<SourceFile>>>,
     /// Entries the tools never list or read ([`Project::with_skip`]).
-    skip: Option<crate::scratch::ScratchFilter>,
+    skip: Option<crate::validate::scratch::ScratchFilter>,
 }
 
 impl std::fmt::Debug for Project {
@@ -107,7 +107,7 @@ impl Project {
 
     /// The project without the entries `skip` names (root-relative path, is a folder): they
     /// are never listed, searched or read.
-    pub(crate) fn with_skip(mut self, skip: crate::scratch::ScratchFilter) -> Project {
+    pub(crate) fn with_skip(mut self, skip: crate::validate::scratch::ScratchFilter) -> Project {
         self.skip = Some(skip);
         self
     }

@@ -45,7 +45,7 @@ fn answers(cause: &str, suggestion: &str, stale_search: &str, fix_diff: &str) ->
 fn run_cases(
     recordings: &Path,
     retriever: Option<&Retriever>,
-    cases: Vec<(Bug, repair::validate::Validator, repair::scratch::ScratchFilter, Vec<Script>)>,
+    cases: Vec<(Bug, repair::validate::Validator, repair::validate::scratch::ScratchFilter, Vec<Script>)>,
 ) -> Vec<RepairReport> {
     let write = std::env::var_os("FIXDEX_WRITE_RECORDINGS").is_some();
     let config = RunConfig { model: "replayed-model".into(), ..RunConfig::default() };

@@ -19,8 +19,8 @@ use repair::run::bug::{Bug, Location};
 use repair::run::config::RunConfig;
 use repair::run::report::{Outcome, RepairReport};
 use repair::run::workflow::Workflow;
-use repair::scratch::ScratchFilter;
 use repair::strategies::tracerepair::{ProbeMode, TraceRepair};
+use repair::validate::scratch::ScratchFilter;
 use repair::validate::{CommandSpec, Validator};
 use serde_json::Value;
 

@@ -25,10 +25,10 @@ use repair::run::bug::{Bug, Location};
 use repair::run::config::RunConfig;
 use repair::run::report::{Outcome, RepairReport};
 use repair::run::workflow::Workflow;
-use repair::scratch::ScratchFilter;
 use repair::strategies::unidebugger::UniDebugger;
 use repair::strategies::unidebugger::prompts::Role;
 use repair::validate::Validator;
+use repair::validate::scratch::ScratchFilter;
 use serde_json::Value;
 
 use crate::common::{minibugs, runner};

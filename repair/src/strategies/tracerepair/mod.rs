@@ -51,7 +51,6 @@ use self::probe::{ProbeRequest, Site};
 use self::prompts::{AGENTS, Agent};
 use self::trace::Collected;
 use super::EvalTotals;
-use crate::condense::shorten;
 use crate::llm::Message;
 use crate::patch::complete_patch_text;
 use crate::retrieve::{FixStyle, render_as};
@@ -59,6 +58,7 @@ use crate::run::bug::Problem;
 use crate::run::report::{CandidateRecord, Degraded, RepairReport};
 use crate::run::session::{Place, Reply, Session, Stop};
 use crate::validate::Verdict;
+use crate::validate::condense::shorten;
 
 /// How the probe sites are chosen (`--probe`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]

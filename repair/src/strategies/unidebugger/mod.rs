@@ -57,7 +57,6 @@ use self::marks::Mark;
 use self::prompts::{Extra, Role};
 pub use self::record::{AgentRecord, Details, FocusRecord, HelperRecord, LevelSummary, MarksRecord, SliceRecord};
 use self::repofocus::{FocusQuery, Ranked};
-use crate::condense::shorten;
 use crate::llm::Message;
 use crate::patch::complete_patch_text;
 use crate::retrieve::{FixStyle, render_as};
@@ -65,6 +64,7 @@ use crate::run::bug::Problem;
 use crate::run::report::{CandidateRecord, Degraded};
 use crate::run::session::{Place, Reply, Session, Stop};
 use crate::validate::Verdict;
+use crate::validate::condense::shorten;
 
 /// Candidate validations per bug by default (the paper's bound).
 pub const DEFAULT_MAX_VALIDATIONS: usize = 20;

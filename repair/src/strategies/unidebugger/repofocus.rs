@@ -54,7 +54,7 @@ const W_WILDCARD: f64 = 0.5;
 const CORROBORATION: f64 = 0.25;
 
 /// A filter of project entries, `(path relative to the root, is a folder) → leave out`
-/// (the shape of [`crate::scratch::ScratchFilter`]).
+/// (the shape of [`crate::validate::scratch::ScratchFilter`]).
 pub type Skip<'a> = dyn Fn(&Path, bool) -> bool + Send + Sync + 'a;
 
 /// What RepoFocus ranks from.
@@ -71,7 +71,7 @@ pub struct FocusQuery<'a> {
     /// `tests/test_foo.py::test_bar`), may be empty.
     pub failing_tests: &'a [String],
     /// Entries (relative path, is a folder) the run leaves out of its scratch copies
-    /// ([`crate::scratch::ScratchFilter`]): never ranked, nor walked into (e.g. QuixBugs'
+    /// ([`crate::validate::scratch::ScratchFilter`]): never ranked, nor walked into (e.g. QuixBugs'
     /// correct programs, which would leak the fix).
     pub skip: Option<&'a Skip<'a>>,
 }

@@ -7,9 +7,12 @@
 //! it is **correct** (semantically equivalent to the developer's fix) is a separate, human or
 //! oracle judgement that this module does not make.
 //!
-//! This module holds the verdict rules ([`Validator`], [`Validation`]); running a command is
-//! [`crate::process`] and reading test output is [`crate::test_output`], both re-exported
-//! here. Validation produces only four of the [`Verdict`]s: [`Verdict::Plausible`],
+//! The folder is everything between a patched file and its verdict: this module holds the
+//! verdict rules ([`Validator`], [`Validation`]); [`scratch`] makes the copy a candidate is
+//! built in, [`process`] runs one supervised command, [`test_output`] reads JUnit, pytest and
+//! unittest output (both re-exported here), [`verdict`] is the typed outcome and its one
+//! order, [`baseline`] the failures that were there before the patch, [`condense`] the
+//! failure text a prompt holds, and [`toolchain`] finds javac, JUnit and Python. Validation produces only four of the [`Verdict`]s: [`Verdict::Plausible`],
 //! [`Verdict::TestFailure`], [`Verdict::CompileError`] and [`Verdict::Timeout`].
 //!
 //! # Compile error or test failure
@@ -23,8 +26,16 @@
 //! Failing test names ([`failing_test_in_line`]) and the runner's summary counts
 //! ([`test_counts_in_line`]) are read from every output line (JUnit 4 and pytest). The names
 //! are the complete list only when the summary counts as many failures
-//! ([`Validation::failing_tests_known`]); [`crate::baseline`] relies on that to tolerate tests
+//! ([`Validation::failing_tests_known`]); [`crate::validate::baseline`] relies on that to tolerate tests
 //! that already failed before the patch.
+
+pub mod baseline;
+pub mod condense;
+pub mod process;
+pub mod scratch;
+pub mod test_output;
+pub mod toolchain;
+pub mod verdict;
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -32,15 +43,15 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::process::{
+pub use crate::validate::process::{
     CommandSpec, Exit, MAX_CUT_KEY_LINES, MAX_FAILING_TESTS, RunOutput, STABLE_ENV, TAIL_BYTES, ValidateError,
     run_command,
 };
-pub use crate::test_output::{
+pub use crate::validate::test_output::{
     COMPILE_ERROR_SIGNATURES, TestCounts, failing_test_in_line, failing_tests, looks_like_compile_error, stabilize,
     test_counts_in_line,
 };
-pub use crate::verdict::Verdict;
+pub use crate::validate::verdict::Verdict;
 
 /// A validation: verdict, the runs behind it, and the failing tests that could be read from
 /// the output (JUnit 4 `JUnitCore` and pytest formats).
@@ -82,7 +93,7 @@ impl Validation {
     }
 
     /// A short model-facing summary: verdict, failing tests and the run's
-    /// [`RunOutput::failure_text`] condensed by [`crate::condense::condense`] (repeated frames
+    /// [`RunOutput::failure_text`] condensed by [`crate::validate::condense::condense`] (repeated frames
     /// folded, exception and assertion lines kept, then the end of the output), at most
     /// `max_chars` characters in all.
     pub fn feedback(&self, max_chars: usize) -> String {
@@ -93,7 +104,7 @@ impl Validation {
         let run = if self.verdict == Verdict::CompileError && self.test.is_none() { &self.build } else { &self.test };
         if let Some(run) = run {
             let budget = max_chars.saturating_sub(s.chars().count());
-            s.push_str(&crate::condense::condense(&run.failure_text(), budget));
+            s.push_str(&crate::validate::condense::condense(&run.failure_text(), budget));
         }
         s
     }
@@ -208,7 +219,7 @@ mod tests {
 
     #[test]
     fn rank_follows_the_verdict_order() {
-        use crate::verdict::VERDICTS_BEST_FIRST;
+        use crate::validate::verdict::VERDICTS_BEST_FIRST;
         for (i, a) in VERDICTS_BEST_FIRST.iter().enumerate() {
             for b in &VERDICTS_BEST_FIRST[i + 1..] {
                 let tie = matches!((a, b), (Verdict::PatchRefused, Verdict::Duplicate));

@@ -59,8 +59,8 @@ pub fn is_key_line(line: &str) -> bool {
         return true;
     }
     is_exception_line(t)
-        || crate::test_output::failing_test_in_line(line).is_some()
-        || crate::test_output::test_counts_in_line(line).is_some()
+        || crate::validate::test_output::failing_test_in_line(line).is_some()
+        || crate::validate::test_output::test_counts_in_line(line).is_some()
 }
 
 /// `output` condensed to at most `max_chars` characters by the module's rule.

@@ -5,7 +5,7 @@
 //! [`failing_test_in_line`] names the failing test a line reports, and
 //! [`test_counts_in_line`] reads a runner's summary line. The names are the complete list of
 //! failing tests only when the summary counts as many failures; [`crate::validate`] decides
-//! that ([`crate::validate::Validation::failing_tests_known`]) and [`crate::condense`] keeps
+//! that ([`crate::validate::Validation::failing_tests_known`]) and [`crate::validate::condense`] keeps
 //! these lines when it cuts output.
 //!
 //! [`looks_like_compile_error`] tells a compile error from a test failure in the output of a

@@ -13,8 +13,8 @@
 //! # Every line is scanned
 //! The reader threads hand every complete line (cut at [`MAX_SCAN_LINE_BYTES`]) to a
 //! per-line hook, so what matters is found even when it falls before the tail: failing test
-//! names and the runner's summary counts ([`crate::test_output`]), and the key lines of the
-//! failure ([`crate::condense::is_key_line`]; [`RunOutput::cut_key_lines`]).
+//! names and the runner's summary counts ([`crate::validate::test_output`]), and the key lines of the
+//! failure ([`crate::validate::condense::is_key_line`]; [`RunOutput::cut_key_lines`]).
 //!
 //! # A fixed environment
 //! Test output goes into prompts, so it must not depend on where fixdex runs. pytest (≥ 8)
@@ -33,8 +33,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::condense::{self, MAX_KEY_LINE_CHARS};
-use crate::test_output::{TestCounts, failing_test_in_line, test_counts_in_line};
+use crate::validate::condense::{self, MAX_KEY_LINE_CHARS};
+use crate::validate::test_output::{TestCounts, failing_test_in_line, test_counts_in_line};
 
 /// Bytes of stdout and of stderr kept per command (the tail; earlier bytes are counted only).
 pub const TAIL_BYTES: usize = 64 * 1024;
@@ -42,7 +42,7 @@ pub const TAIL_BYTES: usize = 64 * 1024;
 /// Most failing test names kept per command.
 pub const MAX_FAILING_TESTS: usize = 1000;
 
-/// Most key lines ([`crate::condense::is_key_line`]) kept per stream from the part of the
+/// Most key lines ([`crate::validate::condense::is_key_line`]) kept per stream from the part of the
 /// output that falls before the tail ([`RunOutput::cut_key_lines`]).
 pub const MAX_CUT_KEY_LINES: usize = 64;
 
@@ -176,9 +176,9 @@ pub struct RunOutput {
     /// a run that crashed or was killed before its summary).
     #[serde(default)]
     pub test_counts: Option<TestCounts>,
-    /// The key lines ([`crate::condense::is_key_line`]: exceptions, assertion messages,
+    /// The key lines ([`crate::validate::condense::is_key_line`]: exceptions, assertion messages,
     /// failing-test headers) of the output that came before the tails and so is not in them,
-    /// stdout's first, each cut to [`crate::condense::MAX_KEY_LINE_CHARS`], at most
+    /// stdout's first, each cut to [`crate::validate::condense::MAX_KEY_LINE_CHARS`], at most
     /// [`MAX_CUT_KEY_LINES`] per stream; empty when nothing was cut.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cut_key_lines: Vec<String>,

@@ -194,7 +194,7 @@ pub struct BuildStats {
     pub embedded: u64,
     /// Seconds spent reading and validating.
     pub read_seconds: f64,
-    /// Seconds spent labelling repair actions ([`crate::label`]).
+    /// Seconds spent labelling repair actions ([`crate::classify`]).
     pub label_seconds: f64,
     /// Seconds spent tokenizing (and, for the window rule, diffing each pair for its
     /// buggy lines).
@@ -262,7 +262,7 @@ pub fn build_index(opts: &BuildOptions, model: &dyn Embedder, progress: &dyn Pro
     stats.empty = docs.is_empty();
     let t = Instant::now();
     progress.start(Stage::Label, docs.len() as u64);
-    crate::label::label_all(&mut docs);
+    crate::classify::classify_all(&mut docs);
     progress.advance(docs.len() as u64);
     progress.finish();
     stats.label_seconds = t.elapsed().as_secs_f64();

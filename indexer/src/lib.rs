@@ -2,7 +2,7 @@
 //!
 //! Offline corpus indexing: read bug-fix pairs from JSONL, Parquet or Arrow IPC files
 //! ([`corpus`]), validate them, drop duplicates and excluded benchmark bugs ([`dedup`],
-//! [`exclude`]), label each pair's repair actions ([`label`], [`actions::classify`]), tokenize and compose `root_cause ⊕ buggy_code` ([`engine::embed::compose`]; with the window rule,
+//! [`exclude`]), classify each pair's repair actions ([`classify`], [`actions::classify`]), tokenize and compose `root_cause ⊕ buggy_code` ([`engine::embed::compose`]; with the window rule,
 //! around the lines the fix changes, [`buggy_lines`]),
 //! embed in length-sorted, token-budget batches ([`batch`]), build one HNSW graph per vector
 //! space, and write the index atomically ([`build`]).
@@ -26,11 +26,11 @@ pub mod append;
 pub mod batch;
 pub mod buggy_lines;
 pub mod build;
+pub mod classify;
 pub mod corpus;
 pub mod dedup;
 mod error;
 pub mod exclude;
-pub mod label;
 pub mod mine;
 mod report;
 pub mod shard;

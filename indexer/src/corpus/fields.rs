@@ -190,7 +190,7 @@ impl Rules {
             description: optional(&mut row, Field::Description)?.unwrap_or_default(),
             license: optional(&mut row, Field::License)?.unwrap_or_default(),
             meta: meta(row.take(Field::Meta))?,
-            // Computed by the build (crate::label), never read from the corpus.
+            // Computed by the build (crate::classify), never read from the corpus.
             ..Record::default()
         };
         changes_something(&record.buggy_code, &record.fixed_code)?;

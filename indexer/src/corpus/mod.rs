@@ -24,7 +24,7 @@
 //! | `root_cause` | no | string | see below |
 //!
 //! The repair-action columns of the index (`action_label`, `action_reason`, `actions`) are
-//! computed by the build from `buggy_code` and `fixed_code` ([`crate::label`]), never read:
+//! computed by the build from `buggy_code` and `fixed_code` ([`crate::classify`]), never read:
 //! fields of those names in a corpus are ignored like any other unknown field, so an index
 //! always holds the labels of the classifier that built it.
 //! "Blank" means empty once whitespace and invisible characters are removed: Unicode

@@ -71,7 +71,7 @@ pub use rank::Rank;
 
 use pipeline::Corpus;
 use reload::{IndexStatus, LiveIndex};
-use suggest::LabelPrior;
+use suggest::ActionPrior;
 
 use crate::tools::ToolSpec;
 
@@ -211,7 +211,7 @@ impl Retriever {
     ///
     /// # Errors
     /// The index cannot be (re)loaded, or a document batch cannot be decoded.
-    pub fn label_prior(&self) -> Result<Arc<LabelPrior>, RetrieveError> {
+    pub fn action_prior(&self) -> Result<Arc<ActionPrior>, RetrieveError> {
         let index = self.index.current(self.model.as_ref())?;
         self.corpus.prior(&index)
     }

@@ -11,7 +11,7 @@ use super::error::RetrieveError;
 use super::hits::{Retrieval, SUGGESTIONS, SimilarFix};
 use super::params::{Exclusion, RetrieveParams};
 use super::rank::{self, Candidate, CorpusStats, Rank, Weights};
-use super::suggest::{self, LabelPrior, Suggestion, Voter};
+use super::suggest::{self, ActionPrior, Suggestion, Voter};
 
 /// One query: the buggy code, its root cause and, when known, its buggy lines (1-based,
 /// relative to `code`).
@@ -32,12 +32,12 @@ type For<T> = Mutex<Option<(Arc<Segments>, Arc<T>)>>;
 
 /// What the pipeline reads from the whole index, built on first use and rebuilt after a
 /// reload: the ranking's statistics ([`CorpusStats`], at the first non-dense query) and the
-/// suggestions' label prior ([`LabelPrior`], taken from the statistics when they were read).
+/// suggestions' label prior ([`ActionPrior`], taken from the statistics when they were read).
 /// `Send + Sync`; shared by every query of a [`super::Retriever`] and its clones.
 #[derive(Debug, Default)]
 pub struct Corpus {
     stats: For<CorpusStats>,
-    prior: For<LabelPrior>,
+    prior: For<ActionPrior>,
 }
 
 impl Corpus {
@@ -55,10 +55,10 @@ impl Corpus {
     ///
     /// # Errors
     /// A document batch cannot be decoded.
-    pub fn prior(&self, index: &Arc<Segments>) -> Result<Arc<LabelPrior>, RetrieveError> {
+    pub fn prior(&self, index: &Arc<Segments>) -> Result<Arc<ActionPrior>, RetrieveError> {
         cached(&self.prior, index, |ix| match served(&self.stats, index) {
-            Some(stats) => Ok(stats.label_prior().clone()),
-            None => LabelPrior::of(ix),
+            Some(stats) => Ok(stats.action_prior().clone()),
+            None => ActionPrior::of(ix),
         })
     }
 }
@@ -157,7 +157,7 @@ fn hit(rank: usize, c: Candidate, detail: bool) -> SimilarFix {
 }
 
 /// The action suggestions of `fixes` under `prior`.
-fn suggestions(fixes: &[SimilarFix], prior: &LabelPrior) -> Vec<Suggestion> {
+fn suggestions(fixes: &[SimilarFix], prior: &ActionPrior) -> Vec<Suggestion> {
     let voters: Vec<Voter<'_>> =
         fixes.iter().map(|f| Voter { id: &f.id, score: f.score, actions: &f.fix_actions }).collect();
     suggest::suggest_with_prior(&voters, prior, SUGGESTIONS)

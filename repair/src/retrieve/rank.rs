@@ -40,7 +40,7 @@ use engine::{Record, SegmentHit, Segments};
 use serde::{Deserialize, Serialize};
 
 use super::actions::FixActions;
-use super::suggest::{LabelPrior, Voter, suggest};
+use super::suggest::{ActionPrior, Voter, suggest};
 
 /// Dense hits whose labels vote for [`Features::vote`].
 pub const VOTE_DEPTH: usize = 20;
@@ -279,7 +279,7 @@ pub struct CorpusStats {
     docs: usize,
     avg_len: f32,
     /// Share of each label among classified non-`OTHER` documents.
-    prior: LabelPrior,
+    prior: ActionPrior,
 }
 
 impl CorpusStats {
@@ -308,7 +308,7 @@ impl CorpusStats {
             })?;
         }
         s.avg_len = total_len as f32 / s.docs.max(1) as f32;
-        s.prior = LabelPrior::from_counts(labels);
+        s.prior = ActionPrior::from_counts(labels);
         Ok(s)
     }
 
@@ -334,8 +334,8 @@ impl CorpusStats {
         self.prior.share(label)
     }
 
-    /// The label shares read in the same pass: [`LabelPrior::of`] without a second one.
-    pub fn label_prior(&self) -> &LabelPrior {
+    /// The label shares read in the same pass: [`ActionPrior::of`] without a second one.
+    pub fn action_prior(&self) -> &ActionPrior {
         &self.prior
     }
 }

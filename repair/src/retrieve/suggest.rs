@@ -12,7 +12,7 @@
 //!
 //! # With the index's label prior ([`suggest_with_prior`], what every answer uses)
 //! Kind `k` scores `w_k + m · π_k`: `w_k` the vote above (summed positive cosines), `π_k`
-//! the kind's share of the index's classified non-`OTHER` documents ([`LabelPrior`]) and
+//! the kind's share of the index's classified non-`OTHER` documents ([`ActionPrior`]) and
 //! `m` = [`PRIOR_WEIGHT`] = 4 (in units of cosine); `share = (w_k + m · π_k) / (W + m)`
 //! with `W` the total vote, so shares still sum to 1 and kinds no hit voted for come after
 //! with their prior alone (support 0, no evidence). This is the vote under a Dirichlet
@@ -154,7 +154,7 @@ pub const PRIOR_WEIGHT: f32 = 4.0;
 /// with `m` = [`PRIOR_WEIGHT`]) and keeps the best `max` kinds. Kinds of the prior that no
 /// hit voted for are included with support 0 and no evidence; an empty prior gives the
 /// raw vote's order. O(hits · actions per hit + kinds of the prior).
-pub fn suggest_with_prior(hits: &[Voter<'_>], prior: &LabelPrior, max: usize) -> Vec<Suggestion> {
+pub fn suggest_with_prior(hits: &[Voter<'_>], prior: &ActionPrior, max: usize) -> Vec<Suggestion> {
     if prior.shares.is_empty() {
         return suggest(hits, max);
     }
@@ -212,17 +212,17 @@ fn vote<'h>(hits: &[Voter<'h>]) -> (BTreeMap<&'h str, (f32, Suggestion)>, f32) {
 /// (`action_label` column): the `π` of [`suggest_with_prior`]. Empty for an index with no
 /// classified document (then suggestions are the raw vote).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct LabelPrior {
+pub struct ActionPrior {
     shares: BTreeMap<String, f32>,
 }
 
-impl LabelPrior {
+impl ActionPrior {
     /// Reads the `action_label` column of every document of `index`: one pass, O(documents);
     /// build once per process (a server keeps it).
     ///
     /// # Errors
     /// [`engine::Error::Corrupt`] when a document batch cannot be decoded.
-    pub fn of(index: &Segments) -> engine::Result<LabelPrior> {
+    pub fn of(index: &Segments) -> engine::Result<ActionPrior> {
         let mut counts = BTreeMap::<String, usize>::new();
         for ix in index.indexes() {
             ix.docs()?.for_each_fields(["action_label"], |_, [label]| {
@@ -232,18 +232,18 @@ impl LabelPrior {
                 Ok(())
             })?;
         }
-        Ok(LabelPrior::from_counts(counts))
+        Ok(ActionPrior::from_counts(counts))
     }
 
     /// Shares from label counts (`OTHER` and empty labels ignored).
-    pub fn from_counts<S: Into<String>>(counts: impl IntoIterator<Item = (S, usize)>) -> LabelPrior {
+    pub fn from_counts<S: Into<String>>(counts: impl IntoIterator<Item = (S, usize)>) -> ActionPrior {
         let counts: Vec<(String, usize)> = counts
             .into_iter()
             .map(|(l, c)| (l.into(), c))
             .filter(|(l, c)| !l.is_empty() && l != "OTHER" && *c > 0)
             .collect();
         let n: usize = counts.iter().map(|(_, c)| c).sum();
-        LabelPrior { shares: counts.into_iter().map(|(l, c)| (l, c as f32 / n.max(1) as f32)).collect() }
+        ActionPrior { shares: counts.into_iter().map(|(l, c)| (l, c as f32 / n.max(1) as f32)).collect() }
     }
 
     /// The share of `label`, in [0, 1]; 0 when unseen.
@@ -296,7 +296,7 @@ mod tests {
     #[test]
     fn the_prior_smooths_a_thin_vote() {
         let rare = fa("SWAP_ARGUMENTS");
-        let prior = LabelPrior::from_counts([("ADD_GUARD", 80), ("SWAP_ARGUMENTS", 20), ("OTHER", 500)]);
+        let prior = ActionPrior::from_counts([("ADD_GUARD", 80), ("SWAP_ARGUMENTS", 20), ("OTHER", 500)]);
         assert_eq!(prior.share("ADD_GUARD"), 0.8);
         assert_eq!(prior.share("OTHER"), 0.0);
         let hits = [Voter { id: "r", score: 0.5, actions: &rare }];
@@ -312,7 +312,7 @@ mod tests {
         let many: Vec<Voter<'_>> = (0..10).map(|_| Voter { id: "r", score: 0.6, actions: &rare }).collect();
         assert_eq!(suggest_with_prior(&many, &prior, 1)[0].kind, "SWAP_ARGUMENTS");
         // No classified document: the raw vote.
-        assert_eq!(suggest_with_prior(&hits, &LabelPrior::default(), 5), suggest(&hits, 5));
+        assert_eq!(suggest_with_prior(&hits, &ActionPrior::default(), 5), suggest(&hits, 5));
     }
 
     #[test]

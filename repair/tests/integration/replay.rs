@@ -221,7 +221,7 @@ pub(crate) fn sample_index() -> (Retriever, tempfile::TempDir) {
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
             let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
-            // The repair actions as `fixdex index` labels them (indexer::label).
+            // The repair actions as `fixdex index` classifies them (indexer::classify).
             let c = actions::classify(&s("buggy_code"), &s("fixed_code"), s("language").parse().unwrap());
             Record {
                 id: s("id"),

@@ -188,7 +188,7 @@ impl Patterns {
             .map(|f| Voter { id: &f.id, score: f.score, actions: &f.fix_actions })
             .collect();
         // The prior was read by the search above; without it (an unreadable index) the raw vote.
-        let prior = r.label_prior().unwrap_or_default();
+        let prior = r.action_prior().unwrap_or_default();
         let suggestions = suggest_with_prior(&voters, &prior, actions::ActionKind::ALL.len());
         let details = json!({"hits": found.fixes.len(), "error": null, "hit_edits": hits});
         session.report.suggestions = vec![suggestions.iter().map(Suggestion::line).collect()];

@@ -7,13 +7,13 @@ use rayon::prelude::*;
 
 /// Fills the action columns of every record, in parallel (rayon, one pair per task).
 /// Costs well under a millisecond per typical pair (see [`actions::classify`]); never fails.
-pub fn label_all(docs: &mut [Record]) {
-    docs.par_iter_mut().with_min_len(16).for_each(label);
+pub fn classify_all(docs: &mut [Record]) {
+    docs.par_iter_mut().with_min_len(16).for_each(classify);
 }
 
 /// Fills the action columns of one record: its language's grammar (Java, Python) diffs
 /// buggy → fixed; another language is `OTHER` with the reason `no grammar for language …`.
-pub fn label(rec: &mut Record) {
+pub fn classify(rec: &mut Record) {
     let c = match rec.language.parse::<actions::Language>() {
         Ok(lang) => actions::classify(&rec.buggy_code, &rec.fixed_code, lang),
         Err(_) => actions::Classification {
@@ -35,7 +35,7 @@ mod tests {
     fn sample_records_carry_what_classify_gives() {
         let mut docs = engine::testing::sample_records(8);
         let stored = docs.clone();
-        label_all(&mut docs);
+        classify_all(&mut docs);
         for (got, want) in docs.iter().zip(&stored) {
             assert_eq!(
                 (&got.action_label, &got.action_reason, &got.actions),
@@ -50,7 +50,7 @@ mod tests {
     fn unknown_language_is_other_with_a_reason() {
         let mut r =
             Record { language: "cobol".into(), buggy_code: "a".into(), fixed_code: "b".into(), ..Record::default() };
-        label(&mut r);
+        classify(&mut r);
         assert_eq!(
             (r.action_label.as_str(), r.action_reason.as_str(), r.actions.as_str()),
             ("OTHER", "no grammar for language cobol", "[]")

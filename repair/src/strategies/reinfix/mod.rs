@@ -44,10 +44,10 @@ use crate::run::session::{Place, Reply, Session, Stop};
 use crate::validate::Verdict;
 
 pub use prompts::{
-    CAUSE_QUESTION, CUT_OFF_PATCH, REACT_PROMPT, SYSTEM_PROMPT, complete_patch_text, echoes_prompt, normalize_cause,
-    parse_root_cause, parse_suggestions,
+    CAUSE_QUESTION, CUT_OFF_PATCH, NUDGE_PROMPT, REACT_PROMPT, SYSTEM_PROMPT, TEXT_CALL_REMINDER, complete_patch_text,
+    echoes_prompt, normalize_cause, parse_root_cause, parse_suggestions,
 };
-pub use react::{NUDGE_PROMPT, SWITCH_AFTER_MISSES, TEXT_CALL_REMINDER, text_tools_prompt};
+pub use react::{SWITCH_AFTER_MISSES, text_tools_prompt};
 
 /// The ReinFix strategy (`--strategy reinfix`, the default) and its search space; defaults
 /// follow ReinFix §4.5 (8 ReAct turns; 3 attempts × 3 suggestions × 5 patches).

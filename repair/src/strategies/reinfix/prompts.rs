@@ -4,9 +4,15 @@
 
 use std::collections::HashSet;
 
-use super::react::{NUDGE_PROMPT, TEXT_CALL_REMINDER};
 pub use crate::patch::complete_patch_text;
 use crate::run::bug::Problem;
+
+/// The nudge after a final answer that states no root cause.
+pub const NUDGE_PROMPT: &str = "State the root cause as one line `ROOT CAUSE: ...`, or call a tool to learn more.";
+
+/// How to call a tool in the text protocol, repeated after the ReAct instruction.
+pub const TEXT_CALL_REMINDER: &str =
+    "To call a tool, write <tool_call>{\"name\": \"<tool name>\", \"arguments\": {...}}</tool_call> and stop.";
 
 /// The system prompt of every conversation.
 pub const SYSTEM_PROMPT: &str = "You are an expert software engineer fixing a bug in a project. \

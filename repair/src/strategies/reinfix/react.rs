@@ -31,7 +31,7 @@
 
 use serde_json::Value;
 
-use super::prompts::{REACT_PROMPT, SYSTEM_PROMPT, cause_prompt, parse_root_cause};
+use super::prompts::{NUDGE_PROMPT, REACT_PROMPT, SYSTEM_PROMPT, TEXT_CALL_REMINDER, cause_prompt, parse_root_cause};
 use crate::llm::context::{OLD_OUTPUT_CHARS, cut_middle};
 use crate::llm::text::complete_part;
 use crate::llm::{Action, LlmError, Message, Tool, Turn, TurnOptions, ValidToolCall, next_turn};
@@ -41,9 +41,6 @@ use crate::run::session::{Session, Stop};
 
 /// ReAct replies without any tool call after which the loop switches to the text protocol.
 pub const SWITCH_AFTER_MISSES: usize = 2;
-
-/// The nudge after a final answer that states no root cause.
-pub const NUDGE_PROMPT: &str = "State the root cause as one line `ROOT CAUSE: ...`, or call a tool to learn more.";
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Protocol {
@@ -319,10 +316,6 @@ fn start(base: &[Message], protocol: Protocol, tools: &[Tool]) -> Vec<Message> {
     messages.push(Message::user(instruction));
     messages
 }
-
-/// How to call a tool in the text protocol, repeated after the ReAct instruction.
-pub const TEXT_CALL_REMINDER: &str =
-    "To call a tool, write <tool_call>{\"name\": \"<tool name>\", \"arguments\": {...}}</tool_call> and stop.";
 
 /// The tools and the text call format, for the system prompt of the text protocol: one
 /// line per tool with its arguments (name, type, `required`), then the format.

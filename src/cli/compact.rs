@@ -33,8 +33,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let in_place = check_paths(args)?;
     let _lock = lock_in_place(args, in_place)?;
     let (stats, old) = compact(args)?;
-    let removed = if args.remove_segments { indexer::append::remove_segments(&args.manifest, &old) } else { 0 };
-    print_stats(args, &stats, removed)?;
+    print_stats(args, &stats, remove_old(args, &old))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -72,13 +71,18 @@ fn compact(args: &Args) -> anyhow::Result<(CompactStats, Vec<PathBuf>)> {
     Ok((stats, old))
 }
 
+/// With `--remove-segments`, deletes the merged segment files `old` that lie in
+/// `MANIFEST.segments/` ([`indexer::append::remove_segments`]): how many were removed.
+fn remove_old(args: &Args, old: &[PathBuf]) -> usize {
+    if args.remove_segments { indexer::append::remove_segments(&args.manifest, old) } else { 0 }
+}
+
 /// The statistics: one JSON object (with `removed_segments`) or one line.
 fn print_stats(args: &Args, stats: &CompactStats, removed: usize) -> anyhow::Result<()> {
     if args.json {
         return print_json(stats, removed);
     }
-    let removed = if args.remove_segments { format!("; removed {removed} old segment files") } else { String::new() };
-    print_line(args, stats, &removed)?;
+    print_line(args, stats, removed)?;
     Ok(())
 }
 
@@ -90,8 +94,9 @@ fn print_json(stats: &CompactStats, removed: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The statistics as one line, ending in `removed` (what `--remove-segments` deleted).
-fn print_line(args: &Args, stats: &CompactStats, removed: &str) -> std::io::Result<()> {
+/// The statistics as one line, ending, with `--remove-segments`, in the `removed` count.
+fn print_line(args: &Args, stats: &CompactStats, removed: usize) -> std::io::Result<()> {
+    let removed = if args.remove_segments { format!("; removed {removed} old segment files") } else { String::new() };
     out!(
         "compacted {} segments into {}: {} documents ({} duplicate ids dropped), {:.1} MiB; graph {:.1} s, write {:.1} s{removed}",
         stats.segments,

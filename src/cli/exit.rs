@@ -29,9 +29,7 @@ pub fn report(err: &anyhow::Error) -> ExitCode {
 
 /// Whether `err` comes from writing to a closed stdout.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain()
-        .filter_map(|e| e.downcast_ref::<std::io::Error>())
-        .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    err.chain().filter_map(|e| e.downcast_ref::<std::io::Error>()).any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
 /// Prints `err` and its [`causes`] to stderr.

@@ -150,15 +150,21 @@ fn request(llm: &LlmArgs) -> RequestOptions {
 /// otherwise.
 fn print_summary(a: &Args, s: &LabelSummary, cache: &Path, synthetic: bool) -> anyhow::Result<()> {
     if a.json {
-        let mut v = serde_json::to_value(s)?;
-        v["output"] = a.output.display().to_string().into();
-        v["cache"] = cache.display().to_string().into();
-        v["synthetic"] = synthetic.into();
-        out!("{v}")?;
-        return Ok(());
+        return print_json(a, s, cache, synthetic);
     }
     print_counts(a, s, cache, synthetic);
     print_failures(s);
+    Ok(())
+}
+
+/// The summary as one JSON object on stdout: [`LabelSummary`] plus `output`, `cache` and
+/// `synthetic`.
+fn print_json(a: &Args, s: &LabelSummary, cache: &Path, synthetic: bool) -> anyhow::Result<()> {
+    let mut v = serde_json::to_value(s)?;
+    v["output"] = a.output.display().to_string().into();
+    v["cache"] = cache.display().to_string().into();
+    v["synthetic"] = synthetic.into();
+    out!("{v}")?;
     Ok(())
 }
 
@@ -197,6 +203,12 @@ fn print_failures(s: &LabelSummary) {
     }
 }
 
+/// The label bar's style: position, rate and ETA.
+fn bar_style() -> ProgressStyle {
+    let template = "{msg} [{bar:30}] {pos}/{len} {per_sec} ETA {eta}";
+    ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> ")
+}
+
 /// The progress bar on stderr (drawn only on a terminal), with the rate and ETA.
 #[derive(Debug, Default)]
 struct Bar(std::sync::OnceLock<ProgressBar>);
@@ -204,9 +216,7 @@ struct Bar(std::sync::OnceLock<ProgressBar>);
 impl repair::label::Progress for Bar {
     fn start(&self, total: u64) {
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-        let template = "{msg} [{bar:30}] {pos}/{len} {per_sec} ETA {eta}";
-        let style = ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar());
-        bar.set_style(style.progress_chars("=> "));
+        bar.set_style(bar_style());
         bar.set_message("labelling");
         let _ = self.0.set(bar);
     }

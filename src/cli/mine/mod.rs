@@ -249,12 +249,17 @@ fn write_pairs(out: &mut impl Write, pairs: &[MinedPair]) -> anyhow::Result<()> 
 /// `--json`, else lines on stderr.
 fn report(args: &Args, stats: &[MineStats]) -> anyhow::Result<()> {
     if args.json {
-        let v = if stats.len() == 1 { serde_json::to_value(&stats[0])? } else { serde_json::to_value(stats)? };
-        out!("{}", serde_json::to_string(&v)?)?;
-        return Ok(());
+        return print_json(stats);
     }
     stats.iter().for_each(print_stats);
     eprintln!("wrote {}", args.output.display());
+    Ok(())
+}
+
+/// The statistics as one JSON object on stdout (an array for several repositories).
+fn print_json(stats: &[MineStats]) -> anyhow::Result<()> {
+    let v = if stats.len() == 1 { serde_json::to_value(&stats[0])? } else { serde_json::to_value(stats)? };
+    out!("{}", serde_json::to_string(&v)?)?;
     Ok(())
 }
 

@@ -56,25 +56,28 @@ enum Command {
     Mine(cli::mine::Args),
 }
 
+impl Command {
+    /// Runs the subcommand: its exit code, or the error [`cli::exit::report`] maps to one.
+    fn run(self) -> anyhow::Result<ExitCode> {
+        match self {
+            Command::Index(a) => cli::index::run(&a),
+            Command::Search(a) => cli::search::run(&a),
+            Command::Inspect(a) => cli::inspect::run(&a),
+            Command::Verify(a) => cli::verify::run(&a),
+            Command::Eval(a) => cli::eval::run(&a),
+            Command::Manifest(a) => cli::manifest::run(&a),
+            Command::Compact(a) => cli::compact::run(&a),
+            Command::Bench(a) => cli::bench::run(&a),
+            Command::Repair(a) => cli::repair::run(&a),
+            Command::Serve(a) => cli::serve::run(&a),
+            Command::Label(a) => cli::label::run(&a),
+            Command::Mine(a) => cli::mine::run(&a),
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     cli::logging::init(cli.verbose);
-    let result = match cli.cmd {
-        Command::Index(a) => cli::index::run(&a),
-        Command::Search(a) => cli::search::run(&a),
-        Command::Inspect(a) => cli::inspect::run(&a),
-        Command::Verify(a) => cli::verify::run(&a),
-        Command::Eval(a) => cli::eval::run(&a),
-        Command::Manifest(a) => cli::manifest::run(&a),
-        Command::Compact(a) => cli::compact::run(&a),
-        Command::Bench(a) => cli::bench::run(&a),
-        Command::Repair(a) => cli::repair::run(&a),
-        Command::Serve(a) => cli::serve::run(&a),
-        Command::Label(a) => cli::label::run(&a),
-        Command::Mine(a) => cli::mine::run(&a),
-    };
-    match result {
-        Ok(code) => code,
-        Err(err) => cli::exit::report(&err),
-    }
+    cli.cmd.run().unwrap_or_else(|err| cli::exit::report(&err))
 }

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use engine::Segments;
+use engine::compact::CompactStats;
 use indexer::append::same_file;
 
 /// Arguments of `fixdex compact`.
@@ -29,25 +30,38 @@ pub struct Args {
 
 /// Runs `fixdex compact`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let in_place = check_paths(args)?;
+    let _lock = lock_in_place(args, in_place)?;
+    let (stats, old) = compact(args)?;
+    print_stats(args, &stats, remove_old(args, &old))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Checks `-o` against the inputs, and `--remove-segments` against it: whether `-o` is
+/// MANIFEST itself (compaction in place).
+///
+/// # Errors
+/// An output [`super::check_output`] refuses; `--remove-segments` without compaction in place.
+fn check_paths(args: &Args) -> anyhow::Result<bool> {
     let inputs = inputs(&args.manifest);
     super::check_output("-o", &args.output, &inputs.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
     let in_place = same_file(&args.manifest, &args.output);
     if args.remove_segments && !in_place {
         anyhow::bail!("--remove-segments deletes the old segments only when -o is MANIFEST itself");
     }
-    // Replacing MANIFEST: hold its lock so that no append publishes meanwhile (its new
-    // segment would be dropped by this rename) and none starts from a manifest that is
-    // about to vanish.
-    let _lock = if in_place { Some(indexer::append::lock_index(&args.manifest)?) } else { None };
-    let (stats, old) = compact(args)?;
-    let removed = if args.remove_segments { indexer::append::remove_segments(&args.manifest, &old) } else { 0 };
-    print_stats(args, &stats, removed)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(in_place)
+}
+
+/// When replacing MANIFEST (`in_place`), its lock, so that no append publishes meanwhile (its
+/// new segment would be dropped by this rename) and none starts from a manifest that is
+/// about to vanish.
+fn lock_in_place(args: &Args, in_place: bool) -> anyhow::Result<Option<std::fs::File>> {
+    Ok(if in_place { Some(indexer::append::lock_index(&args.manifest)?) } else { None })
 }
 
 /// Merges the segments of `MANIFEST` into `-o` ([`engine::compact::compact`]): the
 /// statistics and the segment files that were merged.
-fn compact(args: &Args) -> anyhow::Result<(engine::compact::CompactStats, Vec<PathBuf>)> {
+fn compact(args: &Args) -> anyhow::Result<(CompactStats, Vec<PathBuf>)> {
     let segments = Segments::open(&args.manifest).with_context(|| format!("opening {}", args.manifest.display()))?;
     let old: Vec<PathBuf> = segments.paths().to_vec();
     eprintln!("compacting {} segments ({} documents) of {} ...", old.len(), segments.len(), args.manifest.display());
@@ -57,14 +71,31 @@ fn compact(args: &Args) -> anyhow::Result<(engine::compact::CompactStats, Vec<Pa
     Ok((stats, old))
 }
 
+/// With `--remove-segments`, deletes the merged segment files `old` that lie in
+/// `MANIFEST.segments/` ([`indexer::append::remove_segments`]): how many were removed.
+fn remove_old(args: &Args, old: &[PathBuf]) -> usize {
+    if args.remove_segments { indexer::append::remove_segments(&args.manifest, old) } else { 0 }
+}
+
 /// The statistics: one JSON object (with `removed_segments`) or one line.
-fn print_stats(args: &Args, stats: &engine::compact::CompactStats, removed: usize) -> anyhow::Result<()> {
+fn print_stats(args: &Args, stats: &CompactStats, removed: usize) -> anyhow::Result<()> {
     if args.json {
-        let mut v = serde_json::to_value(stats)?;
-        v["removed_segments"] = removed.into();
-        out!("{}", serde_json::to_string(&v)?)?;
-        return Ok(());
+        return print_json(stats, removed);
     }
+    print_line(args, stats, removed)?;
+    Ok(())
+}
+
+/// The statistics as one JSON object, with `removed_segments`.
+fn print_json(stats: &CompactStats, removed: usize) -> anyhow::Result<()> {
+    let mut v = serde_json::to_value(stats)?;
+    v["removed_segments"] = removed.into();
+    out!("{}", serde_json::to_string(&v)?)?;
+    Ok(())
+}
+
+/// The statistics as one line, ending, with `--remove-segments`, in the `removed` count.
+fn print_line(args: &Args, stats: &CompactStats, removed: usize) -> std::io::Result<()> {
     let removed = if args.remove_segments { format!("; removed {removed} old segment files") } else { String::new() };
     out!(
         "compacted {} segments into {}: {} documents ({} duplicate ids dropped), {:.1} MiB; graph {:.1} s, write {:.1} s{removed}",
@@ -75,8 +106,7 @@ fn print_stats(args: &Args, stats: &engine::compact::CompactStats, removed: usiz
         stats.index_bytes as f64 / 1048576.0,
         stats.graph_seconds,
         stats.write_seconds,
-    )?;
-    Ok(())
+    )
 }
 
 /// What compacting `manifest` reads and -o must not replace: the segment files a manifest

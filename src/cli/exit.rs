@@ -20,18 +20,24 @@ pub const CORRUPT: u8 = 3;
 /// Prints `err` with its causes to stderr and returns the exit code for it. A closed stdout
 /// (a reader such as `head` that stopped early) is not an error: exit 0, print nothing.
 pub fn report(err: &anyhow::Error) -> ExitCode {
-    let broken_pipe = err
-        .chain()
-        .filter_map(|e| e.downcast_ref::<std::io::Error>())
-        .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe);
-    if broken_pipe {
+    if is_broken_pipe(err) {
         return ExitCode::SUCCESS;
     }
+    print(err);
+    ExitCode::from(code_for(err))
+}
+
+/// Whether `err` comes from writing to a closed stdout.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().filter_map(|e| e.downcast_ref::<std::io::Error>()).any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+/// Prints `err` and its [`causes`] to stderr.
+fn print(err: &anyhow::Error) {
     eprintln!("error: {err}");
     for cause in causes(err) {
         eprintln!("  caused by: {cause}");
     }
-    ExitCode::from(code_for(err))
 }
 
 /// The causes of `err` to print after it: a cause whose text the cause before it already
@@ -54,34 +60,44 @@ fn causes(err: &anyhow::Error) -> Vec<String> {
 /// [`USAGE`] for a filter that matches nothing, else [`ERROR`].
 pub(crate) fn code_for(err: &anyhow::Error) -> u8 {
     match engine_error(err) {
-        Some(
-            engine::Error::Corrupt(_)
+        Some(e) if is_corrupt(e) => CORRUPT,
+        Some(engine::Error::NoMatch { .. }) => USAGE,
+        _ => ERROR,
+    }
+}
+
+/// Whether `e` says the index is damaged, foreign or of another version.
+fn is_corrupt(e: &engine::Error) -> bool {
+    matches!(
+        e,
+        engine::Error::Corrupt(_)
             | engine::Error::NotAnIndex
             | engine::Error::Version { .. }
             | engine::Error::DamagedVector { .. }
             | engine::Error::DamagedIndex { .. }
-            | engine::Error::UnknownRule { .. },
-        ) => CORRUPT,
-        Some(engine::Error::NoMatch { .. }) => USAGE,
-        _ => ERROR,
-    }
+            | engine::Error::UnknownRule { .. }
+    )
 }
 
 /// The first engine error among `err`'s causes; else the first one an indexer error
 /// wraps; else the first one a retriever error wraps.
 fn engine_error(err: &anyhow::Error) -> Option<&engine::Error> {
     let direct = err.chain().find_map(|e| e.downcast_ref::<engine::Error>());
-    let from_indexer = || {
-        err.chain().find_map(|e| match e.downcast_ref::<indexer::Error>() {
-            Some(indexer::Error::Engine(inner)) => Some(inner),
-            _ => None,
-        })
-    };
-    let from_retriever = || {
-        err.chain().find_map(|e| match e.downcast_ref::<repair::retrieve::RetrieveError>() {
-            Some(repair::retrieve::RetrieveError::Engine(inner)) => Some(inner),
-            _ => None,
-        })
-    };
-    direct.or_else(from_indexer).or_else(from_retriever)
+    direct.or_else(|| from_indexer(err)).or_else(|| from_retriever(err))
+}
+
+/// The first engine error an indexer error among `err`'s causes wraps.
+fn from_indexer(err: &anyhow::Error) -> Option<&engine::Error> {
+    err.chain().find_map(|e| match e.downcast_ref::<indexer::Error>() {
+        Some(indexer::Error::Engine(inner)) => Some(inner),
+        _ => None,
+    })
+}
+
+/// The first engine error a retriever error among `err`'s causes wraps.
+fn from_retriever(err: &anyhow::Error) -> Option<&engine::Error> {
+    err.chain().find_map(|e| match e.downcast_ref::<repair::retrieve::RetrieveError>() {
+        Some(repair::retrieve::RetrieveError::Engine(inner)) => Some(inner),
+        _ => None,
+    })
 }

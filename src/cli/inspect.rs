@@ -1,6 +1,6 @@
 //! `fixdex inspect`: what an index holds, without reading its vectors (O(1) open).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -19,15 +19,25 @@ pub struct Args {
 /// Runs `fixdex inspect`. A manifest (from `index --append` or `manifest`) is described
 /// as its segments, each as an index file is.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let segments =
-        engine::Segments::open(&args.index).with_context(|| format!("opening index {}", args.index.display()))?;
+    let segments = open(&args.index)?;
     if let Some(m) = segments.manifest() {
         return run_manifest(args, m, &segments);
     }
-    let index = &segments.indexes()[0];
-    let info = describe(index);
+    run_index(args, &segments.indexes()[0])
+}
+
+/// Opens the index or manifest at `path`.
+///
+/// # Errors
+/// The engine's error, with the path named.
+fn open(path: &Path) -> anyhow::Result<engine::Segments> {
+    engine::Segments::open(path).with_context(|| format!("opening index {}", path.display()))
+}
+
+/// `inspect` of one index file: its [`describe`] or [`print_text`].
+fn run_index(args: &Args, index: &Index) -> anyhow::Result<ExitCode> {
     if args.json {
-        out!("{}", serde_json::to_string(&info)?)?;
+        out!("{}", serde_json::to_string(&describe(index))?)?;
     } else {
         print_text(&args.index, index)?;
     }
@@ -40,18 +50,23 @@ fn run_manifest(args: &Args, m: &engine::Manifest, segments: &engine::Segments) 
         out!("{}", serde_json::to_string(&manifest_json(m, segments))?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    out!(
-        "{}: manifest (v{}) of {} segments, {} documents; `fixdex compact` merges them into one file",
-        args.index.display(),
-        m.fixdex_manifest,
-        m.segments.len(),
-        m.documents
-    )?;
+    print_manifest(&args.index, m)?;
     for (ix, p) in segments.indexes().iter().zip(segments.paths()) {
         out!("")?;
         print_text(p, ix)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The manifest's first line: its version, segments and documents.
+fn print_manifest(path: &Path, m: &engine::Manifest) -> std::io::Result<()> {
+    out!(
+        "{}: manifest (v{}) of {} segments, {} documents; `fixdex compact` merges them into one file",
+        path.display(),
+        m.fixdex_manifest,
+        m.segments.len(),
+        m.documents
+    )
 }
 
 /// The JSON description of a manifest: its totals and every segment's [`describe`].
@@ -90,7 +105,7 @@ fn sections(index: &Index) -> Vec<serde_json::Value> {
 }
 
 /// The header, model, text rule, spaces and sections as text.
-fn print_text(path: &std::path::Path, index: &Index) -> std::io::Result<()> {
+fn print_text(path: &Path, index: &Index) -> std::io::Result<()> {
     let m = index.meta();
     out!("{}: fixdex index format v{}, {} bytes", path.display(), index.format_version(), index.file_len())?;
     out!(

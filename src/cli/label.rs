@@ -67,24 +67,32 @@ const SHOWN_FAILURES: usize = 10;
 
 /// Runs `fixdex label`.
 pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
-    let cache = a.cache.clone().unwrap_or_else(|| default_cache(&a.output));
-    let (output, cache) = check_paths(a, &cache)?;
+    let (output, cache) = check_paths(a)?;
     // Two runs on one output (or one cache) would ask every row twice: the second is refused.
     let _locks = (super::lock_output("--output", &output)?, super::lock_output("--cache", &cache)?);
     let client = if a.mechanical { None } else { Some(a.llm.client()?) };
-    let model = client.as_ref().map(model_name).transpose()?.unwrap_or_default();
-    let labeller = match &client {
-        Some(c) => Labeller::Model { client: c.get(), model: &model },
-        None => Labeller::Mechanical,
-    };
-    let bar = Bar::default();
-    let summary = repair::label::label_file(&a.input, &output, &cache, labeller, &config(a, &model), &bar)?;
-    if let Some(c) = client.as_ref().filter(|_| summary.from_cache == 0) {
-        c.finish(summary.failed == 0)?;
-    }
+    let summary = label(a, client.as_ref(), &output, &cache)?;
+    finish(client.as_ref(), &summary)?;
     let synthetic = client.as_ref().is_some_and(|c| c.get().is_synthetic());
     print_summary(a, &summary, &cache, synthetic)?;
     Ok(if summary.failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(INCOMPLETE) })
+}
+
+/// Labels `--input` into `output` through `cache` ([`repair::label::label_file`]), with
+/// `client`'s model, or mechanically without one.
+fn label(a: &Args, client: Option<&Client>, output: &Path, cache: &Path) -> anyhow::Result<LabelSummary> {
+    let model = client.map(model_name).transpose()?.unwrap_or_default();
+    let labeller = match client {
+        Some(c) => Labeller::Model { client: c.get(), model: &model },
+        None => Labeller::Mechanical,
+    };
+    Ok(repair::label::label_file(&a.input, output, cache, labeller, &config(a, &model), &Bar::default())?)
+}
+
+/// The strict replay check ([`Client::finish`]) of a run that asked the model for every row
+/// (none came from the cache, so every recording should have been used).
+fn finish(client: Option<&Client>, s: &LabelSummary) -> anyhow::Result<()> {
+    client.filter(|_| s.from_cache == 0).map_or(Ok(()), |c| c.finish(s.failed == 0))
 }
 
 /// `OUTPUT` with `.cache` appended to its file name.
@@ -96,13 +104,15 @@ fn default_cache(output: &Path) -> PathBuf {
 
 /// Checks, before any work, the input, the output, the cache and `--record`
 /// ([`super::check_output`]); the files to write the output and the cache to. The output
-/// may be the input (it is replaced at the end); the cache is neither.
-fn check_paths(a: &Args, cache: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
+/// may be the input (it is replaced at the end); the cache (`--cache`, else
+/// [`default_cache`]) is neither.
+fn check_paths(a: &Args) -> anyhow::Result<(PathBuf, PathBuf)> {
     if !a.input.is_file() {
         bail!("{} is not a file", a.input.display());
     }
-    let output = super::check_output("--output", &a.output, &[cache])?;
-    let cache = super::check_output("--cache", cache, &[&a.input, &a.output])?;
+    let cache = a.cache.clone().unwrap_or_else(|| default_cache(&a.output));
+    let output = super::check_output("--output", &a.output, &[&cache])?;
+    let cache = super::check_output("--cache", &cache, &[&a.input, &a.output])?;
     if !a.mechanical {
         a.llm.check_outputs(&[&a.input, &a.output, &cache])?;
     }
@@ -126,12 +136,13 @@ fn config(a: &Args, model: &str) -> LabelConfig {
         budget: Budget { max_calls: llm.max_calls, max_tokens: llm.max_total_tokens },
         prices: llm.prices(model),
         wall: (llm.max_wall_s > 0).then(|| Duration::from_secs(llm.max_wall_s)),
-        request: RequestOptions {
-            temperature: Some(llm.temperature),
-            seed: llm.seed,
-            max_tokens: Some(llm.max_reply_tokens),
-        },
+        request: request(llm),
     }
+}
+
+/// The options of every model request: temperature, seed and reply limit.
+fn request(llm: &LlmArgs) -> RequestOptions {
+    RequestOptions { temperature: Some(llm.temperature), seed: llm.seed, max_tokens: Some(llm.max_reply_tokens) }
 }
 
 /// The summary: one JSON object on stdout with `--json` ([`LabelSummary`] plus `output`,
@@ -139,15 +150,21 @@ fn config(a: &Args, model: &str) -> LabelConfig {
 /// otherwise.
 fn print_summary(a: &Args, s: &LabelSummary, cache: &Path, synthetic: bool) -> anyhow::Result<()> {
     if a.json {
-        let mut v = serde_json::to_value(s)?;
-        v["output"] = a.output.display().to_string().into();
-        v["cache"] = cache.display().to_string().into();
-        v["synthetic"] = synthetic.into();
-        out!("{v}")?;
-        return Ok(());
+        return print_json(a, s, cache, synthetic);
     }
     print_counts(a, s, cache, synthetic);
     print_failures(s);
+    Ok(())
+}
+
+/// The summary as one JSON object on stdout: [`LabelSummary`] plus `output`, `cache` and
+/// `synthetic`.
+fn print_json(a: &Args, s: &LabelSummary, cache: &Path, synthetic: bool) -> anyhow::Result<()> {
+    let mut v = serde_json::to_value(s)?;
+    v["output"] = a.output.display().to_string().into();
+    v["cache"] = cache.display().to_string().into();
+    v["synthetic"] = synthetic.into();
+    out!("{v}")?;
     Ok(())
 }
 
@@ -186,6 +203,12 @@ fn print_failures(s: &LabelSummary) {
     }
 }
 
+/// The label bar's style: position, rate and ETA.
+fn bar_style() -> ProgressStyle {
+    let template = "{msg} [{bar:30}] {pos}/{len} {per_sec} ETA {eta}";
+    ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> ")
+}
+
 /// The progress bar on stderr (drawn only on a terminal), with the rate and ETA.
 #[derive(Debug, Default)]
 struct Bar(std::sync::OnceLock<ProgressBar>);
@@ -193,9 +216,7 @@ struct Bar(std::sync::OnceLock<ProgressBar>);
 impl repair::label::Progress for Bar {
     fn start(&self, total: u64) {
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-        let template = "{msg} [{bar:30}] {pos}/{len} {per_sec} ETA {eta}";
-        let style = ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar());
-        bar.set_style(style.progress_chars("=> "));
+        bar.set_style(bar_style());
         bar.set_message("labelling");
         let _ = self.0.set(bar);
     }

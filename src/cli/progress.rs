@@ -20,6 +20,15 @@ impl Bars {
         Bars { hidden, bar: Mutex::new(None) }
     }
 
+    /// A new bar for `stage` of `total` steps (hidden when `hidden`), styled and named.
+    fn bar_for(&self, stage: Stage, total: u64) -> ProgressBar {
+        let target = if self.hidden { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
+        let bar = ProgressBar::with_draw_target(Some(total), target);
+        bar.set_style(style(stage, total));
+        bar.set_message(label(stage));
+        bar
+    }
+
     /// Removes any bar still drawn.
     pub fn clear(&self) {
         if let Some(b) = self.bar.lock().ok().and_then(|mut g| g.take()) {
@@ -28,6 +37,12 @@ impl Bars {
     }
 }
 
+/// Whether the bar of `stage` is a spinner: no total known, or a stage without steps.
+fn spins(stage: Stage, total: u64) -> bool {
+    total == 0 || matches!(stage, Stage::Graph(_) | Stage::Label)
+}
+
+/// The name of `stage` on its bar.
 fn label(stage: Stage) -> String {
     match stage {
         Stage::Read => "reading".into(),
@@ -39,6 +54,7 @@ fn label(stage: Stage) -> String {
     }
 }
 
+/// The bar's template for `stage`: a spinner (see [`spins`]), bytes while reading, else items.
 fn style(stage: Stage, total: u64) -> ProgressStyle {
     let template = match (stage, total) {
         (_, 0) | (Stage::Graph(_) | Stage::Label, _) => "{spinner} {msg} [{elapsed_precise}]",
@@ -51,14 +67,8 @@ fn style(stage: Stage, total: u64) -> ProgressStyle {
 impl Progress for Bars {
     fn start(&self, stage: Stage, total: u64) {
         self.clear();
-        let bar = if self.hidden {
-            ProgressBar::hidden()
-        } else {
-            ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
-        };
-        bar.set_style(style(stage, total));
-        bar.set_message(label(stage));
-        if total == 0 || matches!(stage, Stage::Graph(_) | Stage::Label) {
+        let bar = self.bar_for(stage, total);
+        if spins(stage, total) {
             bar.enable_steady_tick(Duration::from_millis(120));
         }
         if let Ok(mut g) = self.bar.lock() {

@@ -24,20 +24,41 @@ pub struct Args {
 /// build's actions ([`FixActions::of`]). Exit code 3 when the index is corrupt.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let t = Instant::now();
-    let segments = Segments::open(&args.index).with_context(|| format!("opening index {}", args.index.display()))?;
-    segments.verify_manifest().with_context(|| format!("verifying {}", args.index.display()))?;
+    let segments = open(args)?;
     let (total, each) = verify_segments(&segments)?;
     let seconds = t.elapsed().as_secs_f64();
     if args.json {
-        let mut v = serde_json::json!({ "ok": true, "report": total, "seconds": seconds });
-        if segments.manifest().is_some() {
-            v["segments"] = each.into();
-        }
-        out!("{v}")?;
+        print_json(&segments, &total, each, seconds)?;
     } else {
         print_text(args, &segments, &total, seconds)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Opens the index or manifest and checks a manifest's own counts
+/// ([`Segments::verify_manifest`]).
+///
+/// # Errors
+/// The engine's error, with the path named.
+fn open(args: &Args) -> anyhow::Result<Segments> {
+    let segments = Segments::open(&args.index).with_context(|| format!("opening index {}", args.index.display()))?;
+    segments.verify_manifest().with_context(|| format!("verifying {}", args.index.display()))?;
+    Ok(segments)
+}
+
+/// The result as one JSON object: `ok`, the totals, the seconds and, for a manifest, `each`
+/// segment's report.
+fn print_json(
+    segments: &Segments,
+    total: &VerifyReport,
+    each: Vec<serde_json::Value>,
+    seconds: f64,
+) -> std::io::Result<()> {
+    let mut v = serde_json::json!({ "ok": true, "report": total, "seconds": seconds });
+    if segments.manifest().is_some() {
+        v["segments"] = each.into();
+    }
+    out!("{v}")
 }
 
 /// Verifies every segment ([`Index::verify`], then its repair actions): the totals, and

@@ -69,10 +69,7 @@ struct Queries {
 
 /// Runs `fixdex bench ann`.
 pub(super) fn run(a: &AnnArgs) -> anyhow::Result<ExitCode> {
-    if !a.reuse {
-        let inputs = [a.base.as_path(), a.queries.as_path()];
-        crate::cli::check_output("--index", &a.index, &inputs)?;
-    }
+    check_index(a)?;
     let (base, queries) = read_inputs(a)?;
     if !a.reuse {
         build(a, base, queries.dim)?;
@@ -81,6 +78,15 @@ pub(super) fn run(a: &AnnArgs) -> anyhow::Result<ExitCode> {
     emit(serde_json::json!({"kind": "open", "ms": open_ms, "vectors": index.len(), "file_bytes": index.file_len()}))?;
     sweep(a, &index, &queries)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Checks `--index` before a build (not with `--reuse`, which only reads it): it may be
+/// written and is neither `--base` nor `--queries` ([`crate::cli::check_output`]).
+fn check_index(a: &AnnArgs) -> anyhow::Result<()> {
+    if !a.reuse {
+        crate::cli::check_output("--index", &a.index, &[a.base.as_path(), a.queries.as_path()])?;
+    }
+    Ok(())
 }
 
 /// Reads `--base`, `--queries` and `--gt`: the flat base vectors and the [`Queries`].

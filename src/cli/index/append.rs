@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use engine::embed::{CAUSE_MAX_TOKENS, Rule};
+use engine::embed::{BertEmbedder, CAUSE_MAX_TOKENS, Rule};
 use engine::hnsw::HnswConfig;
 use indexer::append::{AppendStats, Recorded, Setting};
 use indexer::build::BuildOptions;
@@ -20,11 +20,7 @@ pub(super) fn run(args: &Args, index: &Path, mut opts: BuildOptions) -> anyhow::
         opts.rule = rule; // for the summary: the rule the segment is embedded with
     }
     let (precision, model) = super::load_model(args)?;
-    let bars = Bars::new(args.quiet || args.json);
-    let hint = "nothing was published; the index is unchanged";
-    let stats = indexer::append::append(index, opts.clone(), &model, &bars)
-        .map_err(|e| anyhow::Error::new(e).context(format!("appending to {} failed ({hint})", index.display())))?;
-    bars.clear();
+    let stats = append(args, index, &opts, &model)?;
     warn_conflicts(&stats.build);
     if args.json {
         out!("{}", serde_json::to_string(&precision.json_of(&stats)?)?)?;
@@ -32,6 +28,17 @@ pub(super) fn run(args: &Args, index: &Path, mut opts: BuildOptions) -> anyhow::
         print_summary(index, &stats, opts, &precision)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Appends the corpus to `index` with `model` ([`indexer::append::append`]), with progress
+/// bars unless `--quiet` or `--json`.
+fn append(args: &Args, index: &Path, opts: &BuildOptions, model: &BertEmbedder) -> anyhow::Result<AppendStats> {
+    let bars = Bars::new(args.quiet || args.json);
+    let hint = "nothing was published; the index is unchanged";
+    let stats = indexer::append::append(index, opts.clone(), model, &bars)
+        .map_err(|e| anyhow::Error::new(e).context(format!("appending to {} failed ({hint})", index.display())))?;
+    bars.clear();
+    Ok(stats)
 }
 
 /// The settings given on the command line (values other than the flags' defaults), with
@@ -84,23 +91,32 @@ fn print_summary(index: &Path, stats: &AppendStats, opts: BuildOptions, precisio
 
 /// The first line: the segment appended, nothing to append, or a new index built.
 fn print_outcome(index: &Path, stats: &AppendStats) -> std::io::Result<()> {
-    let b = &stats.build;
     match &stats.segment {
-        Some(seg) => out!(
-            "appended {} bug-fix pairs to {} as segment {} ({} already indexed, skipped); it now has {} segments, {} documents",
-            b.indexed,
-            index.display(),
-            seg.display(),
-            b.already_indexed,
-            stats.segments,
-            stats.documents
-        ),
-        None if b.already_indexed > 0 && b.indexed == 0 => out!(
-            "nothing to append to {}: all {} records are already indexed; the index is unchanged ({} documents)",
-            index.display(),
-            b.already_indexed,
-            stats.documents
-        ),
-        None => out!("{} did not exist: built it with {} bug-fix pairs", index.display(), b.indexed),
+        Some(seg) => print_appended(index, stats, seg),
+        None if stats.build.already_indexed > 0 && stats.build.indexed == 0 => print_nothing_new(index, stats),
+        None => out!("{} did not exist: built it with {} bug-fix pairs", index.display(), stats.build.indexed),
     }
+}
+
+/// The first line of an append that wrote the new segment `seg`.
+fn print_appended(index: &Path, stats: &AppendStats, seg: &Path) -> std::io::Result<()> {
+    out!(
+        "appended {} bug-fix pairs to {} as segment {} ({} already indexed, skipped); it now has {} segments, {} documents",
+        stats.build.indexed,
+        index.display(),
+        seg.display(),
+        stats.build.already_indexed,
+        stats.segments,
+        stats.documents
+    )
+}
+
+/// The first line of an append whose every record was already indexed.
+fn print_nothing_new(index: &Path, stats: &AppendStats) -> std::io::Result<()> {
+    out!(
+        "nothing to append to {}: all {} records are already indexed; the index is unchanged ({} documents)",
+        index.display(),
+        stats.build.already_indexed,
+        stats.documents
+    )
 }

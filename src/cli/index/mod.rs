@@ -8,7 +8,7 @@ use engine::Space;
 use engine::embed::BertEmbedder;
 use engine::hnsw::{Builder, HnswConfig};
 use indexer::batch::BatchConfig;
-use indexer::build::{BuildOptions, OnError, build_index};
+use indexer::build::{BuildOptions, BuildStats, OnError, build_index};
 use indexer::corpus::{Format, ReadOptions};
 use indexer::exclude::Exclusions;
 use indexer::shard::{SHARD_PLACEHOLDER, Shard};
@@ -118,27 +118,43 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let opts = options(args)?;
     check_excludes(args, &opts)?;
-    if let Some(index) = &args.append {
-        return append::run(args, index, opts);
+    match &args.append {
+        Some(index) => append::run(args, index, opts),
+        None => build(args, &opts),
     }
-    indexer::build::check_outputs(&opts).map_err(|e| with_hint(e, &opts))?;
+}
+
+/// Builds a new index (`-o`) and prints its summary.
+fn build(args: &Args, opts: &BuildOptions) -> anyhow::Result<ExitCode> {
+    indexer::build::check_outputs(opts).map_err(|e| with_hint(e, opts))?;
     // A second `index -o` (or an `--append`) on this output is refused while this one runs.
     let _lock = super::lock_output("-o", &engine::output::target(&opts.output)?)?;
     let (precision, model) = load_model(args)?;
     let bars = Bars::new(args.quiet || args.json);
-    let stats = build_index(&opts, &model, &bars).map_err(|e| with_hint(e, &opts))?;
+    let stats = build_index(opts, &model, &bars).map_err(|e| with_hint(e, opts))?;
     bars.clear();
-    warn_conflicts(&stats);
+    warn(opts, &stats);
+    report(args, opts, &stats, &precision)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The warnings and notes of a build on stderr: conflicting ids, an empty shard.
+fn warn(opts: &BuildOptions, stats: &BuildStats) {
+    warn_conflicts(stats);
     if stats.empty {
-        note_empty_shard(&opts, &stats);
+        note_empty_shard(opts, stats);
     }
+}
+
+/// The build's statistics: one JSON object with `--json`, else the summary lines.
+fn report(args: &Args, opts: &BuildOptions, stats: &BuildStats, precision: &Precision) -> anyhow::Result<()> {
     if args.json {
-        out!("{}", serde_json::to_string(&precision.json_of(&stats)?)?)?;
+        out!("{}", serde_json::to_string(&precision.json_of(stats)?)?)?;
     } else {
-        print_summary(&opts, &stats)?;
+        print_summary(opts, stats)?;
         out!("  {}", precision.describe())?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// The precision `--precision` chooses and the model from `--model` loaded with it.
@@ -189,14 +205,22 @@ fn set_embedding(args: &Args, opts: &mut BuildOptions) -> anyhow::Result<()> {
     opts.spaces = Space::parse_list(&args.spaces)?;
     let builder = Builder::from_flag(&args.builder);
     opts.hnsw = HnswConfig { m: args.m, ef_construction: args.ef_construction, builder, ..HnswConfig::default() };
-    opts.batch = BatchConfig { max_batch_tokens: args.max_batch_tokens, max_batch_items: args.max_batch_items };
+    opts.batch = batch(args)?;
     opts.cause_max_tokens = args.cause_max_tokens;
     opts.rule = args.embed_rule.parse()?;
     opts.int8 = args.quantize == "int8";
-    if opts.batch.max_batch_items == 0 || opts.batch.max_batch_tokens == 0 {
+    Ok(())
+}
+
+/// The embedding batch limits from the flags.
+///
+/// # Errors
+/// A limit of 0.
+fn batch(args: &Args) -> anyhow::Result<BatchConfig> {
+    if args.max_batch_items == 0 || args.max_batch_tokens == 0 {
         anyhow::bail!("--max-batch-tokens and --max-batch-items must be at least 1");
     }
-    Ok(())
+    Ok(BatchConfig { max_batch_tokens: args.max_batch_tokens, max_batch_items: args.max_batch_items })
 }
 
 /// Refuses an index or report path that is one of the `--exclude` files (the corpus files
@@ -226,11 +250,17 @@ fn refuse_placeholder(args: &Args) -> anyhow::Result<()> {
 
 /// `e` with what happened to the output and, for an invalid row, what to do.
 fn with_hint(e: indexer::Error, opts: &BuildOptions) -> anyhow::Error {
-    let hint = match (&e, opts.on_error) {
+    let hint = hint(&e, opts.on_error);
+    anyhow::Error::new(e).context(format!("indexing into {} failed ({hint})", opts.output.display()))
+}
+
+/// What happened to the output after `e`, and, for an invalid row met under
+/// `--on-error abort`, what to do.
+fn hint(e: &indexer::Error, on_error: OnError) -> &'static str {
+    match (e, on_error) {
         (indexer::Error::Row { .. }, OnError::Abort) => {
             "nothing was written; fix the record or pass --on-error skip to skip invalid records"
         }
         _ => "nothing was written; an existing index at the output path is unchanged",
-    };
-    anyhow::Error::new(e).context(format!("indexing into {} failed ({hint})", opts.output.display()))
+    }
 }

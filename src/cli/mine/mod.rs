@@ -72,27 +72,39 @@ pub struct Args {
 /// A repository that cannot be opened or read, a bad date, an output that cannot be written.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     check_inputs(args)?;
-    let inputs: Vec<&Path> = args.repos.iter().map(PathBuf::as_path).collect();
-    let output = super::check_output("--output", &args.output, &inputs)?;
+    let output = check_output(args)?;
     let mut opts = options(args)?;
     // A second run on the same output is refused (the last rename would win silently).
     let lock = super::lock_output("--output", &output)?;
     let tmp = temp_path(&output);
-    let scratch =
-        tempfile::Builder::new().prefix("fixdex-mine-").tempdir().context("cannot create a temporary folder")?;
+    let scratch = scratch_dir()?;
     opts.temp_parent = Some(scratch.path().to_path_buf());
     remove_on_signal(vec![scratch.path().to_path_buf(), tmp.clone(), lock.path().to_path_buf()])?;
-    let all_stats = match mine_into(args, &opts, &tmp) {
-        Ok(stats) => stats,
-        Err(e) => {
-            wait_if_interrupted();
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-    };
+    let all_stats = mine_or_remove(args, &opts, &tmp)?;
     publish(&tmp, &output)?;
     report(args, &all_stats)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Checks `--output` ([`super::check_output`]; no repository may be overwritten): the file
+/// to write.
+fn check_output(args: &Args) -> anyhow::Result<PathBuf> {
+    let inputs: Vec<&Path> = args.repos.iter().map(PathBuf::as_path).collect();
+    super::check_output("--output", &args.output, &inputs)
+}
+
+/// The temporary folder for the bundles' repositories (removed when dropped).
+fn scratch_dir() -> anyhow::Result<tempfile::TempDir> {
+    tempfile::Builder::new().prefix("fixdex-mine-").tempdir().context("cannot create a temporary folder")
+}
+
+/// [`mine_into`]; when it fails, the temporary output `tmp` is removed (after a signal's
+/// clean-up, if one is under way).
+fn mine_or_remove(args: &Args, opts: &MineOptions, tmp: &Path) -> anyhow::Result<Vec<MineStats>> {
+    mine_into(args, opts, tmp).inspect_err(|_| {
+        wait_if_interrupted();
+        let _ = std::fs::remove_file(tmp);
+    })
 }
 
 /// Mines every repository into the temporary output `tmp` (flushed and synced): the
@@ -117,14 +129,20 @@ fn check_inputs(args: &Args) -> anyhow::Result<()> {
     if args.project.is_some() && args.repos.len() > 1 {
         anyhow::bail!("--project names one project: give one repository, or leave it out to use each one's name");
     }
+    refuse_repeats(&args.repos)?;
+    if args.project.as_deref().is_some_and(|p| p.trim().is_empty()) {
+        anyhow::bail!("--project: give a name (it starts every id)");
+    }
+    Ok(())
+}
+
+/// Refuses a repository given twice (by its canonical path).
+fn refuse_repeats(repos: &[PathBuf]) -> anyhow::Result<()> {
     let mut seen = std::collections::HashSet::new();
-    for repo in &args.repos {
+    for repo in repos {
         if !seen.insert(std::fs::canonicalize(repo).unwrap_or_else(|_| repo.clone())) {
             anyhow::bail!("{} is given twice: its pairs (and ids) would repeat", repo.display());
         }
-    }
-    if args.project.as_deref().is_some_and(|p| p.trim().is_empty()) {
-        anyhow::bail!("--project: give a name (it starts every id)");
     }
     Ok(())
 }
@@ -205,12 +223,17 @@ fn mine_one(repo: &Path, opts: &MineOptions, hidden: bool) -> anyhow::Result<(Ve
     bar.finish_and_clear();
     let (pairs, stats) = result?;
     if stats.shallow && !hidden {
-        eprintln!(
-            "warning: {} is a shallow clone: its oldest commits have no parent here and are skipped (`git fetch --unshallow` for the whole history)",
-            repo.display()
-        );
+        warn_shallow(repo);
     }
     Ok((pairs, stats))
+}
+
+/// The warning on stderr that `repo` is a shallow clone.
+fn warn_shallow(repo: &Path) {
+    eprintln!(
+        "warning: {} is a shallow clone: its oldest commits have no parent here and are skipped (`git fetch --unshallow` for the whole history)",
+        repo.display()
+    );
 }
 
 /// Writes `pairs` as JSON lines.
@@ -226,12 +249,17 @@ fn write_pairs(out: &mut impl Write, pairs: &[MinedPair]) -> anyhow::Result<()> 
 /// `--json`, else lines on stderr.
 fn report(args: &Args, stats: &[MineStats]) -> anyhow::Result<()> {
     if args.json {
-        let v = if stats.len() == 1 { serde_json::to_value(&stats[0])? } else { serde_json::to_value(stats)? };
-        out!("{}", serde_json::to_string(&v)?)?;
-        return Ok(());
+        return print_json(stats);
     }
     stats.iter().for_each(print_stats);
     eprintln!("wrote {}", args.output.display());
+    Ok(())
+}
+
+/// The statistics as one JSON object on stdout (an array for several repositories).
+fn print_json(stats: &[MineStats]) -> anyhow::Result<()> {
+    let v = if stats.len() == 1 { serde_json::to_value(&stats[0])? } else { serde_json::to_value(stats)? };
+    out!("{}", serde_json::to_string(&v)?)?;
     Ok(())
 }
 
@@ -242,6 +270,11 @@ fn print_stats(s: &MineStats) {
         "{}{shallow}: {} commits scanned in {:.1} s ({:.0} commits/s), {} selected, {} with pairs, {} pairs",
         s.repository, s.commits_scanned, s.seconds, s.commits_per_s, s.commits_selected, s.commits_with_pairs, s.pairs
     );
+    print_skipped(s);
+}
+
+/// The skipped commits, files and methods of `s` by reason, one line each kind, on stderr.
+fn print_skipped(s: &MineStats) {
     for (what, map) in [("commits", &s.skipped_commits), ("files", &s.skipped_files), ("methods", &s.skipped_methods)] {
         if !map.is_empty() {
             let parts: Vec<String> = map.iter().map(|(k, v)| format!("{k} {v}")).collect();

@@ -6,8 +6,8 @@ use std::collections::HashSet;
 
 use super::react::{NUDGE_PROMPT, TEXT_CALL_REMINDER};
 pub use crate::patch::complete_patch_text;
-pub use crate::run::cause::normalize_cause;
 use crate::run::bug::Problem;
+pub use crate::run::cause::normalize_cause;
 
 /// The system prompt of every conversation.
 pub const SYSTEM_PROMPT: &str = "You are an expert software engineer fixing a bug in a project. \

@@ -112,7 +112,11 @@ mod tests {
         assert_eq!(apply_splices(src, &two).unwrap(), "a <= b;\nc = 2;\n");
         assert_eq!(apply_splices(src, &[splice(0..0, "// x\n")]).unwrap(), format!("// x\n{src}"));
         assert_eq!(apply_splices(src, &[Splice::whole(src.len(), "y\n".into())]).unwrap(), "y\n");
-        for bad in [vec![splice(0..3, ""), splice(2..4, "")], vec![splice(5..40, "")], vec![splice(3..2, "")]] {
+        for bad in [
+            vec![splice(0..3, ""), splice(2..4, "")],
+            vec![splice(5..40, "")],
+            vec![Splice { span: std::ops::Range { start: 3, end: 2 }, text: String::new() }],
+        ] {
             assert!(matches!(apply_splices(src, &bad), Err(PatchError::Splice { .. })), "{bad:?}");
         }
         assert!(matches!(apply_splices("é", &[splice(1..2, "")]), Err(PatchError::Splice { len: 2, .. })));

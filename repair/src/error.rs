@@ -63,9 +63,6 @@ pub enum Error {
         /// The last one's reason.
         last: String,
     },
-    /// A pre-flight run was refused although no patch was given (a machinery fault).
-    #[error("pre-flight: no patch was given, yet one was refused")]
-    PreflightRefused,
 }
 
 /// Results of this crate's run-level operations.

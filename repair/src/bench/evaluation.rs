@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::run::report::{Outcome, RepairReport};
+use crate::strategies::EvalTotals;
 
 /// What a bug's run amounts to in the summary (module docs: the table of outcomes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -137,6 +138,44 @@ pub struct Counts {
     /// Bugs per outcome (`plausible`, `no_plausible_patch`, `budget_exhausted`, `timeout`,
     /// `preflight_failed`, `error`, and `localization_failed` for bugs never run).
     pub outcomes: BTreeMap<String, usize>,
+}
+
+/// What an evaluation ran with, for its summary ([`summary`]).
+#[derive(Debug, Clone)]
+pub struct RunInfo {
+    /// The benchmark's language.
+    pub lang: crate::Language,
+    /// The strategy's name.
+    pub strategy: &'static str,
+    /// How the bugs were localized (`perfect`, `sbfl`).
+    pub localization: &'static str,
+    /// The chat client.
+    pub client: crate::llm::ClientInfo,
+    /// Whether the client's answers are synthetic (not repair results).
+    pub synthetic: bool,
+    /// Wall time of the whole evaluation, seconds.
+    pub wall_s: f64,
+}
+
+/// The evaluation's summary (`fixdex eval quixbugs --json`): the run, the [`Counts`], the
+/// calls and tokens of all `bugs`, every bug, and the strategy's `totals` under its key.
+#[must_use]
+pub fn summary(run: &RunInfo, bugs: &[BugResult], counts: &Counts, totals: Option<&EvalTotals>) -> serde_json::Value {
+    let mut summary = serde_json::json!({
+        "lang": run.lang, "oracle": "llm", "strategy": run.strategy,
+        "total": counts.total, "plausible": counts.plausible,
+        "no_plausible": counts.no_plausible, "errors": counts.errors, "trace_only": counts.trace_only,
+        "outcomes": counts.outcomes,
+        "calls": bugs.iter().map(|b| b.calls).sum::<u64>(), "tokens": bugs.iter().map(|b| b.tokens).sum::<u64>(),
+        "wall_s": run.wall_s, "synthetic": run.synthetic,
+        "client": run.client,
+        "localization": run.localization,
+        "programs": bugs,
+    });
+    if let Some(t) = totals {
+        summary[t.key] = t.totals.clone();
+    }
+    summary
 }
 
 /// The [`Counts`] of `bugs`.

@@ -10,7 +10,7 @@
 //! to the prompt's text bumps [`PROMPT_VERSION`], which is part of every cache key.
 
 use crate::llm::{ChatRequest, Message};
-use crate::strategies::reinfix::normalize_cause;
+use crate::run::cause::normalize_cause;
 
 use super::Row;
 

@@ -58,6 +58,15 @@ pub enum PatchError {
     /// The patch applies but leaves every file as it was.
     #[error("the patch changes nothing")]
     NoChange,
+    /// A splice ([`super::Splice`]) that does not fit the text it edits: outside it, off a
+    /// `char` boundary, or overlapping another splice.
+    #[error("the edit of bytes {}..{} does not fit the file ({len} bytes)", span.start, span.end)]
+    Splice {
+        /// The span.
+        span: std::ops::Range<usize>,
+        /// The text's length in bytes.
+        len: usize,
+    },
     /// Reading or writing a file failed (files already written were restored).
     #[error("could not read or write `{}`", path.display())]
     Io {
@@ -180,6 +189,7 @@ impl PatchError {
                 HunkFailure::NoAnchor { .. } => "Include at least one unchanged line next to the added lines.",
             },
             Self::NoChange => "The patch must change the code.",
+            Self::Splice { .. } => "Edit the file as it is.",
             Self::NotUtf8 { .. } | Self::Io { .. } => "This file cannot be patched.",
         }
     }

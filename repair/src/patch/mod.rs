@@ -69,6 +69,7 @@
 //! ```
 
 mod apply;
+mod change;
 mod error;
 mod parse;
 mod path;
@@ -77,6 +78,7 @@ mod text;
 use std::path::{Path, PathBuf};
 
 pub use apply::apply_to_text;
+pub use change::{Change, Splice, apply_splices};
 pub use error::{HunkError, HunkFailure, NearMatch, PatchError};
 
 /// A `Result` with a [`PatchError`].

@@ -73,7 +73,7 @@ pub(super) fn read(rel: &Path, abs: &Path, create: bool) -> Result<Option<String
 }
 
 /// `rel` without `.` components.
-fn normal(rel: &Path) -> PathBuf {
+pub(super) fn normal(rel: &Path) -> PathBuf {
     rel.components().filter(|c| !matches!(c, Component::CurDir)).collect()
 }
 

@@ -50,6 +50,9 @@ pub struct Problem {
     pub bug: Bug,
     /// Language of the buggy file; `None` for other extensions (the prompts then name none).
     pub language: Option<Language>,
+    /// The buggy file's whole text, as the pre-flight read it (the one read of the run):
+    /// what strategies parse and what [`crate::patch::Change::Splices`] edit.
+    pub source: String,
     /// The buggy code: lines `lines.0..=lines.1` of the file, newline-terminated.
     pub code: String,
     /// The same lines, each prefixed with its 1-based number and `: `.

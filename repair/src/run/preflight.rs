@@ -4,7 +4,6 @@
 //! and the buggy version's failing tests set the plausibility rule ([`crate::validate::baseline`]).
 
 use crate::Language;
-use crate::error::Error;
 use crate::run::bug::{Bug, Problem, locate};
 use crate::run::report::{Outcome, Preflight};
 use crate::run::session::{Session, Stop};
@@ -22,9 +21,7 @@ impl Session<'_> {
         let (start_line, end_line, text) = locate(bug)?;
         self.report.buggy_lines = Some((start_line, end_line));
         let (code, numbered) = Problem::excerpt(&text, start_line, end_line);
-        let Ok((_, pre)) = self.validate(bug, None)? else {
-            return Err(Error::PreflightRefused.into());
-        };
+        let pre = self.validate_buggy(bug)?;
         let candidates = self.adapt_validator(&pre);
         self.report.preflight = Some(Preflight {
             verdict: pre.verdict,
@@ -53,6 +50,7 @@ impl Session<'_> {
         Ok(Ok(Problem {
             bug: bug.clone(),
             language: Language::from_path(&bug.file),
+            source: text,
             code,
             numbered,
             lines: (start_line, end_line),

@@ -27,7 +27,7 @@ use std::time::Instant;
 use crate::error::{Error, Refusal};
 use crate::llm::context::{self, ContextBudget, Estimator};
 use crate::llm::{ChatClient, ChatRequest, Ledger, LlmError, Message, PriceTable, complete_n};
-use crate::patch::Patch;
+use crate::patch::{Change, Patch};
 use crate::retrieve::Retriever;
 use crate::run::bug::{Bug, Problem};
 use crate::run::config::RunConfig;
@@ -357,15 +357,14 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Applies and validates the candidate `answer` (the text holding the patch, already cut
-    /// to its complete part when the reply was cut off; `raw` is the whole reply) for
-    /// `problem`, in a fresh scratch copy. An empty `answer` from a cut-off reply is refused
-    /// with `cut_off_feedback`. A plausible candidate becomes the report's patch when it is
-    /// the first; a failing one tracks the tests that keep failing.
+    /// Parses the candidate `answer` (the text holding the patch, already cut to its
+    /// complete part when the reply was cut off; `raw` is the whole reply, the record's
+    /// `answer`) into a [`Patch`] and validates it ([`Self::validate_patch`]). An empty
+    /// `answer` from a cut-off reply is refused with `cut_off_feedback`, an answer that holds
+    /// no patch with the parser's reason.
     ///
     /// # Errors
-    /// [`Stop::Timeout`] at the wall clock; [`Stop::Failed`] when the scratch copy or the
-    /// test command cannot be run.
+    /// As [`Self::validate_patch`].
     pub fn validate_candidate(
         &mut self,
         problem: &Problem,
@@ -374,30 +373,37 @@ impl<'a> Session<'a> {
         answer: &str,
         cut_off_feedback: &str,
     ) -> Result<CandidateRecord, Stop> {
+        let refused = |feedback: String| Ok(CandidateRecord { feedback: Some(feedback), ..record(place, &raw.text) });
         self.check_time()?;
-        let mut rec = CandidateRecord {
-            attempt: place.attempt,
-            suggestion: place.suggestion,
-            choice: place.choice,
-            answer: raw.text.clone(),
-            applied_diff: None,
-            verdict: Verdict::PatchRefused,
-            failing_tests: Vec::new(),
-            feedback: None,
-            wall_ms: 0,
-        };
         if raw.cut_off && answer.trim().is_empty() {
-            rec.feedback = Some(cut_off_feedback.into());
-            return Ok(rec);
+            return refused(cut_off_feedback.into());
         }
-        let patch = match Patch::parse(answer, Some(&problem.bug.file)) {
-            Ok(p) => p,
-            Err(e) => {
-                rec.feedback = Some(e.feedback());
-                return Ok(rec);
-            }
-        };
-        match self.validate(&problem.bug, Some(&patch))? {
+        match Patch::parse(answer, Some(&problem.bug.file)) {
+            Ok(patch) => self.validate_patch(problem, place, &raw.text, &Change::Parsed(patch)),
+            Err(e) => refused(e.feedback()),
+        }
+    }
+
+    /// Applies the typed `change` in a fresh scratch copy of `problem`'s project and
+    /// validates it; `answer` is what the record keeps as the candidate's text (a model's
+    /// reply, or a model-free candidate's rendering for the reader). A plausible candidate
+    /// becomes the report's patch when it is the first; a failing one tracks the tests that
+    /// keep failing; a change already validated is a [`Verdict::Duplicate`]; a change that
+    /// does not apply is a [`Verdict::PatchRefused`] with the reason.
+    ///
+    /// # Errors
+    /// [`Stop::Timeout`] at the wall clock; [`Stop::Failed`] when the scratch copy or the
+    /// test command cannot be run.
+    pub fn validate_patch(
+        &mut self,
+        problem: &Problem,
+        place: Place,
+        answer: &str,
+        change: &Change,
+    ) -> Result<CandidateRecord, Stop> {
+        self.check_time()?;
+        let mut rec = record(place, answer);
+        match self.validate_change(problem, change)? {
             Err(refusal) => rec.feedback = Some(refusal.0),
             Ok((diff, _)) if !self.seen.insert(diff.clone()) => {
                 rec.verdict = Verdict::Duplicate;
@@ -456,31 +462,41 @@ impl<'a> Session<'a> {
         plausible && !self.config.collect_all
     }
 
-    /// Validates the project in a fresh scratch copy, after `patch` if given. `Ok(Err)` is a
-    /// refused patch with its reason; with a patch, the applied diff comes with the result.
+    /// Validates the buggy version of `bug` in a fresh scratch copy (the pre-flight).
     ///
     /// # Errors
     /// The scratch copy or the commands cannot be run.
-    pub(crate) fn validate(
+    pub(crate) fn validate_buggy(&self, bug: &Bug) -> Result<Validation, Error> {
+        let scratch = self.scratch(bug)?;
+        Ok(self.validator.validate(scratch.root())?)
+    }
+
+    /// Validates `problem`'s project with `change` applied in a fresh scratch copy
+    /// ([`Change::apply`]: splices edit the buggy file's text as the pre-flight read it),
+    /// with the candidates' validator. `Ok(Err)` is a refused change with its reason;
+    /// else the applied diff and the validation.
+    ///
+    /// # Errors
+    /// The scratch copy or the commands cannot be run.
+    pub(crate) fn validate_change(
         &self,
-        bug: &Bug,
-        patch: Option<&Patch>,
+        problem: &Problem,
+        change: &Change,
     ) -> Result<Result<(String, Validation), Refusal>, Error> {
-        let skip = std::sync::Arc::clone(&self.skip);
-        let scratch = Scratch::copy(&bug.root, move |p, d| skip(p, d))?;
-        let mut diff = String::new();
-        if let Some(p) = patch {
-            match p.apply(scratch.root()) {
-                Ok(applied) => diff = applied.diff,
-                Err(e) => return Ok(Err(e.into())),
-            }
-        }
-        let validator = match (&self.candidate_validator, patch) {
-            (Some(adapted), Some(_)) => adapted,
-            _ => self.validator,
+        let scratch = self.scratch(&problem.bug)?;
+        let diff = match change.apply(scratch.root(), &problem.bug.file, &problem.source) {
+            Ok(applied) => applied.diff,
+            Err(e) => return Ok(Err(e.into())),
         };
+        let validator = self.candidate_validator.as_ref().unwrap_or(self.validator);
         let v = validator.validate(scratch.root())?;
         Ok(Ok((diff, v)))
+    }
+
+    /// A fresh scratch copy of `bug`'s project, without what the run skips.
+    fn scratch(&self, bug: &Bug) -> Result<Scratch, Error> {
+        let skip = std::sync::Arc::clone(&self.skip);
+        Ok(Scratch::copy(&bug.root, move |p, d| skip(p, d))?)
     }
 
     /// Sets the validator of candidate patches from the buggy version's validation `pre`
@@ -526,5 +542,20 @@ impl<'a> Session<'a> {
              (--failing-test) so that these may keep failing",
             kept.join(", ")
         ));
+    }
+}
+
+/// A candidate at `place` whose text is `answer`, refused until validated.
+fn record(place: Place, answer: &str) -> CandidateRecord {
+    CandidateRecord {
+        attempt: place.attempt,
+        suggestion: place.suggestion,
+        choice: place.choice,
+        answer: answer.to_owned(),
+        applied_diff: None,
+        verdict: Verdict::PatchRefused,
+        failing_tests: Vec::new(),
+        feedback: None,
+        wall_ms: 0,
     }
 }

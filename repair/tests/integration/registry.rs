@@ -9,10 +9,11 @@ use crate::common::{minibugs, runner};
 use repair::bench::evaluation::BugResult;
 use repair::bench::quixbugs::{self, Lang};
 use repair::llm::ScriptedClient;
+use repair::patch::{Change, Splice};
 use repair::run::bug::{Bug, Location, Problem};
 use repair::run::config::RunConfig;
 use repair::run::report::{Details, Outcome, RepairReport};
-use repair::run::session::{Place, Reply, Session, Stop};
+use repair::run::session::{Place, Session, Stop};
 use repair::run::workflow::Workflow;
 use repair::strategies::{Entry, EvalTotals, Registry, Strategy, entry};
 use repair::validate::Verdict;
@@ -58,14 +59,13 @@ impl Strategy for Widen {
     }
 
     fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop> {
-        let lines = problem.code.lines().filter(|l| l.contains("range("));
-        for (choice, line) in lines.enumerate() {
-            let close = line.rfind(')').unwrap_or(line.len());
-            let fixed = format!("{} + {}{}", &line[..close], self.by, &line[close..]);
-            let answer = format!("<<<<<<< SEARCH\n{line}\n=======\n{fixed}\n>>>>>>> REPLACE\n");
-            let reply = Reply { text: answer.clone(), cut_off: false };
+        let code = &problem.source;
+        let ranges = code.match_indices("range(").filter_map(|(at, _)| Some(at + code[at..].find(')')?));
+        for (choice, close) in ranges.enumerate() {
+            let widen = Splice { span: close..close, text: format!(" + {}", self.by) };
             let place = Place { attempt: 1, suggestion: 1, choice };
-            let rec = session.validate_candidate(problem, place, &reply, &answer, "")?;
+            let what = format!("range(..{})", widen.text);
+            let rec = session.validate_patch(problem, place, &what, &Change::Splices(vec![widen]))?;
             session.report.details = Details::new(WidenSection { by: self.by, tried: choice + 1 });
             if session.push_candidate(rec) {
                 break;

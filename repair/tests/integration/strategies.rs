@@ -6,17 +6,18 @@ use crate::common::{minibugs, runner};
 
 use repair::bench::quixbugs::{self, Lang};
 use repair::llm::ScriptedClient;
+use repair::patch::{Change, Splice};
 use repair::run::bug::{Bug, Location, Problem};
 use repair::run::config::RunConfig;
 use repair::run::report::Outcome;
-use repair::run::session::{Place, Reply, Session, Stop};
+use repair::run::session::{Place, Session, Stop};
 use repair::run::workflow::Workflow;
 use repair::strategies::{Registry, Strategy};
 use repair::validate::Verdict;
 
-/// A model-free strategy: for each line of the buggy code holding `<`, a SEARCH/REPLACE
-/// patch that makes it `<=`, and for each `range(a, b)`, one that makes it `range(a, b + 1)`;
-/// in line order, each validated by the session.
+/// A model-free strategy: for each line of the buggy code holding `<`, an edit that makes
+/// it `<=`, and for each `range(a, b)`, one that makes it `range(a, b + 1)`; in line order,
+/// each a typed splice of the buggy file validated by the session (no answer text parsed).
 struct FlipBounds;
 
 impl Strategy for FlipBounds {
@@ -26,26 +27,38 @@ impl Strategy for FlipBounds {
 
     fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop> {
         let mut choice = 0;
-        for line in problem.code.lines() {
-            let fixed = if line.contains(" < ") {
-                line.replacen(" < ", " <= ", 1)
+        for (start, line) in localized_lines(problem) {
+            let splice = if let Some(at) = line.find(" < ") {
+                Splice { span: start + at..start + at + 3, text: " <= ".into() }
             } else if let Some(at) = line.find("range(") {
-                let close = at + line[at..].find(')').unwrap_or(0);
-                format!("{} + 1{}", &line[..close], &line[close..])
+                let close = start + at + line[at..].find(')').unwrap_or(0);
+                Splice { span: close..close, text: " + 1".into() }
             } else {
                 continue;
             };
-            let answer = format!("<<<<<<< SEARCH\n{line}\n=======\n{fixed}\n>>>>>>> REPLACE\n");
-            let reply = Reply { text: answer.clone(), cut_off: false };
             let place = Place { attempt: 1, suggestion: 1, choice };
             choice += 1;
-            let rec = session.validate_candidate(problem, place, &reply, &answer, "cut off")?;
+            let what = format!("{} at byte {}", splice.text.trim(), splice.span.start);
+            let rec = session.validate_patch(problem, place, &what, &Change::Splices(vec![splice]))?;
             if session.push_candidate(rec) {
                 return Ok(());
             }
         }
         Ok(())
     }
+}
+
+/// The localized lines of the buggy file, each with the byte offset where it starts.
+fn localized_lines(problem: &Problem) -> Vec<(usize, &str)> {
+    let mut at = 0;
+    let mut out = Vec::new();
+    for (i, line) in problem.source.split_inclusive('\n').enumerate() {
+        if (problem.lines.0..=problem.lines.1).contains(&(i + 1)) {
+            out.push((at, line));
+        }
+        at += line.len();
+    }
+    out
 }
 
 /// A strategy that validates nothing.
@@ -146,10 +159,11 @@ fn a_hanging_candidate_is_stopped_by_the_timeout_adapted_to_the_preflight() {
             "hang"
         }
         fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop> {
-            let answer = "<<<<<<< SEARCH\n    total = 0\n=======\n    total = 0\n    while True:\n        pass\n>>>>>>> REPLACE\n";
-            let reply = Reply { text: answer.into(), cut_off: false };
+            let after = "    total = 0\n";
+            let at = problem.source.find(after).map_or(0, |i| i + after.len());
+            let hang = Splice { span: at..at, text: "    while True:\n        pass\n".into() };
             let place = Place { attempt: 1, suggestion: 1, choice: 0 };
-            let rec = session.validate_candidate(problem, place, &reply, answer, "cut off")?;
+            let rec = session.validate_patch(problem, place, "an endless loop", &Change::Splices(vec![hang]))?;
             session.push_candidate(rec);
             Ok(())
         }

@@ -42,14 +42,15 @@ use std::time::Duration;
 
 use engine::Space;
 use engine::embed::LineRange;
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use crate::error::Error;
+use crate::patch::{Change, Splice};
 use crate::retrieve::suggest::{Suggestion, Voter, suggest_with_prior};
 use crate::retrieve::{RetrieveParams, Retriever};
 use crate::run::bug::Problem;
 use crate::run::report::Details;
-use crate::run::session::{Place, Reply, Session, Stop};
+use crate::run::session::{Place, Session, Stop};
 use crate::validate::Verdict;
 pub use order::HitEdit;
 pub use templates::{Edit, Template};
@@ -120,35 +121,86 @@ impl super::Strategy for Patterns {
     }
 
     fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop> {
-        let path = problem.bug.root.join(&problem.bug.file);
-        let text = std::fs::read_to_string(&path).map_err(|source| Error::Read { path, source })?;
-        let edits = problem.language.map(|l| templates::edits(&text, l, problem.lines)).unwrap_or_default();
+        let text = &problem.source;
+        let edits = problem.language.map(|l| templates::edits(text, l, problem.lines)).unwrap_or_default();
         let mut generated: BTreeMap<Template, usize> = BTreeMap::new();
         for e in &edits {
             *generated.entry(e.template).or_default() += 1;
         }
         let (hits, retrieval) = match session.retriever().filter(|_| self.retrieval) {
             Some(r) => self.hit_edits(r, problem, session),
-            None => (Vec::new(), Value::Null),
+            None => (Vec::new(), None),
         };
         let ordered: Vec<&Edit> =
             order::order(&edits, &hits, &problem.weights).into_iter().map(|i| &edits[i]).collect();
         let mut search = Search::default();
-        let ended = self.search(problem, session, &text, &ordered, &mut search);
-        session.report.details = Details::new(json!({
-            "order": if hits.is_empty() { "prior" } else { "retrieval" },
-            "suspiciousness": problem.weights.name(),
-            "retrieval": retrieval,
-            "probabilities": order::template_probabilities(&hits),
-            "max_validations": self.max_validations,
-            "max_wall_s": self.max_wall.as_secs(),
-            "generated": generated,
-            "validated": search.validated,
-            "first_plausible_at": search.first_plausible_at,
-            "plausible": search.plausible,
-        }));
+        let ended = self.search(problem, session, &ordered, &mut search);
+        session.report.details = Details::new(PatternsRecord {
+            order: if hits.is_empty() { "prior" } else { "retrieval" },
+            suspiciousness: problem.weights.name(),
+            probabilities: order::template_probabilities(&hits),
+            retrieval,
+            max_validations: self.max_validations,
+            max_wall_s: self.max_wall.as_secs(),
+            generated,
+            validated: search.validated,
+            first_plausible_at: search.first_plausible_at,
+            plausible: search.plausible,
+        });
         ended
     }
+}
+
+/// The patterns strategy's report section (`details`; the fields as the module docs give
+/// them).
+#[derive(Debug, Clone, Serialize)]
+pub struct PatternsRecord {
+    /// `retrieval` when similar fixes voted for the templates, else `prior`.
+    pub order: &'static str,
+    /// `uniform` or `sbfl` ([`crate::fl::LineWeights::name`]).
+    pub suspiciousness: &'static str,
+    /// The similar fixes searched; `None` without an index or with `--no-retrieval`.
+    pub retrieval: Option<RetrievalRecord>,
+    /// Each template's probability `p(t)`.
+    pub probabilities: BTreeMap<Template, f32>,
+    /// [`Patterns::max_validations`].
+    pub max_validations: usize,
+    /// [`Patterns::max_wall`], seconds.
+    pub max_wall_s: u64,
+    /// Edits generated per template.
+    pub generated: BTreeMap<Template, usize>,
+    /// Candidates whose tests ran.
+    pub validated: usize,
+    /// 1-based rank of the first plausible candidate among those validated.
+    pub first_plausible_at: Option<usize>,
+    /// Every plausible candidate, for judging overfitting.
+    pub plausible: Vec<PlausibleEdit>,
+}
+
+/// The similar fixes the templates were ordered by ([`PatternsRecord::retrieval`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct RetrievalRecord {
+    /// Similar fixes found.
+    pub hits: usize,
+    /// Why retrieval failed (the prior's order was kept); `None` when it worked.
+    pub error: Option<String>,
+    /// Each hit a template edit reproduces.
+    pub hit_edits: Vec<HitEdit>,
+}
+
+/// A plausible candidate ([`PatternsRecord::plausible`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct PlausibleEdit {
+    /// Its 1-based rank among the candidates validated.
+    pub validated_at: usize,
+    /// The template.
+    pub template: Template,
+    /// `<` → `<=`.
+    pub summary: String,
+    /// 1-based line of the edit.
+    pub line: usize,
+    /// The applied diff.
+    pub diff: Option<String>,
 }
 
 /// Progress of the search.
@@ -156,8 +208,7 @@ impl super::Strategy for Patterns {
 struct Search {
     validated: usize,
     first_plausible_at: Option<usize>,
-    /// Every plausible candidate, as the report's `details.plausible` gives it.
-    plausible: Vec<Value>,
+    plausible: Vec<PlausibleEdit>,
 }
 
 impl Patterns {
@@ -165,7 +216,12 @@ impl Patterns {
     /// reproduces ([`order::hit_edits`]), and the report's `details.retrieval`; none when
     /// retrieval fails (the error is reported and warned about, and the run goes on in the
     /// prior's order). The report's `retrieved` and `suggestions` get the hits.
-    fn hit_edits(&self, r: &Retriever, problem: &Problem, session: &mut Session<'_>) -> (Vec<HitEdit>, Value) {
+    fn hit_edits(
+        &self,
+        r: &Retriever,
+        problem: &Problem,
+        session: &mut Session<'_>,
+    ) -> (Vec<HitEdit>, Option<RetrievalRecord>) {
         // Dense: the order the weights were fitted with.
         let params = RetrieveParams { space: Space::Code, k: self.k.max(1), ..RetrieveParams::default() };
         // With SBFL, the most suspicious line is the buggy line a long method is embedded
@@ -177,7 +233,10 @@ impl Patterns {
             Ok(found) => found,
             Err(e) => {
                 session.report.warnings.push(format!("retrieval failed, so the templates keep the prior's order: {e}"));
-                return (Vec::new(), json!({"hits": 0, "error": e.to_string(), "hit_edits": []}));
+                return (
+                    Vec::new(),
+                    Some(RetrievalRecord { hits: 0, error: Some(e.to_string()), hit_edits: Vec::new() }),
+                );
             }
         };
         let hits = order::hit_edits(&found.fixes);
@@ -190,11 +249,11 @@ impl Patterns {
         // The prior was read by the search above; without it (an unreadable index) the raw vote.
         let prior = r.action_prior().unwrap_or_default();
         let suggestions = suggest_with_prior(&voters, &prior, actions::ActionKind::ALL.len());
-        let details = json!({"hits": found.fixes.len(), "error": null, "hit_edits": hits});
+        let details = RetrievalRecord { hits: found.fixes.len(), error: None, hit_edits: hits.clone() };
         session.report.suggestions = vec![suggestions.iter().map(Suggestion::line).collect()];
         session.report.retrieved_dropped_exact = found.dropped_exact;
         session.report.retrieved = found.fixes;
-        (hits, details)
+        (hits, Some(details))
     }
 
     /// Validates `edits` in order until a plausible patch (unless collecting all) or the budget.
@@ -202,31 +261,27 @@ impl Patterns {
         &self,
         problem: &Problem,
         session: &mut Session<'_>,
-        text: &str,
         edits: &[&Edit],
         search: &mut Search,
     ) -> Result<(), Stop> {
         for (rank, edit) in edits.iter().enumerate() {
-            if search.validated >= self.max_validations {
-                return Err(Stop::Budget(Error::ValidationBudget { limit: self.max_validations }));
-            }
-            if session.started().elapsed() >= self.max_wall {
-                return Err(Stop::Timeout(Error::WallClock { limit_s: self.max_wall.as_secs() }));
-            }
-            let Some(answer) = search_replace(text, problem, edit) else { continue };
+            self.check_budget(session, search)?;
+            let Some(candidate) = Candidate::of(problem, edit) else { continue };
             let suggestion = Template::ALL.iter().position(|t| *t == edit.template).map_or(0, |i| i + 1);
             let place = Place { attempt: 1, suggestion, choice: rank };
-            let reply = Reply { text: answer, cut_off: false };
-            let rec = session.validate_candidate(problem, place, &reply, &reply.text, "")?;
+            let rec = session.validate_patch(problem, place, &candidate.answer, &candidate.change)?;
             if !matches!(rec.verdict, Verdict::Duplicate | Verdict::PatchRefused) {
                 search.validated += 1;
             }
             if rec.verdict == Verdict::Plausible {
                 search.first_plausible_at.get_or_insert(search.validated);
-                search.plausible.push(json!({
-                    "validated_at": search.validated, "template": edit.template, "summary": edit.summary,
-                    "line": edit.line, "diff": rec.applied_diff,
-                }));
+                search.plausible.push(PlausibleEdit {
+                    validated_at: search.validated,
+                    template: edit.template,
+                    summary: edit.summary.clone(),
+                    line: edit.line,
+                    diff: rec.applied_diff.clone(),
+                });
             }
             if session.push_candidate(rec) {
                 return Ok(());
@@ -234,28 +289,55 @@ impl Patterns {
         }
         Ok(())
     }
+
+    /// [`Stop::Budget`] after [`Patterns::max_validations`] validations, [`Stop::Timeout`]
+    /// after [`Patterns::max_wall`].
+    fn check_budget(&self, session: &Session<'_>, search: &Search) -> Result<(), Stop> {
+        if search.validated >= self.max_validations {
+            return Err(Stop::Budget(Error::ValidationBudget { limit: self.max_validations }));
+        }
+        if session.started().elapsed() >= self.max_wall {
+            return Err(Stop::Timeout(Error::WallClock { limit_s: self.max_wall.as_secs() }));
+        }
+        Ok(())
+    }
 }
 
-/// The edit as a SEARCH/REPLACE block of the whole localized code (lines
-/// `problem.lines`), so that it applies by context whatever else the file holds; `None`
-/// when it changes nothing there.
-fn search_replace(text: &str, problem: &Problem, edit: &Edit) -> Option<String> {
-    let line_start = |line: usize| -> usize {
-        if line <= 1 {
-            return 0;
+/// A template edit as a candidate: the typed change the session validates, and the text
+/// the report's record keeps.
+struct Candidate {
+    /// The edit as one splice of the buggy file's text.
+    change: Change,
+    /// The edit as a SEARCH/REPLACE block of the whole localized code, for the reader of
+    /// the report (never parsed).
+    answer: String,
+}
+
+impl Candidate {
+    /// The edit of the buggy file's text (the localized lines `problem.lines`); `None`
+    /// when it reaches outside them or changes nothing there.
+    fn of(problem: &Problem, edit: &Edit) -> Option<Candidate> {
+        let text = problem.source.as_str();
+        let (from, to) = (line_start(text, problem.lines.0), line_start(text, problem.lines.1 + 1));
+        if edit.start < from || edit.end > to {
+            return None;
         }
-        text.match_indices('\n').nth(line - 2).map_or(text.len(), |(i, _)| i + 1)
-    };
-    let (a, b) = problem.lines;
-    let (from, to) = (line_start(a), line_start(b + 1));
-    if edit.start < from || edit.end > to {
-        return None;
+        let after = format!("{}{}{}", &text[from..edit.start], edit.replacement, &text[edit.end..to]);
+        let before = &text[from..to];
+        if after == before {
+            return None;
+        }
+        let end_nl = |s: &str| if s.ends_with('\n') { s.to_string() } else { format!("{s}\n") };
+        let answer = format!("<<<<<<< SEARCH\n{}=======\n{}>>>>>>> REPLACE\n", end_nl(before), end_nl(&after));
+        let splice = Splice { span: edit.start..edit.end, text: edit.replacement.clone() };
+        Some(Candidate { change: Change::Splices(vec![splice]), answer })
     }
-    let after = format!("{}{}{}", &text[from..edit.start], edit.replacement, &text[edit.end..to]);
-    let before = &text[from..to];
-    if after == before {
-        return None;
+}
+
+/// Byte offset of 1-based `line` in `text` (its length past the last line).
+fn line_start(text: &str, line: usize) -> usize {
+    if line <= 1 {
+        return 0;
     }
-    let end_nl = |s: &str| if s.ends_with('\n') { s.to_string() } else { format!("{s}\n") };
-    Some(format!("<<<<<<< SEARCH\n{}=======\n{}>>>>>>> REPLACE\n", end_nl(before), end_nl(&after)))
+    text.match_indices('\n').nth(line - 2).map_or(text.len(), |(i, _)| i + 1)
 }

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 pub use crate::patch::complete_patch_text;
 use crate::run::bug::Problem;
+pub use crate::run::cause::normalize_cause;
 
 /// The nudge after a final answer that states no root cause.
 pub const NUDGE_PROMPT: &str = "State the root cause as one line `ROOT CAUSE: ...`, or call a tool to learn more.";
@@ -134,24 +135,6 @@ fn has_placeholder(cause: &str) -> bool {
             prompt[at..].find('>').is_some_and(|end| end > 1 && end < 40 && cause.contains(&prompt[at..=at + end]))
         })
     })
-}
-
-/// `cause` lower-cased, without markdown and quote characters (`` ` * _ " ' < > [ ] ``
-/// except an apostrophe inside a word), with its whitespace collapsed and trailing
-/// punctuation (`. , ; : ! ?`) removed.
-pub fn normalize_cause(cause: &str) -> String {
-    let lower = cause.to_lowercase();
-    let chars: Vec<char> = lower.chars().collect();
-    let kept = chars.iter().enumerate().filter(|&(i, &c)| {
-        let inside_word = c == '\''
-            && i > 0
-            && chars[i - 1].is_alphanumeric()
-            && chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
-        inside_word || !matches!(c, '`' | '*' | '_' | '"' | '\'' | '<' | '>' | '[' | ']')
-    });
-    let text: String = kept.map(|(_, &c)| c).collect();
-    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    words.trim_end_matches(['.', ',', ';', ':', '!', '?']).trim().to_owned()
 }
 
 /// Whether a normalised cause merely repeats fixdex's own instructions (rule in

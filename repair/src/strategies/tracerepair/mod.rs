@@ -505,7 +505,7 @@ impl Run<'_> {
     fn phase_probe(&mut self, session: &mut Session<'_>) -> Result<String, Stop> {
         let p = self.problem;
         self.details.probe.mode = Some(self.strategy.probe);
-        let (Some(lang), Ok(text)) = (p.language, std::fs::read_to_string(p.bug.root.join(&p.bug.file))) else {
+        let Some(lang) = p.language else {
             let rec = &mut self.details.probe;
             rec.note = Some("the file's language has no probes (Java and Python only): no trace".into());
             rec.collected = Some(Collected::fallback(0, 0, Vec::new()));
@@ -515,8 +515,8 @@ impl Run<'_> {
             ));
             return Ok(prompts::trace_block("", false, true));
         };
-        let sites = self.choose_sites(session, &text, lang)?;
-        let collected = trace::collect_in_session(session, p, &text, &sites)?;
+        let sites = self.choose_sites(session, &p.source, lang)?;
+        let collected = trace::collect_in_session(session, p, &sites)?;
         let (shown, cut) = collected.trace.tail(prompt_trace_bytes(session.config().context_tokens));
         self.details.probe.prompt_trace_bytes = shown.len();
         let block = prompts::trace_block(&shown, cut || collected.trace.truncated, collected.static_fallback);

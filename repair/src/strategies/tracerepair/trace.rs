@@ -14,7 +14,7 @@
 
 use super::probe::{self, Site, Trace};
 use crate::Language;
-use crate::patch::{Patch, unified_diff};
+use crate::patch::{Change, Splice};
 use crate::run::bug::Problem;
 use crate::run::session::{Session, Stop};
 use crate::validate::Verdict;
@@ -180,22 +180,19 @@ impl Collected {
     }
 }
 
-/// [`collect`] for `problem` through `session` with `sites` (of the buggy file `text`;
-/// [`probe::auto_sites`] or [`probe::named_sites`]): each copy is the buggy file replaced by
-/// its instrumented text, built and tested in a scratch copy exactly as a candidate patch
-/// is ([`Session`]'s validation, the project's own commands); a compile-error verdict is a
+/// [`collect`] for `problem` through `session` with `sites` (of the buggy file's text,
+/// [`Problem::source`]; [`probe::auto_sites`] or [`probe::named_sites`]): each copy is the
+/// buggy file replaced by its instrumented text (one [`Splice`] of the whole text), built
+/// and tested in a scratch copy exactly as a candidate patch is ([`Session`]'s validation,
+/// the project's own commands); a compile-error verdict is a
 /// [`RunResult::CompileError`] with the build's (or test run's) output, any other verdict
 /// gives the test run's captured stdout and stderr. No sites or no language: the static
 /// fallback (nothing run).
 ///
 /// # Errors
 /// [`Stop`] when the scratch copy or the commands cannot be run.
-pub fn collect_in_session(
-    session: &Session<'_>,
-    problem: &Problem,
-    text: &str,
-    sites: &[Site],
-) -> Result<Collected, Stop> {
+pub fn collect_in_session(session: &Session<'_>, problem: &Problem, sites: &[Site]) -> Result<Collected, Stop> {
+    let text = problem.source.as_str();
     let bug = &problem.bug;
     let Some(lang) = problem.language.filter(|_| !sites.is_empty()) else {
         return Ok(Collected::fallback(sites.len(), 0, Vec::new()));
@@ -203,12 +200,10 @@ pub fn collect_in_session(
     let file_name = bug.file.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
     let mut failing: Option<Vec<String>> = None;
     let mut collected = collect(text, &file_name, lang, sites, |source| {
-        let Ok(patch) = Patch::parse(&unified_diff(&bug.file, text, source), None) else {
-            return Ok::<_, Stop>(RunResult::CompileError(String::new()));
-        };
+        let copy = Change::Splices(vec![Splice::whole(text.len(), source.to_owned())]);
         let output = |r: &Option<crate::validate::RunOutput>| r.as_ref().map(|t| t.combined()).unwrap_or_default();
-        match session.validate(bug, Some(&patch)).map_err(Stop::from)? {
-            Err(refused) => Ok(RunResult::CompileError(refused.0)),
+        match session.validate_change(problem, &copy).map_err(Stop::from)? {
+            Err(refused) => Ok::<_, Stop>(RunResult::CompileError(refused.0)),
             Ok((_, v)) if v.verdict == Verdict::CompileError => {
                 Ok(RunResult::CompileError(format!("{}{}", output(&v.build), output(&v.test))))
             }

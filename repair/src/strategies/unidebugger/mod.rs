@@ -185,13 +185,10 @@ impl super::Strategy for UniDebugger {
     }
 
     fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop> {
-        let path = problem.bug.root.join(&problem.bug.file);
-        let text = std::fs::read_to_string(&path)
-            .map_err(|source| Stop::Failed(crate::Error::Read { path: path.clone(), source }))?;
         let mut run = Run {
             strategy: self,
             problem,
-            text,
+            text: &problem.source,
             details: Details { ended: "running".into(), max_validations: self.max_validations, ..Details::default() },
             summaries: HashMap::new(),
             guide: None,
@@ -269,8 +266,8 @@ struct Attempt {
 struct Run<'p> {
     strategy: &'p UniDebugger,
     problem: &'p Problem,
-    /// The buggy file's text.
-    text: String,
+    /// The buggy file's text ([`Problem::source`]).
+    text: &'p str,
     details: Details,
     /// Summaries by file (relative path).
     summaries: HashMap<String, String>,
@@ -376,7 +373,7 @@ impl Run<'_> {
     /// The code of `region` (1-based inclusive lines of the buggy file).
     fn code(&self, region: (usize, usize)) -> String {
         let end = region.1.min(self.text.lines().count());
-        Problem::excerpt(&self.text, region.0.clamp(1, end.max(1)), end).0
+        Problem::excerpt(self.text, region.0.clamp(1, end.max(1)), end).0
     }
 
     /// L1's core (also run inside L2 and L3): Locator, then Fixer on `region`.
@@ -389,7 +386,7 @@ impl Run<'_> {
     ) -> Result<Attempt, Stop> {
         self.details.level = self.details.level.max(Some(level));
         let marks = self.locate(session, level, region, extra)?;
-        let marked = marks::render(&self.text, region, &marks, self.problem.language);
+        let marked = marks::render(self.text, region, &marks, self.problem.language);
         let prompt = prompts::fixer_prompt(self.problem, &marked, extra);
         let cand = self.candidate(session, level, Role::Fixer, vec![Message::user(prompt)])?;
         Ok(Attempt { region, marked, fixer: cand.clone(), cand, pro: None })
@@ -407,7 +404,7 @@ impl Run<'_> {
         let mut messages = vec![Message::user(prompts::locator_prompt(self.problem, &self.code(region), extra))];
         for _ in 0..self.strategy.resamples.max(1) {
             let Some(answer) = self.ask(session, level, Role::Locator, messages.clone())? else { break };
-            let marked = marks::apply(&self.text, region, &answer);
+            let marked = marks::apply(self.text, region, &answer);
             let accepted = marked.valid();
             let refused = marked.refused.clone();
             let placed = marked.marks.clone();
@@ -445,11 +442,11 @@ impl Run<'_> {
     /// The Slicer's window (re-asked when refused); the default window around the located
     /// code when no answer is valid.
     fn slice(&mut self, session: &mut Session<'_>, level: Level, extra: &Extra) -> Result<slice::Slice, Stop> {
-        let shown = shorten(&self.text, FILE_CHARS);
+        let shown = shorten(self.text, FILE_CHARS);
         let mut messages = vec![Message::user(prompts::slicer_prompt(self.problem, &shown, extra))];
         for _ in 0..self.strategy.resamples.max(1) {
             let Some(answer) = self.ask(session, level, Role::Slicer, messages.clone())? else { break };
-            match slice::locate(&self.text, &answer, self.problem.lines) {
+            match slice::locate(self.text, &answer, self.problem.lines) {
                 Ok(s) => {
                     self.details.slices.push(SliceRecord { pass: self.pass, level, slice: Some(s), note: None });
                     return Ok(s);
@@ -466,7 +463,7 @@ impl Run<'_> {
                 }
             }
         }
-        let s = slice::around(&self.text, self.problem.lines);
+        let s = slice::around(self.text, self.problem.lines);
         self.details.slices.push(SliceRecord {
             pass: self.pass,
             level,

@@ -1,0 +1,105 @@
+//! The options of `fixdex eval quixbugs` and of its deprecated spelling `fixdex bench
+//! quixbugs`.
+
+use std::path::PathBuf;
+
+use crate::cli::llm_args::LlmArgs;
+use crate::cli::workflow_args::{RetrievalArgs, RunArgs, StrategyArgs};
+
+/// Arguments of `fixdex eval quixbugs`.
+#[derive(Debug, clap::Args)]
+pub struct QuixbugsArgs {
+    /// QuixBugs root (with java_programs/, python_programs/, java_testcases/, python_testcases/).
+    #[arg(long)]
+    pub(super) root: PathBuf,
+    /// Language.
+    #[arg(long, value_enum)]
+    pub(super) lang: LangArg,
+    /// Check the benchmark instead of repairing (no model needed): every buggy program fails
+    /// its tests, and the developer fix, applied through the patch path, makes it plausible.
+    #[arg(long)]
+    pub(super) check: bool,
+    /// quixbugs.jsonl with the ground-truth diffs [default: ROOT/../../data/quixbugs.jsonl].
+    #[arg(long)]
+    pub(super) ground_truth: Option<PathBuf>,
+    /// Only these programs (comma-separated names, case-insensitive).
+    #[arg(long, value_delimiter = ',')]
+    pub(super) programs: Vec<String>,
+    /// Only a seeded sample of N of the programs (after `--programs`), kept in name order:
+    /// a cheap check of the harness or of a strategy. The same N and `--sample-seed` give
+    /// the same programs on every machine.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(super) sample: Option<u64>,
+    /// Seed of `--sample`.
+    #[arg(long, default_value_t = 0, requires = "sample", value_name = "SEED")]
+    pub(super) sample_seed: u64,
+    /// `--check`: programs checked in parallel.
+    #[arg(long, default_value_t = 2)]
+    pub(super) jobs: usize,
+    /// Wall-clock limit per build or test command, seconds.
+    #[arg(long, default_value_t = 120)]
+    pub(super) timeout_s: u64,
+    /// `--check`: extra runs of a version whose outcome was unexpected, to detect flaky tests.
+    #[arg(long, default_value_t = 2)]
+    pub(super) reruns: usize,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    pub(super) json: bool,
+    #[command(flatten)]
+    pub(super) strategy: StrategyArgs,
+    #[command(flatten)]
+    pub(super) run: RunArgs,
+    /// Fault localization given to the repair strategy.
+    #[arg(long, value_enum, default_value = "perfect")]
+    pub(super) localization: Localization,
+    /// Write each bug's repair report here as `<program>.json` (created when missing;
+    /// checked before any program runs).
+    #[arg(long)]
+    pub(super) report_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub(super) retrieval: RetrievalArgs,
+    #[command(flatten)]
+    pub(super) llm: LlmArgs,
+}
+
+/// Arguments of the deprecated `fixdex bench quixbugs`: `--oracle` instead of `--check`.
+#[derive(Debug, clap::Args)]
+pub struct BenchArgs {
+    /// What produces the patches. `ground-truth`: the developer fix (checks the harness).
+    #[arg(long, value_enum, default_value = "ground-truth")]
+    pub(super) oracle: Oracle,
+    #[command(flatten)]
+    pub(super) args: QuixbugsArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum Localization {
+    /// The buggy function from quixbugs.jsonl (`meta.function`).
+    Perfect,
+    /// The top method of SBFL (Ochiai over per-test coverage).
+    Sbfl,
+}
+
+impl Localization {
+    /// The name the `--json` summary gives.
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Localization::Perfect => "perfect",
+            Localization::Sbfl => "sbfl",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub(super) enum LangArg {
+    Java,
+    Python,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum Oracle {
+    /// The developer fix from quixbugs.jsonl.
+    GroundTruth,
+    /// The ReinFix workflow with a model (an endpoint or --replay).
+    Llm,
+}

@@ -24,6 +24,7 @@ pub mod model;
 pub mod progress;
 pub mod quixbugs;
 pub mod repair;
+pub mod sbfl_args;
 pub mod search;
 pub mod serve;
 pub mod verify;

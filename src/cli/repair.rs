@@ -23,6 +23,7 @@ use repair::strategies::Strategy;
 use repair::validate::{CommandSpec, Validator};
 
 use super::llm_args::LlmArgs;
+use super::sbfl_args::SbflArgs;
 use super::workflow_args::{RetrievalArgs, RunArgs, StrategyArgs, run_config};
 
 /// Arguments of `fixdex repair`.
@@ -53,29 +54,8 @@ pub struct Args {
     /// Buggy line range in --file, `START-END` (1-based, inclusive).
     #[arg(long, conflicts_with = "sbfl")]
     lines: Option<String>,
-    /// Localize the fault with SBFL (Ochiai over per-test coverage, repair::fl): the top
-    /// method becomes the buggy code. Python: `coverage run -m pytest` (see --sbfl-pytest-args);
-    /// Java: the JaCoCo agent over --sbfl-tests after --build-cmd.
-    #[arg(long)]
-    sbfl: bool,
-    /// SBFL, Python: pytest arguments (one shell-quoted string), e.g. `tests/test_x.py`.
-    #[arg(long, default_value = "", allow_hyphen_values = true)]
-    sbfl_pytest_args: String,
-    /// SBFL: Python source folders measured, or Java source roots (repeatable) [default: .].
-    #[arg(long)]
-    sbfl_source: Vec<PathBuf>,
-    /// SBFL, Java: JUnit 4 test classes, comma-separated (selects Java).
-    #[arg(long, value_delimiter = ',')]
-    sbfl_tests: Vec<String>,
-    /// SBFL, Java: class-file folder the build command writes, relative to the project.
-    #[arg(long)]
-    sbfl_classes: Option<PathBuf>,
-    /// SBFL, Java: runtime class path besides the classes (`:`-separated jars: JUnit, libraries).
-    #[arg(long, default_value = "/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar")]
-    sbfl_classpath: String,
-    /// SBFL, Java: JaCoCo includes patterns of the classes under analysis (comma-separated).
-    #[arg(long, value_delimiter = ',')]
-    sbfl_includes: Vec<String>,
+    #[command(flatten)]
+    sbfl: SbflArgs,
     /// Corpus id of this bug: never retrieved (leakage control).
     #[arg(long, allow_hyphen_values = true)]
     bug_id: Option<String>,
@@ -159,24 +139,28 @@ fn check_inputs(a: &Args) -> anyhow::Result<()> {
     if !a.project.is_dir() {
         bail!("--project {} is not a folder", a.project.display());
     }
-    for p in &a.ignore {
-        if p.is_absolute() || !a.project.join(p).exists() {
-            bail!(
-                "--ignore {} is not a path under --project {} (give it relative to the project)",
-                p.display(),
-                a.project.display()
-            );
-        }
-        if a.file.as_ref().is_some_and(|f| f.starts_with(p)) {
-            bail!("--ignore {} holds the buggy --file", p.display());
-        }
-    }
+    a.ignore.iter().try_for_each(|p| check_ignored(a, p))?;
     match &a.file {
         Some(file) if !is_file_under(&a.project, file) => {
             bail!("--file {} is not a file under --project {}", file.display(), a.project.display())
         }
         _ => Ok(()),
     }
+}
+
+/// `--ignore p` names a path under the project that does not hold the buggy file.
+fn check_ignored(a: &Args, p: &std::path::Path) -> anyhow::Result<()> {
+    if p.is_absolute() || !a.project.join(p).exists() {
+        bail!(
+            "--ignore {} is not a path under --project {} (give it relative to the project)",
+            p.display(),
+            a.project.display()
+        );
+    }
+    if a.file.as_ref().is_some_and(|f| f.starts_with(p)) {
+        bail!("--ignore {} holds the buggy --file", p.display());
+    }
+    Ok(())
 }
 
 /// Whether `project/file` is a file inside `project` (after resolving `..` and links).
@@ -192,10 +176,10 @@ fn is_file_under(project: &std::path::Path, file: &std::path::Path) -> bool {
 /// candidates).
 fn locate(a: &Args) -> anyhow::Result<(PathBuf, Location, Option<serde_json::Value>, LineWeights)> {
     let given = || a.file.clone().expect("clap: --file required");
-    match (&a.method, &a.lines, a.sbfl) {
+    match (&a.method, &a.lines, a.sbfl.sbfl) {
         (Some(m), None, false) => Ok((given(), Location::Method(m.clone()), None, LineWeights::Uniform)),
         (None, Some(l), false) => Ok((given(), parse_lines(l)?, None, LineWeights::Uniform)),
-        (None, None, true) => sbfl(a).map(|(file, loc, summary, sus)| (file, loc, Some(summary), sus)),
+        (None, None, true) => sbfl(a),
         _ => bail!("give the fault location: --method NAME or --lines START-END (with --file), or --sbfl"),
     }
 }
@@ -240,18 +224,23 @@ fn print_result(
     if let Some(line) = strategy.report_line(report) {
         eprintln!("{line}");
     }
-    let tried = report.candidates.len();
-    eprintln!(
-        "{}: {tried} candidates tried, {} LLM calls, {} tokens, {:.1} s{}{} (report: {})",
+    eprintln!("{}", summary_line(report, &a.report));
+    Ok(())
+}
+
+/// `OUTCOME: N candidates tried, C LLM calls, T tokens, S s[; error][; SYNTHETIC ...] (report: PATH)`.
+fn summary_line(report: &repair::run::report::RepairReport, path: &std::path::Path) -> String {
+    format!(
+        "{}: {} candidates tried, {} LLM calls, {} tokens, {:.1} s{}{} (report: {})",
         report.outcome.as_str(),
+        report.candidates.len(),
         report.llm.calls,
         report.llm.tokens(),
         report.wall_s,
         report.error.as_ref().map(|e| format!("; {e}")).unwrap_or_default(),
         if report.synthetic { "; SYNTHETIC answers: not a repair result" } else { "" },
-        a.report.display()
-    );
-    Ok(())
+        path.display()
+    )
 }
 
 /// The exit code of an outcome (see the module docs).
@@ -265,40 +254,9 @@ fn exit_code(outcome: Outcome) -> ExitCode {
 
 /// SBFL on the project (in a scratch copy): the top-ranked method (in `--file` when given)
 /// as `(file, line range, summary for the report, the SBFL scores of that file's lines)`.
-fn sbfl(a: &Args) -> anyhow::Result<(PathBuf, Location, serde_json::Value, LineWeights)> {
-    let spec = repair::fl::CoverageSpec { target: sbfl_target(a)?, timeout: Duration::from_secs(a.test_timeout_s) };
-    let fl = repair::fl::sbfl(&a.project, &spec).context("SBFL fault localization")?;
-    let file = a.file.as_ref().map(|f| f.to_string_lossy().into_owned());
-    let top = repair::fl::top_method(&fl, file.as_deref())?;
-    eprintln!(
-        "SBFL (Ochiai): {} {}-{} in {} (score {:.3}, rank {}, {} tied)",
-        top.name, top.start_line, top.end_line, top.file, top.score, top.rank, top.ties
-    );
-    let summary = serde_json::json!({"method": "sbfl-ochiai", "chosen": top,
-        "top_methods": fl.methods.iter().take(5).collect::<Vec<_>>(), "failed": fl.failed, "passed": fl.passed});
-    let location = Location::Lines(top.start_line as usize, top.end_line as usize);
-    Ok((PathBuf::from(&top.file), location, summary, LineWeights::of_file(&fl, &top.file)))
-}
-
-/// What SBFL measures: Python (pytest under coverage.py) without `--sbfl-tests`, else Java.
-fn sbfl_target(a: &Args) -> anyhow::Result<repair::fl::Target> {
-    use repair::fl::{JavaTarget, PythonTarget, Target};
-    if a.sbfl_tests.is_empty() {
-        let python = repair::validate::toolchain::python_from_env()
-            .map_err(|(p, e)| anyhow::Error::new(e).context(format!("FIXDEX_PYTHON {}", p.display())))?;
-        let pytest_args = shlex::split(&a.sbfl_pytest_args)
-            .with_context(|| format!("--sbfl-pytest-args {:?}", a.sbfl_pytest_args))?;
-        return Ok(Target::Python(PythonTarget { python, pytest_args, sources: a.sbfl_source.clone() }));
-    }
-    let classes = a.sbfl_classes.clone().context("--sbfl with --sbfl-tests (Java) needs --sbfl-classes DIR")?;
-    let sources = if a.sbfl_source.is_empty() { vec![PathBuf::from(".")] } else { a.sbfl_source.clone() };
-    Ok(Target::Java(JavaTarget {
-        build: a.build_cmd.clone().map(CommandSpec::Shell),
-        classes_dir: classes,
-        class_path: a.sbfl_classpath.split(':').filter(|s| !s.is_empty()).map(PathBuf::from).collect(),
-        test_classes: a.sbfl_tests.clone(),
-        includes: a.sbfl_includes.clone(),
-        source_roots: sources,
-        jacoco_dir: repair::validate::toolchain::jacoco_dir_from_env(),
-    }))
+fn sbfl(a: &Args) -> anyhow::Result<(PathBuf, Location, Option<serde_json::Value>, LineWeights)> {
+    let timeout = Duration::from_secs(a.test_timeout_s);
+    let found = a.sbfl.localize(&a.project, a.build_cmd.as_deref(), a.file.as_deref(), timeout)?;
+    let (first, last) = found.lines();
+    Ok((PathBuf::from(&found.file), Location::Lines(first, last), Some(found.summary), found.weights))
 }

@@ -60,7 +60,7 @@ mod python;
 mod rank;
 mod weights;
 
-pub use weights::{LineWeights, NoMethod, top_method};
+pub use weights::{LineWeights, Localized, NoMethod, top_method};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -86,6 +86,51 @@ pub fn top_method<'a>(report: &'a FlReport, file: Option<&str>) -> Result<&'a Me
     found.ok_or(NoMethod { file: want, failed: report.failed, passed: report.passed })
 }
 
+/// Where SBFL puts the bug: the top-ranked method ([`top_method`]) as the repair location,
+/// the summary the repair report records as `fault_localization`, and the line weights of
+/// its file.
+#[derive(Debug, Clone)]
+pub struct Localized {
+    /// The chosen method's file, relative to the project root.
+    pub file: String,
+    /// The chosen method (its score, rank, ties and lines).
+    pub top: MethodScore,
+    /// `{"method": "sbfl-ochiai", "chosen", "top_methods" (the first five), "failed",
+    /// "passed"}`: the report's `fault_localization`.
+    pub summary: serde_json::Value,
+    /// The SBFL scores of the lines of `file` ([`LineWeights::of_file`]).
+    pub weights: LineWeights,
+}
+
+impl Localized {
+    /// The top method of `report` (in `file` when given) and what a repair run needs of it.
+    ///
+    /// # Errors
+    /// [`NoMethod`] as [`top_method`].
+    pub fn of(report: &FlReport, file: Option<&str>) -> Result<Localized, NoMethod> {
+        let top = top_method(report, file)?.clone();
+        let summary = serde_json::json!({"method": "sbfl-ochiai", "chosen": top,
+            "top_methods": report.methods.iter().take(5).collect::<Vec<_>>(),
+            "failed": report.failed, "passed": report.passed});
+        let weights = LineWeights::of_file(report, &top.file);
+        Ok(Localized { file: top.file.clone(), top, summary, weights })
+    }
+
+    /// The chosen method's lines, 1-based and inclusive.
+    pub fn lines(&self) -> (usize, usize) {
+        (self.top.start_line as usize, self.top.end_line as usize)
+    }
+
+    /// One line for people: `SBFL (Ochiai): NAME A-B in FILE (score S, rank R, T tied)`.
+    pub fn line(&self) -> String {
+        let t = &self.top;
+        format!(
+            "SBFL (Ochiai): {} {}-{} in {} (score {:.3}, rank {}, {} tied)",
+            t.name, t.start_line, t.end_line, t.file, t.score, t.rank, t.ties
+        )
+    }
+}
+
 /// SBFL ranked no method ([`top_method`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("SBFL ranked no method{} ({failed} failing, {passed} passing tests)", file.as_deref().map(|f| format!(" in {f}")).unwrap_or_default())]

@@ -74,3 +74,17 @@ pub fn choices(answers: &[&str], usage: (u64, u64)) -> Script {
         transport: Default::default(),
     })
 }
+
+/// Minibugs' Python `sum_to` as a bug located at its method, and its validator.
+pub fn sum_to() -> (repair::run::bug::Bug, repair::validate::Validator) {
+    use repair::bench::quixbugs;
+    let p = quixbugs::discover(&minibugs(), Lang::Python).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();
+    let bug = repair::run::bug::Bug {
+        id: None,
+        root: minibugs(),
+        file: p.source.clone(),
+        location: repair::run::bug::Location::Method("sum_to".into()),
+        failing_tests: Vec::new(),
+    };
+    (bug, runner(Lang::Python).validator(&p))
+}

@@ -4,13 +4,13 @@
 //! runs through the [`Workflow`] on a minibugs program, and writes its own report section,
 //! stderr line and evaluation summary; no file of the crate names it.
 
-use crate::common::{minibugs, runner};
+use crate::common::sum_to;
 
 use repair::bench::evaluation::BugResult;
 use repair::bench::quixbugs::{self, Lang};
 use repair::llm::ScriptedClient;
 use repair::patch::{Change, Splice};
-use repair::run::bug::{Bug, Location, Problem};
+use repair::run::bug::Problem;
 use repair::run::config::RunConfig;
 use repair::run::report::{Details, Outcome, RepairReport};
 use repair::run::session::{Place, Session, Stop};
@@ -127,16 +127,9 @@ fn issue_30_a_strategy_from_outside_reports_and_summarises_itself() {
     let registry = Registry::builtin().with(widen_entry());
     let matches = command(&registry).try_get_matches_from(["--strategy", "widen"]).unwrap();
     let strategy = registry.build(&matches).unwrap();
-    let p = quixbugs::discover(&minibugs(), Lang::Python).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();
-    let bug = Bug {
-        id: None,
-        root: minibugs(),
-        file: p.source.clone(),
-        location: Location::Method("sum_to".into()),
-        failing_tests: Vec::new(),
-    };
+    let (bug, validator) = sum_to();
     let client = ScriptedClient::new(Vec::new());
-    let report = Workflow::new(&client, None, runner(Lang::Python).validator(&p), RunConfig::default())
+    let report = Workflow::new(&client, None, validator, RunConfig::default())
         .with_strategy(registry.build(&matches).unwrap())
         .with_scratch_filter(quixbugs::scratch_filter(Lang::Python))
         .run(&bug);

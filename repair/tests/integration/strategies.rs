@@ -2,12 +2,12 @@
 //! shared pre-flight, candidate validation and report with no model at all, and the
 //! registry names the strategies `--strategy` takes.
 
-use crate::common::{minibugs, runner};
+use crate::common::{minibugs, runner, sum_to};
 
 use repair::bench::quixbugs::{self, Lang};
 use repair::llm::ScriptedClient;
 use repair::patch::{Change, Splice};
-use repair::run::bug::{Bug, Location, Problem};
+use repair::run::bug::{Bug, Problem};
 use repair::run::config::RunConfig;
 use repair::run::report::Outcome;
 use repair::run::session::{Place, Session, Stop};
@@ -71,18 +71,6 @@ impl Strategy for Nothing {
     fn repair(&self, _: &Problem, _: &mut Session<'_>) -> Result<(), Stop> {
         Ok(())
     }
-}
-
-fn sum_to() -> (Bug, repair::validate::Validator) {
-    let p = quixbugs::discover(&minibugs(), Lang::Python).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();
-    let bug = Bug {
-        id: None,
-        root: minibugs(),
-        file: p.source.clone(),
-        location: Location::Method("sum_to".into()),
-        failing_tests: Vec::new(),
-    };
-    (bug, runner(Lang::Python).validator(&p))
 }
 
 /// A strategy defined outside the crate gets the located code after the shared pre-flight,

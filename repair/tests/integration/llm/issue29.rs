@@ -75,7 +75,13 @@ fn answer(stream: TcpStream, reply: Reply, seen: &AtomicUsize) {
     let _ = reader.read_exact(&mut body);
     seen.fetch_add(1, Ordering::SeqCst);
     let mut stream = reader.into_inner();
-    let head = |len: u64| format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len}\r\n\r\n");
+    // One request per connection, said so: a client must not reuse it (a pooled connection the
+    // server already closed fails on reuse, and its retry is one more request).
+    let head = |len: u64| {
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n"
+        )
+    };
     let _ = match reply {
         Reply::NotUtf8 => {
             let body = b"{\"choices\": [{\"message\": {\"role\": \"assistant\", \"content\": \"\xff\xfe\"}}]}";

@@ -57,8 +57,12 @@ fn causes(err: &anyhow::Error) -> Vec<String> {
 }
 
 /// The exit code for `err`: [`CORRUPT`] for a damaged, foreign or other-version index,
-/// [`USAGE`] for a filter that matches nothing, else [`ERROR`].
+/// [`USAGE`] for a filter that matches nothing or strategy options that do not go together
+/// (another strategy's option), else [`ERROR`].
 pub(crate) fn code_for(err: &anyhow::Error) -> u8 {
+    if err.chain().any(|e| e.is::<repair::strategies::UnknownStrategy>()) {
+        return USAGE;
+    }
     match engine_error(err) {
         Some(e) if is_corrupt(e) => CORRUPT,
         Some(engine::Error::NoMatch { .. }) => USAGE,

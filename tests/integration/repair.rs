@@ -589,7 +589,7 @@ fn issue_11_repair_with_patterns_needs_no_model() {
     let mut reinfix: Vec<&str> = args.iter().map(|a| if *a == "patterns" { "reinfix" } else { a }).collect();
     reinfix.push("--no-retrieval");
     let out = fixdex(&reinfix, None);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--no-retrieval applies to --strategy patterns"), "{}", stderr(&out));
 
     let bad = |extra: &[&str]| {
@@ -706,13 +706,14 @@ fn issue_13_eval_quixbugs_trace_only_reports_probe_reliability() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("--probe auto needs no model"), "{}", stderr(&out));
 
+    // Another strategy's option is a usage error (exit 2), as an unknown option is.
     let wrong = ["repair", "--project", root.to_str().unwrap(), "--test-cmd", "true", "--file"];
     let out =
         fixdex(&[&wrong[..], &["java_programs/SUM_TO.java", "--method", "sum_to", "--probe", "auto"]].concat(), None);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--probe applies to --strategy tracerepair"), "{}", stderr(&out));
     let out = fixdex(&[&args[..], &["--rounds", "2"]].concat(), None);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("which --trace-only skips"), "{}", stderr(&out));
 }
 
@@ -801,12 +802,12 @@ fn issue_14_unidebugger_fixed_at_l1_and_exhausted_exit_4() {
     wrong[2] = "reinfix".into();
     wrong.extend(["--passes".into(), "1".into()]);
     let out = fixdex(&wrong.iter().map(String::as_str).collect::<Vec<_>>(), None);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--passes applies to --strategy unidebugger"), "{}", stderr(&out));
     let mut wrong = base(&rec);
     wrong.extend(["--rounds".into(), "2".into()]);
     let out = fixdex(&wrong.iter().map(String::as_str).collect::<Vec<_>>(), None);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
 
 /// Issue 14: `fixdex eval quixbugs --strategy unidebugger --json` reports per level the

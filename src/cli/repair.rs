@@ -7,7 +7,8 @@
 //! plausible patch was found, or a `--trace-only` run went through (outcome `trace_only`,
 //! the trace summary on stderr); 4 no plausible patch (search space, budget or time exhausted,
 //! also after unusable model replies); 1 an error, including a failed pre-flight (the buggy
-//! version does not build, or its tests pass) and a run in which no model reply was usable.
+//! version does not build, or its tests pass) and a run in which no model reply was usable;
+//! 2 a usage error (clap's, or another strategy's option).
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -326,9 +326,9 @@ impl Runner {
 pub fn localize(runner: &Runner, program: &Program) -> Result<(String, crate::fl::LineWeights), String> {
     let fl = sbfl(runner, program).map_err(|e| e.to_string())?;
     let file = program.source.to_string_lossy().replace('\\', "/");
-    let m = crate::fl::top_method(&fl, Some(&file)).map_err(|_| format!("SBFL ranked no method of {file}"))?;
-    let name = m.name.rsplit('.').next().unwrap_or(&m.name).to_string();
-    Ok((name, crate::fl::LineWeights::of_file(&fl, &file)))
+    let found = crate::fl::Localized::of(&fl, Some(&file)).map_err(|_| format!("SBFL ranked no method of {file}"))?;
+    let name = found.top.name.rsplit('.').next().unwrap_or(&found.top.name).to_string();
+    Ok((name, found.weights))
 }
 
 /// SBFL fault localization of `program` ([`crate::fl`]), in a scratch copy of the benchmark

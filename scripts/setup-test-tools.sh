@@ -3,6 +3,8 @@
 #   - a JDK and JUnit 4 + Hamcrest from Debian (packages default-jdk-headless, junit4,
 #     libhamcrest-java) and JaCoCo for fault localization (libjacoco-java, which brings
 #     libasm-java), when missing: with apt-get as root, or through sudo;
+#   - the Debian packages of every Defects4J project's jars, from the table fixdex ships
+#     (repair/src/bench/defects4j/deps.json: `fixdex eval defects4j` compiles against them);
 #   - a Python venv with pytest, pytest-timeout and coverage.py from PyPI in scratch/pytest-venv.
 # Prints `FIXDEX_PYTHON=<venv python>` as its last line; scripts/test.sh exports it.
 set -euo pipefail
@@ -13,6 +15,12 @@ command -v javac >/dev/null 2>&1 && command -v java >/dev/null 2>&1 || need+=(de
 [ -f /usr/share/java/junit4.jar ] || need+=(junit4)
 [ -f /usr/share/java/hamcrest-core.jar ] || need+=(libhamcrest-java)
 [ -f /usr/share/java/org.jacoco.core.jar ] || [ -n "${FIXDEX_JACOCO_DIR:-}" ] || need+=(libjacoco-java)
+# Defects4J: the packages of every project's jars, not only the projects the tests use.
+for pkg in $("${PYTHON:-python3}" -c 'import json, sys
+print(" ".join(sorted({p for r in json.load(open(sys.argv[1]))["projects"].values() for p in r["debian_packages"]})))' \
+    repair/src/bench/defects4j/deps.json); do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need+=("$pkg")
+done
 if [ ${#need[@]} -gt 0 ] && [ -z "${FIXDEX_JUNIT_CP:-}" ]; then
   if [ "$(id -u)" -eq 0 ]; then sudo=(); elif command -v sudo >/dev/null 2>&1; then sudo=(sudo); else
     echo "error: missing Debian packages ${need[*]}: install them (apt-get install ${need[*]}) or set FIXDEX_JUNIT_CP" >&2

@@ -47,6 +47,7 @@ pub mod quant;
 pub mod query;
 mod record;
 mod segments;
+pub mod shard;
 pub mod simd;
 mod space;
 pub mod storage;

@@ -1,5 +1,7 @@
 //! `fixdex eval`: evaluations. `fixdex eval quixbugs` runs the repair workflow on the
-//! QuixBugs benchmark (see [`super::quixbugs`]); `fixdex eval retrieval INDEX`, also spelled
+//! QuixBugs benchmark (see [`super::quixbugs`]), `fixdex eval defects4j` on Defects4J bugs
+//! (see [`super::defects4j`]); `fixdex eval report|compare|merge` work on their run folders
+//! (see [`super::runs`]); `fixdex eval retrieval INDEX`, also spelled
 //! `fixdex eval INDEX`, runs retrieval sanity checks on an existing index.
 //!
 //! Retrieval: for `--n` records drawn with a seeded generator it re-embeds the record's own buggy code
@@ -40,6 +42,17 @@ enum What {
     /// The repair workflow on every QuixBugs program (`--check`: the benchmark check, no
     /// model).
     Quixbugs(Box<super::quixbugs::QuixbugsArgs>),
+    /// The repair workflow on Defects4J bugs built from git (no Docker, no Defects4J
+    /// installation), into a resumable run folder (`--check`: the gold check only).
+    Defects4j(Box<super::defects4j::Defects4jArgs>),
+    /// Re-grades a run folder's kept patches (no test run) and writes report.md and a
+    /// self-contained report.html (tables per project and bug, a fixes-by-budget chart).
+    Report(super::runs::ReportArgs),
+    /// Compares two runs on the bugs both ran: fixes unique to each, McNemar's exact test,
+    /// sign tests on validations and cost per bug.
+    Compare(super::runs::CompareArgs),
+    /// Merges the run folders of a sharded run (`--shard i/n`) into one.
+    Merge(super::runs::MergeArgs),
 }
 
 /// Arguments of `fixdex eval retrieval` (and `fixdex eval INDEX`).
@@ -78,6 +91,10 @@ pub struct RetrievalEvalArgs {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     match &args.what {
         Some(What::Quixbugs(a)) => super::quixbugs::run(a),
+        Some(What::Defects4j(a)) => super::defects4j::run(a),
+        Some(What::Report(a)) => super::runs::report(a),
+        Some(What::Compare(a)) => super::runs::compare(a),
+        Some(What::Merge(a)) => super::runs::merge(a),
         Some(What::Retrieval(a)) => retrieval(a),
         None => retrieval(&args.retrieval),
     }

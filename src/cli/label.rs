@@ -133,7 +133,7 @@ fn config(a: &Args, model: &str) -> LabelConfig {
     LabelConfig {
         concurrency: usize::from(a.concurrency),
         rpm: a.rpm,
-        budget: Budget { max_calls: llm.max_calls, max_tokens: llm.max_total_tokens },
+        budget: Budget { max_calls: llm.max_calls, max_tokens: llm.max_total_tokens, max_micro_usd: None },
         prices: llm.prices(model),
         wall: (llm.max_wall_s > 0).then(|| Duration::from_secs(llm.max_wall_s)),
         request: request(llm),

@@ -37,6 +37,10 @@ pub struct LlmArgs {
     /// `--max-tokens` is an old name for it.
     #[arg(long, alias = "max-tokens")]
     pub(crate) max_total_tokens: Option<u64>,
+    /// Cost budget of a run (of each bug in an evaluation), USD, from --price-in/--price-out:
+    /// no model call is made once the calls so far cost this much.
+    #[arg(long, value_name = "USD", value_parser = parse_usd)]
+    pub(crate) max_usd: Option<f64>,
     /// Most tokens of one model reply (the `max_tokens` of each request).
     #[arg(long, default_value_t = 2048, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) max_reply_tokens: u32,
@@ -155,5 +159,13 @@ impl LlmArgs {
             prices.0.insert(model.to_string(), Price { input_usd_per_mtok: i, output_usd_per_mtok: o });
         }
         prices
+    }
+}
+
+/// A cost budget in USD: a finite number ≥ 0.
+fn parse_usd(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("`{s}` is not an amount in USD (a number ≥ 0)")),
     }
 }

@@ -11,6 +11,7 @@ macro_rules! out {
 
 pub mod bench;
 pub mod compact;
+pub mod defects4j;
 pub mod eval;
 pub mod exit;
 pub mod index;
@@ -24,6 +25,7 @@ pub mod model;
 pub mod progress;
 pub mod quixbugs;
 pub mod repair;
+pub mod runs;
 pub mod sbfl_args;
 pub mod search;
 pub mod serve;

@@ -203,6 +203,7 @@ fn validator(a: &Args) -> Validator {
         test: CommandSpec::Shell(a.test_cmd.clone()),
         timeout: Duration::from_secs(a.test_timeout_s),
         env: Vec::new(),
+        reference: None,
     }
 }
 

@@ -144,7 +144,11 @@ pub fn run_config(
         collect_all: run.all,
         retrieval: retrieval.params()?,
         max_tokens: Some(llm.max_reply_tokens),
-        budget: Budget { max_calls: Some(max_calls), max_tokens: llm.max_total_tokens },
+        budget: Budget {
+            max_calls: Some(max_calls),
+            max_tokens: llm.max_total_tokens,
+            max_micro_usd: llm.max_usd.map(|usd| (usd * 1e6).round() as u64),
+        },
         context_tokens: client.context_tokens(llm.llm_context),
         wall: Some(Duration::from_secs(llm.max_wall_s)),
         candidate_timeout_factor: f,

@@ -286,6 +286,7 @@ fn record_session_with(
         test: CommandSpec::Shell(test.into()),
         timeout: std::time::Duration::from_secs(300),
         env: Vec::new(),
+        reference: None,
     };
     Workflow::new(&client, None, validator, config).with_strategy(Box::new(reinfix)).run(bug);
 }

@@ -300,6 +300,7 @@ impl Runner {
             test: CommandSpec::Argv(test),
             timeout: self.timeout,
             env: vec![(OsString::from("PYTHONDONTWRITEBYTECODE"), OsString::from("1"))],
+            reference: None,
         }
     }
 

@@ -95,6 +95,10 @@ pub struct Budget {
     pub max_calls: Option<u64>,
     /// Most tokens, prompt plus completion, as reported by the endpoint.
     pub max_tokens: Option<u64>,
+    /// Most cost, in millionths of a US dollar (`--max-usd` × 10⁶), from the prices given
+    /// ([`PriceTable`]); calls of unknown price count nothing.
+    #[serde(default)]
+    pub max_micro_usd: Option<u64>,
 }
 
 /// Sums over a [`Ledger`]'s calls.
@@ -162,7 +166,7 @@ impl Ledger {
     /// Whether another call is allowed.
     ///
     /// # Errors
-    /// [`LlmError::BudgetExceeded`] when the calls or tokens so far reach a limit.
+    /// [`LlmError::BudgetExceeded`] when the calls, tokens or cost so far reach a limit.
     pub fn check(&self) -> Result<()> {
         let totals = self.totals();
         let over = |what, used, limit: Option<u64>| match limit {
@@ -170,7 +174,9 @@ impl Ledger {
             _ => Ok(()),
         };
         over("calls", totals.calls, self.budget.max_calls)?;
-        over("tokens", totals.tokens(), self.budget.max_tokens)
+        over("tokens", totals.tokens(), self.budget.max_tokens)?;
+        let micro_usd = (totals.cost_usd.unwrap_or(0.0) * 1e6).round() as u64;
+        over("micro-USD", micro_usd, self.budget.max_micro_usd)
     }
 
     /// Records `resp`, the answer to `req`, and returns its record.
@@ -251,12 +257,14 @@ mod tests {
     #[test]
     fn budgets_stop_calls_and_tokens() {
         let req = ChatRequest::new("m", vec![]);
-        let mut calls = Ledger::new(Budget { max_calls: Some(1), max_tokens: None }, PriceTable::default());
+        let mut calls =
+            Ledger::new(Budget { max_calls: Some(1), max_tokens: None, max_micro_usd: None }, PriceTable::default());
         calls.check().unwrap();
         calls.record(&req, &response("m", None));
         let err = calls.check().unwrap_err();
         assert!(matches!(err, LlmError::BudgetExceeded { what: "calls", used: 1, limit: 1 }), "{err}");
-        let mut tokens = Ledger::new(Budget { max_calls: None, max_tokens: Some(100) }, PriceTable::default());
+        let mut tokens =
+            Ledger::new(Budget { max_calls: None, max_tokens: Some(100), max_micro_usd: None }, PriceTable::default());
         tokens.record(&req, &response("m", Some((90, 20))));
         assert!(tokens.check().unwrap_err().to_string().contains("110 tokens used, the limit is 100"));
     }

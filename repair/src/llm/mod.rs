@@ -240,7 +240,7 @@ pub enum LlmError {
     /// A [`Budget`] limit was reached before a call.
     #[error("LLM budget exceeded: {used} {what} used, the limit is {limit}")]
     BudgetExceeded {
-        /// `"calls"` or `"tokens"`.
+        /// `"calls"`, `"tokens"` or `"micro-USD"` (millionths of a dollar).
         what: &'static str,
         /// Amount used so far.
         used: u64,

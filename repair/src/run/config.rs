@@ -69,7 +69,7 @@ impl Default for RunConfig {
             retrieval: RetrieveParams::default(),
             tool_output_chars: 4000,
             max_reasks: 2,
-            budget: Budget { max_calls: Some(60), max_tokens: None },
+            budget: Budget { max_calls: Some(60), max_tokens: None, max_micro_usd: None },
             wall: Some(Duration::from_secs(1800)),
             candidate_timeout_factor: crate::validate::DEFAULT_TIMEOUT_FACTOR,
         }

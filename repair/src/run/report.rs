@@ -111,6 +111,10 @@ pub struct CandidateRecord {
     pub feedback: Option<String>,
     /// Validation wall time, milliseconds.
     pub wall_ms: u64,
+    /// When the candidate's verdict was known, milliseconds since the run started (what
+    /// "time to the first plausible patch" is measured by).
+    #[serde(default)]
+    pub at_ms: u64,
 }
 
 /// Summary of the pre-flight validation.

@@ -456,7 +456,8 @@ impl<'a> Session<'a> {
 
     /// Records a candidate; `true` when it is plausible and the run stops at the first
     /// ([`RunConfig::collect_all`] unset).
-    pub fn push_candidate(&mut self, rec: CandidateRecord) -> bool {
+    pub fn push_candidate(&mut self, mut rec: CandidateRecord) -> bool {
+        rec.at_ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
         let plausible = rec.verdict == Verdict::Plausible;
         self.report.candidates.push(rec);
         plausible && !self.config.collect_all
@@ -557,5 +558,6 @@ fn record(place: Place, answer: &str) -> CandidateRecord {
         failing_tests: Vec::new(),
         feedback: None,
         wall_ms: 0,
+        at_ms: 0,
     }
 }

@@ -121,6 +121,11 @@ pub struct Validator {
     pub timeout: Duration,
     /// Extra environment for both commands.
     pub env: Vec<(OsString, OsString)>,
+    /// The wall time of a run known to be correct (the fixed version's tests, which the
+    /// Defects4J gold check measures), when there is one: [`Validator::adapted`] scales the
+    /// candidate limit from it too, so that a correct candidate whose tests run longer than
+    /// the buggy version's quickly failing ones is not killed.
+    pub reference: Option<Duration>,
 }
 
 /// The lower bound of an adapted candidate timeout ([`Validator::adapted`]): 10 s, so that a
@@ -134,8 +139,9 @@ pub const DEFAULT_TIMEOUT_FACTOR: f64 = 10.0;
 impl Validator {
     /// This validator with its timeout cut to what the buggy version needed, for candidate
     /// patches: `min(timeout, max(ADAPTED_TIMEOUT_FLOOR, factor × t))`, `t` the wall time of
-    /// the pre-flight's slower command (build or test), so that a mutant with an endless loop
-    /// costs seconds instead of the whole `timeout`. Unchanged when `factor` is not a positive
+    /// the pre-flight's slower command (build or test) or the [`Validator::reference`] run,
+    /// whichever is longer, so that a mutant with an endless loop costs seconds instead of
+    /// the whole `timeout`. Unchanged when `factor` is not a positive
     /// finite number or the pre-flight itself timed out (its wall time says nothing).
     #[must_use]
     pub fn adapted(&self, pre: &Validation, factor: f64) -> Validator {
@@ -143,7 +149,9 @@ impl Validator {
         if !(factor.is_finite() && factor > 0.0) || pre.verdict == Verdict::Timeout {
             return v;
         }
-        let slowest = [&pre.build, &pre.test].into_iter().flatten().map(|r| r.wall_ms).max().unwrap_or(0);
+        let reference = self.reference.map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        let slowest =
+            [&pre.build, &pre.test].into_iter().flatten().map(|r| r.wall_ms).max().unwrap_or(0).max(reference);
         let scaled = Duration::try_from_secs_f64(slowest as f64 / 1000.0 * factor).unwrap_or(Duration::MAX);
         v.timeout = self.timeout.min(scaled.max(ADAPTED_TIMEOUT_FLOOR));
         v
@@ -239,6 +247,7 @@ mod tests {
             test: sh(test),
             timeout: Duration::from_millis(1500),
             env: Vec::new(),
+            reference: None,
         };
         assert_eq!(v(Some("true"), "true").validate(dir.path()).unwrap().verdict, Verdict::Plausible);
         let c = v(Some("echo 'A.java:3: error: ; expected' >&2; exit 1"), "true").validate(dir.path()).unwrap();
@@ -261,7 +270,13 @@ mod tests {
 
     #[test]
     fn adapted_timeout_scales_the_slower_preflight_command() {
-        let base = Validator { build: None, test: sh("true"), timeout: Duration::from_secs(300), env: Vec::new() };
+        let base = Validator {
+            build: None,
+            test: sh("true"),
+            timeout: Duration::from_secs(300),
+            env: Vec::new(),
+            reference: None,
+        };
         let run = |ms: u64, exit: Exit| RunOutput {
             command: "t".into(),
             exit,
@@ -301,7 +316,13 @@ mod tests {
         let line = "echo 'There was 1 failure:'; echo '1) test5(pkg.DFS_TEST)'; \
                     i=0; while [ $i -lt 5000 ]; do echo '        at pkg.DFS.search(DFS.java:21) padding padding'; \
                     i=$((i+1)); done; exit 1";
-        let v = Validator { build: None, test: sh(line), timeout: Duration::from_secs(30), env: Vec::new() };
+        let v = Validator {
+            build: None,
+            test: sh(line),
+            timeout: Duration::from_secs(30),
+            env: Vec::new(),
+            reference: None,
+        };
         let r = v.validate(dir.path()).unwrap();
         assert_eq!(r.verdict, Verdict::TestFailure);
         assert!(!r.test.as_ref().unwrap().stdout_tail.contains("1) test5"));
@@ -314,8 +335,13 @@ mod tests {
     fn failing_tests_known_needs_a_matching_summary() {
         let dir = tempfile::tempdir().unwrap();
         let v = |test: &str| {
-            let validator =
-                Validator { build: None, test: sh(test), timeout: Duration::from_secs(10), env: Vec::new() };
+            let validator = Validator {
+                build: None,
+                test: sh(test),
+                timeout: Duration::from_secs(10),
+                env: Vec::new(),
+                reference: None,
+            };
             validator.validate(dir.path()).unwrap()
         };
         let pytest = v("echo 'FAILED t.py::test_a - assert 0'; echo '1 failed, 2 passed in 0.01s'; exit 1");

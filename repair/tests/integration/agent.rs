@@ -223,7 +223,7 @@ fn budget_and_preflight_exits_write_reports() {
     let p = quixbugs::discover(&minibugs(), Lang::Python).unwrap().into_iter().find(|p| p.name == "sum_to").unwrap();
     let config = RunConfig {
         model: "m".into(),
-        budget: Budget { max_calls: Some(2), max_tokens: None },
+        budget: Budget { max_calls: Some(2), max_tokens: None, max_micro_usd: None },
         ..RunConfig::default()
     };
     let report = Workflow::new(&client, None, r.validator(&p), config.clone())
@@ -382,8 +382,13 @@ fn brokentest() -> std::path::PathBuf {
 }
 
 fn brokentest_workflow<'a>(client: &'a ScriptedClient, test: repair::validate::CommandSpec) -> Workflow<'a> {
-    let validator =
-        repair::validate::Validator { build: None, test, timeout: Duration::from_secs(60), env: Vec::new() };
+    let validator = repair::validate::Validator {
+        build: None,
+        test,
+        timeout: Duration::from_secs(60),
+        env: Vec::new(),
+        reference: None,
+    };
     let config = RunConfig { model: "m".into(), ..RunConfig::default() };
     let reinfix = ReinFix { attempts: 1, suggestions: 1, patches: 3, ..ReinFix::default() };
     Workflow::new(client, None, validator, config).with_strategy(Box::new(reinfix))

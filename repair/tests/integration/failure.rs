@@ -58,7 +58,7 @@ pub fn first_prompt(root: &Path, lang: Lang, name: &str, method: &str) -> String
     let client = ScriptedClient::new(vec![Script::text("ROOT CAUSE: the recursion never reaches its base case")]);
     let config = RunConfig {
         model: "test-model".into(),
-        budget: repair::llm::Budget { max_calls: Some(1), max_tokens: None },
+        budget: repair::llm::Budget { max_calls: Some(1), max_tokens: None, max_micro_usd: None },
         ..RunConfig::default()
     };
     Workflow::new(&client, None, runner.validator(&program), config)

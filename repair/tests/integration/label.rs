@@ -193,7 +193,7 @@ fn label_tolerates_a_torn_last_cache_line() {
 #[test]
 fn label_budget_and_wall_limit_stop_the_run_and_say_so() {
     let f = files(&(0..4).map(row).collect::<Vec<_>>());
-    let budget = Budget { max_calls: Some(2), max_tokens: None };
+    let budget = Budget { max_calls: Some(2), max_tokens: None, max_micro_usd: None };
     let s = run(&f, &Echo::default(), "m", &LabelConfig { budget, concurrency: 3, ..LabelConfig::default() });
     assert_eq!((s.labelled, s.failed, s.calls), (2, 2, 2), "{s:?}");
     assert!(s.stopped.as_deref().unwrap().contains("call budget is spent: 2 calls"), "{s:?}");
@@ -202,7 +202,7 @@ fn label_budget_and_wall_limit_stop_the_run_and_say_so() {
     assert_eq!(out.len(), 4);
     assert_eq!(out.iter().filter(|r| r.get("root_cause").is_some()).count(), 2);
 
-    let tokens = Budget { max_calls: None, max_tokens: Some(150) };
+    let tokens = Budget { max_calls: None, max_tokens: Some(150), max_micro_usd: None };
     let s = run(&f, &Echo::default(), "other", &LabelConfig { budget: tokens, ..one_at_a_time() });
     assert_eq!((s.labelled, s.failed), (2, 2), "120 tokens after one call, 240 after two: {s:?}");
     assert!(s.stopped.as_deref().unwrap().contains("token budget is spent: 240 tokens"), "{s:?}");

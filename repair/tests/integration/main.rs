@@ -4,6 +4,9 @@
 mod agent;
 /// Helpers shared by the workflow, harness and replay tests.
 mod common;
+/// The Defects4J harness on a project written in Defects4J's layout: git, javac, JUnit,
+/// the gold check, a repair into a run folder, resume, bad inputs.
+mod defects4j;
 /// Failure text in prompts: repeated frames folded, exceptions and assertions kept
 /// (issue 9), on projects the tests write.
 mod failure;

@@ -198,3 +198,42 @@ fn shared_tracerepair_auto_probes_compile_on_quixbugs() {
     assert!(rows.iter().all(|r| r.probes > 0), "a program without a probe: {:?}", rows.iter().find(|r| r.probes == 0));
     assert!(ok * 100 >= rows.len() * 95, "{ok} of {} compiled", rows.len());
 }
+
+/// The Defects4J harness on the development set (Cli and JxPath from their git bundles and
+/// Defects4J's metadata): a seeded sample of `FIXDEX_SAMPLE` bugs (default 4: half from each
+/// project) is set up from git, built with javac against the shipped jar table and passes
+/// the gold check (fixed version passes its triggers, the
+/// buggy one fails one). The whole set (61 bugs, all must pass) is `scripts/measure.sh
+/// defects4j-check`.
+#[test]
+fn shared_defects4j_gold_check_sample() {
+    use repair::bench::defects4j::Harness;
+    let meta = shared_path("benchmarks/defects4j/projects");
+    let work = tempfile::tempdir().unwrap();
+    let mut h = Harness::new(&meta, work.path());
+    h.repos.insert("Cli".into(), shared_path("repos/commons-cli.bundle"));
+    h.repos.insert("JxPath".into(), shared_path("repos/commons-jxpath.bundle"));
+    let seed = crate::common::sample_seed();
+    let per_project = crate::common::sample_size().max(2) / 2;
+    let mut bugs = Vec::new();
+    for (project, count) in [("Cli", 39), ("JxPath", 22)] {
+        let mut all = h.select(project).unwrap();
+        assert_eq!(all.len(), count, "{project}: active bugs");
+        fastrand::Rng::with_seed(seed).shuffle(&mut all);
+        all.truncate(per_project);
+        all.sort();
+        bugs.extend(all);
+    }
+    eprintln!("Defects4J sample: {}", bugs.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "));
+    let checks = repair::bench::batch::parallel(bugs.len(), 2, |i| h.prepare(&bugs[i]).map(|p| p.check));
+    let failed: Vec<String> = bugs
+        .iter()
+        .zip(&checks)
+        .filter_map(|(b, c)| match c {
+            Ok(c) if c.passed && !c.failing_triggers.is_empty() => None,
+            Ok(c) => Some(format!("{b}: {:?}", c.reason)),
+            Err(e) => Some(format!("{b}: {e}")),
+        })
+        .collect();
+    assert!(failed.is_empty(), "{} of {} failed the gold check:\n{}", failed.len(), bugs.len(), failed.join("\n"));
+}

@@ -44,7 +44,7 @@ struct Case {
 fn config() -> RunConfig {
     RunConfig {
         model: "replayed-model".into(),
-        budget: repair::llm::Budget { max_calls: Some(40), max_tokens: None },
+        budget: repair::llm::Budget { max_calls: Some(40), max_tokens: None, max_micro_usd: None },
         context_tokens: 32_768,
         ..RunConfig::default()
     }
@@ -195,6 +195,7 @@ fn python_big_trace() -> Case {
         ]),
         timeout: Duration::from_secs(120),
         env: vec![("PYTHONDONTWRITEBYTECODE".into(), "1".into())],
+        reference: None,
     };
     let bug = Bug {
         id: None,

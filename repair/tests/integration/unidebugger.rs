@@ -104,7 +104,7 @@ struct Case {
 pub fn config() -> RunConfig {
     RunConfig {
         model: "replayed-model".into(),
-        budget: repair::llm::Budget { max_calls: Some(60), max_tokens: None },
+        budget: repair::llm::Budget { max_calls: Some(60), max_tokens: None, max_micro_usd: None },
         context_tokens: 32_768,
         ..RunConfig::default()
     }

@@ -138,7 +138,7 @@ fn issue_9_complete_n_makes_up_the_choices_a_server_left_out() {
 fn issue_9_complete_n_is_bounded_by_the_budget_and_empty_replies() {
     let one = || Script::choices(&["x"]);
     let client = ScriptedClient::new(vec![one(), one(), one(), one(), one()]);
-    let budget = Budget { max_calls: Some(2), max_tokens: None };
+    let budget = Budget { max_calls: Some(2), max_tokens: None, max_micro_usd: None };
     let mut ledger = Ledger::new(budget, PriceTable::default());
     let resp = complete_n(&client, &ChatRequest { n: Some(5), ..hello() }, &mut ledger).unwrap();
     assert_eq!((resp.choices.len(), ledger.calls.len(), client.remaining()), (2, 2, 3));

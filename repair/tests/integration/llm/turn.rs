@@ -230,7 +230,8 @@ fn reask_bound_exceeded_is_an_error() {
 #[test]
 fn budget_stops_reasks() {
     let client = ScriptedClient::new(vec![Script::text("").with_usage(10, 1), Script::text("x")]);
-    let mut ledger = Ledger::new(Budget { max_calls: Some(1), max_tokens: None }, PriceTable::default());
+    let mut ledger =
+        Ledger::new(Budget { max_calls: Some(1), max_tokens: None, max_micro_usd: None }, PriceTable::default());
     let err = next_turn(&client, &request(), &TurnOptions::default(), &mut ledger).unwrap_err();
     assert!(matches!(err, LlmError::BudgetExceeded { what: "calls", .. }), "{err:?}");
     assert_eq!(ledger.totals().tokens(), 11);

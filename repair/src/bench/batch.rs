@@ -1,0 +1,406 @@
+//! Running a benchmark's bugs into a run folder ([`crate::bench::record`]): the folder opened
+//! fresh or resumed ([`open`]), the bugs still to do, `-j N` workers over them
+//! ([`run_bugs`]), each bug's `result.json` written last and by rename ([`write_result`]).
+//!
+//! `--resume` redoes exactly the bugs whose `result.json` is missing, unreadable or says they
+//! did not finish ([`BugRecord::done`]); a bug folder left by a killed run is emptied before
+//! its bug runs again, so nothing of a half-run bug survives next to a new result. A run
+//! folder holding another run's settings is refused, naming the setting that differs.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::bench::record::{self, BugRecord, RESULT_FILE, RUN_FILE, RunRecord};
+
+/// Errors of the run folder itself (the bugs' own failures are in their records).
+#[derive(Debug, thiserror::Error)]
+pub enum BatchError {
+    /// The folder holds a run and neither `--resume` nor `--retry-failed` was given.
+    #[error(
+        "{0} already holds a run: give --resume to finish it, --retry-failed to redo its failed bugs too, or another --run-dir"
+    )]
+    Exists(PathBuf),
+    /// `--resume` with settings other than the folder's run.
+    #[error(
+        "{dir} holds a run with {key} = {stored}, not {given}: resume it with its own settings, or use another --run-dir"
+    )]
+    Differs {
+        /// The run folder.
+        dir: PathBuf,
+        /// The setting's name.
+        key: String,
+        /// Its value in `run.json`.
+        stored: String,
+        /// Its value now.
+        given: String,
+    },
+    /// A file of the run folder could not be read, parsed or written.
+    #[error("{path}: {reason}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What failed (serde's message names the line and column).
+        reason: String,
+    },
+}
+
+fn file_error(path: &Path) -> impl FnOnce(String) -> BatchError + '_ {
+    move |reason| BatchError::File { path: path.to_path_buf(), reason }
+}
+
+/// Opens run folder `dir` for `run`: a new or empty folder gets `run.json`; one holding a run
+/// is refused unless `resume` (or `retry_failed`), and then must hold the same settings
+/// (everything but the start time). Returns the bugs of `run` still to do, in order.
+///
+/// # Errors
+/// [`BatchError`].
+pub fn open(dir: &Path, run: &RunRecord, resume: bool, retry_failed: bool) -> Result<Vec<String>, BatchError> {
+    let run_file = dir.join(RUN_FILE);
+    if run_file.exists() {
+        if !(resume || retry_failed) {
+            return Err(BatchError::Exists(dir.to_path_buf()));
+        }
+        let text = std::fs::read_to_string(&run_file).map_err(|e| file_error(&run_file)(e.to_string()))?;
+        let stored: RunRecord = serde_json::from_str(&text).map_err(|e| file_error(&run_file)(e.to_string()))?;
+        same_settings(dir, &stored, run)?;
+    } else {
+        std::fs::create_dir_all(dir).map_err(|e| file_error(dir)(e.to_string()))?;
+        write_atomic(&run_file, &serde_json::to_string_pretty(run).expect("a RunRecord serializes"))?;
+    }
+    Ok(run.bugs.iter().filter(|b| !load_result(dir, b).is_some_and(|r| r.done(retry_failed))).cloned().collect())
+}
+
+/// Refuses `given` when a setting differs from `stored` (the start time and version aside).
+fn same_settings(dir: &Path, stored: &RunRecord, given: &RunRecord) -> Result<(), BatchError> {
+    let as_map = |r: &RunRecord| {
+        let mut v = serde_json::to_value(r).expect("a RunRecord serializes");
+        let map = v.as_object_mut().expect("a struct serializes to an object");
+        map.remove("started_unix");
+        map.remove("fixdex_version");
+        if let Some(serde_json::Value::Object(settings)) = map.remove("settings") {
+            map.extend(settings.into_iter().map(|(k, v)| (format!("settings.{k}"), v)));
+        }
+        map.clone()
+    };
+    let (a, b) = (as_map(stored), as_map(given));
+    for key in a.keys().chain(b.keys()) {
+        if a.get(key) != b.get(key) {
+            let show = |v: Option<&serde_json::Value>| v.map_or_else(|| "(unset)".to_string(), ToString::to_string);
+            return Err(BatchError::Differs {
+                dir: dir.to_path_buf(),
+                key: key.clone(),
+                stored: show(a.get(key)),
+                given: show(b.get(key)),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The result of bug `id` in run folder `dir`, when it has a readable one.
+#[must_use]
+pub fn load_result(dir: &Path, id: &str) -> Option<BugRecord> {
+    let text = std::fs::read_to_string(record::bug_dir(dir, id).join(RESULT_FILE)).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// Writes `result` as its bug's `result.json` in run folder `dir` (temporary file, fsync,
+/// rename: a reader sees the old file or the whole new one).
+///
+/// # Errors
+/// [`BatchError::File`].
+pub fn write_result(dir: &Path, result: &BugRecord) -> Result<(), BatchError> {
+    let folder = record::bug_dir(dir, &result.bug);
+    std::fs::create_dir_all(&folder).map_err(|e| file_error(&folder)(e.to_string()))?;
+    write_atomic(&folder.join(RESULT_FILE), &serde_json::to_string_pretty(result).expect("a BugRecord serializes"))
+}
+
+fn write_atomic(path: &Path, text: &str) -> Result<(), BatchError> {
+    use std::io::Write;
+    let tmp = path.with_extension("json.tmp");
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| file_error(path)(e.to_string()))
+}
+
+/// `f(0..n)` on `jobs` worker threads (at least 1), each index once; the results in index
+/// order. Workers take the next index as they finish one (long and short bugs mix).
+pub fn parallel<T: Send, F: Fn(usize) -> T + Sync>(n: usize, jobs: usize, f: F) -> Vec<T> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<T>>> = Mutex::new((0..n).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.clamp(1, n.max(1)) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= n {
+                        break;
+                    }
+                    let out = f(i);
+                    results.lock().expect("not poisoned")[i] = Some(out);
+                }
+            });
+        }
+    });
+    results.into_inner().expect("not poisoned").into_iter().map(|r| r.expect("every index ran")).collect()
+}
+
+/// Runs `job` on each of `todo` with `jobs` workers ([`parallel`]), in run folder `dir`:
+/// each bug's folder is emptied and made first, `job(id, folder)` fills it and gives the
+/// record, which is written last ([`write_result`]) and handed to `done` (for progress
+/// lines). Returns the records in `todo`'s order.
+///
+/// # Errors
+/// The first [`BatchError`] writing a result; the bugs not started by then are not run.
+pub fn run_bugs<J, D>(dir: &Path, todo: &[String], jobs: usize, job: J, done: D) -> Result<Vec<BugRecord>, BatchError>
+where
+    J: Fn(&str, &Path) -> BugRecord + Sync,
+    D: Fn(&BugRecord) + Sync,
+{
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let outcomes = parallel(todo.len(), jobs, |i| {
+        if failed.load(Ordering::SeqCst) {
+            return None;
+        }
+        let folder = record::bug_dir(dir, &todo[i]);
+        let _ = std::fs::remove_dir_all(&folder);
+        let written = std::fs::create_dir_all(&folder).map_err(|e| file_error(&folder)(e.to_string())).and_then(|()| {
+            let result = job(&todo[i], &folder);
+            write_result(dir, &result).map(|()| result)
+        });
+        match &written {
+            Ok(result) => done(result),
+            Err(_) => failed.store(true, Ordering::SeqCst),
+        }
+        Some(written)
+    });
+    outcomes.into_iter().flatten().collect()
+}
+
+/// The run of run folder `dir` (its `run.json`).
+///
+/// # Errors
+/// [`BatchError::File`]: missing, unreadable, or not a run record (serde's message names
+/// the line, column and field).
+pub fn read_run(dir: &Path) -> Result<RunRecord, BatchError> {
+    let run_file = dir.join(RUN_FILE);
+    let text = std::fs::read_to_string(&run_file)
+        .map_err(|e| file_error(&run_file)(format!("{e} (is this a run folder?)")))?;
+    serde_json::from_str(&text).map_err(|e| file_error(&run_file)(e.to_string()))
+}
+
+/// Merges the run folders of a sharded run (`--shard i/n`, one folder per shard) into `out`:
+/// the shards must hold one run (every setting equal but the shard, the bugs and the start
+/// time), and no bug may be in two of them. `out`'s `run.json` lists every shard's bugs (in
+/// shard order) with no shard; every bug folder holding a `result.json` is copied (a bug a
+/// shard has not finished is left for `--resume` on the merged folder). `out` must be new or
+/// empty. Returns the merged run and the number of bug folders copied.
+///
+/// # Errors
+/// [`BatchError::File`] for an unreadable shard, a non-empty `out` or a failed copy;
+/// [`BatchError::Differs`] for shards of different runs or a bug in two shards.
+pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<(RunRecord, usize), BatchError> {
+    let mut runs = shards.iter().map(|d| Ok((d, read_run(d)?))).collect::<Result<Vec<_>, BatchError>>()?;
+    runs.sort_by_key(|(_, r)| r.shard.map_or(0, |s| s.0));
+    let Some((first_dir, first)) = runs.first().cloned() else {
+        return Err(BatchError::File { path: out.to_path_buf(), reason: "no run folders to merge".into() });
+    };
+    let unsharded = |r: &RunRecord| RunRecord { shard: None, bugs: vec![], started_unix: 0, ..r.clone() };
+    let mut merged = RunRecord { shard: None, ..first.clone() };
+    merged.bugs.clear();
+    for (dir, run) in &runs {
+        same_settings(dir, &unsharded(&first), &unsharded(run)).map_err(|e| match e {
+            BatchError::Differs { key, stored, given, .. } => BatchError::Differs {
+                dir: dir.to_path_buf(),
+                key,
+                stored: format!("{stored} (in {})", first_dir.display()),
+                given,
+            },
+            other => other,
+        })?;
+        for bug in &run.bugs {
+            if merged.bugs.contains(bug) {
+                return Err(BatchError::Differs {
+                    dir: dir.to_path_buf(),
+                    key: "bugs".into(),
+                    stored: format!("{bug} in another shard"),
+                    given: format!("{bug} here too: merge the shards of one run"),
+                });
+            }
+            merged.bugs.push(bug.clone());
+        }
+        merged.started_unix = merged.started_unix.min(run.started_unix);
+    }
+    if out.read_dir().is_ok_and(|mut d| d.next().is_some()) {
+        return Err(BatchError::File { path: out.to_path_buf(), reason: "not empty: merge into a new folder".into() });
+    }
+    std::fs::create_dir_all(out).map_err(|e| file_error(out)(e.to_string()))?;
+    let mut copied = 0;
+    for (dir, run) in &runs {
+        for bug in run.bugs.iter().filter(|b| load_result(dir, b).is_some()) {
+            let (from, to) = (record::bug_dir(dir, bug), record::bug_dir(out, bug));
+            copy_dir(&from, &to).map_err(|e| file_error(&from)(format!("copying to {}: {e}", to.display())))?;
+            copied += 1;
+        }
+    }
+    write_atomic(&out.join(RUN_FILE), &serde_json::to_string_pretty(&merged).expect("a RunRecord serializes"))?;
+    Ok((merged, copied))
+}
+
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+/// Every bug's record in run folder `dir` for the bugs of `run` (those without a readable
+/// `result.json` are left out).
+#[must_use]
+pub fn results(dir: &Path, run: &RunRecord) -> Vec<BugRecord> {
+    run.bugs.iter().filter_map(|b| load_result(dir, b)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::record::Status;
+
+    fn run(bugs: &[&str]) -> RunRecord {
+        RunRecord {
+            benchmark: "defects4j".into(),
+            fixdex_version: "0".into(),
+            started_unix: 1,
+            strategy: "patterns".into(),
+            localization: "perfect".into(),
+            model: None,
+            seed: 1,
+            shard: None,
+            bugs: bugs.iter().map(|s| (*s).to_string()).collect(),
+            settings: serde_json::json!({"max_validations": 200}),
+        }
+    }
+
+    fn record(bug: &str, status: Status) -> BugRecord {
+        BugRecord {
+            bug: bug.into(),
+            project: "Cli".into(),
+            status,
+            modified_files: vec![],
+            outcome: None,
+            reason: None,
+            localization: "perfect".into(),
+            plausible: false,
+            best_tier: None,
+            patches: vec![],
+            validations: 0,
+            validation_median_s: None,
+            first_plausible_validation: None,
+            first_plausible_s: None,
+            sampled: 0,
+            sampled_plausible: 0,
+            sampled_correct: 0,
+            calls: 0,
+            tokens: 0,
+            cost_usd: None,
+            wall_s: 0.0,
+        }
+    }
+
+    #[test]
+    fn resume_redoes_only_bugs_without_a_finished_result() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = run(&["Cli-1", "Cli-2", "Cli-3", "Cli-4"]);
+        let todo = open(dir.path(), &r, false, false).unwrap();
+        assert_eq!(todo.len(), 4);
+        write_result(dir.path(), &record("Cli-1", Status::Finished)).unwrap();
+        write_result(dir.path(), &record("Cli-2", Status::Infra)).unwrap();
+        write_result(dir.path(), &record("Cli-3", Status::Error)).unwrap();
+        // a killed bug: a folder with a log but no result
+        std::fs::create_dir_all(record::bug_dir(dir.path(), "Cli-4")).unwrap();
+        std::fs::write(record::bug_dir(dir.path(), "Cli-4").join("log.txt"), "half").unwrap();
+        assert!(matches!(open(dir.path(), &r, false, false), Err(BatchError::Exists(_))));
+        let later = RunRecord { started_unix: 99, ..r.clone() };
+        assert_eq!(open(dir.path(), &later, true, false).unwrap(), ["Cli-3", "Cli-4"]);
+        assert_eq!(open(dir.path(), &later, false, true).unwrap(), ["Cli-2", "Cli-3", "Cli-4"]);
+        let other = RunRecord { settings: serde_json::json!({"max_validations": 100}), ..r };
+        let err = open(dir.path(), &other, true, false).unwrap_err().to_string();
+        assert!(err.contains("settings.max_validations") && err.contains("200") && err.contains("100"), "{err}");
+    }
+
+    #[test]
+    fn merge_joins_shards_of_one_run_and_refuses_others() {
+        let root = tempfile::tempdir().unwrap();
+        let shard = |i: u32, bugs: &[&str]| {
+            let dir = root.path().join(format!("s{i}"));
+            let r = RunRecord { shard: Some((i, 2)), started_unix: 10 + u64::from(i), ..run(bugs) };
+            open(&dir, &r, false, false).unwrap();
+            for b in bugs.iter().take(1) {
+                write_result(&dir, &record(b, Status::Finished)).unwrap();
+                std::fs::create_dir_all(record::bug_dir(&dir, b).join("patches/1")).unwrap();
+                std::fs::write(record::bug_dir(&dir, b).join("patches/1/patch.diff"), "d").unwrap();
+            }
+            dir
+        };
+        let (s0, s1) = (shard(0, &["Cli-1", "Cli-3"]), shard(1, &["Cli-2", "Cli-4"]));
+        let out = root.path().join("all");
+        let (merged, copied) = merge(&out, &[s1, s0.clone()]).unwrap();
+        assert_eq!(merged.bugs, ["Cli-1", "Cli-3", "Cli-2", "Cli-4"]);
+        assert_eq!((merged.shard, merged.started_unix, copied), (None, 10, 2));
+        assert!(record::bug_dir(&out, "Cli-2").join("patches/1/patch.diff").exists());
+        // The merged folder resumes as one run: the unfinished bugs are still to do.
+        assert_eq!(open(&out, &merged, true, false).unwrap(), ["Cli-3", "Cli-4"]);
+        assert!(matches!(merge(&out, std::slice::from_ref(&s0)), Err(BatchError::File { .. })));
+        let other = root.path().join("other");
+        open(
+            &other,
+            &RunRecord { shard: Some((1, 2)), settings: serde_json::json!({"max_validations": 5}), ..run(&["Cli-9"]) },
+            false,
+            false,
+        )
+        .unwrap();
+        let err = merge(&root.path().join("x"), &[s0.clone(), other]).unwrap_err().to_string();
+        assert!(err.contains("settings.max_validations"), "{err}");
+        let err = merge(&root.path().join("y"), &[s0.clone(), s0]).unwrap_err().to_string();
+        assert!(err.contains("Cli-1"), "{err}");
+    }
+
+    #[test]
+    fn workers_run_every_bug_once_and_write_results_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let todo: Vec<String> = (1..=9).map(|i| format!("Cli-{i}")).collect();
+        std::fs::create_dir_all(record::bug_dir(dir.path(), "Cli-5")).unwrap();
+        std::fs::write(record::bug_dir(dir.path(), "Cli-5").join("stale.diff"), "x").unwrap();
+        let seen = Mutex::new(Vec::new());
+        let records = run_bugs(
+            dir.path(),
+            &todo,
+            3,
+            |id, folder| {
+                assert!(!folder.join(RESULT_FILE).exists() && !folder.join("stale.diff").exists());
+                record(id, Status::Finished)
+            },
+            |r| seen.lock().unwrap().push(r.bug.clone()),
+        )
+        .unwrap();
+        assert_eq!(records.iter().map(|r| r.bug.clone()).collect::<Vec<_>>(), todo);
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort();
+        let mut want = todo.clone();
+        want.sort();
+        assert_eq!(seen, want);
+        assert!(todo.iter().all(|b| load_result(dir.path(), b).is_some()));
+    }
+}

@@ -1,0 +1,221 @@
+//! The Defects4J harness, without Docker and without a Defects4J installation (issue 31).
+//!
+//! A bug is materialised the way Defects4J does it ([`workspace`]): the fixed revision from a
+//! git repository or bundle of the upstream project (`git archive`), the buggy version by
+//! applying Defects4J's `patches/<id>.src.patch` to a copy (the patch goes fixed → buggy), the
+//! trigger, relevant and modified lists from the project's metadata folder ([`meta`]). Both
+//! versions are compiled with plain `javac --release 8` against the jars the shipped table
+//! names ([`deps`]), and tests run through fixdex's own small JUnit runner
+//! (`FixdexJUnitRunner.java`, compiled once per JDK) with `TZ=America/Los_Angeles` and the
+//! `en_US` locale, as Defects4J pins them.
+//!
+//! The **gold check** ([`check`]) comes first: the fixed version compiles and passes its
+//! trigger tests, the buggy version fails at least one. A bug that fails it is `infra`, never
+//! unfixed. Its result is cached in the bug's work folder, keyed by everything it depends on.
+//!
+//! **Fast validation** ([`validation`]): a candidate recompiles only the source files it
+//! changed, against the buggy version's classes, and runs the trigger tests first, then the
+//! relevant test classes (minus the tests that fail on the fixed version) only when the
+//! triggers pass, in one JVM.
+
+pub mod check;
+pub mod deps;
+pub mod eval;
+pub mod meta;
+pub mod validation;
+pub mod workspace;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use check::Check;
+pub use eval::Repairer;
+pub use meta::{BugId, BugMeta, Project};
+pub use validation::{Localization, Prepared};
+
+/// What can keep a Defects4J bug from being set up: each is `infra` for the bug (the run goes
+/// on with the others) and names the bug's input that failed and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum D4jError {
+    /// A metadata file is missing or malformed.
+    #[error("Defects4J metadata {path}{}: {reason}", row.map(|r| format!(", row {r}")).unwrap_or_default())]
+    Meta {
+        /// The file (or folder).
+        path: PathBuf,
+        /// The 1-based row, for a malformed row.
+        row: Option<usize>,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A jar a project needs is missing.
+    #[error("{project}: jar {jar} is missing: {hint}")]
+    Jar {
+        /// The project.
+        project: String,
+        /// The jar (a path, or a file name).
+        jar: PathBuf,
+        /// What to install or pass.
+        hint: String,
+    },
+    /// The project's repository is missing, or lacks the revision.
+    #[error("{bug}: {reason}")]
+    Repo {
+        /// The bug.
+        bug: String,
+        /// What is wrong and what to do.
+        reason: String,
+    },
+    /// A tool (git, javac, java, tar) failed or could not be started.
+    #[error("{bug}: {step} failed: {detail}")]
+    Tool {
+        /// The bug.
+        bug: String,
+        /// The step (`applying patches/3.src.patch`, `compiling the fixed version`).
+        step: String,
+        /// The tool's error output (its tail).
+        detail: String,
+    },
+    /// A file of the work folder could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+impl D4jError {
+    pub(crate) fn meta(path: &Path, reason: impl Into<String>) -> D4jError {
+        D4jError::Meta { path: path.to_path_buf(), row: None, reason: reason.into() }
+    }
+
+    pub(crate) fn row(path: &Path, row: usize, reason: impl Into<String>) -> D4jError {
+        D4jError::Meta { path: path.to_path_buf(), row: Some(row), reason: reason.into() }
+    }
+
+    pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> D4jError + '_ {
+        move |source| D4jError::Io { path: path.to_path_buf(), source }
+    }
+}
+
+/// Where a Defects4J run finds its inputs and keeps its work.
+#[derive(Debug, Clone)]
+pub struct Harness {
+    /// The metadata folder: one folder per project (`--d4j-meta`, Defects4J's
+    /// `framework/projects`).
+    pub meta: PathBuf,
+    /// The upstream repository of each project (`--repo Cli=PATH`): a work tree, a bare
+    /// repository or a bundle.
+    pub repos: BTreeMap<String, PathBuf>,
+    /// Folders whose jars add to or override the table's (`--jars`).
+    pub jars: Vec<PathBuf>,
+    /// Folders holding the jars Defects4J ships (default: `lib/` beside the metadata folder).
+    pub lib_dirs: Vec<PathBuf>,
+    /// The Debian jar folder ([`deps::java_dir`]).
+    pub java_dir: PathBuf,
+    /// The work folder: repositories cloned from bundles, one folder per bug (its checkouts,
+    /// classes and cached gold check).
+    pub work: PathBuf,
+    /// Wall-clock limit of one test run of the gold check.
+    pub test_timeout: Duration,
+}
+
+impl Harness {
+    /// A harness over metadata folder `meta`, work folder `work` (both made absolute: builds
+    /// and test runs start in other folders), the jars `lib/` beside `meta` and the Debian
+    /// folder; no repositories yet.
+    #[must_use]
+    pub fn new(meta: &Path, work: &Path) -> Harness {
+        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        let (meta, work) = (&absolute(meta), &absolute(work));
+        let lib = meta.parent().map(|p| p.join("lib")).into_iter().filter(|d| d.is_dir()).collect();
+        Harness {
+            meta: meta.to_path_buf(),
+            repos: BTreeMap::new(),
+            jars: Vec::new(),
+            lib_dirs: lib,
+            java_dir: deps::java_dir(),
+            work: work.to_path_buf(),
+            test_timeout: Duration::from_secs(300),
+        }
+    }
+
+    /// The default work folder: `$XDG_CACHE_HOME/fixdex/defects4j`, else
+    /// `~/.cache/fixdex/defects4j`, else a folder under the temporary directory.
+    #[must_use]
+    pub fn default_work() -> PathBuf {
+        let cache = std::env::var_os("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+            .unwrap_or_else(std::env::temp_dir);
+        cache.join("fixdex").join("defects4j")
+    }
+
+    /// The bugs `spec` names (`Cli-1,Cli-5..9,JxPath`: single bugs, ranges of numbers and
+    /// whole projects), in the order given, without repeats; deprecated numbers in a range
+    /// are passed over, a single one is an error.
+    ///
+    /// # Errors
+    /// [`D4jError::Meta`] for an unknown project or bug, a malformed item.
+    pub fn select(&self, spec: &str) -> Result<Vec<BugId>, D4jError> {
+        let mut out: Vec<BugId> = Vec::new();
+        let mut projects: BTreeMap<String, Project> = BTreeMap::new();
+        for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let bad = |reason: String| D4jError::meta(&self.meta, format!("--bugs item `{item}`: {reason}"));
+            let (head, upper) = match item.split_once("..") {
+                Some((h, u)) => (h, Some(u.parse::<u32>().map_err(|_| bad("the end of a range is a number".into()))?)),
+                None => (item, None),
+            };
+            let whole = !head.contains('-');
+            let name = if whole { head.to_string() } else { head.parse::<BugId>().map_err(bad)?.project };
+            if !projects.contains_key(&name) {
+                projects.insert(name.clone(), Project::open(&self.meta, &name)?);
+            }
+            let project = &projects[&name];
+            let ids: Vec<BugId> = if whole {
+                project.ids()
+            } else {
+                let first = head.parse::<BugId>().map_err(bad)?;
+                match upper {
+                    None => {
+                        project.bug(first.number)?;
+                        vec![first]
+                    }
+                    Some(u) => project.ids().into_iter().filter(|b| (first.number..=u).contains(&b.number)).collect(),
+                }
+            };
+            for id in ids {
+                if !out.contains(&id) {
+                    out.push(id);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The bugs listed in `path` (one spec item per line, `#` comments).
+    ///
+    /// # Errors
+    /// The file cannot be read, or [`Harness::select`]'s errors.
+    pub fn select_file(&self, path: &Path) -> Result<Vec<BugId>, D4jError> {
+        let text = std::fs::read_to_string(path).map_err(D4jError::io(path))?;
+        let items: Vec<&str> =
+            text.lines().map(|l| l.split('#').next().unwrap_or("").trim()).filter(|l| !l.is_empty()).collect();
+        self.select(&items.join(","))
+    }
+
+    /// Materialises, builds and gold-checks `id` (cached), and returns what a repair of it
+    /// needs.
+    ///
+    /// # Errors
+    /// [`D4jError`] for every input that fails (the bug is then `infra`). A failed gold check
+    /// is not an error: it is in [`Prepared::check`].
+    pub fn prepare(&self, id: &BugId) -> Result<Prepared, D4jError> {
+        let project = Project::open(&self.meta, &id.project)?;
+        let meta = project.bug(id.number)?;
+        let jars = deps::resolve(&id.project, &self.java_dir, &self.lib_dirs, &self.jars)?;
+        workspace::prepare(self, meta, jars)
+    }
+}

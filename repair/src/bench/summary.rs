@@ -1,0 +1,361 @@
+//! The numbers of a benchmark run, from its bugs' records ([`BugRecord`]): counts per
+//! status and grading tier, overall and per project, with 95% confidence intervals; cost,
+//! validations and time per bug; plausible@k and correct@k where patches were sampled.
+//!
+//! Counting follows issue 31: `plausible` counts every bug with a plausible patch, and each
+//! of those is counted once more at its best tier, so `exact`, `ast` and `needs_review` are
+//! disjoint and sum to `plausible`; `correct` = `exact` + `ast` (never "tests pass").
+//! `infra` bugs (set-up or gold check failed) are kept apart and are not in the denominators
+//! of the rates: a rate is over the bugs that ran (`finished` + `error`).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::bench::record::{BugRecord, Status, Tier};
+
+/// Counts of one group of bugs (a project, or the whole run).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Counts {
+    /// Bugs with a record.
+    pub total: usize,
+    /// Bugs whose repair workflow went through.
+    pub finished: usize,
+    /// Bugs that could not be set up or failed the gold check.
+    pub infra: usize,
+    /// Bugs whose repair run broke.
+    pub errors: usize,
+    /// Bugs with at least one plausible patch.
+    pub plausible: usize,
+    /// Plausible bugs whose best patch is an exact match.
+    pub exact: usize,
+    /// Plausible bugs whose best patch is an AST match (not exact).
+    pub ast: usize,
+    /// Plausible bugs with no exact or AST match.
+    pub needs_review: usize,
+    /// `exact + ast`.
+    pub correct: usize,
+}
+
+impl Counts {
+    fn add(&mut self, r: &BugRecord) {
+        self.total += 1;
+        match r.status {
+            Status::Finished => self.finished += 1,
+            Status::Infra => self.infra += 1,
+            Status::Error => self.errors += 1,
+        }
+        if r.plausible {
+            self.plausible += 1;
+            match r.best_tier.unwrap_or(Tier::NeedsReview) {
+                Tier::Exact => self.exact += 1,
+                Tier::Ast => self.ast += 1,
+                Tier::NeedsReview => self.needs_review += 1,
+            }
+        }
+        self.correct = self.exact + self.ast;
+    }
+
+    /// Bugs that ran (`finished + errors`): the denominator of the rates.
+    #[must_use]
+    pub fn ran(&self) -> usize {
+        self.finished + self.errors
+    }
+}
+
+/// A proportion with its Wilson score 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Rate {
+    /// Successes / trials (0 for no trials).
+    pub value: f64,
+    /// Lower end of the 95% interval.
+    pub low: f64,
+    /// Upper end of the 95% interval.
+    pub high: f64,
+}
+
+impl Rate {
+    /// `successes` of `trials` with the Wilson score interval at 95% (z = 1.96; Wilson 1927,
+    /// "Probable inference, the law of succession, and statistical inference"): unlike the
+    /// normal approximation it stays inside [0, 1] and is usable for 0 or `trials` successes.
+    #[must_use]
+    pub fn wilson(successes: usize, trials: usize) -> Rate {
+        if trials == 0 {
+            return Rate { value: 0.0, low: 0.0, high: 0.0 };
+        }
+        let (k, n, z) = (successes as f64, trials as f64, 1.96_f64);
+        let p = k / n;
+        let denom = 1.0 + z * z / n;
+        let centre = (p + z * z / (2.0 * n)) / denom;
+        let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
+        Rate { value: p, low: (centre - half).max(0.0), high: (centre + half).min(1.0) }
+    }
+}
+
+/// The unbiased estimator of pass@k (Chen et al. 2021, "Evaluating Large Language Models
+/// Trained on Code", eq. 1): the chance that at least one of `k` patches drawn without
+/// replacement from `n` sampled, `c` of them good, is good: `1 - C(n-c, k) / C(n, k)`.
+/// `None` when fewer than `k` were sampled (or `k` is 0).
+#[must_use]
+pub fn pass_at_k(n: usize, c: usize, k: usize) -> Option<f64> {
+    if k == 0 || n < k {
+        return None;
+    }
+    if n - c < k {
+        return Some(1.0);
+    }
+    // 1 - prod_{i = n-c+1}^{n} (1 - k / i), the numerically stable form.
+    let fail: f64 = ((n - c + 1)..=n).map(|i| 1.0 - k as f64 / i as f64).product();
+    Some(1.0 - fail)
+}
+
+/// The summary of a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    /// The whole run's counts.
+    #[serde(flatten)]
+    pub counts: Counts,
+    /// `plausible / ran`, with its 95% interval.
+    pub plausible_rate: Rate,
+    /// `correct / ran`, with its 95% interval.
+    pub correct_rate: Rate,
+    /// The `infra` bugs with their reasons.
+    pub infra_bugs: Vec<(String, String)>,
+    /// The `error` bugs with their reasons.
+    pub error_bugs: Vec<(String, String)>,
+    /// Counts per project, by name.
+    pub projects: BTreeMap<String, Counts>,
+    /// Candidate validations over all bugs.
+    pub validations: usize,
+    /// Median validations per bug that ran.
+    pub validations_per_bug_median: Option<f64>,
+    /// Median over bugs of their median validation time, seconds.
+    pub validation_median_s: Option<f64>,
+    /// Median validations up to the first plausible patch, over plausible bugs.
+    pub first_plausible_validation_median: Option<f64>,
+    /// Wall time of every bug together, seconds (more than the run's wall time with `-j N`).
+    pub wall_s: f64,
+    /// Median wall time per bug that ran, seconds.
+    pub wall_s_per_bug_median: Option<f64>,
+    /// LLM calls over all bugs.
+    pub calls: u64,
+    /// LLM tokens over all bugs.
+    pub tokens: u64,
+    /// Cost in USD over all bugs, when prices were known for every bug that ran.
+    pub cost_usd: Option<f64>,
+    /// `cost_usd / ran`.
+    pub cost_usd_per_bug: Option<f64>,
+    /// plausible@k and correct@k (k = 1, 5, 10) averaged over the bugs that sampled at least
+    /// k patches, with how many such bugs; empty when no strategy sampled.
+    pub at_k: Vec<AtK>,
+}
+
+/// plausible@k and correct@k over the bugs that sampled at least k patches.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AtK {
+    /// k.
+    pub k: usize,
+    /// The bugs averaged over.
+    pub bugs: usize,
+    /// Mean plausible@k.
+    pub plausible: f64,
+    /// Mean correct@k (exact or AST match), RepairBench's AST@k.
+    pub correct: f64,
+}
+
+/// The median of `values` (the mean of the two middle ones for an even count).
+#[must_use]
+pub fn median(mut values: Vec<f64>) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    Some(if n % 2 == 1 { values[n / 2] } else { f64::midpoint(values[n / 2 - 1], values[n / 2]) })
+}
+
+impl Summary {
+    /// The summary of `records` (any order; one record per bug).
+    #[must_use]
+    pub fn of(records: &[BugRecord]) -> Summary {
+        let mut counts = Counts::default();
+        let mut projects: BTreeMap<String, Counts> = BTreeMap::new();
+        for r in records {
+            counts.add(r);
+            projects.entry(r.project.clone()).or_default().add(r);
+        }
+        let ran: Vec<&BugRecord> = records.iter().filter(|r| r.status != Status::Infra).collect();
+        let reasons = |status| {
+            records
+                .iter()
+                .filter(|r| r.status == status)
+                .map(|r| (r.bug.clone(), r.reason.clone().unwrap_or_default()))
+                .collect::<Vec<_>>()
+        };
+        let cost_usd = if ran.iter().all(|r| r.cost_usd.is_some()) && !ran.is_empty() {
+            Some(ran.iter().filter_map(|r| r.cost_usd).sum::<f64>())
+        } else {
+            None
+        };
+        let at_k = [1, 5, 10]
+            .into_iter()
+            .filter_map(|k| {
+                let rows: Vec<(f64, f64)> = ran
+                    .iter()
+                    .filter_map(|r| {
+                        Some((
+                            pass_at_k(r.sampled, r.sampled_plausible, k)?,
+                            pass_at_k(r.sampled, r.sampled_correct, k)?,
+                        ))
+                    })
+                    .collect();
+                let n = rows.len();
+                (n > 0).then(|| AtK {
+                    k,
+                    bugs: n,
+                    plausible: rows.iter().map(|r| r.0).sum::<f64>() / n as f64,
+                    correct: rows.iter().map(|r| r.1).sum::<f64>() / n as f64,
+                })
+            })
+            .collect();
+        Summary {
+            plausible_rate: Rate::wilson(counts.plausible, counts.ran()),
+            correct_rate: Rate::wilson(counts.correct, counts.ran()),
+            infra_bugs: reasons(Status::Infra),
+            error_bugs: reasons(Status::Error),
+            projects,
+            validations: records.iter().map(|r| r.validations).sum(),
+            validations_per_bug_median: median(ran.iter().map(|r| r.validations as f64).collect()),
+            validation_median_s: median(ran.iter().filter_map(|r| r.validation_median_s).collect()),
+            first_plausible_validation_median: median(
+                ran.iter().filter_map(|r| r.first_plausible_validation).map(|v| v as f64).collect(),
+            ),
+            wall_s: records.iter().map(|r| r.wall_s).sum(),
+            wall_s_per_bug_median: median(ran.iter().map(|r| r.wall_s).collect()),
+            calls: records.iter().map(|r| r.calls).sum(),
+            tokens: records.iter().map(|r| r.tokens).sum(),
+            cost_usd_per_bug: cost_usd.map(|c| c / ran.len() as f64),
+            cost_usd,
+            at_k,
+            counts,
+        }
+    }
+
+    /// One line: `61 bugs: 20 plausible (5 exact, 3 ast, 12 needs review), 8 correct
+    /// (13.1% [6.8, 23.8]), 0 infra, 0 errors; 1234 validations, median 0.9 s`.
+    #[must_use]
+    pub fn line(&self) -> String {
+        let c = &self.counts;
+        let pct = |r: Rate| format!("{:.1}% [{:.1}, {:.1}]", 100.0 * r.value, 100.0 * r.low, 100.0 * r.high);
+        let mut s = format!(
+            "{} bugs: {} plausible ({} exact, {} ast, {} needs review), {} correct ({}), {} infra, {} errors; {} validations",
+            c.total,
+            c.plausible,
+            c.exact,
+            c.ast,
+            c.needs_review,
+            c.correct,
+            pct(self.correct_rate),
+            c.infra,
+            c.errors,
+            self.validations
+        );
+        if let Some(m) = self.validation_median_s {
+            s.push_str(&format!(", median {m:.2} s each"));
+        }
+        if let Some(cost) = self.cost_usd {
+            s.push_str(&format!("; ${cost:.4}"));
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A finished record of `bug` in `project`.
+    pub(crate) fn record(bug: &str, project: &str, tier: Option<Tier>, validations: usize) -> BugRecord {
+        BugRecord {
+            bug: bug.into(),
+            project: project.into(),
+            status: Status::Finished,
+            modified_files: vec![],
+            outcome: Some(if tier.is_some() { "plausible" } else { "budget_exhausted" }.into()),
+            reason: None,
+            localization: "perfect".into(),
+            plausible: tier.is_some(),
+            best_tier: tier,
+            patches: vec![],
+            validations,
+            validation_median_s: Some(1.0),
+            first_plausible_validation: tier.map(|_| validations),
+            first_plausible_s: None,
+            sampled: 0,
+            sampled_plausible: 0,
+            sampled_correct: 0,
+            calls: 0,
+            tokens: 0,
+            cost_usd: None,
+            wall_s: 2.0,
+        }
+    }
+
+    #[test]
+    fn tiers_are_disjoint_and_sum_to_plausible() {
+        let mut infra = record("Cli-9", "Cli", None, 0);
+        infra.status = Status::Infra;
+        infra.reason = Some("gold check: fixed version fails".into());
+        let records = vec![
+            record("Cli-1", "Cli", Some(Tier::Exact), 3),
+            record("Cli-2", "Cli", Some(Tier::Ast), 5),
+            record("Cli-3", "Cli", Some(Tier::NeedsReview), 7),
+            record("Cli-4", "Cli", None, 200),
+            record("JxPath-1", "JxPath", Some(Tier::Exact), 1),
+            infra,
+        ];
+        let s = Summary::of(&records);
+        let c = &s.counts;
+        assert_eq!((c.total, c.finished, c.infra, c.errors), (6, 5, 1, 0));
+        assert_eq!((c.plausible, c.exact, c.ast, c.needs_review, c.correct), (4, 2, 1, 1, 3));
+        assert_eq!(c.exact + c.ast + c.needs_review, c.plausible);
+        assert_eq!(s.projects["Cli"].correct, 2);
+        assert_eq!(s.projects["JxPath"].total, 1);
+        assert_eq!(s.infra_bugs, vec![("Cli-9".to_string(), "gold check: fixed version fails".to_string())]);
+        assert_eq!(s.validations, 216);
+        assert_eq!(s.validations_per_bug_median, Some(5.0));
+        assert_eq!(s.first_plausible_validation_median, Some(4.0));
+        assert!((s.correct_rate.value - 0.6).abs() < 1e-12);
+        assert!(s.correct_rate.low < 0.6 && s.correct_rate.high > 0.6);
+        assert!(
+            s.line().starts_with("6 bugs: 4 plausible (2 exact, 1 ast, 1 needs review), 3 correct (60.0%"),
+            "{}",
+            s.line()
+        );
+    }
+
+    #[test]
+    fn wilson_matches_published_values() {
+        // Newcombe (1998), Table I: 81/263 -> 0.2553 .. 0.3662 (Wilson without correction).
+        let r = Rate::wilson(81, 263);
+        assert!((r.low - 0.2553).abs() < 5e-4 && (r.high - 0.3662).abs() < 5e-4, "{r:?}");
+        // 0 of 10 -> 0 .. 0.2775.
+        let r = Rate::wilson(0, 10);
+        assert!(r.low == 0.0 && (r.high - 0.2775).abs() < 5e-4, "{r:?}");
+    }
+
+    #[test]
+    fn pass_at_k_is_the_unbiased_estimator() {
+        assert_eq!(pass_at_k(10, 0, 1), Some(0.0));
+        assert!((pass_at_k(10, 3, 1).unwrap() - 0.3).abs() < 1e-12);
+        // 1 - C(7,5)/C(10,5) = 1 - 21/252
+        assert!((pass_at_k(10, 3, 5).unwrap() - (1.0 - 21.0 / 252.0)).abs() < 1e-12);
+        assert_eq!(pass_at_k(10, 8, 5), Some(1.0));
+        assert_eq!(pass_at_k(3, 1, 5), None);
+        let mut sampled = record("Cli-1", "Cli", Some(Tier::Exact), 10);
+        (sampled.sampled, sampled.sampled_plausible, sampled.sampled_correct) = (10, 3, 1);
+        let s = Summary::of(&[sampled, record("Cli-2", "Cli", None, 10)]);
+        assert_eq!(s.at_k.iter().map(|a| (a.k, a.bugs)).collect::<Vec<_>>(), [(1, 1), (5, 1), (10, 1)]);
+        assert!((s.at_k[0].plausible - 0.3).abs() < 1e-12 && (s.at_k[0].correct - 0.1).abs() < 1e-12);
+    }
+}

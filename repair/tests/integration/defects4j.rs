@@ -1,0 +1,196 @@
+//! The Defects4J harness on a project the test writes in Defects4J's layout: an upstream git
+//! repository (a work tree and a bundle of it), a metadata folder (active-bugs.csv,
+//! dir-layout.csv, trigger and relevant tests, the developer's patch reversed), real `git`,
+//! `javac` and JUnit runs. The bugs: `Demo-1` (an operator, which the `patterns` strategy
+//! fixes exactly as the developer did), `Demo-2` (a patch that does not fit the revision),
+//! `Demo-3` (a trigger test that passes on the buggy version: the gold check fails).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use repair::bench::batch;
+use repair::bench::defects4j::{D4jError, Harness, Localization, Repairer};
+use repair::bench::record::{RunRecord, Status, Tier};
+use repair::llm::NoModel;
+use repair::run::config::RunConfig;
+use repair::strategies::Strategy;
+use repair::strategies::patterns::Patterns;
+
+const CALC: &str = "package demo;\n\npublic class Calc {\n    /** The larger of a and b. */\n    public static int max(int a, int b) {\n        return a > b ? a : b;\n    }\n\n    public static int twice(int a) {\n        return a * 2;\n    }\n}\n";
+
+const CALC_TEST: &str = "package demo;\n\nimport org.junit.Test;\nimport static org.junit.Assert.assertEquals;\n\npublic class CalcTest {\n    @Test\n    public void testMax() {\n        assertEquals(3, Calc.max(3, 1));\n    }\n\n    @Test\n    public void testTwice() {\n        assertEquals(4, Calc.twice(2));\n    }\n\n    @Test\n    public void testBrokenOnEveryVersion() {\n        assertEquals(\"the platform\", System.getProperty(\"no.such.property\"));\n    }\n}\n";
+
+/// The developer's patch of bug 1, reversed as Defects4J ships it (fixed → buggy).
+const PATCH_1: &str = "diff --git a/src/java/demo/Calc.java b/src/java/demo/Calc.java\n--- a/src/java/demo/Calc.java\n+++ b/src/java/demo/Calc.java\n@@ -3,6 +3,6 @@ package demo;\n public class Calc {\n     /** The larger of a and b. */\n     public static int max(int a, int b) {\n-        return a > b ? a : b;\n+        return a < b ? a : b;\n     }\n \n";
+
+/// A patch whose context is not in the revision.
+const PATCH_2: &str = "diff --git a/src/java/demo/Calc.java b/src/java/demo/Calc.java\n--- a/src/java/demo/Calc.java\n+++ b/src/java/demo/Calc.java\n@@ -3,3 +3,3 @@\n public class Calc {\n-    int nothing;\n+    int something;\n }\n";
+
+/// A patch that breaks `twice`, which bug 3's trigger (`testMax`) does not test.
+const PATCH_3: &str = "diff --git a/src/java/demo/Calc.java b/src/java/demo/Calc.java\n--- a/src/java/demo/Calc.java\n+++ b/src/java/demo/Calc.java\n@@ -8,5 +8,5 @@ public class Calc {\n \n     public static int twice(int a) {\n-        return a * 2;\n+        return a * 3;\n     }\n }\n";
+
+/// The upstream repository and the metadata folder, written under `root`; returns the
+/// metadata folder (`meta/`, with project `Demo`), the repository and its bundle.
+fn demo(root: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let repo = root.join("upstream");
+    std::fs::create_dir_all(repo.join("src/java/demo")).unwrap();
+    std::fs::create_dir_all(repo.join("src/test/demo")).unwrap();
+    std::fs::write(repo.join("src/java/demo/Calc.java"), CALC).unwrap();
+    std::fs::write(repo.join("src/test/demo/CalcTest.java"), CALC_TEST).unwrap();
+    std::fs::write(repo.join("README.txt"), "demo\n").unwrap();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .current_dir(&repo)
+            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-qm", "fixed"]);
+    let rev = git(&["rev-parse", "HEAD"]);
+    let bundle = root.join("demo.bundle");
+    git(&["bundle", "create", bundle.to_str().unwrap(), "--all"]);
+    let meta = root.join("meta");
+    let p = meta.join("Demo");
+    for d in ["patches", "trigger_tests", "relevant_tests", "modified_classes"] {
+        std::fs::create_dir_all(p.join(d)).unwrap();
+    }
+    let mut active = "bug.id,revision.id.buggy,revision.id.fixed,report.id,report.url\n".to_string();
+    for (n, patch) in [(1, PATCH_1), (2, PATCH_2), (3, PATCH_3)] {
+        active.push_str(&format!("{n},{rev},{rev},DEMO-{n},https://example.org/{n}\n"));
+        std::fs::write(p.join(format!("patches/{n}.src.patch")), patch).unwrap();
+        std::fs::write(
+            p.join(format!("trigger_tests/{n}")),
+            "--- demo.CalcTest::testMax\njunit.framework.AssertionFailedError\n",
+        )
+        .unwrap();
+        std::fs::write(p.join(format!("relevant_tests/{n}")), "demo.CalcTest\n").unwrap();
+        std::fs::write(p.join(format!("modified_classes/{n}.src")), "demo.Calc\n").unwrap();
+    }
+    std::fs::write(p.join("active-bugs.csv"), active).unwrap();
+    std::fs::write(p.join("dir-layout.csv"), format!("{rev},src/java,src/test\n")).unwrap();
+    (meta, repo, bundle)
+}
+
+fn harness(root: &Path, meta: &Path, repo: &Path) -> Harness {
+    let mut h = Harness::new(meta, &root.join("work"));
+    h.repos.insert("Demo".into(), repo.to_path_buf());
+    h
+}
+
+#[test]
+fn gold_check_passes_a_real_bug_and_fails_a_trigger_that_passes_on_the_buggy_version() {
+    let root = tempfile::tempdir().unwrap();
+    let (meta, _, bundle) = demo(root.path());
+    let h = harness(root.path(), &meta, &bundle);
+    let p = h.prepare(&"Demo-1".parse().unwrap()).unwrap();
+    assert!(p.check.passed, "{:?}", p.check.reason);
+    assert_eq!(p.check.failing_triggers, ["demo.CalcTest::testMax"]);
+    // fails on the fixed version too: left out of candidate runs, not a gold-check failure
+    assert_eq!(p.check.excluded, ["demo.CalcTest::testBrokenOnEveryVersion"]);
+    assert!(p.check.fixed_test_ms > 0);
+    assert_eq!(p.touched["src/java/demo/Calc.java"], vec![6]);
+    // the check is cached: a second prepare reads it back
+    let again = h.prepare(&"Demo-1".parse().unwrap()).unwrap();
+    assert_eq!(again.check, p.check);
+
+    let p3 = h.prepare(&"Demo-3".parse().unwrap()).unwrap();
+    assert!(!p3.check.passed);
+    assert!(
+        p3.check.reason.as_deref().unwrap().contains("no trigger test fails on the buggy version"),
+        "{:?}",
+        p3.check.reason
+    );
+}
+
+#[test]
+fn bad_inputs_name_the_bug_and_what_to_do() {
+    let root = tempfile::tempdir().unwrap();
+    let (meta, repo, _) = demo(root.path());
+    let h = harness(root.path(), &meta, &repo);
+    let err = h.select("Demo-9").unwrap_err().to_string();
+    assert!(err.contains("active-bugs.csv") && err.contains("Demo-9"), "{err}");
+    let err = h.select("Nope-1").unwrap_err().to_string();
+    assert!(err.contains("no such project") && err.contains("Demo"), "{err}");
+    assert_eq!(h.select("Demo-1..2,Demo").unwrap().len(), 3);
+
+    let err = h.prepare(&"Demo-2".parse().unwrap()).unwrap_err().to_string();
+    assert!(err.contains("Demo-2") && err.contains("applying") && err.contains("does not fit"), "{err}");
+
+    let mut empty_repo = harness(root.path(), &meta, &root.path().join("elsewhere"));
+    let err = empty_repo.prepare(&"Demo-1".parse().unwrap()).unwrap_err().to_string();
+    assert!(err.contains("--repo") && err.contains("does not exist"), "{err}");
+    let other = root.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    assert!(Command::new("git").args(["init", "-q"]).current_dir(&other).status().unwrap().success());
+    empty_repo.repos.insert("Demo".into(), other);
+    let err = empty_repo.prepare(&"Demo-1".parse().unwrap()).unwrap_err().to_string();
+    assert!(err.contains("lacks the fixed revision"), "{err}");
+
+    let mut no_jars = harness(root.path(), &meta, &repo);
+    no_jars.java_dir = root.path().join("no-java");
+    let err = no_jars.prepare(&"Demo-1".parse().unwrap()).unwrap_err();
+    assert!(matches!(err, D4jError::Jar { .. }), "{err}");
+    assert!(err.to_string().contains("junit4.jar") && err.to_string().contains("--jars"), "{err}");
+
+    std::fs::remove_file(meta.join("Demo/dir-layout.csv")).unwrap();
+    let err = h.prepare(&"Demo-1".parse().unwrap()).unwrap_err().to_string();
+    assert!(err.contains("dir-layout.csv"), "{err}");
+}
+
+#[test]
+fn patterns_repairs_a_bug_into_a_run_folder_graded_exact_and_resume_skips_it() {
+    let root = tempfile::tempdir().unwrap();
+    let (meta, repo, _) = demo(root.path());
+    let h = harness(root.path(), &meta, &repo);
+    let make = || -> Box<dyn Strategy> { Box::new(Patterns { max_validations: 40, ..Patterns::default() }) };
+    let repairer = Repairer {
+        harness: &h,
+        client: &NoModel,
+        retriever: None,
+        config: RunConfig::default(),
+        prices: Default::default(),
+        strategy: &make,
+        localization: Localization::Method,
+        timeout: std::time::Duration::from_secs(120),
+        own_project: false,
+    };
+    let run_dir = root.path().join("run");
+    let run = RunRecord {
+        benchmark: "defects4j".into(),
+        fixdex_version: "test".into(),
+        started_unix: 0,
+        strategy: "patterns".into(),
+        localization: "method".into(),
+        model: None,
+        seed: 0,
+        shard: None,
+        bugs: vec!["Demo-1".into(), "Demo-2".into(), "Demo-3".into()],
+        settings: serde_json::json!({}),
+    };
+    let todo = batch::open(&run_dir, &run, false, false).unwrap();
+    let job = |id: &str, folder: &Path| repairer.repair(&id.parse().unwrap(), folder);
+    let records = batch::run_bugs(&run_dir, &todo, 2, job, |_| {}).unwrap();
+    let by = |b: &str| records.iter().find(|r| r.bug == b).unwrap().clone();
+    let fixed = by("Demo-1");
+    assert_eq!(fixed.status, Status::Finished, "{:?}", fixed.reason);
+    assert!(fixed.plausible);
+    assert_eq!(fixed.best_tier, Some(Tier::Exact), "{:?}", fixed.patches);
+    assert_eq!(fixed.localization, "method: src/java/demo/Calc.java:5-7");
+    assert!(fixed.validations >= 1 && fixed.first_plausible_validation.is_some());
+    let folder = run_dir.join("bugs/Demo-1");
+    let patched =
+        std::fs::read_to_string(folder.join(&fixed.patches[0].files).join("src/java/demo/Calc.java")).unwrap();
+    assert_eq!(patched, CALC);
+    assert!(folder.join("report.json").is_file() && folder.join("fixed/src/java/demo/Calc.java").is_file());
+    assert_eq!(by("Demo-2").status, Status::Infra);
+    assert_eq!(by("Demo-3").status, Status::Infra);
+    assert!(by("Demo-3").reason.unwrap().contains("gold check failed"));
+    // resume: nothing left to do; --retry-failed redoes the two infra bugs
+    assert!(batch::open(&run_dir, &run, true, false).unwrap().is_empty());
+    assert_eq!(batch::open(&run_dir, &run, false, true).unwrap(), ["Demo-2", "Demo-3"]);
+}

@@ -1,0 +1,203 @@
+//! `fixdex eval defects4j`: the repair workflow on Defects4J bugs built from git, without
+//! Docker or a Defects4J installation ([`repair::bench::defects4j`]), into a run folder
+//! ([`repair::bench::record`], [`repair::bench::batch`]); `--check` runs only the gold check.
+//!
+//! The binary parses flags, builds the harness and the repairer, and prints: a line per bug
+//! on stderr as it ends, the summary (a table, or one JSON object with `--json`) on stdout.
+//! Exit 1 when a bug ended in `error` (the machinery or the endpoint broke), or with
+//! `--check` when a bug failed the gold check; 0 otherwise (`infra` bugs are reported, and
+//! counted apart from unfixed ones).
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::Context;
+use engine::shard::Shard;
+use repair::bench::batch;
+use repair::bench::defects4j::{BugId, Harness, Repairer};
+use repair::bench::record::{BugRecord, RunRecord, Status};
+use repair::bench::summary::Summary;
+use repair::retrieve::Exclusion;
+
+mod args;
+
+pub use args::Defects4jArgs;
+
+use crate::cli::workflow_args::run_config;
+
+/// Runs `fixdex eval defects4j`.
+pub fn run(a: &Defects4jArgs) -> anyhow::Result<ExitCode> {
+    let harness = harness(a);
+    let bugs = select(a, &harness)?;
+    if a.check {
+        return check(a, &harness, &bugs);
+    }
+    evaluate(a, &harness, &bugs)
+}
+
+/// The harness of `a`'s inputs.
+fn harness(a: &Defects4jArgs) -> Harness {
+    let work = a.work_dir.clone().unwrap_or_else(Harness::default_work);
+    let mut h = Harness::new(&a.d4j_meta, &work);
+    h.repos = a.repos.iter().cloned().collect();
+    h.jars.clone_from(&a.jars);
+    h.test_timeout = Duration::from_secs(a.timeout_s);
+    h
+}
+
+/// The bugs of `--bugs`, `--bugs-file` or every project given a `--repo`, then this shard's.
+fn select(a: &Defects4jArgs, h: &Harness) -> anyhow::Result<Vec<BugId>> {
+    let bugs = match (&a.bugs, &a.bugs_file) {
+        (Some(spec), _) => h.select(spec)?,
+        (None, Some(file)) => h.select_file(file)?,
+        (None, None) if a.repos.is_empty() => {
+            anyhow::bail!(
+                "name the bugs (--bugs Cli-1,Cli-5..9 or --bugs-file) or give --repo PROJECT=PATH for whole projects"
+            )
+        }
+        (None, None) => h.select(&a.repos.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>().join(","))?,
+    };
+    let Some(spec) = &a.shard else { return Ok(bugs) };
+    let shard: Shard = spec.parse()?;
+    Ok(bugs.into_iter().filter(|b| shard.owns(&b.to_string())).collect())
+}
+
+/// `--check`: every bug set up and gold-checked (`-j` at once); a table or JSON.
+fn check(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<ExitCode> {
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let results = batch::parallel(bugs.len(), jobs(a), |i| {
+        let started = Instant::now();
+        let outcome = h.prepare(&bugs[i]).map(|p| p.check);
+        let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let line = match &outcome {
+            Ok(c) if c.passed => "passed".to_string(),
+            Ok(c) => format!("infra: {}", c.reason.clone().unwrap_or_default()),
+            Err(e) => format!("infra: {e}"),
+        };
+        eprintln!("[{n}/{}] {}: {line} ({:.1} s)", bugs.len(), bugs[i], started.elapsed().as_secs_f64());
+        (outcome, started.elapsed().as_secs_f64())
+    });
+    let mut rows = Vec::new();
+    let mut infra = Vec::new();
+    for (bug, (outcome, seconds)) in bugs.iter().zip(&results) {
+        let (passed, reason, check) = match outcome {
+            Ok(c) => (c.passed, c.reason.clone(), Some(c)),
+            Err(e) => (false, Some(e.to_string()), None),
+        };
+        if !passed {
+            infra.push(serde_json::json!({"bug": bug.to_string(), "reason": reason}));
+        }
+        rows.push(serde_json::json!({
+            "bug": bug.to_string(), "passed": passed, "reason": reason, "seconds": seconds,
+            "fixed_test_s": check.map(|c| c.fixed_test_ms as f64 / 1000.0),
+            "failing_triggers": check.map(|c| &c.failing_triggers), "excluded": check.map(|c| &c.excluded),
+        }));
+    }
+    let passed = bugs.len() - infra.len();
+    if a.json {
+        let summary = serde_json::json!({"total": bugs.len(), "passed": passed, "infra": infra, "bugs": rows});
+        out!("{summary}")?;
+    } else {
+        out!("{passed} of {} bugs pass the gold check", bugs.len())?;
+        for i in &infra {
+            out!("  infra {}: {}", i["bug"].as_str().unwrap_or(""), i["reason"].as_str().unwrap_or(""))?;
+        }
+    }
+    Ok(if infra.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(crate::cli::exit::ERROR) })
+}
+
+/// The repair strategy on every bug into the run folder; a summary.
+fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<ExitCode> {
+    let dir = a.run_dir.clone().expect("clap: --run-dir is required without --check");
+    let strategy = a.strategy.strategy()?;
+    let client = a.llm.client_for(strategy.as_ref())?;
+    let config = run_config(&a.llm, &a.retrieval, &a.run, &client, strategy.as_ref())?;
+    let open = |path| crate::cli::model::open_retriever(path, a.retrieval.model.as_deref(), Exclusion::default());
+    let retriever = a.retrieval.index.as_deref().map(open).transpose()?;
+    let record = run_record(a, bugs, strategy.name(), strategy.needs_model().then(|| client.model.clone()))?;
+    let todo = batch::open(&dir, &record, a.resume, a.retry_failed)?;
+    let skipped = bugs.len() - todo.len();
+    if skipped > 0 {
+        eprintln!("resuming {}: {skipped} of {} bugs done, {} to run", dir.display(), bugs.len(), todo.len());
+    }
+    let make = || a.strategy.strategy().expect("the strategy was built once already");
+    let repairer = Repairer {
+        harness: h,
+        client: client.get(),
+        retriever,
+        config,
+        prices: a.llm.prices(&client.model),
+        strategy: &make,
+        localization: a.localization,
+        timeout: Duration::from_secs(a.timeout_s),
+        own_project: a.own_project,
+    };
+    let count = std::sync::atomic::AtomicUsize::new(skipped);
+    let job = |id: &str, folder: &std::path::Path| repairer.repair(&id.parse().expect("ids come from BugId"), folder);
+    let line = |r: &BugRecord| {
+        let n = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        eprintln!("[{n}/{}] {}", bugs.len(), progress_line(r));
+    };
+    batch::run_bugs(&dir, &todo, jobs(a), job, line)?;
+    client.finish(true)?;
+    let all = batch::results(&dir, &record);
+    print_summary(a, &dir, &all)?;
+    let errors = all.iter().filter(|r| r.status == Status::Error).count();
+    Ok(if errors > 0 { ExitCode::from(crate::cli::exit::ERROR) } else { ExitCode::SUCCESS })
+}
+
+fn jobs(a: &Defects4jArgs) -> usize {
+    usize::try_from(a.jobs).unwrap_or(1)
+}
+
+/// `run.json` of this run: every setting that changes a number.
+fn run_record(a: &Defects4jArgs, bugs: &[BugId], strategy: &str, model: Option<String>) -> anyhow::Result<RunRecord> {
+    let shard = a.shard.as_deref().map(str::parse::<Shard>).transpose()?.map(|s| (s.index, s.count));
+    let settings = serde_json::json!({
+        "d4j_meta": a.d4j_meta, "repos": a.repos.iter().map(|(p, path)| format!("{p}={}", path.display())).collect::<Vec<_>>(),
+        "jars": a.jars, "own_project": a.own_project, "timeout_s": a.timeout_s,
+        "index": a.retrieval.index, "space": a.retrieval.space, "top_n": a.retrieval.top_n, "rank": format!("{:?}", a.retrieval.rank),
+        "max_calls": a.llm.max_calls, "max_total_tokens": a.llm.max_total_tokens, "max_usd": a.llm.max_usd, "max_wall_s": a.llm.max_wall_s,
+        "temperature": a.llm.temperature, "strategy_options": format!("{:?}", a.strategy),
+        "candidate_timeout_factor": a.run.candidate_timeout_factor,
+    });
+    Ok(RunRecord {
+        benchmark: "defects4j".into(),
+        fixdex_version: env!("CARGO_PKG_VERSION").into(),
+        started_unix: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        strategy: strategy.into(),
+        localization: a.localization.name().into(),
+        model,
+        seed: a.llm.seed.unwrap_or(0),
+        shard,
+        bugs: bugs.iter().map(ToString::to_string).collect(),
+        settings,
+    })
+}
+
+/// `Cli-3: plausible (exact), 12 validations, 34.2 s` and the like.
+fn progress_line(r: &BugRecord) -> String {
+    let what = match r.status {
+        Status::Finished if r.plausible => {
+            format!("plausible ({})", r.best_tier.map_or("ungraded", |t| t.as_str()))
+        }
+        Status::Finished => r.outcome.clone().unwrap_or_default(),
+        Status::Infra => format!("infra: {}", r.reason.clone().unwrap_or_default()),
+        Status::Error => format!("error: {}", r.reason.clone().unwrap_or_default()),
+    };
+    format!("{}: {what}, {} validations, {:.1} s", r.bug, r.validations, r.wall_s)
+}
+
+/// The run's summary ([`Summary`]): one line and where the folder is, or one JSON object.
+fn print_summary(a: &Defects4jArgs, dir: &std::path::Path, all: &[BugRecord]) -> anyhow::Result<()> {
+    let summary = Summary::of(all);
+    if a.json {
+        out!("{}", serde_json::json!({"run_dir": dir, "summary": summary, "bugs": all}))?;
+        return Ok(());
+    }
+    out!("{}", summary.line())?;
+    for (bug, why) in summary.infra_bugs.iter().chain(&summary.error_bugs) {
+        out!("  {bug}: {why}")?;
+    }
+    out!("run folder {}; pages: fixdex eval report {}", dir.display(), dir.display()).context("writing the summary")
+}

@@ -1,0 +1,142 @@
+//! `fixdex eval report|compare|merge`: what is done with a run folder (`--run-dir` of
+//! `fixdex eval defects4j` or `fixdex eval quixbugs`) after the run, with no test run:
+//! re-grading and pages ([`repair::bench::report`]), the paired comparison of two runs
+//! ([`repair::bench::compare`]), the merge of a sharded run's folders
+//! ([`repair::bench::batch::merge`]). `--json` prints one JSON object on stdout.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use repair::bench::batch;
+use repair::bench::compare::Comparison;
+use repair::bench::record::BugRecord;
+use repair::bench::report;
+use repair::bench::summary::Summary;
+
+/// Arguments of `fixdex eval report`.
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// The run folder.
+    run_dir: PathBuf,
+    /// Where report.md and report.html go [default: the run folder].
+    #[arg(long, value_name = "DIR")]
+    out_dir: Option<PathBuf>,
+    /// Keep the saved tiers (do not re-grade the kept patches, or write the new tiers back).
+    #[arg(long)]
+    no_regrade: bool,
+    /// One JSON object on stdout: the summary, the pages' paths, the re-grading's changes.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `fixdex eval compare`.
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// Run A's folder.
+    run_a: PathBuf,
+    /// Run B's folder.
+    run_b: PathBuf,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `fixdex eval merge`.
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// The merged run folder (new or empty).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// The shards' run folders.
+    #[arg(required = true)]
+    shards: Vec<PathBuf>,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The records of run folder `dir`, with a warning on stderr for the run's bugs that have
+/// none (not run yet, or killed: `--resume` finishes them).
+fn records(dir: &Path) -> anyhow::Result<(repair::bench::record::RunRecord, Vec<BugRecord>)> {
+    let run = batch::read_run(dir)?;
+    let records = batch::results(dir, &run);
+    let missing = run.bugs.len() - records.len();
+    if missing > 0 {
+        eprintln!(
+            "warning: {}: {missing} of {} bugs have no result (resume the run to finish them)",
+            dir.display(),
+            run.bugs.len()
+        );
+    }
+    Ok((run, records))
+}
+
+/// Runs `fixdex eval report`.
+pub fn report(a: &ReportArgs) -> anyhow::Result<ExitCode> {
+    let (run, mut records) = records(&a.run_dir)?;
+    let (mut changed, mut problems) = (0, Vec::new());
+    if !a.no_regrade {
+        for rec in &mut records {
+            let (n, p) = report::regrade(&a.run_dir, rec);
+            if n > 0 {
+                batch::write_result(&a.run_dir, rec)?;
+            }
+            changed += n;
+            problems.extend(p);
+        }
+    }
+    for p in &problems {
+        eprintln!("warning: {p}");
+    }
+    let out = a.out_dir.clone().unwrap_or_else(|| a.run_dir.clone());
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let (md, html) = (out.join("report.md"), out.join("report.html"));
+    std::fs::write(&md, report::markdown(&run, &records)).with_context(|| format!("writing {}", md.display()))?;
+    std::fs::write(&html, report::html(&run, &records)).with_context(|| format!("writing {}", html.display()))?;
+    let summary = Summary::of(&records);
+    if a.json {
+        let v = serde_json::json!({
+            "run_dir": a.run_dir, "markdown": md, "html": html, "regraded_patches_changed": changed,
+            "regrade_problems": problems, "summary": summary,
+        });
+        out!("{v}")?;
+    } else {
+        out!("{}", summary.line())?;
+        out!("re-graded: {changed} patch tiers changed; wrote {} and {}", md.display(), html.display())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `fixdex eval compare`.
+pub fn compare(a: &CompareArgs) -> anyhow::Result<ExitCode> {
+    let (_, ra) = records(&a.run_a)?;
+    let (_, rb) = records(&a.run_b)?;
+    let c = Comparison::of(&ra, &rb);
+    if a.json {
+        out!("{}", serde_json::json!({"run_a": a.run_a, "run_b": a.run_b, "comparison": c}))?;
+    } else {
+        out!("{}", c.markdown(&a.run_a.display().to_string(), &a.run_b.display().to_string()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `fixdex eval merge`.
+pub fn merge(a: &MergeArgs) -> anyhow::Result<ExitCode> {
+    let (run, copied) = batch::merge(&a.out, &a.shards)?;
+    let todo = run.bugs.len() - copied;
+    if a.json {
+        out!("{}", serde_json::json!({"out": a.out, "bugs": run.bugs.len(), "copied": copied, "unfinished": todo}))?;
+    } else {
+        out!(
+            "merged {} shards into {}: {} bugs, {copied} with a result",
+            a.shards.len(),
+            a.out.display(),
+            run.bugs.len()
+        )?;
+        if todo > 0 {
+            out!("{todo} bugs have no result: finish them with --resume --run-dir {}", a.out.display())?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

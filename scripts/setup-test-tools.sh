@@ -5,6 +5,8 @@
 #     libasm-java), when missing: with apt-get as root, or through sudo;
 #   - the Debian packages of every Defects4J project's jars, from the table fixdex ships
 #     (repair/src/bench/defects4j/deps.json: `fixdex eval defects4j` compiles against them);
+#   - a headless Chromium (chromium-headless-shell) that renders `fixdex eval report`'s HTML page
+#     in a test;
 #   - a Python venv with pytest, pytest-timeout and coverage.py from PyPI in scratch/pytest-venv.
 # Prints `FIXDEX_PYTHON=<venv python>` as its last line; scripts/test.sh exports it.
 set -euo pipefail
@@ -15,6 +17,7 @@ command -v javac >/dev/null 2>&1 && command -v java >/dev/null 2>&1 || need+=(de
 [ -f /usr/share/java/junit4.jar ] || need+=(junit4)
 [ -f /usr/share/java/hamcrest-core.jar ] || need+=(libhamcrest-java)
 [ -f /usr/share/java/org.jacoco.core.jar ] || [ -n "${FIXDEX_JACOCO_DIR:-}" ] || need+=(libjacoco-java)
+command -v chromium-headless-shell >/dev/null 2>&1 || need+=(chromium-headless-shell)
 # Defects4J: the packages of every project's jars, not only the projects the tests use.
 for pkg in $("${PYTHON:-python3}" -c 'import json, sys
 print(" ".join(sorted({p for r in json.load(open(sys.argv[1]))["projects"].values() for p in r["debian_packages"]})))' \

@@ -25,6 +25,9 @@ mod ranking;
 /// `fixdex repair` (replayed) and `fixdex eval quixbugs` (and the deprecated `bench
 /// quixbugs`) on the minibugs fixture.
 mod repair;
+/// Issue 31 item 7: `fixdex eval report|compare|merge` on run folders; the HTML page in a
+/// headless browser.
+mod runs;
 /// The quickstart path with the real model on the bundled sample corpus.
 mod sample;
 /// The scripts find the binary wherever cargo put it.

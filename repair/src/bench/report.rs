@@ -218,7 +218,11 @@ pub fn html(run: &RunRecord, records: &[BugRecord]) -> String {
         }
         h.push_str("</tr></thead><tbody>\n");
         for (class, row) in rows {
-            let _ = write!(h, "<tr class=\"{class}\">");
+            if class.is_empty() {
+                h.push_str("<tr>");
+            } else {
+                let _ = write!(h, "<tr class=\"{class}\">");
+            }
             for c in row {
                 let _ = write!(h, "<td>{}</td>", esc(&c));
             }

@@ -81,7 +81,8 @@ impl<'a> Workflow<'a> {
     }
 
     /// Leave these entries out of the scratch copies (e.g. build outputs, other languages);
-    /// [`crate::validate::scratch::SKIP_DIRS`] are always left out.
+    /// [`crate::validate::scratch::SKIP_DIRS`] and build output
+    /// ([`crate::validate::scratch::is_build_output`]) are always left out.
     #[must_use]
     pub fn with_scratch_filter(mut self, skip: ScratchFilter) -> Self {
         self.skip = skip;

@@ -930,3 +930,59 @@ fn issue_29_repair_reads_unittest_output_for_failing_tests() {
     assert_eq!(r["plausibility"]["preexisting_failures"], serde_json::json!(["test_calc.T.test_other"]));
     assert!(String::from_utf8_lossy(&out.stdout).contains("+    return a + b"), "{}", stderr(&out));
 }
+
+/// Issue 31 item 8: `fixdex eval quixbugs --run-dir` joins the run-folder machinery: one
+/// folder per program with the developer's version and the graded patches, `--resume`
+/// redoes nothing finished, `fixdex eval report` reads the folder.
+#[test]
+fn issue_31_eval_quixbugs_into_a_run_folder_graded_and_resumed() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let root = minibugs();
+    let truth = root.join("quixbugs.jsonl");
+    let args = [
+        "eval",
+        "quixbugs",
+        "--root",
+        root.to_str().unwrap(),
+        "--lang",
+        "java",
+        "--programs",
+        "SUM_TO",
+        "--ground-truth",
+        truth.to_str().unwrap(),
+        "--strategy",
+        "patterns",
+        "--run-dir",
+        run.to_str().unwrap(),
+        "--json",
+    ];
+    let out = fixdex(&args, None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = stdout_json(&out);
+    assert_eq!((s["summary"]["plausible"].as_u64(), s["summary"]["exact"].as_u64()), (Some(1), Some(1)), "{s}");
+    let bug = run.join("bugs/SUM_TO");
+    let result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(bug.join("result.json")).unwrap()).unwrap();
+    assert_eq!(
+        (result["status"].as_str(), result["best_tier"].as_str()),
+        (Some("finished"), Some("exact")),
+        "{result}"
+    );
+    // The kept patch is the developer's fix, token for token.
+    let kept = std::fs::read_to_string(bug.join("patches/1/java_programs/SUM_TO.java")).unwrap();
+    let fixed = std::fs::read_to_string(bug.join("fixed/java_programs/SUM_TO.java")).unwrap();
+    let words = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(words(&kept), words(&fixed));
+    assert_ne!(words(&fixed), words(&std::fs::read_to_string(root.join("java_programs/SUM_TO.java")).unwrap()));
+    // Without --resume the folder is refused; with it nothing is redone.
+    let again = fixdex(&args, None);
+    assert!(!again.status.success() && stderr(&again).contains("--resume"), "{}", stderr(&again));
+    let before = std::fs::read_to_string(bug.join("result.json")).unwrap();
+    let resumed = fixdex(&[&args[..], &["--resume"]].concat(), None);
+    assert!(stderr(&resumed).contains("1 of 1 programs done, 0 to run"), "{}", stderr(&resumed));
+    assert_eq!(std::fs::read_to_string(bug.join("result.json")).unwrap(), before, "a finished program was redone");
+    let report = fixdex(&["eval", "report", run.to_str().unwrap(), "--json"], None);
+    assert!(report.status.success(), "{}", stderr(&report));
+    assert_eq!(stdout_json(&report)["regraded_patches_changed"], 0);
+}

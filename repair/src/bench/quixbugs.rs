@@ -576,6 +576,21 @@ pub fn oracle(
     })
 }
 
+/// Writes the developer's version of `program` (its buggy file under `root` with the
+/// ground-truth diff applied) to `out/<source>` (`out/java_programs/BITCOUNT.java`): what a
+/// run folder keeps under `fixed/` to grade patches against ([`crate::bench::keep`]).
+///
+/// # Errors
+/// No ground-truth diff for the program, a diff that does not parse or apply, or a file that
+/// cannot be copied; the message names the program's file.
+pub fn keep_developer_version(truth: &GroundTruth, program: &Program, root: &Path, out: &Path) -> Result<(), String> {
+    let src = &program.source;
+    let diff = truth.diff(program).ok_or_else(|| format!("no ground-truth diff for {}", src.display()))?;
+    crate::bench::keep::copy(&root.join(src), &out.join(src))?;
+    let patch = Patch::parse(diff, Some(src)).map_err(|e| format!("{}: ground-truth diff: {e}", src.display()))?;
+    patch.apply(out).map(|_| ()).map_err(|e| format!("{}: applying the ground-truth diff: {e}", src.display()))
+}
+
 /// The oracle check of one program: buggy must fail, the ground truth applied through the
 /// patch path must be plausible; unexpected outcomes are rerun to detect flakiness.
 pub fn check_program(

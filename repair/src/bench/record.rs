@@ -160,6 +160,36 @@ pub struct BugRecord {
 }
 
 impl BugRecord {
+    /// A record of bug `bug` of `project` with nothing done yet (status `infra` until the
+    /// repair runs: a bug that stops before that could not be set up), localization named
+    /// `localization`.
+    #[must_use]
+    pub fn blank(bug: &str, project: &str, localization: &str) -> BugRecord {
+        BugRecord {
+            bug: bug.to_string(),
+            project: project.to_string(),
+            status: Status::Infra,
+            modified_files: Vec::new(),
+            outcome: None,
+            reason: None,
+            localization: localization.to_string(),
+            plausible: false,
+            best_tier: None,
+            patches: Vec::new(),
+            validations: 0,
+            validation_median_s: None,
+            first_plausible_validation: None,
+            first_plausible_s: None,
+            sampled: 0,
+            sampled_plausible: 0,
+            sampled_correct: 0,
+            calls: 0,
+            tokens: 0,
+            cost_usd: None,
+            wall_s: 0.0,
+        }
+    }
+
     /// Whether `--resume` leaves this bug alone: finished, or `infra` (whose inputs would
     /// fail the same way; `--retry-failed` retries both `infra` and `error`).
     #[must_use]

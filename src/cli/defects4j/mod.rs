@@ -176,7 +176,7 @@ fn run_record(a: &Defects4jArgs, bugs: &[BugId], strategy: &str, model: Option<S
 }
 
 /// `Cli-3: plausible (exact), 12 validations, 34.2 s` and the like.
-fn progress_line(r: &BugRecord) -> String {
+pub(crate) fn progress_line(r: &BugRecord) -> String {
     let what = match r.status {
         Status::Finished if r.plausible => {
             format!("plausible ({})", r.best_tier.map_or("ungraded", |t| t.as_str()))

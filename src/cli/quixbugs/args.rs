@@ -33,8 +33,8 @@ pub struct QuixbugsArgs {
     /// Seed of `--sample`.
     #[arg(long, default_value_t = 0, requires = "sample", value_name = "SEED")]
     pub(super) sample_seed: u64,
-    /// `--check`: programs checked in parallel.
-    #[arg(long, default_value_t = 2)]
+    /// Programs checked (`--check`) or repaired (with `--run-dir`) in parallel.
+    #[arg(long, short = 'j', default_value_t = 2)]
     pub(super) jobs: usize,
     /// Wall-clock limit per build or test command, seconds.
     #[arg(long, default_value_t = 120)]
@@ -56,6 +56,17 @@ pub struct QuixbugsArgs {
     /// checked before any program runs).
     #[arg(long)]
     pub(super) report_dir: Option<PathBuf>,
+    /// The run folder, as `fixdex eval defects4j`'s: run.json and one folder per program
+    /// (result.json, report.json, fixed/, patches/ graded against the developer fix);
+    /// `--jobs` programs at once; `fixdex eval report|compare|merge` read it.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["check", "report_dir"])]
+    pub(super) run_dir: Option<PathBuf>,
+    /// Finish the run in --run-dir: skip every program whose result.json says it finished.
+    #[arg(long, requires = "run_dir")]
+    pub(super) resume: bool,
+    /// As --resume, and redo the programs that ended in error or could not be set up.
+    #[arg(long, requires = "run_dir")]
+    pub(super) retry_failed: bool,
     #[command(flatten)]
     pub(super) retrieval: RetrievalArgs,
     #[command(flatten)]

@@ -14,7 +14,8 @@
 //! `--localization sbfl` (the top Ochiai method of the program's file). It reports per bug the outcome, the error
 //! message of a run that ended in error, LLM calls, tokens and time, and counts plausible,
 //! no plausible patch and errors apart ([`repair::bench::evaluation`]); `--report-dir` keeps each
-//! bug's full report. Exit 1 when any bug ended in error (outcome `error` or
+//! bug's full report; `--run-dir` runs into a resumable, graded run folder instead
+//! ([`run_folder`]). Exit 1 when any bug ended in error (outcome `error` or
 //! `preflight_failed`, or localization failed), after the summary is printed; 0 otherwise.
 
 use std::process::ExitCode;
@@ -32,6 +33,7 @@ use repair::run::workflow::Workflow;
 use repair::strategies::Strategy;
 
 mod args;
+mod run_folder;
 mod tables;
 
 pub use args::{BenchArgs, QuixbugsArgs};
@@ -78,7 +80,7 @@ fn run_as(a: &QuixbugsArgs, check: bool) -> anyhow::Result<ExitCode> {
 }
 
 /// What every bug of one evaluation shares.
-struct Evaluation<'a> {
+pub(super) struct Evaluation<'a> {
     a: &'a QuixbugsArgs,
     runner: &'a Runner,
     truth: &'a GroundTruth,
@@ -90,6 +92,9 @@ struct Evaluation<'a> {
 
 /// The repair strategy on every program; a table or JSON.
 fn evaluate(a: &QuixbugsArgs, runner: &Runner, truth: &GroundTruth, programs: &[Program]) -> anyhow::Result<ExitCode> {
+    if let Some(dir) = &a.run_dir {
+        return run_folder::evaluate(a, runner, truth, programs, dir);
+    }
     let start = Instant::now();
     let eval = Evaluation::new(a, runner, truth)?;
     let (bugs, reports) = eval.repair_all(programs)?;
@@ -106,7 +111,7 @@ fn evaluate(a: &QuixbugsArgs, runner: &Runner, truth: &GroundTruth, programs: &[
 
 impl<'a> Evaluation<'a> {
     /// The strategy, client, run configuration and index of `a`.
-    fn new(a: &'a QuixbugsArgs, runner: &'a Runner, truth: &'a GroundTruth) -> anyhow::Result<Self> {
+    pub(super) fn new(a: &'a QuixbugsArgs, runner: &'a Runner, truth: &'a GroundTruth) -> anyhow::Result<Self> {
         let strategy = a.strategy.strategy()?;
         let client = a.llm.client_for(strategy.as_ref())?;
         let config = run_config(&a.llm, &a.retrieval, &a.run, &client, strategy.as_ref())?;
@@ -178,7 +183,7 @@ impl Evaluation<'_> {
 
     /// The buggy method, from quixbugs.jsonl (every line equally suspicious) or SBFL's top
     /// method in the program's file (with the SBFL scores of its lines); else why none.
-    fn localize(&self, p: &Program) -> Result<(String, LineWeights), String> {
+    pub(super) fn localize(&self, p: &Program) -> Result<(String, LineWeights), String> {
         match self.a.localization {
             Localization::Perfect => self
                 .truth

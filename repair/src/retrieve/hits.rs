@@ -80,6 +80,12 @@ pub struct Retrieval {
     /// label prior ([`super::suggest`]), at most [`SUGGESTIONS`].
     #[serde(default)]
     pub suggestions: Vec<Suggestion>,
+    /// The HNSW beam width (`ef_search`) when the graph was asked; `None` for exact (brute
+    /// force) search. The engine may still answer a very selective filter exactly. Not
+    /// serialized (the answers of `search --json` and the served tool are unchanged); the
+    /// repair report records it ([`crate::run::report::RetrievalSettings::ef`]).
+    #[serde(skip)]
+    pub ef: Option<usize>,
 }
 
 fn default_rank_name() -> String {

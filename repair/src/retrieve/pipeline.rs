@@ -86,7 +86,8 @@ pub fn run(
     let (fixes, dropped_exact) = hits(ranked, query.code, p);
     let suggestions = suggestions(&fixes, &*corpus.prior(index)?);
     let (space, rank) = (p.space.name().to_string(), p.rank.name().to_string());
-    Ok(Retrieval { space, fixes, dropped_exact, rank, suggestions })
+    let ef = (!params.exact).then_some(params.ef_search);
+    Ok(Retrieval { space, fixes, dropped_exact, rank, suggestions, ef })
 }
 
 /// The engine filter of `p` and `exclusion`, its inclusion lists checked against `index`

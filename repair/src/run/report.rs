@@ -178,8 +178,9 @@ pub struct RepairReport {
     pub synthetic: bool,
     /// Workflow configuration, sampling parameters and the strategy's search space included.
     pub config: ConfigRecord,
-    /// Retrieval settings: space, top n, threshold; `null` without an index.
-    pub retrieval: Option<Value>,
+    /// What retrieval searched (space, top n, threshold, ef) and kept out; `null` without
+    /// an index.
+    pub retrieval: Option<RetrievalSettings>,
     /// How the run ended.
     pub outcome: Outcome,
     /// Error message for `error`, `budget_exhausted`, `timeout` and `preflight_failed`.
@@ -240,6 +241,61 @@ pub struct RepairReport {
     /// that apply (ReinFix: all of them).
     #[serde(skip_serializing_if = "Details::is_empty")]
     pub details: Details,
+}
+
+/// The report's `retrieval` block: what the run's searches of similar fixes asked for
+/// (set by whoever searches, through
+/// [`Session::search_similar`](crate::run::session::Session::search_similar)) and what the
+/// retriever keeps out. Before any search it holds the run's configured settings
+/// ([`crate::run::config::RunConfig::retrieval`]) with [`RetrievalSettings::searches`] 0.
+/// The fields of reports written before `ef` and `searches` existed are unchanged; those
+/// two read as `null` and 0.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RetrievalSettings {
+    /// Vector space of the last search (`code+cause`, `code`, `cause`).
+    pub space: String,
+    /// Fixes asked for (top n) by the last search.
+    pub k: usize,
+    /// Minimum cosine similarity in [-1, 1] of the last search; `null`: none.
+    pub threshold: Option<f32>,
+    /// HNSW beam width of the last search when it asked the graph; `null` for exact (brute
+    /// force) search, before any search, and when the search failed.
+    #[serde(default)]
+    pub ef: Option<usize>,
+    /// Searches run (each counted when asked, also one that failed); 0: nothing was
+    /// searched and the fields above are the configured settings.
+    #[serde(default)]
+    pub searches: usize,
+    /// Ids and projects never retrieved.
+    pub exclusion: crate::retrieve::Exclusion,
+    /// What each excluded project matched in the index.
+    pub excluded_projects: Vec<engine::ProjectMatch>,
+}
+
+impl RetrievalSettings {
+    /// The block before any search: `configured` (the run's settings), and `retriever`'s
+    /// exclusion with what its projects match (O(projects in the index)).
+    #[must_use]
+    pub fn configured(configured: &crate::retrieve::RetrieveParams, retriever: &crate::retrieve::Retriever) -> Self {
+        RetrievalSettings {
+            space: configured.space.name().to_string(),
+            k: configured.k,
+            threshold: configured.threshold,
+            ef: None,
+            searches: 0,
+            exclusion: retriever.exclusion().clone(),
+            excluded_projects: retriever.excluded_projects(),
+        }
+    }
+
+    /// Records one search made with `p`, whose answer is `found` (`None`: it failed).
+    pub fn record(&mut self, p: &crate::retrieve::RetrieveParams, found: Option<&crate::retrieve::Retrieval>) {
+        self.space = p.space.name().to_string();
+        self.k = p.k;
+        self.threshold = p.threshold;
+        self.ef = found.and_then(|f| f.ef);
+        self.searches += 1;
+    }
 }
 
 /// How the requests of a run were kept within the model's context window

@@ -24,11 +24,13 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
+use engine::embed::LineRange;
+
 use crate::error::{Error, Refusal};
 use crate::llm::context::{self, ContextBudget, Estimator};
 use crate::llm::{ChatClient, ChatRequest, Ledger, LlmError, Message, PriceTable, complete_n};
 use crate::patch::{Change, Patch};
-use crate::retrieve::Retriever;
+use crate::retrieve::{Retrieval, RetrieveError, RetrieveParams, Retriever};
 use crate::run::bug::{Bug, Problem};
 use crate::run::config::RunConfig;
 use crate::run::report::{CandidateRecord, Degraded, RepairReport};
@@ -188,10 +190,32 @@ impl<'a> Session<'a> {
         self.client
     }
 
-    /// The index of similar fixes, when the run has one.
+    /// The index of similar fixes, when the run has one. Search it through
+    /// [`Session::search_similar`], which records in the report what was searched.
     #[must_use]
     pub fn retriever(&self) -> Option<&'a Retriever> {
         self.retriever
+    }
+
+    /// Similar fixes for `code` and `cause` ([`Retriever::search_lines`], with the buggy
+    /// `lines` when known) under `p`, recorded in the report's `retrieval` block (space, k,
+    /// threshold, ef, [`crate::run::report::RetrievalSettings::record`]): what this run
+    /// actually searched. `None` without an index.
+    ///
+    /// # Errors
+    /// As [`Retriever::search_lines`], inside the `Some`.
+    pub fn search_similar(
+        &mut self,
+        code: &str,
+        cause: &str,
+        lines: Option<LineRange>,
+        p: &RetrieveParams,
+    ) -> Option<Result<Retrieval, RetrieveError>> {
+        let found = self.retriever?.search_lines(code, cause, lines, p);
+        if let Some(settings) = self.report.retrieval.as_mut() {
+            settings.record(p, found.as_ref().ok());
+        }
+        Some(found)
     }
 
     /// Whether the run leaves the entry `rel` (relative to the project root; `is_dir`) out

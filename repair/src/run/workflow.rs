@@ -5,14 +5,12 @@
 
 use std::time::Instant;
 
-use serde_json::Value;
-
 use crate::fl::LineWeights;
 use crate::llm::{ChatClient, LedgerTotals, PriceTable, ServerInfo};
 use crate::retrieve::Retriever;
 use crate::run::bug::{Bug, Problem};
 use crate::run::config::{ConfigRecord, RunConfig};
-use crate::run::report::{ContextRecord, Details, Outcome, RepairReport};
+use crate::run::report::{ContextRecord, Details, Outcome, RepairReport, RetrievalSettings};
 use crate::run::session::{Parts, Session, Stop};
 use crate::strategies::{Registry, Strategy};
 use crate::validate::Validator;
@@ -164,12 +162,9 @@ impl<'a> Workflow<'a> {
         }
     }
 
-    /// The report's `retrieval` settings; `None` without an index.
-    fn retrieval_settings(&self) -> Option<Value> {
-        let r = self.retriever.as_ref()?;
-        let p = &self.config.retrieval;
-        Some(serde_json::json!({"space": p.space.name(), "k": p.k, "threshold": p.threshold,
-            "exclusion": r.exclusion(), "excluded_projects": r.excluded_projects()}))
+    /// The report's `retrieval` block before any search; `None` without an index.
+    fn retrieval_settings(&self) -> Option<RetrievalSettings> {
+        Some(RetrievalSettings::configured(&self.config.retrieval, self.retriever.as_ref()?))
     }
 
     /// The report at the end of the run, whichever way it ended.

@@ -5,7 +5,8 @@
 //! through the session's shared services: model requests within the context window
 //! ([`Session::sample_or_degrade`], [`Session::send`]), candidate validation
 //! ([`Session::validate_candidate`], [`Session::push_candidate`]), retrieval
-//! ([`Session::retriever`]) and the internal-ingredient tools ([`Session::toolbox`]).
+//! ([`Session::search_similar`], which records in the report what was searched) and the
+//! internal-ingredient tools ([`Session::toolbox`]).
 //! It fills the report's shared fields that apply to it and its own section
 //! ([`RepairReport::details`](crate::run::report::RepairReport::details)). Pre-flight, the
 //! report's frame and every exit path belong to [`crate::run::workflow::Workflow`].

@@ -13,7 +13,7 @@ use repair::run::bug::{Bug, Location};
 use repair::run::config::RunConfig;
 use repair::run::report::{Outcome, RepairReport};
 use repair::run::workflow::Workflow;
-use repair::strategies::patterns::Patterns;
+use repair::strategies::patterns::{DEFAULT_K, Patterns};
 
 use crate::common::{minibugs, runner};
 
@@ -145,4 +145,26 @@ fn issue_11_retrieval_orders_the_templates_and_no_retrieval_keeps_the_prior() {
     let tried: Vec<&str> = fixed.candidates.iter().map(|c| c.applied_diff.as_deref().unwrap_or("")).collect();
     assert!(tried[0].contains("+        total -= i"), "operators first: {tried:#?}");
     assert_eq!(fixed.patch, guided.patch);
+}
+
+/// Issue 31: the report's `retrieval` block says what the strategy searched, not the run's
+/// configuration: patterns asks for the top [`DEFAULT_K`] in `code` (the configuration
+/// says `code+cause`, 3), exactly (a tiny index, so no ef); with `--no-retrieval` nothing
+/// was searched and the block keeps the configuration with `searches` 0.
+#[test]
+fn issue_31_report_retrieval_records_what_patterns_searched() {
+    let dir = tempfile::tempdir().unwrap();
+    let retriever = index(dir.path());
+    let one = Patterns { max_validations: 1, ..Patterns::default() };
+
+    let guided = serde_json::to_value(repair(one.clone(), Some(retriever.clone()))).unwrap();
+    let r = &guided["retrieval"];
+    assert_eq!((r["space"].as_str(), r["k"].as_u64()), (Some("code"), Some(DEFAULT_K as u64)), "{r:#}");
+    assert_eq!((&r["ef"], &r["searches"]), (&serde_json::Value::Null, &serde_json::json!(1)), "{r:#}");
+    assert_eq!(r["exclusion"]["ids"], serde_json::json!(["minibugs:python:sum_to"]), "{r:#}");
+    assert_eq!(r["excluded_projects"][0]["given"], "minibugs", "{r:#}");
+
+    let unguided = serde_json::to_value(repair(Patterns { retrieval: false, ..one }, Some(retriever))).unwrap();
+    let r = &unguided["retrieval"];
+    assert_eq!((r["space"].as_str(), r["k"].as_u64(), r["searches"].as_u64()), (Some("code+cause"), Some(3), Some(0)));
 }

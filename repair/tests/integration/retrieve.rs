@@ -309,3 +309,20 @@ fn issue_11_ranked_retrieval_keeps_the_leakage_control_and_suggests_actions() {
     assert_eq!(r.call(&args).unwrap().rank, "dense");
     assert_eq!(r.with_rank(repair::retrieve::rank::Rank::Hybrid).call(&args).unwrap().rank, "hybrid");
 }
+
+/// Issue 31: an answer says whether the HNSW graph was searched, and with which beam width
+/// (what the repair report records as `retrieval.ef`); none for exact search.
+#[test]
+fn issue_31_an_answer_carries_the_ef_of_a_graph_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, model, docs) = build(dir.path());
+    let r = Retriever::open(&path, model, Exclusion::default()).unwrap();
+    let q = &docs[3];
+    let graph = RetrieveParams { exact: Some(false), ef_search: 77, ..RetrieveParams::default() };
+    assert_eq!(r.search(&q.buggy_code, &q.root_cause, &graph).unwrap().ef, Some(77));
+    let exact = RetrieveParams { exact: Some(true), ..graph.clone() };
+    assert_eq!(r.search(&q.buggy_code, &q.root_cause, &exact).unwrap().ef, None);
+    // A small index is searched exactly unless asked otherwise.
+    let small = RetrieveParams { exact: None, ..graph };
+    assert_eq!(r.search(&q.buggy_code, &q.root_cause, &small).unwrap().ef, None);
+}

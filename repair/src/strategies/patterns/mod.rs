@@ -229,9 +229,10 @@ impl Patterns {
         // `problem.lines.0`).
         let top = problem.weights.top_line(problem.lines).map(|l| l + 1 - problem.lines.0);
         let lines = top.and_then(|l| LineRange::new(l, l).ok());
-        let found = match r.search_lines(&problem.code, "", lines, &params) {
-            Ok(found) => found,
-            Err(e) => {
+        let found = match session.search_similar(&problem.code, "", lines, &params) {
+            Some(Ok(found)) => found,
+            None => return (Vec::new(), None),
+            Some(Err(e)) => {
                 session.report.warnings.push(format!("retrieval failed, so the templates keep the prior's order: {e}"));
                 return (
                     Vec::new(),

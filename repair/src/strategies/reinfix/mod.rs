@@ -141,12 +141,14 @@ impl super::Strategy for ReinFix {
 /// The similar fixes for the suggestion prompt (`""` without an index), recorded in the
 /// report.
 fn retrieve(problem: &Problem, session: &mut Session<'_>, cause: &str) -> Result<String, Stop> {
-    let Some(r) = session.retriever() else { return Ok(String::new()) };
     let config = session.config();
     // No buggy lines: `problem.code` is the located method (or the user's line range, all
     // buggy), and no suspicious line inside it reaches the strategy, so the index embeds
     // the code's first tokens, as it did before the window rule.
-    let got = r.search_lines(&problem.code, cause, None, &config.retrieval).map_err(crate::Error::from)?;
+    let Some(got) = session.search_similar(&problem.code, cause, None, &config.retrieval) else {
+        return Ok(String::new());
+    };
+    let got = got.map_err(crate::Error::from)?;
     let similar = render_as(&got, config.tool_output_chars, FixStyle::Prompt);
     session.report.retrieved = got.fixes;
     session.report.retrieved_dropped_exact = got.dropped_exact;

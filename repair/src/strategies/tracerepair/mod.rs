@@ -637,12 +637,13 @@ impl Run<'_> {
 
     /// Each agent's `search_similar_fixes` with the root cause it stated.
     fn search(&mut self, session: &mut Session<'_>, hyps: &mut [Hypothesis]) -> Result<(), Stop> {
-        let Some(r) = session.retriever() else { return Ok(()) };
         let config = session.config();
         for h in hyps.iter_mut() {
             let (Some(agent), Some(cause)) = (h.agent, h.root_cause.clone()) else { continue };
-            let got =
-                r.search_lines(&self.problem.code, &cause, None, &config.retrieval).map_err(crate::Error::from)?;
+            let Some(got) = session.search_similar(&self.problem.code, &cause, None, &config.retrieval) else {
+                return Ok(());
+            };
+            let got = got.map_err(crate::Error::from)?;
             h.similar = render_as(&got, config.tool_output_chars, FixStyle::Prompt);
             self.details.searches.push(SearchRecord {
                 agent,

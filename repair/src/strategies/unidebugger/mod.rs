@@ -549,10 +549,10 @@ impl Run<'_> {
     }
 
     fn helper_guide(&mut self, session: &mut Session<'_>, rec: &mut HelperRecord) -> Result<String, Stop> {
-        let Some(r) = session.retriever() else {
+        if session.retriever().is_none() {
             rec.note = Some("no --index: the Helper has no patch database to search".into());
             return Ok(String::new());
-        };
+        }
         let messages = vec![Message::user(prompts::query_prompt(self.problem))];
         let Some(answer) = self.ask(session, Level::L3, Role::Helper, messages)? else {
             rec.note = Some("the Helper's query reply was unusable".into());
@@ -564,7 +564,10 @@ impl Run<'_> {
         };
         rec.query = Some(query.clone());
         let config = session.config();
-        let got = r.search_lines(&self.problem.code, &query, None, &config.retrieval).map_err(crate::Error::from)?;
+        let Some(got) = session.search_similar(&self.problem.code, &query, None, &config.retrieval) else {
+            return Ok(String::new());
+        };
+        let got = got.map_err(crate::Error::from)?;
         rec.hits = got.fixes.iter().map(|f| f.id.clone()).collect();
         session.report.retrieved_dropped_exact += got.dropped_exact;
         for f in &got.fixes {

@@ -18,6 +18,14 @@
 #                                       sentence-transformers (CI: every fourth) (~1 min)
 #   scripts/measure.sh mine             `fixdex mine` recall on Defects4J Cli (>= 80 % of 39 bugs)
 #                                       and BugsInPy tqdm (>= 80 % of 9); cheap, so CI runs it whole
+#   scripts/measure.sh defects4j-check  `fixdex eval defects4j --check` on all 61 Cli + JxPath bugs
+#                                       (../shared/repos bundles): all 61 pass the gold check
+#                                       (~6 min on 2 cores, -j 2; cached in scratch/measure/d4j-work)
+#   scripts/measure.sh defects4j-patterns  the patterns strategy (perfect localization, 50
+#                                       validations) on all 61 bugs, without and with an index of
+#                                       ../shared/data (built once into scratch/measure/index):
+#                                       >= 8 plausible without the index; the compare of the two
+#                                       runs and report.html of each (~1.5 h plus the index build)
 #   scripts/measure.sh all              all of the above, in that order
 #
 # Needs ../shared (or FIXDEX_SHARED), the test tools (scripts/setup-test-tools.sh, run here)
@@ -82,6 +90,55 @@ PY
   done
 }
 
+d4j_args() {
+  echo --d4j-meta "$shared/benchmarks/defects4j/projects" --repo "Cli=$shared/repos/commons-cli.bundle" \
+    --repo "JxPath=$shared/repos/commons-jxpath.bundle" --work-dir "$out/d4j-work" -j 2
+}
+
+measure_defects4j_check() {
+  local bin; bin=$(fixdex_bin)
+  mkdir -p "$out/defects4j-check"
+  local json=$out/defects4j-check/check.json
+  # shellcheck disable=SC2046
+  "$bin" eval defects4j --check $(d4j_args) --json >"$json" || true
+  python3 - "$json" <<'PY'
+import json, statistics, sys
+s = json.load(open(sys.argv[1]))
+secs = [b["seconds"] for b in s["bugs"]]
+print(f"Defects4J gold check: {s['passed']} of {s['total']} pass, median {statistics.median(secs):.1f} s per bug "
+      f"(uncached); threshold 61/61")
+if s["total"] != 61 or s["passed"] != 61:
+    print(f"FAIL: {s['infra']}")
+    sys.exit(1)
+PY
+}
+
+measure_defects4j_patterns() {
+  local bin; bin=$(fixdex_bin)
+  local dir=$out/defects4j-patterns index=$out/index/shared.fdx
+  mkdir -p "$dir" "$(dirname "$index")"
+  [ -f "$index" ] || "$bin" index "$shared"/data/*.jsonl -o "$index" --on-error skip --json >"$dir/index.json"
+  for variant in no-index index; do
+    local extra=()
+    [ "$variant" = index ] && extra=(--index "$index")
+    local run=$dir/$variant resume=()
+    [ -f "$run/run.json" ] && resume=(--resume)
+    # shellcheck disable=SC2046
+    "$bin" eval defects4j --strategy patterns --localization perfect --max-validations 50 $(d4j_args) \
+      --run-dir "$run" "${resume[@]}" "${extra[@]}" --json >"$dir/$variant.json" || true
+    "$bin" eval report "$run" >&2
+  done
+  "$bin" eval compare "$dir/no-index" "$dir/index" | tee "$dir/compare.md"
+  python3 - "$dir/no-index.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+print(f"patterns on Defects4J Cli + JxPath: {s['plausible']} plausible, {s['correct']} correct of {s['total']}, "
+      f"{s['infra']} infra, {s['errors']} errors; threshold >= 8 plausible, no infra")
+if s["plausible"] < 8 or s["infra"]:
+    sys.exit(1)
+PY
+}
+
 measure() {
   echo "=== measure: $1 ===" >&2
   case "$1" in
@@ -91,14 +148,16 @@ measure() {
     patterns) measure_patterns ;;
     embeddings) whole_test shared_embeddings_match_sentence_transformers_reference ;;
     mine) whole_test shared_mine_defects4j_cli_rate && whole_test shared_mine_bugsinpy_tqdm_rate ;;
-    *) echo "error: unknown measurement '$1' (quixbugs-check, probes, newer-templates, embeddings, patterns, mine, all)" >&2; exit 2 ;;
+    defects4j-check) measure_defects4j_check ;;
+    defects4j-patterns) measure_defects4j_patterns ;;
+    *) echo "error: unknown measurement '$1' (quixbugs-check, probes, newer-templates, embeddings, patterns, mine, defects4j-check, defects4j-patterns, all)" >&2; exit 2 ;;
   esac
 }
 
 [ $# -ge 1 ] || { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2; }
 for name in "$@"; do
   if [ "$name" = all ]; then
-    for m in quixbugs-check probes newer-templates embeddings patterns mine; do measure "$m"; done
+    for m in quixbugs-check probes newer-templates embeddings patterns mine defects4j-check defects4j-patterns; do measure "$m"; done
   else
     measure "$name"
   fi

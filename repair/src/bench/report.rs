@@ -201,7 +201,7 @@ pub fn html(run: &RunRecord, records: &[BugRecord]) -> String {
     let mut h = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title>\n<style>\
          body{{font-family:sans-serif;margin:2em;color:#222}}table{{border-collapse:collapse;margin:1em 0}}\
-         td,th{{border:1px solid #bbb;padding:.25em .6em;text-align:right}}td:first-child,th:first-child{{text-align:left}}\
+         td,th{{border:1px solid #bbb;padding:.25em .6em;text-align:right}}td{{white-space:nowrap}}td:first-child,th:first-child{{text-align:left}}\
          tr.exact td,tr.ast td{{background:#e6f4e6}}tr.needs_review td{{background:#fff6dd}}tr.infra td,tr.error td{{background:#f4e0e0}}\
          </style></head><body>\n<h1>{t}</h1>\n<ul>\n",
         t = esc(&title(run))
@@ -296,20 +296,25 @@ pub fn chart(records: &[BugRecord]) -> String {
         y1 + 4.0
     );
     let _ = writeln!(svg, "<text x=\"{}\" y=\"{y0}\" font-size=\"12\" text-anchor=\"end\">0</text>", x0 - 6.0);
-    for (points, n, colour, name) in
-        [(plausible, n_plausible, "#d08000", "plausible"), (correct, n_correct, "#208020", "correct")]
-    {
+    // Labels at the curves' ends; the correct one moves below the plausible one when close.
+    let plausible_y = py(n_plausible) + 4.0;
+    let correct_y = (py(n_correct) + 4.0).max(plausible_y + 14.0);
+    for (points, n, colour, name, y) in [
+        (plausible, n_plausible, "#d08000", "plausible", plausible_y),
+        (correct, n_correct, "#208020", "correct", correct_y),
+    ] {
         let _ = writeln!(
             svg,
             "<polyline class=\"{name}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{points}\"/>"
         );
-        let _ = writeln!(
-            svg,
-            "<text x=\"{}\" y=\"{:.1}\" font-size=\"12\" fill=\"{colour}\">{name} {n}</text>",
-            x1 + 6.0,
-            py(n) + 4.0
-        );
+        let _ =
+            writeln!(svg, "<text x=\"{}\" y=\"{y:.1}\" font-size=\"12\" fill=\"{colour}\">{name} {n}</text>", x1 + 6.0);
     }
+    let (lx, ly) = (x0 - 24.0, f64::midpoint(y0, y1));
+    let _ = writeln!(
+        svg,
+        "<text x=\"{lx}\" y=\"{ly}\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 {lx} {ly})\">bugs</text>"
+    );
     svg.push_str("</svg>\n");
     svg
 }

@@ -68,3 +68,31 @@ fn sample_queries_find_a_fix_of_the_same_kind() {
     let same_kind = hits.iter().filter(|h| h["meta"]["category"] == "resource-leak").count();
     assert!(same_kind >= 3, "{hits:#?}");
 }
+
+/// Issue 31: `fixdex index` with stderr redirected to a file (a batch job's log) writes
+/// plain progress lines there, every `FIXDEX_PROGRESS_INTERVAL_MS` (10 s by default; short
+/// here); `--quiet` writes none.
+#[test]
+fn issue_31_index_prints_progress_lines_when_stderr_is_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = repo().join("data/models/all-MiniLM-L6-v2");
+    assert!(model.is_dir(), "run scripts/fetch-model.sh first (CI does)");
+    let sample = repo().join("data/sample/sample.jsonl");
+    let run = |name: &str, quiet: bool| {
+        let log = dir.path().join(format!("{name}.log"));
+        let idx = dir.path().join(format!("{name}.fdx"));
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_fixdex"));
+        c.args(["index", sample.to_str().unwrap(), "-o", idx.to_str().unwrap()]).args(quiet.then_some("--quiet"));
+        c.env_remove("RUST_LOG").env("FIXDEX_MODEL", &model).env("FIXDEX_PROGRESS_INTERVAL_MS", "20");
+        let status = c.stdout(std::process::Stdio::null()).stderr(std::fs::File::create(&log).unwrap()).status();
+        assert!(status.unwrap().success(), "{}", std::fs::read_to_string(&log).unwrap());
+        std::fs::read_to_string(&log).unwrap()
+    };
+    let log = run("lines", false);
+    let progress: Vec<&str> = log.lines().filter(|l| l.starts_with("indexing: ")).collect();
+    assert!(!progress.is_empty(), "no progress line in:\n{log}");
+    let embedding = progress.iter().find(|l| l.starts_with("indexing: embedding code+cause ")).expect(&log);
+    assert!(embedding.contains(" records (") && embedding.contains(" rec/s"), "{embedding}");
+    assert!(!log.contains('\r') && !log.contains('\u{1b}'), "no bar drawing in a file: {log:?}");
+    assert!(!run("quiet", true).contains("indexing: "));
+}

@@ -31,9 +31,9 @@ pub(super) fn run(args: &Args, index: &Path, mut opts: BuildOptions) -> anyhow::
 }
 
 /// Appends the corpus to `index` with `model` ([`indexer::append::append`]), with progress
-/// bars unless `--quiet` or `--json`.
+/// on stderr ([`Bars::new`]).
 fn append(args: &Args, index: &Path, opts: &BuildOptions, model: &BertEmbedder) -> anyhow::Result<AppendStats> {
-    let bars = Bars::new(args.quiet || args.json);
+    let bars = Bars::new(args.quiet, args.json);
     let hint = "nothing was published; the index is unchanged";
     let stats = indexer::append::append(index, opts.clone(), model, &bars)
         .map_err(|e| anyhow::Error::new(e).context(format!("appending to {} failed ({hint})", index.display())))?;

@@ -106,7 +106,7 @@ pub struct Args {
     /// under both.
     #[arg(long, default_value = "window-v1", value_parser = ["window-v1", "v1", "cause-first-window-v1", "cause-first-v1"])]
     embed_rule: String,
-    /// No progress bars.
+    /// No progress (no bars on a terminal, no progress lines on another stderr).
     #[arg(long, short)]
     quiet: bool,
     /// Print the final statistics as one JSON object.
@@ -130,7 +130,7 @@ fn build(args: &Args, opts: &BuildOptions) -> anyhow::Result<ExitCode> {
     // A second `index -o` (or an `--append`) on this output is refused while this one runs.
     let _lock = super::lock_output("-o", &engine::output::target(&opts.output)?)?;
     let (precision, model) = load_model(args)?;
-    let bars = Bars::new(args.quiet || args.json);
+    let bars = Bars::new(args.quiet, args.json);
     let stats = build_index(opts, &model, &bars).map_err(|e| with_hint(e, opts))?;
     bars.clear();
     warn(opts, &stats);

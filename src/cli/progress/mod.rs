@@ -1,40 +1,91 @@
-//! indicatif progress bars fed by the indexer's [`Progress`] callbacks. Drawing never
-//! fails the build: indicatif drops draws it cannot make, and a hidden bar draws nothing.
+//! The indexer's [`Progress`] callbacks on stderr: indicatif bars on a terminal, plain lines
+//! every 10 s elsewhere ([`lines`]; a batch job's log gets them, where indicatif draws
+//! nothing). The hidden knob `FIXDEX_PROGRESS_INTERVAL_MS` sets the lines' interval (the
+//! tests use a short one). Reporting never fails the build: indicatif drops draws it cannot
+//! make, a line that cannot be written is dropped, and a hidden reporter does nothing.
 
+mod lines;
+
+use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use indexer::build::{Progress, Stage};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// One bar per stage, on stderr.
+use lines::Lines;
+
+/// The environment variable that sets the interval of the plain lines, milliseconds (a
+/// hidden knob: unset, empty, 0 or not a number is [`LINE_INTERVAL`]).
+pub const INTERVAL_ENV: &str = "FIXDEX_PROGRESS_INTERVAL_MS";
+
+/// The interval of the plain lines by default.
+pub const LINE_INTERVAL: Duration = Duration::from_secs(10);
+
+/// Progress on stderr: one bar per stage on a terminal, a line every interval elsewhere,
+/// or nothing.
 #[derive(Debug)]
 pub struct Bars {
-    hidden: bool,
-    bar: Mutex<Option<ProgressBar>>,
+    mode: Mode,
+}
+
+/// How [`Bars`] reports.
+#[derive(Debug)]
+enum Mode {
+    /// Nothing (`--quiet`).
+    Hidden,
+    /// indicatif bars, stderr being a terminal.
+    Bar(Mutex<Option<ProgressBar>>),
+    /// Plain lines ([`lines`]).
+    Lines(Lines),
 }
 
 impl Bars {
-    /// Bars on stderr, or none when `hidden`.
-    pub fn new(hidden: bool) -> Bars {
-        Bars { hidden, bar: Mutex::new(None) }
+    /// The reporter of `fixdex index`: nothing with `--quiet`; when stderr is a terminal,
+    /// bars (none with `--json`, as before); else plain lines every [`LINE_INTERVAL`] (or
+    /// [`INTERVAL_ENV`]), also with `--json`, whose output goes to stdout.
+    pub fn new(quiet: bool, json: bool) -> Bars {
+        let terminal = std::io::stderr().is_terminal();
+        let mode = if quiet || (json && terminal) {
+            Mode::Hidden
+        } else if terminal {
+            Mode::Bar(Mutex::new(None))
+        } else {
+            Mode::Lines(Lines::new(line_interval()))
+        };
+        Bars { mode }
     }
 
-    /// A new bar for `stage` of `total` steps (hidden when `hidden`), styled and named.
-    fn bar_for(&self, stage: Stage, total: u64) -> ProgressBar {
-        let target = if self.hidden { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
-        let bar = ProgressBar::with_draw_target(Some(total), target);
+    /// A new bar for `stage` of `total` steps on stderr, styled and named.
+    fn bar_for(stage: Stage, total: u64) -> ProgressBar {
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
         bar.set_style(style(stage, total));
         bar.set_message(label(stage));
         bar
     }
 
-    /// Removes any bar still drawn.
+    /// Removes any bar still drawn, or stops the lines: nothing more is reported.
     pub fn clear(&self) {
-        if let Some(b) = self.bar.lock().ok().and_then(|mut g| g.take()) {
-            b.finish_and_clear();
+        match &self.mode {
+            Mode::Hidden => {}
+            Mode::Bar(bar) => clear_bar(bar),
+            Mode::Lines(lines) => lines.stop(),
         }
     }
+}
+
+/// Removes the bar in `slot`, if any.
+fn clear_bar(slot: &Mutex<Option<ProgressBar>>) {
+    if let Some(b) = slot.lock().ok().and_then(|mut g| g.take()) {
+        b.finish_and_clear();
+    }
+}
+
+/// The lines' interval: [`INTERVAL_ENV`] when it holds a positive number, else
+/// [`LINE_INTERVAL`].
+fn line_interval() -> Duration {
+    let ms = std::env::var(INTERVAL_ENV).ok().and_then(|v| v.trim().parse::<u64>().ok()).filter(|&ms| ms > 0);
+    ms.map_or(LINE_INTERVAL, Duration::from_millis)
 }
 
 /// Whether the bar of `stage` is a spinner: no total known, or a stage without steps.
@@ -66,23 +117,43 @@ fn style(stage: Stage, total: u64) -> ProgressStyle {
 
 impl Progress for Bars {
     fn start(&self, stage: Stage, total: u64) {
-        self.clear();
-        let bar = self.bar_for(stage, total);
-        if spins(stage, total) {
-            bar.enable_steady_tick(Duration::from_millis(120));
-        }
-        if let Ok(mut g) = self.bar.lock() {
-            *g = Some(bar);
+        match &self.mode {
+            Mode::Hidden => {}
+            Mode::Bar(slot) => start_bar(slot, stage, total),
+            Mode::Lines(lines) => lines.start(stage, total),
         }
     }
 
     fn advance(&self, n: u64) {
-        if let Some(b) = self.bar.lock().ok().as_ref().and_then(|g| g.as_ref()) {
-            b.inc(n);
+        match &self.mode {
+            Mode::Hidden => {}
+            Mode::Bar(slot) => {
+                if let Some(b) = slot.lock().ok().as_ref().and_then(|g| g.as_ref()) {
+                    b.inc(n);
+                }
+            }
+            Mode::Lines(lines) => lines.advance(n),
         }
     }
 
     fn finish(&self) {
-        self.clear();
+        match &self.mode {
+            Mode::Hidden => {}
+            Mode::Bar(slot) => clear_bar(slot),
+            Mode::Lines(lines) => lines.finish(),
+        }
+    }
+}
+
+/// Replaces the bar in `slot` with a new one for `stage` of `total` steps (spinning when
+/// [`spins`]).
+fn start_bar(slot: &Mutex<Option<ProgressBar>>, stage: Stage, total: u64) {
+    clear_bar(slot);
+    let bar = Bars::bar_for(stage, total);
+    if spins(stage, total) {
+        bar.enable_steady_tick(Duration::from_millis(120));
+    }
+    if let Ok(mut g) = slot.lock() {
+        *g = Some(bar);
     }
 }

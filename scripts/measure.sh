@@ -117,7 +117,7 @@ measure_defects4j_patterns() {
   local bin; bin=$(fixdex_bin)
   local dir=$out/defects4j-patterns index=$out/index/shared.fdx
   mkdir -p "$dir" "$(dirname "$index")"
-  [ -f "$index" ] || "$bin" index "$shared"/data/*.jsonl -o "$index" --on-error skip --json >"$dir/index.json"
+  [ -f "$index" ] || "$bin" index "$shared"/data/*.jsonl -o "$index" --spaces code --on-error skip --json >"$dir/index.json"
   for variant in no-index index; do
     local extra=()
     [ "$variant" = index ] && extra=(--index "$index")

@@ -26,7 +26,8 @@ pub fn copy(from: &Path, to: &Path) -> Result<(), String> {
 /// version not failing in a scratch copy, is `infra`; `error` is `error`; anything else
 /// finished), LLM calls, tokens and cost, validations and their median time, and every
 /// plausible patch kept under `folder/patches/<n>/` (from the buggy files under
-/// `buggy_root`, `rec.modified_files` relative to it) and graded. `rec.modified_files` must
+/// `buggy_root`, `rec.modified_files` relative to it) and graded; with `--all` and a model,
+/// the sampled counts of plausible@k. `rec.modified_files` must
 /// be set and their developer versions be under `folder/fixed/`.
 pub fn fill(rec: &mut BugRecord, report: &RepairReport, buggy_root: &Path, folder: &Path) {
     rec.outcome = Some(crate::bench::evaluation::outcome_name(Some(report.outcome)));
@@ -62,6 +63,14 @@ pub fn fill(rec: &mut BugRecord, report: &RepairReport, buggy_root: &Path, folde
     rec.best_tier = grade::best(rec.patches.iter().filter_map(|p| p.tier));
     if rec.plausible && rec.best_tier.is_none() {
         rec.best_tier = Some(Tier::NeedsReview);
+    }
+    // plausible@k / correct@k: a model's patches validated to the end (`--all`) are a sample
+    // of its distribution; stopping at the first plausible one, or a deterministic
+    // enumeration (no model calls), is not.
+    if report.config.collect_all && report.llm.calls > 0 {
+        rec.sampled = rec.validations;
+        rec.sampled_plausible = rec.patches.len();
+        rec.sampled_correct = rec.patches.iter().filter(|p| p.tier.is_some_and(Tier::correct)).count();
     }
     if let Some(first) = rec.patches.first() {
         rec.first_plausible_validation = Some(first.validation);

@@ -181,14 +181,16 @@ pub enum Error {
         reason: String,
     },
     /// A filter that keeps only some documents (`--project`, `--lang`) names a value that
-    /// no document has, so it would silently return nothing.
+    /// no document has, so it would silently return nothing; or an id to keep out
+    /// (`repair --bug-id`) that no record has though one has it in another form, so it would
+    /// silently keep nothing out.
     #[error("{flag} `{value}` matches no {what} in the index{}", suggest(.suggestions))]
     NoMatch {
         /// The flag, as the CLI spells it.
         flag: &'static str,
         /// The value given.
         value: String,
-        /// `project` or `language`.
+        /// `project`, `language` or `record id`.
         what: &'static str,
         /// The closest names the index has, best first (may be empty).
         suggestions: Vec<String>,

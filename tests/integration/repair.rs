@@ -986,3 +986,47 @@ fn issue_31_eval_quixbugs_into_a_run_folder_graded_and_resumed() {
     assert!(report.status.success(), "{}", stderr(&report));
     assert_eq!(stdout_json(&report)["regraded_patches_changed"], 0);
 }
+
+/// Issue 31: a `--bug-id` in the wrong form (`Jsoup-41` when the index stores
+/// `defects4j:Jsoup-41`) is refused as soon as the index is opened, exit 2, naming the form
+/// the index has; an id no record has in any form is warned about (nothing is excluded) and
+/// the run goes on; the right id says nothing.
+#[test]
+fn issue_31_repair_refuses_a_bug_id_in_the_wrong_form() {
+    let s = crate::common::Scratch::new();
+    let lines = [
+        crate::common::record("defects4j:Jsoup-41", "java", "int a = b - 1;", "int a = b + 1;", "off by one"),
+        crate::common::record("defects4j:Lang-1", "java", "if (x > 0) {}", "if (x >= 0) {}", "wrong bound"),
+    ];
+    let idx = s.path("d4j.fdx");
+    s.index(&s.corpus("d4j.jsonl", &lines), &idx, &[]);
+    let root = minibugs();
+    let report = s.path("report.json");
+    let repair = |bug_id: &str| {
+        let mut a = vec!["repair", "--strategy", "patterns", "--project", root.to_str().unwrap()];
+        a.extend(["--file", "java_programs/SUM_TO.java", "--method", "sum_to", "--build-cmd", "false"]);
+        a.extend(["--test-cmd", "false", "--report", report.to_str().unwrap(), "--index", idx.to_str().unwrap()]);
+        a.extend(["--bug-id", bug_id]);
+        s.run(&a)
+    };
+    for wrong in ["Jsoup-41", "d4j:Jsoup-41", "defects4j:jsoup-41"] {
+        let out = repair(wrong);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!(
+                "--bug-id `{wrong}` matches no record id in the index; did you mean `defects4j:Jsoup-41`?"
+            )),
+            "{err}"
+        );
+        assert!(!report.exists(), "refused before the run");
+    }
+    // No record in any form: warned about, and the run goes on (here to a failed pre-flight).
+    let out = repair("bears:Other-7");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("warning: --bug-id bears:Other-7 names no record of the index; nothing is excluded"));
+    assert!(report.exists());
+    let out = repair("defects4j:Jsoup-41");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("--bug-id"), "{}", stderr(&out));
+}

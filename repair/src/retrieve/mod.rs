@@ -33,7 +33,9 @@
 //! optionally its project, never overridable by the model's tool arguments. Projects are
 //! excluded by identity ([`engine::projects`]): excluding `Closure` also drops the mined
 //! history of `google/closure-compiler`; [`Retriever::excluded_projects`] says what each
-//! excluded name matched in the index.
+//! excluded name matched in the index, and [`Retriever::excluded_ids`] whether each excluded
+//! id names a record ([`ids`]: an id in the wrong form, `Jsoup-41` for
+//! `defects4j:Jsoup-41`, would exclude nothing).
 //!
 //! # An index replaced on disk
 //! A retriever opened from a path ([`Retriever::open`], [`Retriever::open_with`]) follows
@@ -44,11 +46,12 @@
 //! # Modules
 //! Arrows go one way: this façade uses every other file; [`pipeline`] uses [`rank`],
 //! [`suggest`], [`actions`], [`hits`], [`params`] and [`error`]; [`rank`] uses [`suggest`]
-//! and [`actions`]; [`reload`] uses only [`error`]; nothing uses this file.
+//! and [`actions`]; [`reload`] and [`ids`] use only [`error`]; nothing uses this file.
 
 pub mod actions;
 pub mod error;
 pub mod hits;
+pub mod ids;
 pub mod params;
 pub mod pipeline;
 pub mod rank;
@@ -65,6 +68,7 @@ use serde_json::Value;
 
 pub use error::RetrieveError;
 pub use hits::{FixStyle, Retrieval, SUGGESTIONS, SimilarFix, render, render_as};
+pub use ids::IdMatch;
 pub use params::{DEFAULT_TOP_N, EXACT_BELOW, Exclusion, RetrieveParams};
 pub use pipeline::Query;
 pub use rank::Rank;
@@ -173,6 +177,18 @@ impl Retriever {
         let Ok(index) = self.index.current(self.model.as_ref()) else { return Vec::new() };
         let filter = Filter { exclude_projects: self.exclusion.projects.clone(), ..Filter::default() };
         index.resolve_filter(&filter).unwrap_or_default()
+    }
+
+    /// What each of [`Exclusion::ids`] names in the index served now, in order
+    /// ([`ids::match_ids`]): whether a record has it, and when none does, the ids that are
+    /// it in another form. O(log n) per id found; one pass over the stored ids when one is
+    /// not.
+    ///
+    /// # Errors
+    /// The index cannot be (re)loaded, or a document batch cannot be decoded.
+    pub fn excluded_ids(&self) -> Result<Vec<IdMatch>, RetrieveError> {
+        let index = self.index.current(self.model.as_ref())?;
+        ids::match_ids(&index, &self.exclusion.ids)
     }
 
     /// Top fixes for `code` and `cause` (ReinFix eqs. 2–4), after the exclusion and, when

@@ -326,3 +326,17 @@ fn issue_31_an_answer_carries_the_ef_of_a_graph_search() {
     let small = RetrieveParams { exact: None, ..graph };
     assert_eq!(r.search(&q.buggy_code, &q.root_cause, &small).unwrap().ef, None);
 }
+
+/// Issue 31: whether each excluded id names a record; an id in another form (without the
+/// source prefix, with another prefix, another case) lists the stored ids it may mean; an id
+/// like none lists nothing.
+#[test]
+fn issue_31_excluded_ids_say_whether_they_name_a_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, model, _) = build(dir.path());
+    let ids = ["test:3", "3", "other:3", "TEST:3", "test:nothing"].map(String::from).to_vec();
+    let r = Retriever::open(&path, model, Exclusion { ids, projects: Vec::new() }).unwrap();
+    let got: Vec<(bool, Vec<String>)> = r.excluded_ids().unwrap().into_iter().map(|m| (m.found, m.similar)).collect();
+    let three = vec!["test:3".to_string()];
+    assert_eq!(got, [(true, vec![]), (false, three.clone()), (false, three.clone()), (false, three), (false, vec![])]);
+}

@@ -294,29 +294,7 @@ mod tests {
     }
 
     fn record(bug: &str, status: Status) -> BugRecord {
-        BugRecord {
-            bug: bug.into(),
-            project: "Cli".into(),
-            status,
-            modified_files: vec![],
-            outcome: None,
-            reason: None,
-            localization: "perfect".into(),
-            plausible: false,
-            best_tier: None,
-            patches: vec![],
-            validations: 0,
-            validation_median_s: None,
-            first_plausible_validation: None,
-            first_plausible_s: None,
-            sampled: 0,
-            sampled_plausible: 0,
-            sampled_correct: 0,
-            calls: 0,
-            tokens: 0,
-            cost_usd: None,
-            wall_s: 0.0,
-        }
+        BugRecord { status, ..BugRecord::blank(bug, "Cli", "perfect") }
     }
 
     #[test]

@@ -277,27 +277,15 @@ pub(crate) mod tests {
     /// A finished record of `bug` in `project`.
     pub(crate) fn record(bug: &str, project: &str, tier: Option<Tier>, validations: usize) -> BugRecord {
         BugRecord {
-            bug: bug.into(),
-            project: project.into(),
             status: Status::Finished,
-            modified_files: vec![],
             outcome: Some(if tier.is_some() { "plausible" } else { "budget_exhausted" }.into()),
-            reason: None,
-            localization: "perfect".into(),
             plausible: tier.is_some(),
             best_tier: tier,
-            patches: vec![],
             validations,
             validation_median_s: Some(1.0),
             first_plausible_validation: tier.map(|_| validations),
-            first_plausible_s: None,
-            sampled: 0,
-            sampled_plausible: 0,
-            sampled_correct: 0,
-            calls: 0,
-            tokens: 0,
-            cost_usd: None,
             wall_s: 2.0,
+            ..BugRecord::blank(bug, project, "perfect")
         }
     }
 

@@ -21,6 +21,7 @@ use repair::run::bug::{Bug, Location};
 use repair::run::report::Outcome;
 use repair::run::workflow::Workflow;
 use repair::strategies::Strategy;
+use repair::tools::ToolError;
 use repair::validate::{CommandSpec, Validator};
 
 use super::llm_args::LlmArgs;
@@ -49,7 +50,10 @@ pub struct Args {
     /// restricts the SBFL ranking to this file).
     #[arg(long, required_unless_present = "sbfl")]
     file: Option<PathBuf>,
-    /// Buggy method or function in --file.
+    /// Buggy method or function in --file: `name`, `Owner.name`, or with its parameter types
+    /// to pick one overload, `'parse(String, int)'` (whitespace, package qualifiers and type
+    /// arguments aside; Python: parameter names). A name that several methods have is refused,
+    /// listing them.
     #[arg(long, conflicts_with_all = ["lines", "sbfl"])]
     method: Option<String>,
     /// Buggy line range in --file, `START-END` (1-based, inclusive).
@@ -198,10 +202,26 @@ fn is_file_under(project: &std::path::Path, file: &std::path::Path) -> bool {
 fn locate(a: &Args) -> anyhow::Result<(PathBuf, Location, Option<serde_json::Value>, LineWeights)> {
     let given = || a.file.clone().expect("clap: --file required");
     match (&a.method, &a.lines, a.sbfl.sbfl) {
-        (Some(m), None, false) => Ok((given(), Location::Method(m.clone()), None, LineWeights::Uniform)),
+        (Some(m), None, false) => {
+            Ok((check_method(a, given(), m)?, Location::Method(m.clone()), None, LineWeights::Uniform))
+        }
         (None, Some(l), false) => Ok((given(), parse_lines(l)?, None, LineWeights::Uniform)),
         (None, None, true) => sbfl(a),
         _ => bail!("give the fault location: --method NAME or --lines START-END (with --file), or --sbfl"),
+    }
+}
+
+/// `file` when `--method m` names exactly one method there ([`repair::tools::resolve_method`]);
+/// refuses a name that several methods have, listing them, and one that none has.
+fn check_method(a: &Args, file: PathBuf, m: &str) -> anyhow::Result<PathBuf> {
+    match repair::tools::resolve_method(&a.project, &file, m) {
+        Ok(_) => Ok(file),
+        Err(ToolError::AmbiguousMethod { path, candidates, example, .. }) => {
+            let hint =
+                example.map_or("give its lines as --lines START-END".into(), |e| format!("give one as --method '{e}'"));
+            bail!("--method {m} is ambiguous in {path}: {}; {hint}", candidates.join(", "))
+        }
+        Err(e) => Err(anyhow::Error::new(e).context(format!("--method {m}"))),
     }
 }
 

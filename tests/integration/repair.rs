@@ -1030,3 +1030,43 @@ fn issue_31_repair_refuses_a_bug_id_in_the_wrong_form() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(!stderr(&out).contains("--bug-id"), "{}", stderr(&out));
 }
+
+/// Issue 31: `fixdex repair --method 'name(Types)'` locates the overload named (the report's
+/// `buggy_lines`), not the first; a bare name that several methods have is refused before
+/// the run, listing them with their parameters and lines.
+#[test]
+fn issue_31_repair_method_picks_the_overload_and_refuses_an_ambiguous_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    let java = "public class Factory {\n    public Object createArchiveInputStream(final String name, final InputStream in) {\n        return name;\n    }\n\n    public Object createArchiveInputStream(final InputStream in) {\n        return in;\n    }\n}\n";
+    std::fs::write(root.join("src/Factory.java"), java).unwrap();
+    let report = dir.path().join("report.json");
+    let repair = |method: &str| {
+        let mut a = vec!["repair", "--strategy", "patterns", "--project", root.to_str().unwrap()];
+        a.extend(["--file", "src/Factory.java", "--method", method, "--build-cmd", "false", "--test-cmd", "false"]);
+        a.extend(["--report", report.to_str().unwrap()]);
+        fixdex(&a, None)
+    };
+    // The build fails (a pre-flight failure, exit 1) after the location was read.
+    let out = repair("createArchiveInputStream(InputStream)");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!((r["outcome"].as_str(), &r["buggy_lines"]), (Some("preflight_failed"), &serde_json::json!([6, 8])));
+    std::fs::remove_file(&report).unwrap();
+
+    let out = repair("createArchiveInputStream");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "--method createArchiveInputStream is ambiguous in src/Factory.java: createArchiveInputStream(String, \
+             InputStream) line 2, createArchiveInputStream(InputStream) line 6; give one as --method \
+             'createArchiveInputStream(InputStream)'"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!report.exists(), "refused before the run");
+    let out = repair("createArchiveInputStream(int)");
+    assert!(stderr(&out).contains("not found in src/Factory.java"), "{}", stderr(&out));
+}

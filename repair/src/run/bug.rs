@@ -17,7 +17,11 @@ use crate::validate::baseline::Plausibility;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Location {
-    /// A method or function by name (the first definition in the file).
+    /// A method or function by name: `name` or `Owner.name`, optionally with a parameter
+    /// list that picks an overload (`parse(String, int)`; [`crate::tools::methods_named`]).
+    /// When it names several, the first definition in the file (and a warning in the
+    /// report); `fixdex repair --method` refuses such a name
+    /// ([`crate::tools::resolve_method`]).
     Method(String),
     /// An inclusive 1-based line range.
     Lines(usize, usize),
@@ -88,19 +92,23 @@ impl Problem {
     }
 }
 
-/// The buggy lines of `bug`: `(first line, last line, file text)` of the located method
-/// (its first definition, decorators included, [`crate::tools::method_span`]) or line range.
+/// The buggy lines of `bug`: `(first line, last line, file text, warning)` of the located
+/// method (its first definition, [`crate::tools::methods_named`]; the warning, for the
+/// report, when the name fits several) or line range.
 ///
 /// # Errors
 /// [`Error::Read`] for an unreadable file, [`Error::Tool`] for a method that is not in it,
 /// [`Error::Location`] for a line range outside the file.
-pub(crate) fn locate(bug: &Bug) -> Result<(usize, usize, String)> {
+pub(crate) fn locate(bug: &Bug) -> Result<(usize, usize, String, Option<String>)> {
     let path = confined(bug)?;
     let text = std::fs::read_to_string(&path).map_err(|source| Error::Read { path: path.clone(), source })?;
     let count = text.lines().count();
-    let (a, b) = match &bug.location {
-        Location::Lines(a, b) => (*a, *b),
-        Location::Method(name) => crate::tools::method_span(&bug.root, &bug.file, name)?.into(),
+    let ((a, b), warning) = match &bug.location {
+        Location::Lines(a, b) => ((*a, *b), None),
+        Location::Method(name) => {
+            let found = crate::tools::methods_named(&bug.root, &bug.file, name)?;
+            (found[0].lines.into(), several(bug, name, &found))
+        }
     };
     if a == 0 || b < a {
         return Err(Error::Location(if a == 0 {
@@ -112,7 +120,23 @@ pub(crate) fn locate(bug: &Bug) -> Result<(usize, usize, String)> {
     if b > count {
         return Err(Error::Location(format!("line range {a}-{b} is outside {} ({count} lines)", bug.file.display())));
     }
-    Ok((a, b, text))
+    Ok((a, b, text, warning))
+}
+
+/// The warning when the location `name` fits several methods of the bug's file (`found`,
+/// in source order): the first is repaired.
+fn several(bug: &Bug, name: &str, found: &[crate::tools::MethodSpan]) -> Option<String> {
+    let [first, _, ..] = found else { return None };
+    let listed: Vec<String> = found.iter().map(|m| format!("{} line {}", m.signature(), m.lines.first)).collect();
+    Some(format!(
+        "the location `{name}` names {} methods of {}: {}; the first ({}) is repaired; name one with its parameter \
+         types, e.g. `{}`",
+        found.len(),
+        bug.file.display(),
+        listed.join(", "),
+        first.signature(),
+        found[found.len() - 1].signature()
+    ))
 }
 
 /// The buggy file's path, refused when it is not inside the project (an absolute path

@@ -18,7 +18,8 @@ impl Session<'_> {
     /// # Errors
     /// [`Stop::Failed`] when the file, the location or the commands cannot be read or run.
     pub fn preflight(&mut self, bug: &Bug) -> Result<Result<Problem, Outcome>, Stop> {
-        let (start_line, end_line, text) = locate(bug)?;
+        let (start_line, end_line, text, ambiguous) = locate(bug)?;
+        self.report.warnings.extend(ambiguous);
         self.report.buggy_lines = Some((start_line, end_line));
         let (code, numbered) = Problem::excerpt(&text, start_line, end_line);
         let pre = self.validate_buggy(bug)?;

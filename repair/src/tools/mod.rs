@@ -20,6 +20,11 @@
 //! | `identify_class` | class definition with attributes and methods | declaration, superclass/bases, interfaces, fields (Python class and `self.` attributes), method signatures, nested classes | inherited members are not merged in |
 //! | `get_imports` | all import statements of a file | Java package and imports, Python `import`/`from` statements at any depth | imports are not resolved to files |
 //!
+//! Besides the tools, the same parse answers where a method is: [`method_spans`] (every
+//! method of a file, for fault localization) and, for a repair location given by name
+//! (`--method parse(String, int)`), [`methods_named`] and [`resolve_method`] (which
+//! refuses a name that several methods have).
+//!
 //! Paths given by the model are confined to the project root: absolute paths, `..` and
 //! symlinks leading out are refused. Parsed files are cached keyed on path and content
 //! hash, so a file changed by a patch between calls is parsed again.
@@ -41,6 +46,7 @@ mod dataflow;
 mod methods;
 mod render;
 pub(crate) mod schema;
+mod signature;
 mod source;
 mod specs;
 mod syntax;
@@ -154,6 +160,21 @@ pub enum ToolError {
         /// The methods that exist there (qualified names).
         available: String,
     },
+    /// A method location (`name`, `Owner.name`) that several methods have (overloads, or
+    /// methods of different classes), where one is needed: a repair location.
+    #[error("method `{method}` is ambiguous in {path}: {}; {}", .candidates.join(", "), ambiguity_hint(.example.as_deref()))]
+    AmbiguousMethod {
+        /// The location given.
+        method: String,
+        /// The file, relative to the project root.
+        path: String,
+        /// Each method it names as a location with its first line, in source order:
+        /// `parse(String) line 12`, `parse(String, int) line 30`.
+        candidates: Vec<String>,
+        /// A location that names one of them only (`parse(String, int)`); `None` when their
+        /// signatures are alike (methods of anonymous classes): only lines tell them apart.
+        example: Option<String>,
+    },
     /// No class by that name in the project.
     #[error("class `{class}` not found in the project; classes defined: {available}")]
     ClassNotFound {
@@ -172,6 +193,14 @@ pub enum ToolError {
         /// Variables declared or assigned there.
         known: String,
     },
+}
+
+/// What to do about an ambiguous method ([`ToolError::AmbiguousMethod`]).
+fn ambiguity_hint(example: Option<&str>) -> String {
+    match example {
+        Some(e) => format!("give one with its parameter types, e.g. `{e}`"),
+        None => "give its lines instead".to_string(),
+    }
 }
 
 /// The nine internal-ingredient tools over one project directory.
@@ -233,18 +262,47 @@ impl Toolbox {
         Ok(out.finish(self.config.max_output_chars))
     }
 
+    /// Every method, constructor or function that the location `method` names in `file`
+    /// (relative to the project root), in source order, never empty: `name` or `Owner.name`,
+    /// optionally with a parameter list that picks overloads (`parse(String, int)`: Java
+    /// parameters by type as written, whitespace, package qualifiers and type arguments
+    /// aside; Python parameters by name, `self` optional). Lines as [`method_spans`] gives
+    /// them. Cost: one parse of the file (cached).
+    ///
+    /// # Errors
+    /// A file outside the project or unreadable; [`ToolError::MethodNotFound`] when no
+    /// method has that name (listing the file's methods) or none of those with it has those
+    /// parameters (listing them with their parameters and lines).
+    pub fn methods_named(&self, file: &Path, method: &str) -> Result<Vec<MethodSpan>, ToolError> {
+        let loaded = self.project.load(&self.project.resolve(&file.to_string_lossy())?)?;
+        Ok(signature::select(&loaded, method)?.iter().map(|m| MethodSpan::of(&loaded, m)).collect())
+    }
+
+    /// The one method that the location `method` names in `file` (as
+    /// [`Toolbox::methods_named`] reads it).
+    ///
+    /// # Errors
+    /// As [`Toolbox::methods_named`], and [`ToolError::AmbiguousMethod`] when it names
+    /// several (overloads, or methods of different classes), listing them with their
+    /// parameters and lines.
+    pub fn resolve_method(&self, file: &Path, method: &str) -> Result<MethodSpan, ToolError> {
+        let loaded = self.project.load(&self.project.resolve(&file.to_string_lossy())?)?;
+        let found = signature::select(&loaded, method)?;
+        match found.as_slice() {
+            [one] => Ok(MethodSpan::of(&loaded, one)),
+            _ => Err(signature::ambiguous(&loaded, method, &found)),
+        }
+    }
+
     /// The 1-based, inclusive line span of the first method, constructor or function that
-    /// `method` names (`name`, `Owner.name`; as `find_method_in_file` matches it) in `file`
-    /// (relative to the project root): the declaration itself, a Python function's
+    /// `method` names in `file` ([`Toolbox::methods_named`]; [`Toolbox::resolve_method`]
+    /// refuses a location that names several): the declaration itself, a Python function's
     /// decorators excluded.
     ///
     /// # Errors
-    /// As `find_method_in_file`: a file outside the project or unreadable, or no such method
-    /// (the error lists the methods the file has).
+    /// As [`Toolbox::methods_named`].
     pub fn method_span(&self, file: &Path, method: &str) -> Result<LineRange, ToolError> {
-        let loaded = self.project.load(&self.project.resolve(&file.to_string_lossy())?)?;
-        let found = methods::find(&loaded, method)?;
-        Ok(source::lines_of(found[0].node))
+        Ok(self.methods_named(file, method)?[0].lines)
     }
 
     fn answer(&self, args: &Args<'_>, out: &mut Output) -> Result<(), ToolError> {
@@ -346,6 +404,23 @@ pub fn method_span(root: &Path, file: &Path, method: &str) -> Result<LineRange, 
     Toolbox::new(root).method_span(file, method)
 }
 
+/// [`Toolbox::methods_named`] over the project at `root`.
+///
+/// # Errors
+/// As [`Toolbox::methods_named`].
+pub fn methods_named(root: &Path, file: &Path, method: &str) -> Result<Vec<MethodSpan>, ToolError> {
+    Toolbox::new(root).methods_named(file, method)
+}
+
+/// [`Toolbox::resolve_method`] over the project at `root`: the check of a repair location
+/// given by name (`fixdex repair --method`).
+///
+/// # Errors
+/// As [`Toolbox::resolve_method`].
+pub fn resolve_method(root: &Path, file: &Path, method: &str) -> Result<MethodSpan, ToolError> {
+    Toolbox::new(root).resolve_method(file, method)
+}
+
 /// One method, constructor or function of a file ([`method_spans`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MethodSpan {
@@ -355,6 +430,23 @@ pub struct MethodSpan {
     /// Its 1-based lines, from the declaration (a Python function's decorators excluded) to
     /// the closing line.
     pub lines: LineRange,
+    /// Its parameters as a location names them ([`Toolbox::methods_named`]), as written on
+    /// one line: Java's types (`int`, `Map<String, Integer>`, `String...`), Python's names
+    /// (`self`, `*args`).
+    pub params: Vec<String>,
+}
+
+impl MethodSpan {
+    /// The span of `m`, a method of `file`.
+    fn of(file: &source::SourceFile, m: &syntax::MethodDef<'_>) -> MethodSpan {
+        MethodSpan { name: m.qualified(), lines: source::lines_of(m.node), params: signature::params(file, m.node) }
+    }
+
+    /// The location that names it with its parameters: `Owner.name(int, String)`.
+    #[must_use]
+    pub fn signature(&self) -> String {
+        format!("{}({})", self.name, self.params.join(", "))
+    }
 }
 
 /// The methods, constructors and functions of the Java or Python file at `path`, in source
@@ -368,5 +460,5 @@ pub fn method_spans(path: &Path) -> Vec<MethodSpan> {
     let Ok(bytes) = std::fs::read(path) else { return Vec::new() };
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let Ok(file) = source::SourceFile::parse(path.display().to_string(), lang, text, 0) else { return Vec::new() };
-    syntax::methods(&file).iter().map(|m| MethodSpan { name: m.qualified(), lines: source::lines_of(m.node) }).collect()
+    syntax::methods(&file).iter().map(|m| MethodSpan::of(&file, m)).collect()
 }

@@ -623,3 +623,156 @@ fn the_scratch_filter_keeps_correct_programs_from_the_tools() {
         "a filtered file is not read"
     );
 }
+
+/// Issue 31: a repair location by name (`--method`) with a parameter list picks one
+/// overload; a bare name that several methods have is refused, listing them with their
+/// parameters and lines.
+mod locations {
+    use std::path::Path;
+
+    use repair::tools::{ToolError, methods_named, resolve_method};
+
+    const FACTORY: &str = r#"package org.example;
+
+import java.io.InputStream;
+import java.util.List;
+import java.util.Map;
+
+public class Factory {
+    public Object createArchiveInputStream(final String archiverName, final InputStream in) {
+        return archiverName;
+    }
+
+    public Object createArchiveInputStream(final InputStream in) {
+        return in;
+    }
+
+    static int count(Map<String, List<Integer>> byName, int... extra) {
+        return byName.size() + extra.length;
+    }
+
+    static int count(java.util.Set<String> names) {
+        return names.size();
+    }
+
+    class Inner {
+        int size(int[] xs) { return xs.length; }
+    }
+
+    int size(int xs[]) { return xs.length; }
+}
+"#;
+
+    fn project() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/Factory.java"), FACTORY).unwrap();
+        std::fs::write(dir.path().join("src/gcd.py"), "class G:\n    def gcd(self, a, b):\n        return a\n")
+            .unwrap();
+        dir
+    }
+
+    fn lines(root: &Path, method: &str) -> (usize, usize) {
+        resolve_method(root, Path::new("src/Factory.java"), method)
+            .unwrap_or_else(|e| panic!("{method}: {e}"))
+            .lines
+            .into()
+    }
+
+    #[test]
+    fn issue_31_a_parameter_list_picks_the_overload() {
+        let dir = project();
+        let root = dir.path();
+        assert_eq!(lines(root, "createArchiveInputStream(InputStream)"), (12, 14));
+        assert_eq!(lines(root, "createArchiveInputStream( java.io.InputStream )"), (12, 14));
+        assert_eq!(lines(root, "Factory.createArchiveInputStream(String,InputStream)"), (8, 10));
+        // Generics as written (whitespace aside), or left out; varargs as `...` or `[]`.
+        assert_eq!(lines(root, "count(Map<String, List<Integer>>, int...)"), (16, 18));
+        assert_eq!(lines(root, "count(Map<String,List<Integer>>, int[])"), (16, 18));
+        assert_eq!(lines(root, "count(Map, int...)"), (16, 18));
+        assert_eq!(lines(root, "count(Set<String>)"), (20, 22));
+        // Methods of different classes: the owner or the parameters tell them apart.
+        assert_eq!(lines(root, "Inner.size"), (25, 25));
+        assert_eq!(lines(root, "Factory.size(int[])"), (28, 28));
+        // Python: parameters by name, `self` optional.
+        let py = |m: &str| resolve_method(root, Path::new("src/gcd.py"), m).map(|s| s.lines.first);
+        assert_eq!((py("gcd(a, b)").unwrap(), py("G.gcd(self, a, b)").unwrap(), py("gcd").unwrap()), (2, 2, 2));
+        assert!(py("gcd(x)").is_err());
+    }
+
+    #[test]
+    fn issue_31_an_ambiguous_name_is_refused_listing_the_overloads() {
+        let dir = project();
+        let e = resolve_method(dir.path(), Path::new("src/Factory.java"), "createArchiveInputStream").unwrap_err();
+        let ToolError::AmbiguousMethod { candidates, example, .. } = &e else { panic!("{e}") };
+        assert_eq!(
+            candidates,
+            &["createArchiveInputStream(String, InputStream) line 8", "createArchiveInputStream(InputStream) line 12"]
+        );
+        assert_eq!(example.as_deref(), Some("createArchiveInputStream(InputStream)"));
+        assert_eq!(
+            e.to_string(),
+            "method `createArchiveInputStream` is ambiguous in src/Factory.java: createArchiveInputStream(String, \
+             InputStream) line 8, createArchiveInputStream(InputStream) line 12; give one with its parameter types, \
+             e.g. `createArchiveInputStream(InputStream)`"
+        );
+        // Different classes: the listing qualifies the names.
+        let e = resolve_method(dir.path(), Path::new("src/Factory.java"), "size").unwrap_err();
+        let ToolError::AmbiguousMethod { candidates, .. } = &e else { panic!("{e}") };
+        assert_eq!(candidates, &["Inner.size(int[]) line 25", "Factory.size(int[]) line 28"]);
+        // The library's lenient form keeps every match, first first.
+        let all = methods_named(dir.path(), Path::new("src/Factory.java"), "count").unwrap();
+        assert_eq!(
+            all.iter().map(|m| m.signature()).collect::<Vec<_>>(),
+            ["Factory.count(Map<String, List<Integer>>, int...)", "Factory.count(java.util.Set<String>)"]
+        );
+    }
+
+    /// A workflow given a bare name that several methods have (a library caller; the CLI
+    /// refuses it) repairs the first and says so in the report's warnings; with a parameter
+    /// list it locates the overload named.
+    #[test]
+    fn issue_31_a_run_on_an_ambiguous_name_warns_and_a_parameter_list_locates() {
+        use repair::run::bug::{Bug, Location};
+        use repair::validate::{CommandSpec, Validator};
+        let dir = project();
+        let run = |method: &str| {
+            let bug = Bug {
+                id: None,
+                root: dir.path().to_path_buf(),
+                file: "src/Factory.java".into(),
+                location: Location::Method(method.into()),
+                failing_tests: Vec::new(),
+            };
+            let validator = Validator {
+                build: Some(CommandSpec::Shell("false".into())),
+                test: CommandSpec::Shell("false".into()),
+                timeout: std::time::Duration::from_secs(30),
+                env: Vec::new(),
+                reference: None,
+            };
+            let client = repair::llm::ScriptedClient::new(Vec::new());
+            let config = repair::run::config::RunConfig { model: "none".into(), ..Default::default() };
+            let patterns = Box::new(repair::strategies::patterns::Patterns::default());
+            repair::run::workflow::Workflow::new(&client, None, validator, config).with_strategy(patterns).run(&bug)
+        };
+        let r = run("createArchiveInputStream");
+        assert_eq!(r.buggy_lines, Some((8, 10)));
+        let warned = r.warnings.iter().find(|w| w.contains("names 2 methods")).unwrap_or_else(|| panic!("{r:#?}"));
+        assert!(warned.contains("createArchiveInputStream(InputStream) line 12"), "{warned}");
+        assert_eq!(run("createArchiveInputStream(InputStream)").buggy_lines, Some((12, 14)));
+    }
+
+    #[test]
+    fn issue_31_parameters_that_no_overload_has_list_the_overloads() {
+        let dir = project();
+        let e = resolve_method(dir.path(), Path::new("src/Factory.java"), "count(String)").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "method `count(String)` not found in src/Factory.java; methods there: count(Map<String, List<Integer>>, \
+             int...) line 16, count(java.util.Set<String>) line 20"
+        );
+        let e = resolve_method(dir.path(), Path::new("src/Factory.java"), "nope(int)").unwrap_err();
+        assert!(matches!(e, ToolError::MethodNotFound { .. }) && e.to_string().contains("Factory.count"), "{e}");
+    }
+}

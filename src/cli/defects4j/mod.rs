@@ -141,7 +141,7 @@ fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<Ex
     batch::run_bugs(&dir, &todo, jobs(a), job, line)?;
     client.finish(true)?;
     let all = batch::results(&dir, &record);
-    print_summary(a, &dir, &all)?;
+    print_summary(a.json, &dir, &all)?;
     let errors = all.iter().filter(|r| r.status == Status::Error).count();
     Ok(if errors > 0 { ExitCode::from(crate::cli::exit::ERROR) } else { ExitCode::SUCCESS })
 }
@@ -188,10 +188,11 @@ pub(crate) fn progress_line(r: &BugRecord) -> String {
     format!("{}: {what}, {} validations, {:.1} s", r.bug, r.validations, r.wall_s)
 }
 
-/// The run's summary ([`Summary`]): one line and where the folder is, or one JSON object.
-fn print_summary(a: &Defects4jArgs, dir: &std::path::Path, all: &[BugRecord]) -> anyhow::Result<()> {
+/// A run folder's summary ([`Summary`]): one line, the infra and error bugs and where the
+/// folder is, or one JSON object (`json`). `eval quixbugs --run-dir` prints the same.
+pub(crate) fn print_summary(json: bool, dir: &std::path::Path, all: &[BugRecord]) -> anyhow::Result<()> {
     let summary = Summary::of(all);
-    if a.json {
+    if json {
         out!("{}", serde_json::json!({"run_dir": dir, "summary": summary, "bugs": all}))?;
         return Ok(());
     }

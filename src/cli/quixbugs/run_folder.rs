@@ -14,7 +14,6 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use repair::bench::quixbugs::{self, GroundTruth, Program, Runner};
 use repair::bench::record::{BugRecord, FIXED_DIR, RunRecord, Status};
-use repair::bench::summary::Summary;
 use repair::bench::{batch, keep};
 use repair::retrieve::Exclusion;
 use repair::run::bug::{Bug, Location};
@@ -48,16 +47,7 @@ pub(super) fn evaluate(
     batch::run_bugs(dir, &todo, a.jobs.max(1), job, line)?;
     eval.client.finish(true)?;
     let all = batch::results(dir, &record);
-    let summary = Summary::of(&all);
-    if a.json {
-        out!("{}", serde_json::json!({"run_dir": dir, "summary": summary, "bugs": all}))?;
-    } else {
-        out!("{}", summary.line())?;
-        for (bug, why) in summary.infra_bugs.iter().chain(&summary.error_bugs) {
-            out!("  {bug}: {why}")?;
-        }
-        out!("run folder {}; pages: fixdex eval report {}", dir.display(), dir.display())?;
-    }
+    crate::cli::defects4j::print_summary(a.json, dir, &all)?;
     let errors = all.iter().filter(|r| r.status == Status::Error).count();
     Ok(if errors > 0 { ExitCode::from(crate::cli::exit::ERROR) } else { ExitCode::SUCCESS })
 }

@@ -194,3 +194,129 @@ fn patterns_repairs_a_bug_into_a_run_folder_graded_exact_and_resume_skips_it() {
     assert!(batch::open(&run_dir, &run, true, false).unwrap().is_empty());
     assert_eq!(batch::open(&run_dir, &run, false, true).unwrap(), ["Demo-2", "Demo-3"]);
 }
+
+/// A stand-in for an installed Defects4J's `framework/bin/defects4j`, with the commands and
+/// options the harness uses (`checkout -p P -v Nb|Nf -w DIR`, `compile -w DIR`,
+/// `export -p PROP -w DIR`): checkouts from `project_repos/<P>.git` with the reversed patch
+/// applied for `Nb`, builds into `target/classes` and `target/tests` (not the folders
+/// fixdex's own set-up uses), a `cp.test` of its own junit jar. Every call is logged to
+/// `calls.log`.
+const FAKE_DEFECTS4J: &str = r#"#!/usr/bin/env bash
+set -euo pipefail
+home=$(cd "$(dirname "$0")/../.." && pwd)
+echo "$*" >> "$home/calls.log"
+cmd=$1; shift
+p=; v=; w=.
+while getopts "p:v:w:" o; do case $o in p) p=$OPTARG;; v) v=$OPTARG;; w) w=$OPTARG;; *) exit 2;; esac; done
+junit=$home/framework/projects/lib/junit-4.11.jar
+case $cmd in
+  checkout)
+    n=${v%[bf]}
+    rev=$(awk -F, -v n="$n" '$1 == n { print $3 }' "$home/framework/projects/$p/active-bugs.csv")
+    mkdir -p "$w"
+    git -C "$home/project_repos/$p.git" archive "$rev" | tar -x -C "$w"
+    if [ "${v: -1}" = b ]; then (cd "$w" && git apply "$home/framework/projects/$p/patches/$n.src.patch"); fi
+    printf 'pid=%s\nvid=%s\n' "$p" "$v" > "$w/.defects4j.config" ;;
+  compile)
+    cd "$w"
+    echo "Running ant (compile)... " >&2
+    mkdir -p target/classes target/tests
+    javac -nowarn --release 8 -Xlint:-options -d target/classes $(find src/java -name '*.java')
+    javac -nowarn --release 8 -Xlint:-options -cp "target/classes:$junit" -d target/tests $(find src/test -name '*.java') ;;
+  export)
+    [ -f "$w/.defects4j.config" ] || { echo "$w is not a valid working directory!" >&2; exit 1; }
+    echo "Running ant (export.$p)... OK" >&2
+    w=$(cd "$w" && pwd)
+    case $p in
+      dir.src.classes) printf 'src/java' ;;
+      dir.src.tests) printf 'src/test' ;;
+      dir.bin.classes) printf 'target/classes' ;;
+      dir.bin.tests) printf 'target/tests' ;;
+      cp.test) printf '%s' "$w/target/classes:$w/target/tests:$junit:/usr/share/java/hamcrest.jar" ;;
+      *) echo "Unknown property $p" >&2; exit 1 ;;
+    esac
+    echo ;;
+  *) echo "unknown command $cmd" >&2; exit 1 ;;
+esac
+"#;
+
+/// A Defects4J installation at `root/d4j` holding the demo project: the stand-in command, the
+/// metadata under `framework/projects` (with an empty `dir-layout.csv`: the folders come from
+/// `export`), the repository under `project_repos/`, its own junit jar.
+fn installed_demo(root: &Path) -> PathBuf {
+    let (meta, repo, _) = demo(root);
+    let home = root.join("d4j");
+    let projects = home.join("framework/projects");
+    std::fs::create_dir_all(home.join("framework/bin")).unwrap();
+    std::fs::create_dir_all(projects.join("lib")).unwrap();
+    std::fs::create_dir_all(home.join("project_repos")).unwrap();
+    let cp = Command::new("cp").arg("-a").arg(meta.join("Demo")).arg(&projects).status().unwrap();
+    assert!(cp.success());
+    std::fs::write(projects.join("Demo/dir-layout.csv"), "").unwrap();
+    std::fs::copy("/usr/share/java/junit4.jar", projects.join("lib/junit-4.11.jar")).unwrap();
+    let bare = Command::new("git")
+        .args(["clone", "-q", "--bare"])
+        .arg(&repo)
+        .arg(home.join("project_repos/Demo.git"))
+        .status()
+        .unwrap();
+    assert!(bare.success());
+    let bin = home.join("framework/bin/defects4j");
+    std::fs::write(&bin, FAKE_DEFECTS4J).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    home
+}
+
+#[test]
+fn an_installed_defects4j_checks_out_builds_and_exports_and_the_harness_checks_and_repairs_on_it() {
+    let root = tempfile::tempdir().unwrap();
+    let home = installed_demo(root.path());
+    let installed = repair::bench::defects4j::Installed::new(&home).unwrap();
+    let mut h = Harness::new(&installed.meta(), &root.path().join("work"));
+    h.installed = Some(installed);
+    let p = h.prepare(&"Demo-1".parse().unwrap()).unwrap();
+    assert!(p.check.passed, "{:?}", p.check.reason);
+    assert_eq!(p.check.failing_triggers, ["demo.CalcTest::testMax"]);
+    assert_eq!(p.check.excluded, ["demo.CalcTest::testBrokenOnEveryVersion"]);
+    // the layout and class path are Defects4J's exports, not dir-layout.csv or fixdex's table
+    assert_eq!((p.meta.src_dir.as_str(), p.meta.test_dir.as_str()), ("src/java", "src/test"));
+    let junit = home.join("framework/projects/lib/junit-4.11.jar");
+    assert_eq!(p.jars, [junit, PathBuf::from("/usr/share/java/hamcrest.jar")]);
+    assert!(p.classes.join("buggy/demo/Calc.class").is_file() && p.classes.join("test/demo/CalcTest.class").is_file());
+    let calls = || std::fs::read_to_string(home.join("calls.log")).unwrap();
+    let log = calls();
+    for call in ["checkout -p Demo -v 1f -w", "checkout -p Demo -v 1b -w", "compile -w", "export -p cp.test -w"] {
+        assert!(log.contains(call), "no `{call}` in\n{log}");
+    }
+    // cached: a second prepare asks Defects4J nothing
+    let again = h.prepare(&"Demo-1".parse().unwrap()).unwrap();
+    assert_eq!((again.check, again.jars), (p.check, p.jars));
+    assert_eq!(calls(), log);
+    // the gold check is still fixdex's: bug 3's trigger passes on the buggy version
+    let p3 = h.prepare(&"Demo-3".parse().unwrap()).unwrap();
+    assert!(!p3.check.passed && p3.check.reason.unwrap().contains("no trigger test fails"));
+    // a failing Defects4J step names the bug and the step: bug 2's patch does not apply
+    let err = h.prepare(&"Demo-2".parse().unwrap()).unwrap_err().to_string();
+    assert!(err.contains("Demo-2") && err.contains("defects4j checkout -v 2b"), "{err}");
+
+    // and a repair validates candidates against the exported class path
+    let make = || -> Box<dyn Strategy> { Box::new(Patterns { max_validations: 40, ..Patterns::default() }) };
+    let repairer = Repairer {
+        harness: &h,
+        client: &NoModel,
+        retriever: None,
+        config: RunConfig::default(),
+        prices: Default::default(),
+        strategy: &make,
+        localization: Localization::Perfect,
+        timeout: std::time::Duration::from_secs(120),
+        own_project: false,
+    };
+    let folder = root.path().join("run/bugs/Demo-1");
+    std::fs::create_dir_all(&folder).unwrap();
+    let record = repairer.repair(&"Demo-1".parse().unwrap(), &folder);
+    assert_eq!(record.status, Status::Finished, "{:?}", record.reason);
+    assert!(record.plausible);
+    assert_eq!(record.best_tier, Some(Tier::Exact), "{:?}", record.patches);
+}

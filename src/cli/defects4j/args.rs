@@ -13,8 +13,15 @@ pub struct Defects4jArgs {
     /// Defects4J's metadata: the folder of project folders (`framework/projects`, or
     /// `benchmarks/defects4j/projects` in fixdex's shared data), each with active-bugs.csv,
     /// dir-layout.csv, patches/, trigger_tests/, relevant_tests/, modified_classes/.
-    #[arg(long, env = "FIXDEX_D4J_META", value_name = "DIR")]
-    pub(super) d4j_meta: PathBuf,
+    /// Required unless --d4j-home gives it (`<home>/framework/projects`).
+    #[arg(long, env = "FIXDEX_D4J_META", value_name = "DIR", required_unless_present = "d4j_home")]
+    pub(super) d4j_meta: Option<PathBuf>,
+    /// An installed Defects4J (the folder holding `framework/bin/defects4j`, its `init.sh`
+    /// run): its `defects4j checkout`, `compile` and `export` set each bug up instead of
+    /// --repo, fixdex's javac build and its jar table; the gold check and validation stay
+    /// fixdex's own runner. The metadata defaults to its `framework/projects`.
+    #[arg(long, env = "FIXDEX_D4J_HOME", value_name = "DIR", conflicts_with_all = ["repos", "jars"])]
+    pub(super) d4j_home: Option<PathBuf>,
     /// A project's upstream repository, `Project=PATH` (repeatable): a work tree, a bare
     /// repository or a git bundle holding the bugs' fixed revisions.
     #[arg(long = "repo", value_name = "PROJECT=PATH", value_parser = parse_repo)]

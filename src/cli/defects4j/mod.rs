@@ -14,7 +14,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::Context;
 use engine::shard::Shard;
 use repair::bench::batch;
-use repair::bench::defects4j::{BugId, Harness, Repairer};
+use repair::bench::defects4j::{BugId, Harness, Installed, Repairer};
 use repair::bench::record::{BugRecord, RunRecord, Status};
 use repair::bench::summary::Summary;
 use repair::retrieve::Exclusion;
@@ -27,7 +27,7 @@ use crate::cli::workflow_args::run_config;
 
 /// Runs `fixdex eval defects4j`.
 pub fn run(a: &Defects4jArgs) -> anyhow::Result<ExitCode> {
-    let harness = harness(a);
+    let harness = harness(a)?;
     let bugs = select(a, &harness)?;
     if a.check {
         return check(a, &harness, &bugs);
@@ -36,13 +36,20 @@ pub fn run(a: &Defects4jArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The harness of `a`'s inputs.
-fn harness(a: &Defects4jArgs) -> Harness {
+fn harness(a: &Defects4jArgs) -> anyhow::Result<Harness> {
     let work = a.work_dir.clone().unwrap_or_else(Harness::default_work);
-    let mut h = Harness::new(&a.d4j_meta, &work);
+    let installed = a.d4j_home.as_deref().map(Installed::new).transpose()?;
+    let meta = match (&a.d4j_meta, &installed) {
+        (Some(meta), _) => meta.clone(),
+        (None, Some(installed)) => installed.meta(),
+        (None, None) => anyhow::bail!("give --d4j-meta DIR (Defects4J's framework/projects) or --d4j-home DIR"),
+    };
+    let mut h = Harness::new(&meta, &work);
     h.repos = a.repos.iter().cloned().collect();
     h.jars.clone_from(&a.jars);
     h.test_timeout = Duration::from_secs(a.timeout_s);
-    h
+    h.installed = installed;
+    Ok(h)
 }
 
 /// The bugs of `--bugs`, `--bugs-file` or every project given a `--repo`, then this shard's.
@@ -52,7 +59,8 @@ fn select(a: &Defects4jArgs, h: &Harness) -> anyhow::Result<Vec<BugId>> {
         (None, Some(file)) => h.select_file(file)?,
         (None, None) if a.repos.is_empty() => {
             anyhow::bail!(
-                "name the bugs (--bugs Cli-1,Cli-5..9 or --bugs-file) or give --repo PROJECT=PATH for whole projects"
+                "name the bugs (--bugs Cli-1,Cli-5..9,Lang or --bugs-file){}",
+                if a.d4j_home.is_some() { "" } else { ", or give --repo PROJECT=PATH for whole projects" }
             )
         }
         (None, None) => h.select(&a.repos.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>().join(","))?,
@@ -154,7 +162,7 @@ fn jobs(a: &Defects4jArgs) -> usize {
 fn run_record(a: &Defects4jArgs, bugs: &[BugId], strategy: &str, model: Option<String>) -> anyhow::Result<RunRecord> {
     let shard = a.shard.as_deref().map(str::parse::<Shard>).transpose()?.map(|s| (s.index, s.count));
     let settings = serde_json::json!({
-        "d4j_meta": a.d4j_meta, "repos": a.repos.iter().map(|(p, path)| format!("{p}={}", path.display())).collect::<Vec<_>>(),
+        "d4j_meta": a.d4j_meta, "d4j_home": a.d4j_home, "repos": a.repos.iter().map(|(p, path)| format!("{p}={}", path.display())).collect::<Vec<_>>(),
         "jars": a.jars, "own_project": a.own_project, "timeout_s": a.timeout_s,
         "index": a.retrieval.index, "space": a.retrieval.space, "top_n": a.retrieval.top_n, "rank": format!("{:?}", a.retrieval.rank),
         "max_calls": a.llm.max_calls, "max_total_tokens": a.llm.max_total_tokens, "max_usd": a.llm.max_usd, "max_wall_s": a.llm.max_wall_s,

@@ -111,7 +111,7 @@ impl Project {
     pub fn open(meta: &Path, name: &str) -> Result<Project, D4jError> {
         let dir = meta.join(name);
         if !dir.is_dir() {
-            let known = projects(meta).map(|p| p.join(", ")).unwrap_or_default();
+            let known = projects(meta)?.join(", ");
             return Err(D4jError::meta(&dir, format!("no such project (the metadata folder has: {known})")));
         }
         let active = dir.join("active-bugs.csv");
@@ -147,6 +147,20 @@ impl Project {
     /// # Errors
     /// [`D4jError::Meta`]: the bug is not active, or one of its files is missing or empty.
     pub fn bug(&self, number: u32) -> Result<BugMeta, D4jError> {
+        self.lookup(number, true)
+    }
+
+    /// As [`Project::bug`], with the source and test folders left empty where
+    /// `dir-layout.csv` has no row for the bug (an installed Defects4J exports them:
+    /// [`super::installed`]).
+    ///
+    /// # Errors
+    /// As [`Project::bug`], but for the layout.
+    pub fn bug_without_layout(&self, number: u32) -> Result<BugMeta, D4jError> {
+        self.lookup(number, false)
+    }
+
+    fn lookup(&self, number: u32, layout: bool) -> Result<BugMeta, D4jError> {
         let id = BugId { project: self.name.clone(), number };
         let (_, fixed) = self.bugs.get(&number).ok_or_else(|| {
             let last = self.bugs.keys().last().copied().unwrap_or(0);
@@ -155,9 +169,16 @@ impl Project {
                 format!("has no bug {id} (active bugs: {}-1..{last}, some numbers deprecated)", self.name),
             )
         })?;
-        let (src_dir, test_dir) = self.layout.get(fixed).cloned().ok_or_else(|| {
-            D4jError::meta(&self.dir.join("dir-layout.csv"), format!("has no row for {id}'s fixed revision {fixed}"))
-        })?;
+        let (src_dir, test_dir) = match self.layout.get(fixed) {
+            Some(found) => found.clone(),
+            None if !layout => (String::new(), String::new()),
+            None => {
+                return Err(D4jError::meta(
+                    &self.dir.join("dir-layout.csv"),
+                    format!("has no row for {id}'s fixed revision {fixed}"),
+                ));
+            }
+        };
         let triggers = read_lines(&self.dir.join("trigger_tests").join(number.to_string()))?
             .into_iter()
             .filter_map(|l| l.strip_prefix("--- ").map(|t| t.trim().to_string()))

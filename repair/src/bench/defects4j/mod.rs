@@ -9,6 +9,9 @@
 //! (`FixdexJUnitRunner.java`, compiled once per JDK) with `TZ=America/Los_Angeles` and the
 //! `en_US` locale, as Defects4J pins them.
 //!
+//! With an installed Defects4J (`--d4j-home`, [`installed`]), its `defects4j checkout`,
+//! `compile` and `export` set the bug up instead; the gold check and validation stay these.
+//!
 //! The **gold check** ([`check`]) comes first: the fixed version compiles and passes its
 //! trigger tests, the buggy version fails at least one. A bug that fails it is `infra`, never
 //! unfixed. Its result is cached in the bug's work folder, keyed by everything it depends on.
@@ -21,6 +24,7 @@
 pub mod check;
 pub mod deps;
 pub mod eval;
+pub mod installed;
 pub mod meta;
 pub mod validation;
 pub mod workspace;
@@ -31,6 +35,7 @@ use std::time::Duration;
 
 pub use check::Check;
 pub use eval::Repairer;
+pub use installed::Installed;
 pub use meta::{BugId, BugMeta, Project};
 pub use validation::{Localization, Prepared};
 
@@ -120,6 +125,10 @@ pub struct Harness {
     pub work: PathBuf,
     /// Wall-clock limit of one test run of the gold check.
     pub test_timeout: Duration,
+    /// An installed Defects4J that checks out, builds and exports bugs instead of fixdex's
+    /// own set-up (`--d4j-home`, [`installed`]); `repos`, `jars` and the jar table are then
+    /// unused.
+    pub installed: Option<Installed>,
 }
 
 impl Harness {
@@ -139,6 +148,7 @@ impl Harness {
             java_dir: deps::java_dir(),
             work: work.to_path_buf(),
             test_timeout: Duration::from_secs(300),
+            installed: None,
         }
     }
 
@@ -214,6 +224,9 @@ impl Harness {
     /// is not an error: it is in [`Prepared::check`].
     pub fn prepare(&self, id: &BugId) -> Result<Prepared, D4jError> {
         let project = Project::open(&self.meta, &id.project)?;
+        if let Some(installed) = &self.installed {
+            return workspace::prepare_installed(self, installed, project.bug_without_layout(id.number)?);
+        }
         let meta = project.bug(id.number)?;
         let jars = deps::resolve(&id.project, &self.java_dir, &self.lib_dirs, &self.jars)?;
         workspace::prepare(self, meta, jars)

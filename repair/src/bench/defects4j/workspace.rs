@@ -15,6 +15,7 @@ use std::process::Command;
 use sha2::{Digest, Sha256};
 
 use super::check::{self, Check};
+use super::installed::{self, Exported, Installed};
 use super::meta::{BugMeta, touched_lines};
 use super::validation::Prepared;
 use super::{D4jError, Harness};
@@ -85,6 +86,60 @@ pub(super) fn prepare(harness: &Harness, meta: BugMeta, jars: Vec<PathBuf>) -> R
     check::save(&dir, &check)?;
     prepared.check = check;
     Ok(prepared)
+}
+
+/// As [`prepare`], with an installed Defects4J setting the bug up ([`super::installed`]):
+/// its checkouts, builds and exported class path instead of fixdex's; the gold check is
+/// fixdex's, cached the same way.
+pub(super) fn prepare_installed(harness: &Harness, installed: &Installed, meta: BugMeta) -> Result<Prepared, D4jError> {
+    let bug = meta.id.to_string();
+    let patch = std::fs::read_to_string(&meta.patch).map_err(D4jError::io(&meta.patch))?;
+    let touched = touched_lines(&patch).map_err(|e| D4jError::meta(&meta.patch, e))?;
+    let dir = harness.work.join("bugs").join(&bug);
+    let key = |exported: &Exported, runner: &Path| {
+        let home = installed.home.display().to_string();
+        fingerprint(&meta, &format!("{patch}\0installed:{home}\0{exported:?}"), &exported.jars, runner)
+    };
+    let prepared = |meta: BugMeta, exported: Exported, runner: PathBuf| Prepared {
+        dir: dir.clone(),
+        buggy: dir.join("buggy"),
+        fixed: dir.join("fixed"),
+        classes: dir.join("classes"),
+        jars: exported.jars,
+        runner,
+        encoding: ENCODINGS[0].to_string(),
+        touched: touched.clone(),
+        check: Check::default(),
+        meta: BugMeta { src_dir: exported.src_dir, test_dir: exported.test_dir, ..meta },
+    };
+    if let Some(exported) = installed::read(&dir) {
+        let runner = runner(harness, &exported.jars, &bug)?;
+        if let Some(cached) = check::cached(&dir, &key(&exported, &runner)) {
+            let mut p = prepared(meta, exported, runner);
+            p.encoding.clone_from(&cached.encoding);
+            p.check = cached;
+            return Ok(p);
+        }
+    }
+    let started = std::time::Instant::now();
+    let tmp = tmp_beside(&dir)?;
+    let exported = match installed.materialise(&meta, &tmp) {
+        Ok(exported) => exported,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
+    installed::write(&tmp, &exported)?;
+    replace_dir(&tmp, &dir)?;
+    let runner = runner(harness, &exported.jars, &bug)?;
+    let fingerprint = key(&exported, &runner);
+    let mut p = prepared(meta, exported, runner);
+    p.encoding = source_encoding(&p.buggy.join(&p.meta.src_dir)).to_string();
+    let check = check::run(harness, &p, &fingerprint, started)?;
+    check::save(&dir, &check)?;
+    p.check = check;
+    Ok(p)
 }
 
 /// The checkouts and classes of `p` made under `tmp` (the paths in `p` point to the final
@@ -331,6 +386,17 @@ fn fingerprint(meta: &BugMeta, patch: &str, jars: &[PathBuf], runner: &Path) -> 
     }
     h.update(runner.display().to_string().as_bytes());
     hex::encode(&h.finalize()[..16])
+}
+
+/// The encoding of the `.java` files under `src` for `javac -encoding`: UTF-8 when every one
+/// is valid UTF-8, else ISO-8859-1 (older Apache sources), as [`compile_tree`] settles it by
+/// trying.
+fn source_encoding(src: &Path) -> &'static str {
+    let latin = walkdir::WalkDir::new(src).into_iter().filter_map(Result::ok).any(|e| {
+        e.path().extension().is_some_and(|x| x == "java")
+            && std::fs::read(e.path()).is_ok_and(|bytes| std::str::from_utf8(&bytes).is_err())
+    });
+    ENCODINGS[usize::from(latin)]
 }
 
 /// `jars` joined with `:`.

@@ -35,6 +35,37 @@ pub fn open_retriever(
     open_retriever_with(index, model, exclusion, engine::Load::Mmap)
 }
 
+/// Refuses the index at `path` (opened as `retriever`) when it lacks the vector space
+/// `strategy` searches (its [`repair::strategies::Strategy::retrieval_space`] of the
+/// configured `space`), naming the spaces it has and how to build the missing one.
+///
+/// # Errors
+/// The index lacks the space.
+pub fn check_space(
+    retriever: &repair::retrieve::Retriever,
+    path: &Path,
+    strategy: &dyn repair::strategies::Strategy,
+    space: engine::Space,
+) -> anyhow::Result<()> {
+    let wanted = strategy.retrieval_space(space);
+    let has = retriever.spaces();
+    if has.contains(&wanted.name()) {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "index {} has the space{} {} but --strategy {} searches the {} space: build an index with it \
+         (`fixdex index CORPUS -o INDEX --spaces {}`, or several: --spaces {},{})",
+        path.display(),
+        if has.len() == 1 { "" } else { "s" },
+        has.join(", "),
+        strategy.name(),
+        wanted.name(),
+        wanted.name(),
+        has.first().copied().unwrap_or("code+cause"),
+        wanted.name()
+    )
+}
+
 /// [`open_retriever`] with the index files held as `load` says (`serve --load`).
 ///
 /// # Errors

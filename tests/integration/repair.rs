@@ -999,7 +999,9 @@ fn issue_31_repair_refuses_a_bug_id_in_the_wrong_form() {
         crate::common::record("defects4j:Lang-1", "java", "if (x > 0) {}", "if (x >= 0) {}", "wrong bound"),
     ];
     let idx = s.path("d4j.fdx");
-    s.index(&s.corpus("d4j.jsonl", &lines), &idx, &[]);
+    let corpus = s.corpus("d4j.jsonl", &lines);
+    // the patterns strategy searches the code space
+    s.index(&corpus, &idx, &["--spaces", "code"]);
     let root = minibugs();
     let report = s.path("report.json");
     let repair = |bug_id: &str| {
@@ -1029,6 +1031,23 @@ fn issue_31_repair_refuses_a_bug_id_in_the_wrong_form() {
     let out = repair("defects4j:Jsoup-41");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(!stderr(&out).contains("--bug-id"), "{}", stderr(&out));
+
+    // An index without the code space is refused before the run, not warned about per bug.
+    std::fs::remove_file(&report).unwrap();
+    let cause_only = s.path("cause-only.fdx");
+    s.index(&corpus, &cause_only, &[]);
+    let mut a = vec!["repair", "--strategy", "patterns", "--project", root.to_str().unwrap()];
+    a.extend(["--file", "java_programs/SUM_TO.java", "--method", "sum_to", "--build-cmd", "false"]);
+    a.extend(["--test-cmd", "false", "--report", report.to_str().unwrap(), "--index", cause_only.to_str().unwrap()]);
+    let out = s.run(&a);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("has the space code+cause but --strategy patterns searches the code space")
+            && err.contains("--spaces code+cause,code"),
+        "{err}"
+    );
+    assert!(!report.exists(), "refused before the run");
 }
 
 /// Issue 31: `fixdex repair --method 'name(Types)'` locates the overload named (the report's

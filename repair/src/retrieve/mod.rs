@@ -157,6 +157,13 @@ impl Retriever {
         Retriever { exclusion, ..self.clone() }
     }
 
+    /// The vector spaces the served index has, canonical order (`code+cause`, `code`,
+    /// `cause`: [`engine::Space::name`]).
+    #[must_use]
+    pub fn spaces(&self) -> Vec<&'static str> {
+        self.index.served().spaces
+    }
+
     /// The same retriever ranking tool calls ([`Retriever::call`]) by `rank` (default
     /// [`Rank::Dense`]).
     #[must_use]

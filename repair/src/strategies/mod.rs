@@ -51,6 +51,15 @@ pub trait Strategy: Send + Sync {
         true
     }
 
+    /// The vector space this strategy searches the index in, given the configured one
+    /// (`--space`, [`crate::run::config::RunConfig::retrieval`]): the configured one by
+    /// default; a strategy whose ranking was fitted on one space returns that one. Callers
+    /// refuse an index that lacks it before any bug runs, instead of every bug warning that
+    /// retrieval failed.
+    fn retrieval_space(&self, configured: engine::Space) -> engine::Space {
+        configured
+    }
+
     /// Why this strategy, as configured, still needs a model although one might think it
     /// does not (TraceRepair's `--trace-only` with `--probe model`): the context of the error
     /// when no endpoint is given; `None` (the default) for none.

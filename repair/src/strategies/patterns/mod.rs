@@ -120,6 +120,12 @@ impl super::Strategy for Patterns {
         false
     }
 
+    /// The code space, always: the order's weights were fitted on code-space neighbours
+    /// ([`Patterns::hit_edits`]).
+    fn retrieval_space(&self, _configured: Space) -> Space {
+        Space::Code
+    }
+
     fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop> {
         let text = &problem.source;
         let edits = problem.language.map(|l| templates::edits(text, l, problem.lines)).unwrap_or_default();

@@ -130,31 +130,14 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
 }
 
 /// The retriever of `--index`, the bug's id and `--exclude-project` kept out (projects that
-/// match nothing are warned about; a `--bug-id` that names no record, [`check_bug_id`]).
+/// match nothing are warned about; a `--bug-id` that names no record, [`super::search::check_ids`]).
 fn retriever(a: &Args) -> anyhow::Result<Option<repair::retrieve::Retriever>> {
     let exclusion = Exclusion { ids: a.bug_id.iter().cloned().collect(), projects: a.exclude_project.clone() };
     let Some(path) = a.retrieval.index.as_deref() else { return Ok(None) };
     let r = super::model::open_retriever(path, a.retrieval.model.as_deref(), exclusion)?;
     super::search::warn_unmatched(&r.excluded_projects());
-    check_bug_id(&r)?;
+    super::search::check_ids(&r, "--bug-id")?;
     Ok(Some(r))
-}
-
-/// Refuses a `--bug-id` that no record of the index has when a record has it in another
-/// form (`Jsoup-41` for `defects4j:Jsoup-41`: the bug's own record would be retrieved), a
-/// usage error naming the form; warns when no record has it in any form (nothing is
-/// excluded by id).
-fn check_bug_id(r: &repair::retrieve::Retriever) -> anyhow::Result<()> {
-    for m in r.excluded_ids()?.into_iter().filter(|m| !m.found) {
-        if m.similar.is_empty() {
-            eprintln!("warning: --bug-id {} names no record of the index; nothing is excluded by id", m.given);
-            continue;
-        }
-        let refused =
-            engine::Error::NoMatch { flag: "--bug-id", value: m.given, what: "record id", suggestions: m.similar };
-        return Err(refused.into());
-    }
-    Ok(())
 }
 
 /// Checks, before any work, the output files and that `--file` is a file of the project.

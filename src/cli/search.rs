@@ -116,6 +116,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let lines = input::buggy_lines(args.lines.as_deref(), &code)?;
     input::check_text(args, params.space, &code)?;
     let retriever = open(args, exclusion(args))?;
+    check_ids(&retriever, "--exclude-id")?;
     let answer = answer(&retriever, args, &params, (&code, lines))?;
     warn_unmatched(&answer.exclude_projects);
     if args.json {
@@ -124,6 +125,26 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         render::text(&answer, args.actions)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses an excluded id (`flag`: `--exclude-id`, `repair --bug-id`) that no record of the
+/// index has when a record has it in another form (`Jsoup-41` for `defects4j:Jsoup-41`: the
+/// record meant would be retrieved), a usage error naming the form
+/// ([`repair::retrieve::ids`]); warns when no record has it in any form (nothing is excluded
+/// by id).
+///
+/// # Errors
+/// [`engine::Error::NoMatch`] (exit 2) for an id in the wrong form; a document batch that
+/// cannot be decoded.
+pub fn check_ids(r: &Retriever, flag: &'static str) -> anyhow::Result<()> {
+    for m in r.excluded_ids()?.into_iter().filter(|m| !m.found) {
+        if m.similar.is_empty() {
+            eprintln!("warning: {flag} {} names no record of the index; nothing is excluded by id", m.given);
+            continue;
+        }
+        return Err(engine::Error::NoMatch { flag, value: m.given, what: "record id", suggestions: m.similar }.into());
+    }
+    Ok(())
 }
 
 /// The retriever of `args.index` with `args.model` and `exclusion`.

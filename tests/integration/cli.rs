@@ -105,6 +105,19 @@ fn filters_and_exclusions_from_the_cli() {
     let hits = stdout_json(&o)["hits"].as_array().unwrap().clone();
     assert!(!hits.is_empty());
     assert!(hits.iter().all(|h| h["language"] == "python" && h["id"] != "test:3" && h["project"] != "proj2"));
+    // the id in another form would exclude nothing: refused, naming the stored form
+    let search = |id: &str| {
+        let (idx, code) = (idx.to_str().unwrap(), code.to_str().unwrap());
+        s.run(&["search", idx, "--code", code, "--cause", "swapped", "--exclude-id", id, "--json"])
+    };
+    let o = search("TEST:3");
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--exclude-id `TEST:3` matches no record id") && err.contains("`test:3`"), "{err}");
+    // no record in any form: a warning, and the search goes on
+    let o = search("nowhere:77");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("warning: --exclude-id nowhere:77 names no record"));
 }
 
 /// `index --precision bf16`: on a CPU with AVX512_BF16 the index answers like the f32 one

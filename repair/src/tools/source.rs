@@ -12,8 +12,10 @@ use tree_sitter::{Node, Parser, Tree};
 use super::ToolError;
 use crate::Language;
 
-/// Directory names the project walk never enters (besides hidden ones).
-const SKIPPED_DIRS: [&str; 4] = ["build", "target", "node_modules", "__pycache__"];
+/// Directory names the project walk never enters (besides hidden ones, and a `target` that
+/// is a build tool's output: [`crate::validate::scratch::is_build_output`]; any other
+/// `target`, such as a Java package, is the project's own).
+const SKIPPED_DIRS: [&str; 3] = ["build", "node_modules", "__pycache__"];
 
 /// The most source files one project walk visits; larger projects are cut, in path order.
 const MAX_PROJECT_FILES: usize = 20_000;
@@ -198,7 +200,11 @@ fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>, skips: &dyn Fn(&str, bo
         if skips(&rel, kind.is_dir()) {
             continue;
         }
-        if kind.is_dir() && !name.starts_with('.') && !SKIPPED_DIRS.contains(&name.as_str()) {
+        if kind.is_dir()
+            && !name.starts_with('.')
+            && !SKIPPED_DIRS.contains(&name.as_str())
+            && !crate::validate::scratch::is_build_output(&entry.path())
+        {
             walk(&entry.path(), &rel, out, skips);
         } else if kind.is_file() && Language::from_path(Path::new(&name)).is_some() {
             out.push(rel);
@@ -263,6 +269,24 @@ mod tests {
         assert!(matches!(confine("/etc/passwd"), Err(ToolError::PathOutsideRoot { .. })));
         assert!(matches!(confine("a/../../b.py"), Err(ToolError::PathOutsideRoot { .. })));
         assert_eq!(confine("./a/b.py").ok().as_deref(), Some("a/b.py"));
+    }
+
+    /// A Java package named `target` is the project's; Maven's `target` beside `pom.xml`
+    /// (generated sources) is not walked.
+    #[test]
+    fn the_walk_skips_a_build_output_target_but_not_a_package_named_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for (rel, text) in [
+            ("pom.xml", "<project/>"),
+            ("src/main/java/org/x/target/Aim.java", "class Aim {}"),
+            ("target/generated-sources/Gen.java", "class Gen {}"),
+            ("build/Out.java", "class Out {}"),
+        ] {
+            std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.join(rel), text).unwrap();
+        }
+        assert_eq!(Project::new(root).source_files(), ["src/main/java/org/x/target/Aim.java"]);
     }
 
     #[test]

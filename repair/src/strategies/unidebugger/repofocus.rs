@@ -30,8 +30,10 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-/// Folders the walk never enters.
-const SKIP_DIRS: &[&str] = &[".git", "target", "build", "node_modules", "__pycache__", ".venv", "venv"];
+/// Folders the walk never enters (and a `target` that is a build tool's output:
+/// [`crate::validate::scratch::is_build_output`]; any other `target`, such as a Java
+/// package, is the project's own).
+const SKIP_DIRS: &[&str] = &[".git", "build", "node_modules", "__pycache__", ".venv", "venv"];
 /// Weight of the project frame nearest the throw point in a trace.
 const W_FRAME: f64 = 16.0;
 /// Factor applied to a frame's weight per project file nearer the throw point.
@@ -163,7 +165,10 @@ impl Tree {
         let skipped = |e: &walkdir::DirEntry| {
             let is_dir = e.file_type().is_dir();
             let rel = e.path().strip_prefix(root).unwrap_or(e.path());
-            (is_dir && SKIP_DIRS.iter().any(|d| e.file_name() == *d)) || skip.is_some_and(|f| f(rel, is_dir))
+            (is_dir
+                && (SKIP_DIRS.iter().any(|d| e.file_name() == *d)
+                    || crate::validate::scratch::is_build_output(e.path())))
+                || skip.is_some_and(|f| f(rel, is_dir))
         };
         let entries = walker.filter_entry(|e| !skipped(e));
         for entry in entries.flatten().filter(|e| e.file_type().is_file()) {
@@ -856,6 +861,17 @@ fn is_number(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_walk_skips_a_build_output_target_but_not_a_package_named_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for rel in ["pom.xml", "src/main/java/org/x/target/Aim.java", "target/generated-sources/Gen.java"] {
+            std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.join(rel), "class C {}").unwrap();
+        }
+        assert_eq!(Tree::walk(root, None).files, ["src/main/java/org/x/target/Aim.java"]);
+    }
 
     #[test]
     fn test_files_are_recognised_by_folder_and_name() {

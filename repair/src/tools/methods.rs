@@ -9,7 +9,7 @@ use super::ToolError;
 use super::render::Output;
 use super::source::{SourceFile, children, descendants, line_of, one_line};
 use super::syntax::{MethodDef, calls, header, methods, names_variable, scope_name};
-use super::variables::{Role, classify, list};
+use super::variables::{Role, classify};
 use crate::Language;
 
 /// Control-structure kinds reported by analyze_method_details, with their display names.
@@ -32,16 +32,11 @@ const CONTROL: [(&str, &str); 16] = [
     ("break_statement", "break"),
 ];
 
-/// The methods of `file` that `wanted` names, or an error listing the ones it has.
+/// The methods of `file` that `wanted` names (`name`, `Owner.name`, either with a parameter
+/// list that picks overloads: `parse(String, int)`), or an error listing the ones it has
+/// ([`super::signature::select`]).
 pub(crate) fn find<'t>(file: &'t SourceFile, wanted: &str) -> Result<Vec<MethodDef<'t>>, ToolError> {
-    let all = methods(file);
-    let found: Vec<MethodDef<'t>> = all.iter().filter(|m| m.matches(wanted)).cloned().collect();
-    if !found.is_empty() {
-        return Ok(found);
-    }
-    let names: BTreeSet<String> = all.iter().map(MethodDef::qualified).collect();
-    let available = if names.is_empty() { "(none)".to_string() } else { list(&names.into_iter().collect::<Vec<_>>()) };
-    Err(ToolError::MethodNotFound { method: wanted.to_string(), path: file.rel.clone(), available })
+    super::signature::select(file, wanted)
 }
 
 /// find_method_in_file: the numbered source of every method `wanted` names (all

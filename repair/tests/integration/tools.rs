@@ -155,6 +155,20 @@ mod java {
         );
     }
 
+    /// A parameter list picks one overload (`Circle.scale(double, double)`); one that no
+    /// overload has lists them with their parameters.
+    #[test]
+    fn a_parameter_list_picks_the_overload() {
+        let args = json!({"file": "Circle.java", "method": "scale(double, double)"});
+        for tool in ["find_method_in_file", "analyze_method_details"] {
+            let text = ask(&fixture(), tool, &args);
+            assert!(text.contains("Circle.java:20-24 Circle.scale") && !text.contains("Circle.java:16-18"), "{text}");
+        }
+        let args = json!({"file": "Circle.java", "method": "scale(int)"});
+        let err = fixture().call("find_method_in_file", &args).unwrap_err().to_string();
+        assert!(err.contains("scale(double) line 16") && err.contains("scale(double, double) line 20"), "{err}");
+    }
+
     #[test]
     fn find_method_in_file_returns_numbered_source() {
         let text = ask(&fixture(), "find_method_in_file", &json!({"file": "Circle.java", "method": "area"}));

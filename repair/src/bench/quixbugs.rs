@@ -397,6 +397,20 @@ pub struct GroundTruth {
     names: std::collections::BTreeMap<PathBuf, (String, String)>,
 }
 
+/// The location of a record's `meta.function` (`CLASS.method(types)` in Java, `function` in
+/// Python): the name without its class, with the parameter list when there is one
+/// (`SHORTEST_PATHS.shortest_paths(String,Map<List<String>,Integer>)` →
+/// `shortest_paths(String,Map<List<String>,Integer>)`), as `fixdex repair --method` takes it.
+#[must_use]
+pub fn method_location(function: &str) -> String {
+    let (head, params) = function.split_once('(').map_or((function, None), |(h, p)| (h, Some(p)));
+    let name = head.rsplit('.').next().unwrap_or_default().trim();
+    match params {
+        Some(params) if !name.is_empty() => format!("{name}({params}"),
+        _ => name.to_string(),
+    }
+}
+
 impl GroundTruth {
     /// Reads `quixbugs.jsonl`: one JSON object per line with `diff` and `meta.buggy_path`.
     pub fn load(path: &Path) -> Result<GroundTruth, QuixbugsError> {
@@ -411,10 +425,8 @@ impl GroundTruth {
                 .as_str()
                 .ok_or_else(|| bad("field `meta.buggy_path` missing or not a string".into()))?;
             diffs.insert(PathBuf::from(buggy), diff.to_string());
-            // `meta.function` is `CLASS.method(types)` (Java) or `function` (Python).
-            let function = v["meta"]["function"].as_str().unwrap_or_default();
-            let method = function.split('(').next().unwrap_or_default().rsplit('.').next().unwrap_or_default();
-            names.insert(PathBuf::from(buggy), (v["id"].as_str().unwrap_or_default().to_string(), method.to_string()));
+            let method = method_location(v["meta"]["function"].as_str().unwrap_or_default());
+            names.insert(PathBuf::from(buggy), (v["id"].as_str().unwrap_or_default().to_string(), method));
         }
         if diffs.is_empty() {
             return Err(QuixbugsError::GroundTruth { path: path.into(), line: 0, reason: "no record".into() });
@@ -428,8 +440,10 @@ impl GroundTruth {
         self.names.get(&program.source).map(|(id, _)| id.as_str()).filter(|s| !s.is_empty())
     }
 
-    /// The buggy method's name (perfect function-level fault localization, as in ReinFix's
-    /// evaluation), from `meta.function`.
+    /// The buggy method as a location (perfect function-level fault localization, as in
+    /// ReinFix's evaluation), from `meta.function`: its name with the parameter types when
+    /// the record gives them (`shortest_paths(String,Map<List<String>,Integer>)`, which
+    /// picks that overload of SHORTEST_PATHS), [`method_location`].
     pub fn method(&self, program: &Program) -> Option<&str> {
         self.names.get(&program.source).map(|(_, m)| m.as_str()).filter(|s| !s.is_empty())
     }
@@ -771,4 +785,21 @@ fn compile_instrumented(root: &Path, program: &Program, source: &str, scratch: &
     };
     let out = cmd.output().map_err(io(Path::new(if program.lang == Lang::Java { "javac" } else { "python" })))?;
     Ok(out.status.success())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_records_function_becomes_a_location_with_its_parameter_types() {
+        assert_eq!(
+            method_location("SHORTEST_PATHS.shortest_paths(String,Map<List<String>,Integer>)"),
+            "shortest_paths(String,Map<List<String>,Integer>)"
+        );
+        assert_eq!(method_location("GCD.gcd(int,int)"), "gcd(int,int)");
+        assert_eq!(method_location("Node.getValue()"), "getValue()");
+        assert_eq!(method_location("sum_to"), "sum_to");
+        assert_eq!(method_location(""), "");
+    }
 }

@@ -1004,13 +1004,14 @@ fn issue_31_repair_refuses_a_bug_id_in_the_wrong_form() {
     s.index(&corpus, &idx, &["--spaces", "code"]);
     let root = minibugs();
     let report = s.path("report.json");
-    let repair = |bug_id: &str| {
+    let repair_with = |index: &std::path::Path, bug_id: Option<&str>| {
         let mut a = vec!["repair", "--strategy", "patterns", "--project", root.to_str().unwrap()];
         a.extend(["--file", "java_programs/SUM_TO.java", "--method", "sum_to", "--build-cmd", "false"]);
-        a.extend(["--test-cmd", "false", "--report", report.to_str().unwrap(), "--index", idx.to_str().unwrap()]);
-        a.extend(["--bug-id", bug_id]);
+        a.extend(["--test-cmd", "false", "--report", report.to_str().unwrap(), "--index", index.to_str().unwrap()]);
+        a.extend(bug_id.iter().flat_map(|id| ["--bug-id", id]));
         s.run(&a)
     };
+    let repair = |bug_id: &str| repair_with(&idx, Some(bug_id));
     for wrong in ["Jsoup-41", "d4j:Jsoup-41", "defects4j:jsoup-41"] {
         let out = repair(wrong);
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -1036,10 +1037,7 @@ fn issue_31_repair_refuses_a_bug_id_in_the_wrong_form() {
     std::fs::remove_file(&report).unwrap();
     let cause_only = s.path("cause-only.fdx");
     s.index(&corpus, &cause_only, &[]);
-    let mut a = vec!["repair", "--strategy", "patterns", "--project", root.to_str().unwrap()];
-    a.extend(["--file", "java_programs/SUM_TO.java", "--method", "sum_to", "--build-cmd", "false"]);
-    a.extend(["--test-cmd", "false", "--report", report.to_str().unwrap(), "--index", cause_only.to_str().unwrap()]);
-    let out = s.run(&a);
+    let out = repair_with(&cause_only, None);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(

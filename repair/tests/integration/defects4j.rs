@@ -82,6 +82,25 @@ fn harness(root: &Path, meta: &Path, repo: &Path) -> Harness {
     h
 }
 
+/// The `patterns` strategy (40 validations, no model, no retrieval) on `h`'s bugs at
+/// `localization`.
+fn patterns(h: &Harness, localization: Localization) -> Repairer<'_> {
+    fn make() -> Box<dyn Strategy> {
+        Box::new(Patterns { max_validations: 40, ..Patterns::default() })
+    }
+    Repairer {
+        harness: h,
+        client: &NoModel,
+        retriever: None,
+        config: RunConfig::default(),
+        prices: Default::default(),
+        strategy: &make,
+        localization,
+        timeout: std::time::Duration::from_secs(120),
+        own_project: false,
+    }
+}
+
 #[test]
 fn gold_check_passes_a_real_bug_and_fails_a_trigger_that_passes_on_the_buggy_version() {
     let root = tempfile::tempdir().unwrap();
@@ -147,18 +166,7 @@ fn patterns_repairs_a_bug_into_a_run_folder_graded_exact_and_resume_skips_it() {
     let root = tempfile::tempdir().unwrap();
     let (meta, repo, _) = demo(root.path());
     let h = harness(root.path(), &meta, &repo);
-    let make = || -> Box<dyn Strategy> { Box::new(Patterns { max_validations: 40, ..Patterns::default() }) };
-    let repairer = Repairer {
-        harness: &h,
-        client: &NoModel,
-        retriever: None,
-        config: RunConfig::default(),
-        prices: Default::default(),
-        strategy: &make,
-        localization: Localization::Method,
-        timeout: std::time::Duration::from_secs(120),
-        own_project: false,
-    };
+    let repairer = patterns(&h, Localization::Method);
     let run_dir = root.path().join("run");
     let run = RunRecord {
         benchmark: "defects4j".into(),
@@ -301,18 +309,7 @@ fn an_installed_defects4j_checks_out_builds_and_exports_and_the_harness_checks_a
     assert!(err.contains("Demo-2") && err.contains("defects4j checkout -v 2b"), "{err}");
 
     // and a repair validates candidates against the exported class path
-    let make = || -> Box<dyn Strategy> { Box::new(Patterns { max_validations: 40, ..Patterns::default() }) };
-    let repairer = Repairer {
-        harness: &h,
-        client: &NoModel,
-        retriever: None,
-        config: RunConfig::default(),
-        prices: Default::default(),
-        strategy: &make,
-        localization: Localization::Perfect,
-        timeout: std::time::Duration::from_secs(120),
-        own_project: false,
-    };
+    let repairer = patterns(&h, Localization::Perfect);
     let folder = root.path().join("run/bugs/Demo-1");
     std::fs::create_dir_all(&folder).unwrap();
     let record = repairer.repair(&"Demo-1".parse().unwrap(), &folder);

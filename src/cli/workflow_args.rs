@@ -105,6 +105,22 @@ pub struct RetrievalArgs {
 }
 
 impl RetrievalArgs {
+    /// The retriever of `--index` without exclusions (each bug adds its own), for the
+    /// benchmark runs; `None` without `--index`. An index that lacks the space `strategy`
+    /// searches is refused ([`crate::cli::model::check_space`]).
+    ///
+    /// # Errors
+    /// The model or index cannot be opened, an unknown `--space`, the missing space.
+    pub fn eval_retriever(
+        &self,
+        strategy: &dyn repair::strategies::Strategy,
+    ) -> anyhow::Result<Option<repair::retrieve::Retriever>> {
+        let Some(path) = self.index.as_deref() else { return Ok(None) };
+        let r = crate::cli::model::open_retriever(path, self.model.as_deref(), repair::retrieve::Exclusion::default())?;
+        crate::cli::model::check_space(&r, path, strategy, self.params()?.space)?;
+        Ok(Some(r))
+    }
+
     /// The retrieval parameters.
     ///
     /// # Errors

@@ -17,7 +17,6 @@ use repair::bench::batch;
 use repair::bench::defects4j::{BugId, Harness, Installed, Repairer};
 use repair::bench::record::{BugRecord, RunRecord, Status};
 use repair::bench::summary::Summary;
-use repair::retrieve::Exclusion;
 
 mod args;
 
@@ -120,11 +119,7 @@ fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<Ex
     let strategy = a.strategy.strategy()?;
     let client = a.llm.client_for(strategy.as_ref())?;
     let config = run_config(&a.llm, &a.retrieval, &a.run, &client, strategy.as_ref())?;
-    let open = |path| crate::cli::model::open_retriever(path, a.retrieval.model.as_deref(), Exclusion::default());
-    let retriever = a.retrieval.index.as_deref().map(open).transpose()?;
-    if let (Some(r), Some(path)) = (&retriever, &a.retrieval.index) {
-        crate::cli::model::check_space(r, path, strategy.as_ref(), a.retrieval.params()?.space)?;
-    }
+    let retriever = a.retrieval.eval_retriever(strategy.as_ref())?;
     let record = run_record(a, bugs, strategy.name(), strategy.needs_model().then(|| client.model.clone()))?;
     let todo = batch::open(&dir, &record, a.resume, a.retry_failed)?;
     let skipped = bugs.len() - todo.len();

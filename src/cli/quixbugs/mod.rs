@@ -115,11 +115,7 @@ impl<'a> Evaluation<'a> {
         let strategy = a.strategy.strategy()?;
         let client = a.llm.client_for(strategy.as_ref())?;
         let config = run_config(&a.llm, &a.retrieval, &a.run, &client, strategy.as_ref())?;
-        let open = |path| crate::cli::model::open_retriever(path, a.retrieval.model.as_deref(), Exclusion::default());
-        let retriever = a.retrieval.index.as_deref().map(open).transpose()?;
-        if let (Some(r), Some(path)) = (&retriever, &a.retrieval.index) {
-            crate::cli::model::check_space(r, path, strategy.as_ref(), a.retrieval.params()?.space)?;
-        }
+        let retriever = a.retrieval.eval_retriever(strategy.as_ref())?;
         Ok(Evaluation { a, runner, truth, client, config, retriever, strategy })
     }
 

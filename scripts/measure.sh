@@ -26,6 +26,11 @@
 #                                       ../shared/data (built once into scratch/measure/index):
 #                                       >= 5 plausible without the index (measured 6); the compare of the two
 #                                       runs and report.html of each (~1.5 h plus the index build)
+#   scripts/measure.sh defects4j-validation  seconds per candidate validation on Defects4J Cli
+#                                       (patterns, perfect localization, 15 validations a bug,
+#                                       -j 1): median over every validation <= 3 s, with its 95 %
+#                                       interval; needs a quiet machine (measured 1.29 s on an
+#                                       Intel Xeon, AVX-512, 2 vCPUs) (~11 min)
 #   scripts/measure.sh all              all of the above, in that order
 #
 # Needs ../shared (or FIXDEX_SHARED), the test tools (scripts/setup-test-tools.sh, run here)
@@ -92,7 +97,7 @@ PY
 
 d4j_args() {
   echo --d4j-meta "$shared/benchmarks/defects4j/projects" --repo "Cli=$shared/repos/commons-cli.bundle" \
-    --repo "JxPath=$shared/repos/commons-jxpath.bundle" --work-dir "$out/d4j-work" -j 2
+    --repo "JxPath=$shared/repos/commons-jxpath.bundle" --work-dir "$out/d4j-work"
 }
 
 measure_defects4j_check() {
@@ -100,7 +105,7 @@ measure_defects4j_check() {
   mkdir -p "$out/defects4j-check"
   local json=$out/defects4j-check/check.json
   # shellcheck disable=SC2046
-  "$bin" eval defects4j --check $(d4j_args) --json >"$json" || true
+  "$bin" eval defects4j --check $(d4j_args) -j 2 --json >"$json" || true
   python3 - "$json" <<'PY'
 import json, statistics, sys
 s = json.load(open(sys.argv[1]))
@@ -124,7 +129,7 @@ measure_defects4j_patterns() {
     local run=$dir/$variant resume=()
     [ -f "$run/run.json" ] && resume=(--resume)
     # shellcheck disable=SC2046
-    "$bin" eval defects4j --strategy patterns --localization perfect --max-validations 50 $(d4j_args) \
+    "$bin" eval defects4j --strategy patterns --localization perfect --max-validations 50 $(d4j_args) -j 2 \
       --run-dir "$run" "${resume[@]}" "${extra[@]}" --json >"$dir/$variant.json" || true
     "$bin" eval report "$run" >&2
   done
@@ -135,6 +140,35 @@ s = json.load(open(sys.argv[1]))["summary"]
 print(f"patterns on Defects4J Cli + JxPath: {s['plausible']} plausible, {s['correct']} correct of {s['total']}, "
       f"{s['infra']} infra, {s['errors']} errors; threshold >= 5 plausible, no infra")
 if s["plausible"] < 5 or s["infra"]:
+    sys.exit(1)
+PY
+}
+
+measure_defects4j_validation() {
+  local bin; bin=$(fixdex_bin)
+  local dir=$out/defects4j-validation
+  mkdir -p "$dir"
+  echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (a timing counts only on a quiet machine); CPU: $(lscpu | sed -n 's/^Model name: *//p')" >&2
+  local resume=()
+  [ -f "$dir/run/run.json" ] && resume=(--resume)
+  # shellcheck disable=SC2046
+  "$bin" eval defects4j --strategy patterns --localization perfect --max-validations 15 --bugs Cli \
+    $(d4j_args) -j 1 --run-dir "$dir/run" "${resume[@]}" --json >"$dir/run.json" || true
+  python3 - "$dir/run" <<'PY'
+import glob, json, math, sys
+times = sorted(c["wall_ms"] / 1000 for f in glob.glob(sys.argv[1] + "/bugs/*/report.json")
+               for c in json.load(open(f)).get("candidates", [])
+               if c.get("wall_ms") is not None and c.get("verdict") not in (None, "not_applied", "apply_failed"))
+n = len(times)
+if n == 0:
+    print("FAIL: no validation ran")
+    sys.exit(1)
+median = times[n // 2] if n % 2 else (times[n // 2 - 1] + times[n // 2]) / 2
+# distribution-free 95 % interval of the median: binomial order statistics
+lo, hi = max(math.floor(n / 2 - 0.98 * math.sqrt(n)), 0), min(math.ceil(n / 2 + 1 + 0.98 * math.sqrt(n)), n - 1)
+print(f"Defects4J Cli validation: {n} validations, median {median:.2f} s [95% CI {times[lo]:.2f}, {times[hi]:.2f}], "
+      f"p90 {times[int(0.9 * n)]:.2f} s; threshold median <= 3 s")
+if median > 3.0:
     sys.exit(1)
 PY
 }
@@ -150,14 +184,15 @@ measure() {
     mine) whole_test shared_mine_defects4j_cli_rate && whole_test shared_mine_bugsinpy_tqdm_rate ;;
     defects4j-check) measure_defects4j_check ;;
     defects4j-patterns) measure_defects4j_patterns ;;
-    *) echo "error: unknown measurement '$1' (quixbugs-check, probes, newer-templates, embeddings, patterns, mine, defects4j-check, defects4j-patterns, all)" >&2; exit 2 ;;
+    defects4j-validation) measure_defects4j_validation ;;
+    *) echo "error: unknown measurement '$1' (quixbugs-check, probes, newer-templates, embeddings, patterns, mine, defects4j-check, defects4j-patterns, defects4j-validation, all)" >&2; exit 2 ;;
   esac
 }
 
 [ $# -ge 1 ] || { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2; }
 for name in "$@"; do
   if [ "$name" = all ]; then
-    for m in quixbugs-check probes newer-templates embeddings patterns mine defects4j-check defects4j-patterns; do measure "$m"; done
+    for m in quixbugs-check probes newer-templates embeddings patterns mine defects4j-check defects4j-patterns defects4j-validation; do measure "$m"; done
   else
     measure "$name"
   fi

@@ -164,7 +164,9 @@ fn bench_quixbugs_llm_oracle_replayed() {
     let s = stdout_json(&out);
     assert_eq!((s["total"].as_u64(), s["plausible"].as_u64(), s["calls"].as_u64()), (Some(1), Some(1), Some(3)), "{s}");
     assert_eq!(s["synthetic"], true);
-    assert_eq!(s["programs"][0]["localization"], "sum_to");
+    // the ground truth's method with its parameter types (`SUM_TO.sum_to(int)`), which names
+    // one overload
+    assert_eq!(s["programs"][0]["localization"], "sum_to(int)");
     assert!(reports.join("SUM_TO.json").is_file());
 }
 

@@ -47,7 +47,7 @@ mod methods;
 mod render;
 pub(crate) mod schema;
 mod signature;
-mod source;
+pub(crate) mod source;
 mod specs;
 mod syntax;
 mod variables;

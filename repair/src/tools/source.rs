@@ -13,8 +13,7 @@ use super::ToolError;
 use crate::Language;
 
 /// Directory names the project walk never enters (besides hidden ones, and a `target` that
-/// is a build tool's output: [`crate::validate::scratch::is_build_output`]; any other
-/// `target`, such as a Java package, is the project's own).
+/// is a build output: [`skipped_target`]).
 const SKIPPED_DIRS: [&str; 3] = ["build", "node_modules", "__pycache__"];
 
 /// The most source files one project walk visits; larger projects are cut, in path order.
@@ -203,13 +202,23 @@ fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>, skips: &dyn Fn(&str, bo
         if kind.is_dir()
             && !name.starts_with('.')
             && !SKIPPED_DIRS.contains(&name.as_str())
-            && !crate::validate::scratch::is_build_output(&entry.path())
+            && !skipped_target(&entry.path(), prefix.is_empty())
         {
             walk(&entry.path(), &rel, out, skips);
         } else if kind.is_file() && Language::from_path(Path::new(&name)).is_some() {
             out.push(rel);
         }
     }
+}
+
+/// Whether the folder `dir` is a `target` a source walk passes over: the project root's
+/// (Maven's, sbt's, Cargo's, or a Defects4J build's output) or one beside a build file
+/// ([`crate::validate::scratch::is_build_output`]: a module's). A `target` deeper in a
+/// source tree, such as a Java package `org.x.target`, is walked. (Scratch copies keep a
+/// root `target` without a build file: a Defects4J build's classes; a walk wants sources.)
+pub(crate) fn skipped_target(dir: &Path, at_root: bool) -> bool {
+    dir.file_name().is_some_and(|n| n == crate::validate::scratch::BUILD_OUTPUT)
+        && (at_root || crate::validate::scratch::is_build_output(dir))
 }
 
 /// Normalises a model-given path: strips `./`, refuses absolute paths and `..`.
@@ -281,6 +290,8 @@ mod tests {
             ("pom.xml", "<project/>"),
             ("src/main/java/org/x/target/Aim.java", "class Aim {}"),
             ("target/generated-sources/Gen.java", "class Gen {}"),
+            ("module/pom.xml", "<project/>"),
+            ("module/target/Copy.java", "class Copy {}"),
             ("build/Out.java", "class Out {}"),
         ] {
             std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();

@@ -30,9 +30,8 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-/// Folders the walk never enters (and a `target` that is a build tool's output:
-/// [`crate::validate::scratch::is_build_output`]; any other `target`, such as a Java
-/// package, is the project's own).
+/// Folders the walk never enters (and a `target` that is a build output:
+/// [`crate::tools::source::skipped_target`]).
 const SKIP_DIRS: &[&str] = &[".git", "build", "node_modules", "__pycache__", ".venv", "venv"];
 /// Weight of the project frame nearest the throw point in a trace.
 const W_FRAME: f64 = 16.0;
@@ -167,7 +166,7 @@ impl Tree {
             let rel = e.path().strip_prefix(root).unwrap_or(e.path());
             (is_dir
                 && (SKIP_DIRS.iter().any(|d| e.file_name() == *d)
-                    || crate::validate::scratch::is_build_output(e.path())))
+                    || crate::tools::source::skipped_target(e.path(), e.depth() == 1)))
                 || skip.is_some_and(|f| f(rel, is_dir))
         };
         let entries = walker.filter_entry(|e| !skipped(e));

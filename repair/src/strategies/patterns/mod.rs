@@ -121,7 +121,7 @@ impl super::Strategy for Patterns {
     }
 
     /// The code space, always: the order's weights were fitted on code-space neighbours
-    /// ([`Patterns::hit_edits`]).
+    /// (`Patterns::hit_edits`).
     fn retrieval_space(&self, _configured: Space) -> Space {
         Space::Code
     }

@@ -42,8 +42,10 @@ enum Command {
     /// Merge the segments of a manifest (from `index --append` or sharded builds) into one
     /// index file, without embedding again.
     Compact(cli::compact::Args),
-    /// Evaluations: the repair workflow on QuixBugs (`eval quixbugs`, `--check`: the
-    /// benchmark check), retrieval sanity on an index (`eval INDEX` or `eval retrieval INDEX`).
+    /// Evaluations: any repair strategy on QuixBugs (`eval quixbugs`) or Defects4J (`eval
+    /// defects4j`; `--check`: the benchmark's gold check), graded run folders (`eval report`,
+    /// `compare`, `merge`), retrieval sanity on an index (`eval INDEX` or `eval retrieval
+    /// INDEX`).
     Eval(cli::eval::Args),
     /// Serve search_similar_fixes and the code-analysis tools to other agents, over MCP
     /// (stdio) or a local JSON HTTP API.

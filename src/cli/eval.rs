@@ -42,8 +42,9 @@ enum What {
     /// The repair workflow on every QuixBugs program (`--check`: the benchmark check, no
     /// model).
     Quixbugs(Box<super::quixbugs::QuixbugsArgs>),
-    /// The repair workflow on Defects4J bugs built from git (no Docker, no Defects4J
-    /// installation), into a resumable run folder (`--check`: the gold check only).
+    /// The repair workflow on Defects4J bugs built from git without Docker (or set up by an
+    /// installed Defects4J: `--d4j-home`), into a resumable run folder (`--check`: the gold
+    /// check only).
     Defects4j(Box<super::defects4j::Defects4jArgs>),
     /// Re-grades a run folder's kept patches (no test run) and writes report.md and a
     /// self-contained report.html (tables per project and bug, a fixes-by-budget chart).

@@ -10,6 +10,19 @@
 
 use std::process::ExitCode;
 
+/// A usage error found after parsing (options that parse but do not fit the inputs, such as
+/// a `--repo` path that does not exist): exit [`USAGE`].
+#[derive(Debug)]
+pub struct Usage(pub String);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
 /// Any error other than usage and corruption.
 pub const ERROR: u8 = 1;
 /// A usage error: clap's own, or a filter value that matches nothing.
@@ -57,10 +70,17 @@ fn causes(err: &anyhow::Error) -> Vec<String> {
 }
 
 /// The exit code for `err`: [`CORRUPT`] for a damaged, foreign or other-version index,
-/// [`USAGE`] for a filter that matches nothing or strategy options that do not go together
-/// (another strategy's option), else [`ERROR`].
+/// [`USAGE`] for a filter that matches nothing, strategy options that do not go together
+/// (another strategy's option), a [`Usage`] error or a malformed bug selection, else
+/// [`ERROR`].
 pub(crate) fn code_for(err: &anyhow::Error) -> u8 {
-    if err.chain().any(|e| e.is::<repair::strategies::UnknownStrategy>()) {
+    let selection = |e: &(dyn std::error::Error + 'static)| {
+        matches!(
+            e.downcast_ref::<repair::bench::defects4j::D4jError>(),
+            Some(repair::bench::defects4j::D4jError::Selection { .. })
+        )
+    };
+    if err.chain().any(|e| e.is::<repair::strategies::UnknownStrategy>() || e.is::<Usage>() || selection(e)) {
         return USAGE;
     }
     match engine_error(err) {

@@ -55,6 +55,30 @@ impl StrategyArgs {
         self.matches.get_one::<String>("strategy").map_or("", String::as_str)
     }
 
+    /// Every option of the command line these matches came from (the whole `eval` command:
+    /// the strategy's own, the model's, retrieval's and the run's), as given or defaulted,
+    /// except the ids in `skip` (options that change no number: where files are, how many
+    /// jobs, resume): `{id: value}` with a string value, an array for a repeated option, and
+    /// `true`/`false` for flags. What `run.json` keeps, so that `--resume` refuses another
+    /// `--max-validations`, `--all` or `--no-retrieval`.
+    #[must_use]
+    pub fn options(&self, skip: &[&str]) -> serde_json::Value {
+        let mut out = serde_json::Map::new();
+        for id in self.matches.ids().map(clap::Id::as_str) {
+            let Ok(Some(raw)) = self.matches.try_get_raw(id) else { continue };
+            if skip.contains(&id) {
+                continue;
+            }
+            let values: Vec<String> = raw.map(|v| v.to_string_lossy().into_owned()).collect();
+            let value = match values.as_slice() {
+                [one] => serde_json::Value::String(one.clone()),
+                many => serde_json::Value::from(many.to_vec()),
+            };
+            out.insert(id.to_string(), value);
+        }
+        serde_json::Value::Object(out)
+    }
+
     /// The strategy, built by the registry from its options.
     ///
     /// # Errors
@@ -64,11 +88,43 @@ impl StrategyArgs {
     }
 }
 
+/// The options of `eval defects4j` and `eval quixbugs` that change no number of a run, left
+/// out of `run.json`'s `options` ([`StrategyArgs::options`]): where the inputs and outputs
+/// are, parallelism, resuming, selection (recorded as the run's bug list), output form, the
+/// endpoint's address (the model id is recorded).
+pub const NOT_SETTINGS: &[&str] = &[
+    "run_dir",
+    "resume",
+    "retry_failed",
+    "jobs",
+    "json",
+    "shard",
+    "work_dir",
+    "bugs",
+    "bugs_file",
+    "check",
+    "report_dir",
+    "programs",
+    "sample",
+    "sample_seed",
+    "reruns",
+    "repos",
+    "d4j_meta",
+    "d4j_home",
+    "root",
+    "ground_truth",
+    "llm_url",
+    "verbose",
+    "quiet",
+];
+
 /// Options of the run, whatever the strategy.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// A candidate's build or test command may take this many times the buggy version's
-    /// slower command in the pre-flight (at least 10 s, at most the command limit), so that a
+    /// A candidate's build or test command may take this many times a reference time: the
+    /// fixed version's measured test run where the benchmark knows it (`eval defects4j`),
+    /// else the buggy version's slower command in the pre-flight (at least 10 s, at most the
+    /// command limit), so that a
     /// candidate with an endless loop costs seconds, not the whole limit; 0: always the
     /// command limit.
     #[arg(long, default_value_t = repair::validate::DEFAULT_TIMEOUT_FACTOR)]

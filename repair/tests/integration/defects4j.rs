@@ -136,6 +136,29 @@ fn bad_inputs_name_the_bug_and_what_to_do() {
     let err = h.select("Nope-1").unwrap_err().to_string();
     assert!(err.contains("no such project") && err.contains("Demo"), "{err}");
     assert_eq!(h.select("Demo-1..2,Demo").unwrap().len(), 3);
+    // selections that are malformed or select nothing are usage errors naming the item
+    for (spec, says) in [
+        ("Demo-3..1", "--bugs item `Demo-3..1`: the range is empty: write it low..high"),
+        ("Demo-", "--bugs item `Demo-`"),
+        (" , ", "names no bug"),
+    ] {
+        let err = h.select(spec).unwrap_err();
+        assert!(matches!(err, D4jError::Selection { .. }) && err.to_string().contains(says), "{spec}: {err}");
+    }
+    let file = root.path().join("bugs.txt");
+    std::fs::write(&file, "# the first two\nDemo-1, Demo-2\nDemo-x\n").unwrap();
+    let err = h.select_file(&file).unwrap_err().to_string();
+    assert!(err.contains("bugs.txt, line 3: `Demo-x`"), "{err}");
+    std::fs::write(&file, "# nothing\n\n").unwrap();
+    assert!(h.select_file(&file).unwrap_err().to_string().contains("lists no bug"));
+    // a deprecated bug says so, with Defects4J's reason
+    std::fs::write(
+        meta.join("Demo/deprecated-bugs.csv"),
+        "bug.id,revision.id.buggy,revision.id.fixed,report.id,report.url,deprecated.version,deprecated.reason\n4,a,b,DEMO-4,u,2.0.0,JVM8.Not.Reproducible\n",
+    )
+    .unwrap();
+    let err = h.select("Demo-4").unwrap_err().to_string();
+    assert!(err.contains("Demo-4 is deprecated in Defects4J (JVM8.Not.Reproducible, since Defects4J 2.0.0)"), "{err}");
 
     let err = h.prepare(&"Demo-2".parse().unwrap()).unwrap_err().to_string();
     assert!(err.contains("Demo-2") && err.contains("applying") && err.contains("does not fit"), "{err}");

@@ -10,6 +10,10 @@ use crate::cli::workflow_args::{RetrievalArgs, RunArgs, StrategyArgs};
 /// Arguments of `fixdex eval defects4j`.
 #[derive(Debug, clap::Args)]
 pub struct Defects4jArgs {
+    // First: it keeps the whole command's matches, which clap's derive empties field by
+    // field (`StrategyArgs::options` records every option in run.json).
+    #[command(flatten)]
+    pub(super) strategy: StrategyArgs,
     /// Defects4J's metadata: the folder of project folders (`framework/projects`, or
     /// `benchmarks/defects4j/projects` in fixdex's shared data), each with active-bugs.csv,
     /// dir-layout.csv, patches/, trigger_tests/, relevant_tests/, modified_classes/.
@@ -56,7 +60,8 @@ pub struct Defects4jArgs {
     /// could not be set up), redo the others. The settings must be the run's.
     #[arg(long)]
     pub(super) resume: bool,
-    /// As --resume, and redo the bugs that ended in error or could not be set up.
+    /// As --resume (which redoes the bugs that ended in error), and also redo the bugs that
+    /// could not be set up (`infra`).
     #[arg(long)]
     pub(super) retry_failed: bool,
     /// Run one shard of the bugs: `i/n` (0-based) or `auto/n` (the index from
@@ -81,8 +86,6 @@ pub struct Defects4jArgs {
     /// One JSON object on stdout.
     #[arg(long)]
     pub(super) json: bool,
-    #[command(flatten)]
-    pub(super) strategy: StrategyArgs,
     #[command(flatten)]
     pub(super) run: RunArgs,
     #[command(flatten)]

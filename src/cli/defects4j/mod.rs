@@ -12,6 +12,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
+
+use crate::cli::exit::Usage;
 use engine::shard::Shard;
 use repair::bench::batch;
 use repair::bench::defects4j::{BugId, Harness, Installed, Repairer};
@@ -44,11 +46,42 @@ fn harness(a: &Defects4jArgs) -> anyhow::Result<Harness> {
         (None, None) => anyhow::bail!("give --d4j-meta DIR (Defects4J's framework/projects) or --d4j-home DIR"),
     };
     let mut h = Harness::new(&meta, &work);
-    h.repos = a.repos.iter().cloned().collect();
+    h.repos = repos(a, &meta)?;
     h.jars.clone_from(&a.jars);
     h.test_timeout = Duration::from_secs(a.timeout_s);
     h.installed = installed;
     Ok(h)
+}
+
+/// The `--repo` map, checked before anything runs: one per project, a project of the
+/// metadata, a path that exists.
+///
+/// # Errors
+/// A [`Usage`] error naming the `--repo` that is wrong.
+fn repos(
+    a: &Defects4jArgs,
+    meta: &std::path::Path,
+) -> anyhow::Result<std::collections::BTreeMap<String, std::path::PathBuf>> {
+    let known = repair::bench::defects4j::meta::projects(meta)?;
+    let mut out = std::collections::BTreeMap::new();
+    for (project, path) in &a.repos {
+        let given = format!("--repo {project}={}", path.display());
+        if !known.contains(project) {
+            return Err(Usage(format!(
+                "{given}: {project} is not a project of {} ({})",
+                meta.display(),
+                known.join(", ")
+            ))
+            .into());
+        }
+        if !path.exists() {
+            return Err(Usage(format!("{given}: {} does not exist", path.display())).into());
+        }
+        if out.insert(project.clone(), path.clone()).is_some() {
+            return Err(Usage(format!("{given}: {project} has another --repo already (give one per project)")).into());
+        }
+    }
+    Ok(out)
 }
 
 /// The bugs of `--bugs`, `--bugs-file` or every project given a `--repo`, then this shard's.
@@ -64,9 +97,27 @@ fn select(a: &Defects4jArgs, h: &Harness) -> anyhow::Result<Vec<BugId>> {
         }
         (None, None) => h.select(&a.repos.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>().join(","))?,
     };
+    if h.installed.is_none() {
+        let missing: std::collections::BTreeSet<&str> =
+            bugs.iter().map(|b| b.project.as_str()).filter(|p| !h.repos.contains_key(*p)).collect();
+        if let Some(project) = missing.first() {
+            let list: Vec<String> =
+                bugs.iter().filter(|b| b.project == *project).map(ToString::to_string).take(5).collect();
+            return Err(Usage(format!(
+                "no --repo for {project} (bugs {}{}): give --repo {project}=PATH (a work tree, a bare repository or a bundle of its upstream history), or --d4j-home",
+                list.join(", "),
+                if list.len() == 5 { ", ..." } else { "" }
+            ))
+            .into());
+        }
+    }
     let Some(spec) = &a.shard else { return Ok(bugs) };
     let shard: Shard = spec.parse()?;
-    Ok(bugs.into_iter().filter(|b| shard.owns(&b.to_string())).collect())
+    // By position in the selection, not by a hash of the id: n shards of a small or patterned
+    // selection (every odd Cli bug) get as many bugs as they can, ±1.
+    let (index, count) = (usize::try_from(shard.index)?, usize::try_from(shard.count)?);
+    let mine: Vec<BugId> = bugs.into_iter().enumerate().filter(|(i, _)| i % count == index).map(|(_, b)| b).collect();
+    Ok(mine)
 }
 
 /// `--check`: every bug set up and gold-checked (`-j` at once); a table or JSON.
@@ -159,14 +210,12 @@ fn jobs(a: &Defects4jArgs) -> usize {
 /// `run.json` of this run: every setting that changes a number.
 fn run_record(a: &Defects4jArgs, bugs: &[BugId], strategy: &str, model: Option<String>) -> anyhow::Result<RunRecord> {
     let shard = a.shard.as_deref().map(str::parse::<Shard>).transpose()?.map(|s| (s.index, s.count));
-    let settings = serde_json::json!({
-        "d4j_meta": a.d4j_meta, "d4j_home": a.d4j_home, "repos": a.repos.iter().map(|(p, path)| format!("{p}={}", path.display())).collect::<Vec<_>>(),
-        "jars": a.jars, "own_project": a.own_project, "timeout_s": a.timeout_s,
-        "index": a.retrieval.index, "space": a.retrieval.space, "top_n": a.retrieval.top_n, "rank": format!("{:?}", a.retrieval.rank),
-        "max_calls": a.llm.max_calls, "max_total_tokens": a.llm.max_total_tokens, "max_usd": a.llm.max_usd, "max_wall_s": a.llm.max_wall_s,
-        "temperature": a.llm.temperature, "strategy_options": format!("{:?}", a.strategy),
-        "candidate_timeout_factor": a.run.candidate_timeout_factor,
-    });
+    // Where the inputs are may change between a run and its resume (a moved bundle); what
+    // they are is the bugs' revisions and whether Defects4J itself set them up.
+    let mut settings = a.strategy.options(crate::cli::workflow_args::NOT_SETTINGS);
+    settings["setup"] = (if a.d4j_home.is_some() { "defects4j" } else { "git" }).into();
+    settings["projects"] =
+        a.repos.iter().map(|(p, _)| p.as_str()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
     Ok(RunRecord {
         benchmark: "defects4j".into(),
         fixdex_version: env!("CARGO_PKG_VERSION").into(),

@@ -9,6 +9,10 @@ use crate::cli::workflow_args::{RetrievalArgs, RunArgs, StrategyArgs};
 /// Arguments of `fixdex eval quixbugs`.
 #[derive(Debug, clap::Args)]
 pub struct QuixbugsArgs {
+    // First: it keeps the whole command's matches, which clap's derive empties field by
+    // field (`StrategyArgs::options` records every option in run.json).
+    #[command(flatten)]
+    pub(super) strategy: StrategyArgs,
     /// QuixBugs root (with java_programs/, python_programs/, java_testcases/, python_testcases/).
     #[arg(long)]
     pub(super) root: PathBuf,
@@ -45,8 +49,6 @@ pub struct QuixbugsArgs {
     /// One JSON object on stdout.
     #[arg(long)]
     pub(super) json: bool,
-    #[command(flatten)]
-    pub(super) strategy: StrategyArgs,
     #[command(flatten)]
     pub(super) run: RunArgs,
     /// Fault localization given to the repair strategy.

@@ -54,13 +54,7 @@ pub(super) fn evaluate(
 
 /// `run.json` of this run: every setting that changes a number.
 fn run_record(a: &QuixbugsArgs, eval: &Evaluation<'_>, programs: &[Program]) -> RunRecord {
-    let settings = serde_json::json!({
-        "root": a.root, "lang": eval.runner.lang.as_str(), "ground_truth": a.ground_truth, "timeout_s": a.timeout_s,
-        "index": a.retrieval.index, "space": a.retrieval.space, "top_n": a.retrieval.top_n, "rank": format!("{:?}", a.retrieval.rank),
-        "max_calls": a.llm.max_calls, "max_total_tokens": a.llm.max_total_tokens, "max_usd": a.llm.max_usd,
-        "max_wall_s": a.llm.max_wall_s, "temperature": a.llm.temperature, "strategy_options": format!("{:?}", a.strategy),
-        "candidate_timeout_factor": a.run.candidate_timeout_factor,
-    });
+    let settings = a.strategy.options(crate::cli::workflow_args::NOT_SETTINGS);
     RunRecord {
         benchmark: "quixbugs".into(),
         fixdex_version: env!("CARGO_PKG_VERSION").into(),

@@ -59,6 +59,9 @@ pub struct Project {
     pub bugs: BTreeMap<u32, (String, String)>,
     /// Source and test folder by revision id.
     layout: BTreeMap<String, (String, String)>,
+    /// Deprecated bugs (`deprecated-bugs.csv`, when there is one): number → the version and
+    /// reason Defects4J gives.
+    deprecated: BTreeMap<u32, String>,
 }
 
 /// What Defects4J says of one bug.
@@ -133,7 +136,23 @@ impl Project {
             }
             layout.insert(cols[0].clone(), (cols[1].clone(), cols[2].clone()));
         }
-        Ok(Project { name: name.to_string(), dir, bugs, layout })
+        let mut deprecated = BTreeMap::new();
+        let deprecated_file = dir.join("deprecated-bugs.csv");
+        if deprecated_file.is_file() {
+            for (_, cols) in csv_rows(&deprecated_file, true)? {
+                if let Ok(n) = cols[0].parse::<u32>() {
+                    let (version, why) =
+                        (cols.get(5).cloned().unwrap_or_default(), cols.get(6).cloned().unwrap_or_default());
+                    let reason = match (why.is_empty(), version.is_empty()) {
+                        (false, false) => format!("{why}, since Defects4J {version}"),
+                        (false, true) => why,
+                        (true, _) => String::new(),
+                    };
+                    deprecated.insert(n, reason);
+                }
+            }
+        }
+        Ok(Project { name: name.to_string(), dir, bugs, layout, deprecated })
     }
 
     /// Every active bug's id, in number order.
@@ -162,6 +181,13 @@ impl Project {
 
     fn lookup(&self, number: u32, layout: bool) -> Result<BugMeta, D4jError> {
         let id = BugId { project: self.name.clone(), number };
+        if let Some(reason) = self.deprecated.get(&number) {
+            let why = if reason.is_empty() { String::new() } else { format!(" ({reason})") };
+            return Err(D4jError::meta(
+                &self.dir.join("deprecated-bugs.csv"),
+                format!("{id} is deprecated in Defects4J{why}: it is not run"),
+            ));
+        }
         let (_, fixed) = self.bugs.get(&number).ok_or_else(|| {
             let last = self.bugs.keys().last().copied().unwrap_or(0);
             D4jError::meta(

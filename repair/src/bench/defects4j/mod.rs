@@ -53,6 +53,13 @@ pub enum D4jError {
         /// What is wrong.
         reason: String,
     },
+    /// A bug selection (`--bugs`, `--bugs-file`) is malformed or selects nothing: a usage
+    /// error.
+    #[error("{reason}")]
+    Selection {
+        /// What is wrong, naming the item (and the file and line of a `--bugs-file`).
+        reason: String,
+    },
     /// A jar a project needs is missing.
     #[error("{project}: jar {jar} is missing: {hint}")]
     Jar {
@@ -168,12 +175,30 @@ impl Harness {
     /// are passed over, a single one is an error.
     ///
     /// # Errors
-    /// [`D4jError::Meta`] for an unknown project or bug, a malformed item.
+    /// [`D4jError::Meta`] for an unknown project or bug; [`D4jError::Selection`] for a
+    /// malformed item, a range that selects no bug, or a `spec` that names none.
     pub fn select(&self, spec: &str) -> Result<Vec<BugId>, D4jError> {
+        let items: Vec<(&str, String)> = spec
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|i| (i, format!("--bugs item `{i}`")))
+            .collect();
+        if items.is_empty() {
+            return Err(D4jError::Selection {
+                reason: format!("--bugs `{spec}` names no bug: write Cli-1,Cli-5..9,JxPath"),
+            });
+        }
+        self.select_items(&items)
+    }
+
+    /// The bugs of `items` (each with how to name it in an error).
+    fn select_items(&self, items: &[(&str, String)]) -> Result<Vec<BugId>, D4jError> {
         let mut out: Vec<BugId> = Vec::new();
         let mut projects: BTreeMap<String, Project> = BTreeMap::new();
-        for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let bad = |reason: String| D4jError::meta(&self.meta, format!("--bugs item `{item}`: {reason}"));
+        for (item, named) in items {
+            let item = *item;
+            let bad = |reason: String| D4jError::Selection { reason: format!("{named}: {reason}") };
             let (head, upper) = match item.split_once("..") {
                 Some((h, u)) => (h, Some(u.parse::<u32>().map_err(|_| bad("the end of a range is a number".into()))?)),
                 None => (item, None),
@@ -193,7 +218,18 @@ impl Harness {
                         project.bug(first.number)?;
                         vec![first]
                     }
-                    Some(u) => project.ids().into_iter().filter(|b| (first.number..=u).contains(&b.number)).collect(),
+                    Some(u) => {
+                        let ids: Vec<BugId> =
+                            project.ids().into_iter().filter(|b| (first.number..=u).contains(&b.number)).collect();
+                        if ids.is_empty() {
+                            return Err(bad(if u < first.number {
+                                "the range is empty: write it low..high".into()
+                            } else {
+                                "the range holds no active bug".into()
+                            }));
+                        }
+                        ids
+                    }
                 }
             };
             for id in ids {
@@ -208,12 +244,21 @@ impl Harness {
     /// The bugs listed in `path` (one spec item per line, `#` comments).
     ///
     /// # Errors
-    /// The file cannot be read, or [`Harness::select`]'s errors.
+    /// The file cannot be read, or [`Harness::select`]'s errors (naming the file and line);
+    /// [`D4jError::Selection`] for a file that lists no bug.
     pub fn select_file(&self, path: &Path) -> Result<Vec<BugId>, D4jError> {
         let text = std::fs::read_to_string(path).map_err(D4jError::io(path))?;
-        let items: Vec<&str> =
-            text.lines().map(|l| l.split('#').next().unwrap_or("").trim()).filter(|l| !l.is_empty()).collect();
-        self.select(&items.join(","))
+        let mut items = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("");
+            for item in line.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                items.push((item, format!("--bugs-file {}, line {}: `{item}`", path.display(), i + 1)));
+            }
+        }
+        if items.is_empty() {
+            return Err(D4jError::Selection { reason: format!("--bugs-file {} lists no bug", path.display()) });
+        }
+        self.select_items(&items)
     }
 
     /// Materialises, builds and gold-checks `id` (cached), and returns what a repair of it

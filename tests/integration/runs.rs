@@ -169,6 +169,28 @@ fn compare_pairs_bugs_and_merge_joins_shards() {
 }
 
 #[test]
+fn merge_refuses_an_output_another_process_holds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (s0, out) = (tmp.path().join("s0"), tmp.path().join("all"));
+    write_run(&s0, &["Cli-1"], Some((0, 1)));
+    write_bug(&s0, "Cli-1", Some(FIXED), Some("exact"), 3, 0.01);
+    std::fs::create_dir_all(&out).unwrap();
+    // This test process stands for another fixdex run: it holds the folder's lock file.
+    let lock = std::fs::File::create(out.join(".lock")).unwrap();
+    lock.lock().unwrap();
+    let args = ["eval", "merge", "--out", out.to_str().unwrap(), s0.to_str().unwrap()];
+    let o = fixdex(&args, None);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains(out.to_str().unwrap()) && err.contains("another fixdex run"), "{err}");
+    assert!(!out.join("run.json").exists());
+    drop(lock);
+    let o = fixdex(&args, None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.join("run.json").is_file() && !out.join(".lock").exists());
+}
+
+#[test]
 fn a_folder_that_is_not_a_run_is_named() {
     let tmp = tempfile::tempdir().unwrap();
     let o = fixdex(&["eval", "report", tmp.path().to_str().unwrap()], None);

@@ -6,10 +6,15 @@
 //! did not finish ([`BugRecord::done`]); a bug folder left by a killed run is emptied before
 //! its bug runs again, so nothing of a half-run bug survives next to a new result. A run
 //! folder holding another run's settings is refused, naming the setting that differs.
+//!
+//! A process that runs bugs into a folder, or merges shards into one, holds an exclusive
+//! advisory lock on the folder's `.lock` file ([`RunLock`]) until it ends, so a second
+//! process on the same folder (say one with `--resume`, which empties half-run bug folders)
+//! is refused at once instead of running every bug again next to the first.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
 use crate::bench::record::{self, BugRecord, RESULT_FILE, RUN_FILE, RunRecord};
 
@@ -35,6 +40,15 @@ pub enum BatchError {
         /// Its value now.
         given: String,
     },
+    /// Another process holds the run folder's lock (it is running bugs into the folder or
+    /// merging into it), or the lock file cannot be made.
+    #[error("run folder {} is in use: {reason}", dir.display())]
+    Locked {
+        /// The run folder.
+        dir: PathBuf,
+        /// Why: the other run (its pid when known) and the lock file, or the I/O error.
+        reason: String,
+    },
     /// A file of the run folder could not be read, parsed or written.
     #[error("{path}: {reason}")]
     File {
@@ -49,13 +63,88 @@ fn file_error(path: &Path) -> impl FnOnce(String) -> BatchError + '_ {
     move |reason| BatchError::File { path: path.to_path_buf(), reason }
 }
 
-/// Opens run folder `dir` for `run`: a new or empty folder gets `run.json`; one holding a run
-/// is refused unless `resume` (or `retry_failed`), and then must hold the same settings
-/// (everything but the start time). Returns the bugs of `run` still to do, in order.
+/// The name of a run folder's lock file, inside the folder.
+pub const LOCK_FILE: &str = ".lock";
+
+/// The run folders this process holds the lock of, by canonical path.
+static HELD: Mutex<Vec<(PathBuf, Weak<engine::output::Lock>)>> = Mutex::new(Vec::new());
+
+/// The exclusive advisory lock (`flock`) of a run folder, on its [`LOCK_FILE`] (which holds
+/// the owner's pid and is removed when the last guard is dropped; one left by a killed
+/// process is taken over). Released when every clone of the guard is dropped, or when the
+/// process dies. Within one process, a second lock of the same folder shares the first (the
+/// lock keeps other processes out).
+#[derive(Debug, Clone)]
+pub struct RunLock(Arc<engine::output::Lock>);
+
+impl RunLock {
+    /// Locks run folder `dir` (which must exist), never waiting.
+    ///
+    /// # Errors
+    /// [`BatchError::Locked`] naming `dir` when another process holds its lock (another
+    /// fixdex run or merge: its pid and the lock file are named), or the lock file cannot be
+    /// made.
+    pub fn acquire(dir: &Path) -> Result<RunLock, BatchError> {
+        let locked = |reason: String| BatchError::Locked { dir: dir.to_path_buf(), reason };
+        let real = std::fs::canonicalize(dir).map_err(|e| locked(format!("cannot resolve the folder: {e}")))?;
+        let mut held = HELD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        held.retain(|(_, lock)| lock.strong_count() > 0);
+        if let Some(lock) = held.iter().find(|(path, _)| *path == real).and_then(|(_, lock)| lock.upgrade()) {
+            return Ok(RunLock(lock));
+        }
+        // `DIR/` + `.lock`: the lock file inside the folder.
+        let lock = engine::output::Lock::acquire(&real.join("")).map_err(|e| match e {
+            engine::Error::Output { reason, .. } => locked(reason),
+            other => locked(other.to_string()),
+        })?;
+        let lock = Arc::new(lock);
+        held.push((real, Arc::downgrade(&lock)));
+        Ok(RunLock(lock))
+    }
+
+    /// The lock file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+/// A run folder opened by [`open`]: the bugs still to do (what it dereferences to), and
+/// the folder's lock, held as long as this value is kept.
+#[derive(Debug)]
+pub struct Opened {
+    /// The bugs of the run still to do, in the run's order.
+    pub todo: Vec<String>,
+    /// The run folder's lock.
+    pub lock: RunLock,
+}
+
+impl std::ops::Deref for Opened {
+    type Target = [String];
+
+    fn deref(&self) -> &[String] {
+        &self.todo
+    }
+}
+
+impl<const N: usize> PartialEq<[&str; N]> for Opened {
+    fn eq(&self, other: &[&str; N]) -> bool {
+        self.todo.len() == N && self.todo.iter().zip(other).all(|(a, b)| a == b)
+    }
+}
+
+/// Opens run folder `dir` for `run` and locks it ([`RunLock`]; keep the returned value for
+/// the whole run): a new or empty folder gets `run.json`; one holding a run is refused
+/// unless `resume` (or `retry_failed`), and then must hold the same settings (everything
+/// but the start time). Returns the bugs of `run` still to do, in order, with the lock.
 ///
 /// # Errors
-/// [`BatchError`].
-pub fn open(dir: &Path, run: &RunRecord, resume: bool, retry_failed: bool) -> Result<Vec<String>, BatchError> {
+/// [`BatchError::Locked`] when another process holds the folder; [`BatchError::Exists`],
+/// [`BatchError::Differs`] for a folder of another run; [`BatchError::File`] for a file that
+/// cannot be read or written.
+pub fn open(dir: &Path, run: &RunRecord, resume: bool, retry_failed: bool) -> Result<Opened, BatchError> {
+    std::fs::create_dir_all(dir).map_err(|e| file_error(dir)(e.to_string()))?;
+    let lock = RunLock::acquire(dir)?;
     let run_file = dir.join(RUN_FILE);
     if run_file.exists() {
         if !(resume || retry_failed) {
@@ -65,10 +154,11 @@ pub fn open(dir: &Path, run: &RunRecord, resume: bool, retry_failed: bool) -> Re
         let stored: RunRecord = serde_json::from_str(&text).map_err(|e| file_error(&run_file)(e.to_string()))?;
         same_settings(dir, &stored, run)?;
     } else {
-        std::fs::create_dir_all(dir).map_err(|e| file_error(dir)(e.to_string()))?;
         write_atomic(&run_file, &serde_json::to_string_pretty(run).expect("a RunRecord serializes"))?;
     }
-    Ok(run.bugs.iter().filter(|b| !load_result(dir, b).is_some_and(|r| r.done(retry_failed))).cloned().collect())
+    let todo =
+        run.bugs.iter().filter(|b| !load_result(dir, b).is_some_and(|r| r.done(retry_failed))).cloned().collect();
+    Ok(Opened { todo, lock })
 }
 
 /// Refuses `given` when a setting differs from `stored` (the start time and version aside).
@@ -199,9 +289,11 @@ pub fn read_run(dir: &Path) -> Result<RunRecord, BatchError> {
 /// time), and no bug may be in two of them. `out`'s `run.json` lists every shard's bugs (in
 /// shard order) with no shard; every bug folder holding a `result.json` is copied (a bug a
 /// shard has not finished is left for `--resume` on the merged folder). `out` must be new or
-/// empty. Returns the merged run and the number of bug folders copied.
+/// empty, and is locked ([`RunLock`]) while the merge writes it. Returns the merged run and
+/// the number of bug folders copied.
 ///
 /// # Errors
+/// [`BatchError::Locked`] when another process holds `out`;
 /// [`BatchError::File`] for an unreadable shard, a non-empty `out` or a failed copy;
 /// [`BatchError::Differs`] for shards of different runs or a bug in two shards.
 pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<(RunRecord, usize), BatchError> {
@@ -236,10 +328,11 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<(RunRecord, usize), Batch
         }
         merged.started_unix = merged.started_unix.min(run.started_unix);
     }
-    if out.read_dir().is_ok_and(|mut d| d.next().is_some()) {
+    std::fs::create_dir_all(out).map_err(|e| file_error(out)(e.to_string()))?;
+    let _lock = RunLock::acquire(out)?;
+    if out.read_dir().is_ok_and(|mut d| d.any(|e| e.is_ok_and(|e| e.file_name() != LOCK_FILE))) {
         return Err(BatchError::File { path: out.to_path_buf(), reason: "not empty: merge into a new folder".into() });
     }
-    std::fs::create_dir_all(out).map_err(|e| file_error(out)(e.to_string()))?;
     let mut copied = 0;
     for (dir, run) in &runs {
         for bug in run.bugs.iter().filter(|b| load_result(dir, b).is_some()) {
@@ -316,6 +409,55 @@ mod tests {
         let other = RunRecord { settings: serde_json::json!({"max_validations": 100}), ..r };
         let err = open(dir.path(), &other, true, false).unwrap_err().to_string();
         assert!(err.contains("settings.max_validations") && err.contains("200") && err.contains("100"), "{err}");
+    }
+
+    #[test]
+    fn a_run_folder_another_process_holds_is_refused_at_once() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("run");
+        std::fs::create_dir_all(&dir).unwrap();
+        let r = run(&["Cli-1", "Cli-2"]);
+        // Another process's lock: an flock on the folder's lock file through a file this
+        // module did not open (as a second fixdex process would hold it).
+        let other = engine::output::Lock::acquire(&dir.canonicalize().unwrap().join("")).unwrap();
+        assert_eq!(other.path(), dir.canonicalize().unwrap().join(LOCK_FILE));
+        for resume in [false, true] {
+            let err = open(&dir, &r, resume, false).unwrap_err();
+            let msg = err.to_string();
+            assert!(matches!(err, BatchError::Locked { .. }), "{msg}");
+            assert!(msg.contains(&dir.display().to_string()) && msg.contains("another fixdex run"), "{msg}");
+            assert!(msg.contains(&format!("pid {}", std::process::id())) && msg.contains(LOCK_FILE), "{msg}");
+        }
+        assert!(!dir.join(RUN_FILE).exists(), "nothing written while another run holds the folder");
+        drop(other);
+        // Free again: this process opens it, holds the lock file, and a second open in the
+        // same process shares that lock; the lock file goes with the last holder.
+        let opened = open(&dir, &r, false, false).unwrap();
+        assert_eq!(opened, ["Cli-1", "Cli-2"]);
+        assert_eq!(opened.lock.path(), dir.canonicalize().unwrap().join(LOCK_FILE));
+        assert!(dir.join(LOCK_FILE).is_file());
+        let again = open(&dir, &r, true, false).unwrap();
+        assert!(engine::output::Lock::acquire(&dir.canonicalize().unwrap().join("")).is_err());
+        drop((opened, again));
+        assert!(!dir.join(LOCK_FILE).exists());
+    }
+
+    #[test]
+    fn merge_locks_its_output() {
+        let root = tempfile::tempdir().unwrap();
+        let s0 = root.path().join("s0");
+        open(&s0, &RunRecord { shard: Some((0, 1)), ..run(&["Cli-1"]) }, false, false).unwrap();
+        let out = root.path().join("all");
+        std::fs::create_dir_all(&out).unwrap();
+        let other = engine::output::Lock::acquire(&out.canonicalize().unwrap().join("")).unwrap();
+        let err = merge(&out, std::slice::from_ref(&s0)).unwrap_err().to_string();
+        assert!(err.contains(&out.display().to_string()) && err.contains("another fixdex run"), "{err}");
+        assert!(!out.join(RUN_FILE).exists());
+        drop(other);
+        // A lock file a killed merge left behind does not make the folder "not empty".
+        std::fs::write(out.join(LOCK_FILE), "1").unwrap();
+        merge(&out, &[s0]).unwrap();
+        assert!(out.join(RUN_FILE).is_file() && !out.join(LOCK_FILE).exists());
     }
 
     #[test]

@@ -12,7 +12,7 @@ use repair::bench::batch;
 use repair::bench::compare::Comparison;
 use repair::bench::record::BugRecord;
 use repair::bench::report;
-use repair::bench::summary::Summary;
+use repair::bench::summary::{self, Summary};
 
 /// Arguments of `fixdex eval report`.
 #[derive(Debug, clap::Args)]
@@ -56,20 +56,28 @@ pub struct MergeArgs {
     json: bool,
 }
 
-/// The records of run folder `dir`, with a warning on stderr for the run's bugs that have
-/// none (not run yet, or killed: `--resume` finishes them).
+/// The records of run folder `dir`, with warnings on stderr naming the run's bugs that have
+/// no result (not run yet, or killed: `--resume` finishes them) and those whose result
+/// cannot be read (with the file and the error: `--resume` moves it aside and redoes them).
 fn records(dir: &Path) -> anyhow::Result<(repair::bench::record::RunRecord, Vec<BugRecord>)> {
     let run = batch::read_run(dir)?;
-    let records = batch::results(dir, &run);
-    let missing = run.bugs.len() - records.len();
-    if missing > 0 {
+    let read = batch::read_results(dir, &run);
+    if !read.missing.is_empty() {
         eprintln!(
-            "warning: {}: {missing} of {} bugs have no result (resume the run to finish them)",
+            "warning: {}: no result for {} of {} (resume the run to finish them): {}",
             dir.display(),
-            run.bugs.len()
+            summary::count(read.missing.len(), "bug"),
+            run.bugs.len(),
+            read.missing.join(", ")
         );
     }
-    Ok((run, records))
+    for (bug, file, why) in &read.unreadable {
+        eprintln!(
+            "warning: {}: {bug} has an unreadable result, left out ({why}); --resume keeps it aside and redoes the bug",
+            file.display()
+        );
+    }
+    Ok((run, read.records))
 }
 
 /// Runs `fixdex eval report`.

@@ -191,6 +191,22 @@ fn merge_refuses_an_output_another_process_holds() {
 }
 
 #[test]
+fn report_names_the_bugs_without_a_result() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    write_run(&run, &["Cli-1", "Cli-2", "Cli-3", "Cli-4"], None);
+    write_bug(&run, "Cli-1", Some(FIXED), Some("exact"), 3, 0.01);
+    write_bug(&run, "Cli-2", None, None, 100, 0.05);
+    std::fs::write(run.join("bugs/Cli-2/result.json"), "{\"bug\": \"Cli-2\",").unwrap();
+    let o = fixdex(&["eval", "report", run.to_str().unwrap(), "--no-regrade"], None);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("no result for 2 bugs of 4"), "{err}");
+    assert!(err.contains("Cli-3, Cli-4"), "{err}");
+    assert!(err.contains("bugs/Cli-2/result.json") && err.contains("EOF while parsing"), "{err}");
+}
+
+#[test]
 fn a_folder_that_is_not_a_run_is_named() {
     let tmp = tempfile::tempdir().unwrap();
     let o = fixdex(&["eval", "report", tmp.path().to_str().unwrap()], None);

@@ -115,6 +115,9 @@ impl RunLock {
 pub struct Opened {
     /// The bugs of the run still to do, in the run's order.
     pub todo: Vec<String>,
+    /// The bugs whose `result.json` could not be read: `(bug, the folder it was moved to,
+    /// the error)`; each is to do again.
+    pub unreadable: Vec<(String, PathBuf, String)>,
     /// The run folder's lock.
     pub lock: RunLock,
 }
@@ -138,10 +141,14 @@ impl<const N: usize> PartialEq<[&str; N]> for Opened {
 /// unless `resume` (or `retry_failed`), and then must hold the same settings (everything
 /// but the start time). Returns the bugs of `run` still to do, in order, with the lock.
 ///
+/// A bug whose `result.json` cannot be read or parsed is to do again, and nothing of it is
+/// deleted: its whole folder is moved aside to `bugs/<id>.corrupt` (`.corrupt.2`, ... when
+/// taken) and a warning on stderr names the file, the error and the new place.
+///
 /// # Errors
 /// [`BatchError::Locked`] when another process holds the folder; [`BatchError::Exists`],
 /// [`BatchError::Differs`] for a folder of another run; [`BatchError::File`] for a file that
-/// cannot be read or written.
+/// cannot be read or written, or an unreadable result that cannot be moved aside.
 pub fn open(dir: &Path, run: &RunRecord, resume: bool, retry_failed: bool) -> Result<Opened, BatchError> {
     std::fs::create_dir_all(dir).map_err(|e| file_error(dir)(e.to_string()))?;
     let lock = RunLock::acquire(dir)?;
@@ -156,9 +163,41 @@ pub fn open(dir: &Path, run: &RunRecord, resume: bool, retry_failed: bool) -> Re
     } else {
         write_atomic(&run_file, &serde_json::to_string_pretty(run).expect("a RunRecord serializes"))?;
     }
-    let todo =
-        run.bugs.iter().filter(|b| !load_result(dir, b).is_some_and(|r| r.done(retry_failed))).cloned().collect();
-    Ok(Opened { todo, lock })
+    let (mut todo, mut unreadable) = (Vec::new(), Vec::new());
+    for bug in &run.bugs {
+        match read_result(dir, bug) {
+            Ok(Some(r)) if r.done(retry_failed) => continue,
+            Ok(_) => {}
+            Err(reason) => {
+                let file = record::bug_dir(dir, bug).join(RESULT_FILE);
+                let aside = move_aside(&record::bug_dir(dir, bug))
+                    .map_err(|e| file_error(&file)(format!("{reason}; moving its bug folder aside failed: {e}")))?;
+                eprintln!(
+                    "warning: {}: unreadable ({reason}); its bug folder is kept as {}, and {bug} runs again",
+                    file.display(),
+                    aside.display()
+                );
+                unreadable.push((bug.clone(), aside, reason));
+            }
+        }
+        todo.push(bug.clone());
+    }
+    Ok(Opened { todo, unreadable, lock })
+}
+
+/// Renames `folder` to `<folder>.corrupt` (`.corrupt.2`, ... when taken); returns the new path.
+fn move_aside(folder: &Path) -> std::io::Result<PathBuf> {
+    let name = folder.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    let mut n = 1;
+    loop {
+        let suffix = if n == 1 { String::new() } else { format!(".{n}") };
+        let to = folder.with_file_name(format!("{name}.corrupt{suffix}"));
+        if !to.exists() {
+            std::fs::rename(folder, &to)?;
+            return Ok(to);
+        }
+        n += 1;
+    }
 }
 
 /// Refuses `given` when a setting differs from `stored` (the start time and version aside).
@@ -191,8 +230,21 @@ fn same_settings(dir: &Path, stored: &RunRecord, given: &RunRecord) -> Result<()
 /// The result of bug `id` in run folder `dir`, when it has a readable one.
 #[must_use]
 pub fn load_result(dir: &Path, id: &str) -> Option<BugRecord> {
-    let text = std::fs::read_to_string(record::bug_dir(dir, id).join(RESULT_FILE)).ok()?;
-    serde_json::from_str(&text).ok()
+    read_result(dir, id).ok().flatten()
+}
+
+/// The result of bug `id` in run folder `dir`: `Ok(None)` when it has no `result.json`.
+///
+/// # Errors
+/// The reason a `result.json` that exists cannot be read or is not a bug record (serde's
+/// message names the line, column and field).
+pub fn read_result(dir: &Path, id: &str) -> Result<Option<BugRecord>, String> {
+    let text = match std::fs::read_to_string(record::bug_dir(dir, id).join(RESULT_FILE)) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    serde_json::from_str(&text).map(Some).map_err(|e| e.to_string())
 }
 
 /// Writes `result` as its bug's `result.json` in run folder `dir` (temporary file, fsync,
@@ -366,6 +418,32 @@ pub fn results(dir: &Path, run: &RunRecord) -> Vec<BugRecord> {
     run.bugs.iter().filter_map(|b| load_result(dir, b)).collect()
 }
 
+/// The bugs of a run folder sorted by what their `result.json` holds ([`read_results`]).
+#[derive(Debug, Default)]
+pub struct Results {
+    /// The readable records, in the run's order.
+    pub records: Vec<BugRecord>,
+    /// The bugs with no `result.json` (not run yet, or killed mid-bug).
+    pub missing: Vec<String>,
+    /// The bugs whose `result.json` cannot be read or parsed: `(bug, the file, the error)`.
+    pub unreadable: Vec<(String, PathBuf, String)>,
+}
+
+/// Every bug of `run` in run folder `dir`, with the bugs that have no result and those whose
+/// result cannot be read named ([`Results`]).
+#[must_use]
+pub fn read_results(dir: &Path, run: &RunRecord) -> Results {
+    let mut out = Results::default();
+    for bug in &run.bugs {
+        match read_result(dir, bug) {
+            Ok(Some(r)) => out.records.push(r),
+            Ok(None) => out.missing.push(bug.clone()),
+            Err(e) => out.unreadable.push((bug.clone(), record::bug_dir(dir, bug).join(RESULT_FILE), e)),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -440,6 +518,38 @@ mod tests {
         assert!(engine::output::Lock::acquire(&dir.canonicalize().unwrap().join("")).is_err());
         drop((opened, again));
         assert!(!dir.join(LOCK_FILE).exists());
+    }
+
+    #[test]
+    fn an_unreadable_result_is_moved_aside_and_redone() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = run(&["Cli-1", "Cli-2", "Cli-3"]);
+        drop(open(dir.path(), &r, false, false).unwrap());
+        write_result(dir.path(), &record("Cli-1", Status::Finished)).unwrap();
+        write_result(dir.path(), &record("Cli-2", Status::Finished)).unwrap();
+        let bug2 = record::bug_dir(dir.path(), "Cli-2");
+        std::fs::write(bug2.join(RESULT_FILE), "{\"bug\": \"Cli-2\", ").unwrap();
+        std::fs::write(bug2.join("patch.diff"), "kept").unwrap();
+        let read = read_results(dir.path(), &r);
+        assert_eq!(read.records.len(), 1);
+        assert_eq!(read.missing, ["Cli-3"]);
+        assert_eq!((read.unreadable[0].0.as_str(), read.unreadable[0].1.clone()), ("Cli-2", bug2.join(RESULT_FILE)));
+        assert!(read.unreadable[0].2.contains("EOF"), "{:?}", read.unreadable);
+        let opened = open(dir.path(), &r, true, false).unwrap();
+        assert_eq!(opened, ["Cli-2", "Cli-3"]);
+        let (bug, aside, why) = &opened.unreadable[0];
+        assert_eq!((bug.as_str(), aside.clone()), ("Cli-2", dir.path().join("bugs/Cli-2.corrupt")));
+        assert!(why.contains("EOF"), "{why}");
+        // Nothing deleted: the corrupt file and the rest of the bug's folder are kept aside.
+        assert_eq!(std::fs::read_to_string(aside.join("patch.diff")).unwrap(), "kept");
+        assert!(std::fs::read_to_string(aside.join(RESULT_FILE)).unwrap().starts_with("{\"bug\""));
+        assert!(!bug2.exists());
+        // A second corrupt result goes beside the first one.
+        std::fs::create_dir_all(&bug2).unwrap();
+        std::fs::write(bug2.join(RESULT_FILE), "not json").unwrap();
+        drop(opened);
+        let opened = open(dir.path(), &r, true, false).unwrap();
+        assert_eq!(opened.unreadable[0].1, dir.path().join("bugs/Cli-2.corrupt.2"));
     }
 
     #[test]

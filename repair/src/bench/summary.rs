@@ -109,6 +109,13 @@ pub fn pass_at_k(n: usize, c: usize, k: usize) -> Option<f64> {
     Some(1.0 - fail)
 }
 
+/// `n` and `noun`, plural unless `n` is 1: `count(1, "bug")` is `1 bug`, `count(3, "bug")`
+/// is `3 bugs` (nouns with a plain `s` plural only).
+#[must_use]
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
 /// The summary of a run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Summary {

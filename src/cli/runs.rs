@@ -105,22 +105,41 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<ExitCode> {
     let summary = Summary::of(&records);
     if a.json {
         let v = serde_json::json!({
-            "run_dir": a.run_dir, "markdown": md, "html": html, "regraded_patches_changed": changed,
+            "run_dir": a.run_dir, "markdown": md, "html": html, "regraded": !a.no_regrade,
+            "regraded_patches_changed": (!a.no_regrade).then_some(changed),
             "regrade_problems": problems, "summary": summary,
         });
         out!("{v}")?;
     } else {
         out!("{}", summary.line())?;
-        out!("re-graded: {changed} patch tiers changed; wrote {} and {}", md.display(), html.display())?;
+        if a.no_regrade {
+            out!("not re-graded (--no-regrade: the saved tiers); wrote {} and {}", md.display(), html.display())?;
+        } else {
+            let tiers = summary::count(changed, "patch tier");
+            out!("re-graded: {tiers} changed; wrote {} and {}", md.display(), html.display())?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// Runs `fixdex eval compare`.
 pub fn compare(a: &CompareArgs) -> anyhow::Result<ExitCode> {
-    let (_, ra) = records(&a.run_a)?;
-    let (_, rb) = records(&a.run_b)?;
+    let (run_a, ra) = records(&a.run_a)?;
+    let (run_b, rb) = records(&a.run_b)?;
+    let (da, db) = (a.run_a.display(), a.run_b.display());
+    if run_a.benchmark != run_b.benchmark {
+        anyhow::bail!(
+            "cannot compare {da} with {db}: {da} is a {} run and {db} a {} run (compare runs of one benchmark)",
+            run_a.benchmark,
+            run_b.benchmark
+        );
+    }
     let c = Comparison::of(&ra, &rb);
+    if c.bugs == 0 {
+        anyhow::bail!(
+            "cannot compare {da} with {db}: no bug ran in both (they share no bug with a result that is not infra)"
+        );
+    }
     if a.json {
         out!("{}", serde_json::json!({"run_a": a.run_a, "run_b": a.run_b, "comparison": c}))?;
     } else {

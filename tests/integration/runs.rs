@@ -207,6 +207,45 @@ fn report_names_the_bugs_without_a_result() {
 }
 
 #[test]
+fn compare_refuses_runs_with_no_bug_in_common_or_of_two_benchmarks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b, q) = (tmp.path().join("a"), tmp.path().join("b"), tmp.path().join("q"));
+    write_run(&a, &["Cli-1"], None);
+    write_bug(&a, "Cli-1", Some(FIXED), Some("exact"), 3, 0.01);
+    write_run(&b, &["Cli-2"], None);
+    write_bug(&b, "Cli-2", Some(FIXED), Some("exact"), 3, 0.01);
+    let o = fixdex(&["eval", "compare", a.to_str().unwrap(), b.to_str().unwrap()], None);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains(a.to_str().unwrap()) && err.contains(b.to_str().unwrap()) && err.contains("no bug"), "{err}");
+    assert!(o.stdout.is_empty());
+    std::fs::create_dir_all(&q).unwrap();
+    let mut run = run_json(&["Cli-1"], None);
+    run["benchmark"] = json!("quixbugs");
+    std::fs::write(q.join("run.json"), run.to_string()).unwrap();
+    write_bug(&q, "Cli-1", Some(FIXED), Some("exact"), 3, 0.01);
+    let o = fixdex(&["eval", "compare", a.to_str().unwrap(), q.to_str().unwrap(), "--json"], None);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("defects4j") && err.contains("quixbugs") && err.contains(q.to_str().unwrap()), "{err}");
+}
+
+#[test]
+fn report_without_regrading_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    write_run(&run, &["Cli-1"], None);
+    write_bug(&run, "Cli-1", Some(FIXED), Some("needs_review"), 3, 0.01);
+    let o = fixdex(&["eval", "report", run.to_str().unwrap(), "--no-regrade"], None);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && text.contains("not re-graded") && !text.contains("re-graded:"), "{text}");
+    let j = ok_json(&["eval", "report", run.to_str().unwrap(), "--no-regrade", "--json"]);
+    assert_eq!((j["regraded"].clone(), j["regraded_patches_changed"].clone()), (json!(false), Value::Null));
+    let o = fixdex(&["eval", "report", run.to_str().unwrap()], None);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("re-graded: 1 patch tier changed"));
+}
+
+#[test]
 fn a_folder_that_is_not_a_run_is_named() {
     let tmp = tempfile::tempdir().unwrap();
     let o = fixdex(&["eval", "report", tmp.path().to_str().unwrap()], None);

@@ -156,13 +156,17 @@ pub fn merge(a: &MergeArgs) -> anyhow::Result<ExitCode> {
         out!("{}", serde_json::json!({"out": a.out, "bugs": run.bugs.len(), "copied": copied, "unfinished": todo}))?;
     } else {
         out!(
-            "merged {} shards into {}: {} bugs, {copied} with a result",
-            a.shards.len(),
+            "merged {} into {}: {}, {copied} with a result",
+            summary::count(a.shards.len(), "shard"),
             a.out.display(),
-            run.bugs.len()
+            summary::count(run.bugs.len(), "bug")
         )?;
         if todo > 0 {
-            out!("{todo} bugs have no result: finish them with --resume --run-dir {}", a.out.display())?;
+            out!(
+                "{} without a result: finish them with --resume --run-dir {}",
+                summary::count(todo, "bug"),
+                a.out.display()
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)

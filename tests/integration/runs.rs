@@ -166,6 +166,21 @@ fn compare_pairs_bugs_and_merge_joins_shards() {
     );
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("strategy") && err.contains("reinfix"), "{err}");
+    assert!(
+        err.contains(other.to_str().unwrap()) && err.contains(s0.to_str().unwrap()) && !err.contains("resume"),
+        "{err}"
+    );
+    // Shard 1 of 2 alone is not the whole run.
+    let part = tmp.path().join("part");
+    let o = fixdex(&["eval", "merge", "--out", part.to_str().unwrap(), s1.to_str().unwrap()], None);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("shard 0 of 2 is missing"), "{err}");
+    let one = tmp.path().join("one");
+    write_run(&one, &["Cli-1"], Some((0, 1)));
+    let o = fixdex(&["eval", "merge", "--out", tmp.path().join("o").to_str().unwrap(), one.to_str().unwrap()], None);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("merged 1 shard into") && text.contains(": 1 bug, 0 with a result"), "{text}");
+    assert!(text.contains("1 bug without a result"), "{text}");
 }
 
 #[test]

@@ -49,6 +49,10 @@ pub enum BatchError {
         /// Why: the other run (its pid when known) and the lock file, or the I/O error.
         reason: String,
     },
+    /// `eval merge`: the folders are not the shards of one run, or not all of them (the
+    /// message names the folders, the setting that differs, the missing or repeated shards).
+    #[error("cannot merge: {0}")]
+    Shards(String),
     /// A file of the run folder could not be read, parsed or written.
     #[error("{path}: {reason}")]
     File {
@@ -347,7 +351,8 @@ pub fn read_run(dir: &Path) -> Result<RunRecord, BatchError> {
 /// # Errors
 /// [`BatchError::Locked`] when another process holds `out`;
 /// [`BatchError::File`] for an unreadable shard, a non-empty `out` or a failed copy;
-/// [`BatchError::Differs`] for shards of different runs or a bug in two shards.
+/// [`BatchError::Shards`] for shards of different runs (naming the setting and the two
+/// folders), a bug in two shards, or shards that do not cover `0..count` exactly once.
 pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<(RunRecord, usize), BatchError> {
     let mut runs = shards.iter().map(|d| Ok((d, read_run(d)?))).collect::<Result<Vec<_>, BatchError>>()?;
     runs.sort_by_key(|(_, r)| r.shard.map_or(0, |s| s.0));
@@ -357,29 +362,33 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<(RunRecord, usize), Batch
     let unsharded = |r: &RunRecord| RunRecord { shard: None, bugs: vec![], started_unix: 0, ..r.clone() };
     let mut merged = RunRecord { shard: None, ..first.clone() };
     merged.bugs.clear();
+    let mut seen: Vec<(&String, &PathBuf)> = Vec::new();
     for (dir, run) in &runs {
         same_settings(dir, &unsharded(&first), &unsharded(run)).map_err(|e| match e {
-            BatchError::Differs { key, stored, given, .. } => BatchError::Differs {
-                dir: dir.to_path_buf(),
-                key,
-                stored: format!("{stored} (in {})", first_dir.display()),
-                given,
-            },
+            BatchError::Differs { key, stored, given, .. } => BatchError::Shards(format!(
+                "{} and {} are not shards of one run: {key} is {stored} in {} and {given} in {}; merge the shard folders \
+                 of one run",
+                first_dir.display(),
+                dir.display(),
+                first_dir.display(),
+                dir.display()
+            )),
             other => other,
         })?;
         for bug in &run.bugs {
-            if merged.bugs.contains(bug) {
-                return Err(BatchError::Differs {
-                    dir: dir.to_path_buf(),
-                    key: "bugs".into(),
-                    stored: format!("{bug} in another shard"),
-                    given: format!("{bug} here too: merge the shards of one run"),
-                });
+            if let Some((_, other)) = seen.iter().find(|(b, _)| *b == bug) {
+                return Err(BatchError::Shards(format!(
+                    "{bug} is in both {} and {}: merge the shard folders of one run",
+                    other.display(),
+                    dir.display()
+                )));
             }
+            seen.push((bug, dir));
             merged.bugs.push(bug.clone());
         }
         merged.started_unix = merged.started_unix.min(run.started_unix);
     }
+    check_shards(&runs)?;
     std::fs::create_dir_all(out).map_err(|e| file_error(out)(e.to_string()))?;
     let _lock = RunLock::acquire(out)?;
     if out.read_dir().is_ok_and(|mut d| d.any(|e| e.is_ok_and(|e| e.file_name() != LOCK_FILE))) {
@@ -395,6 +404,59 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<(RunRecord, usize), Batch
     }
     write_atomic(&out.join(RUN_FILE), &serde_json::to_string_pretty(&merged).expect("a RunRecord serializes"))?;
     Ok((merged, copied))
+}
+
+/// Checks that the shards' `shard` fields `(index, count)` share one count and cover
+/// `0..count` exactly once.
+fn check_shards(runs: &[(&PathBuf, RunRecord)]) -> Result<(), BatchError> {
+    let mut count = None;
+    for (dir, run) in runs {
+        let Some((_, n)) = run.shard else {
+            return Err(BatchError::Shards(format!(
+                "{} is not a shard (its run.json has no shard): merge the folders of a run made with --shard i/n",
+                dir.display()
+            )));
+        };
+        match count {
+            Some((m, first)) if m != n => {
+                return Err(BatchError::Shards(format!(
+                    "{} and {} are not shards of one run: shard count {m} in {} and {n} in {}",
+                    Path::display(first),
+                    dir.display(),
+                    Path::display(first),
+                    dir.display()
+                )));
+            }
+            _ => count = Some((n, dir.as_path())),
+        }
+    }
+    let Some((n, _)) = count else { return Ok(()) };
+    let mut problems = Vec::new();
+    for i in 0..n {
+        let dirs: Vec<String> = runs
+            .iter()
+            .filter(|(_, r)| r.shard.is_some_and(|s| s.0 == i))
+            .map(|(d, _)| d.display().to_string())
+            .collect();
+        match dirs.len() {
+            0 => problems.push(format!("shard {i} of {n} is missing")),
+            1 => {}
+            _ => problems.push(format!("shard {i} of {n} is given {} times ({})", dirs.len(), dirs.join(", "))),
+        }
+    }
+    for (dir, run) in runs {
+        if let Some((i, _)) = run.shard.filter(|s| s.0 >= n) {
+            problems.push(format!("{} holds shard {i}, outside 0..{n}", dir.display()));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(BatchError::Shards(format!(
+            "the shards do not cover the run: {}; give every shard's folder once",
+            problems.join("; ")
+        )))
+    }
 }
 
 fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
@@ -586,13 +648,13 @@ mod tests {
         };
         let (s0, s1) = (shard(0, &["Cli-1", "Cli-3"]), shard(1, &["Cli-2", "Cli-4"]));
         let out = root.path().join("all");
-        let (merged, copied) = merge(&out, &[s1, s0.clone()]).unwrap();
+        let (merged, copied) = merge(&out, &[s1.clone(), s0.clone()]).unwrap();
         assert_eq!(merged.bugs, ["Cli-1", "Cli-3", "Cli-2", "Cli-4"]);
         assert_eq!((merged.shard, merged.started_unix, copied), (None, 10, 2));
         assert!(record::bug_dir(&out, "Cli-2").join("patches/1/patch.diff").exists());
         // The merged folder resumes as one run: the unfinished bugs are still to do.
         assert_eq!(open(&out, &merged, true, false).unwrap(), ["Cli-3", "Cli-4"]);
-        assert!(matches!(merge(&out, std::slice::from_ref(&s0)), Err(BatchError::File { .. })));
+        assert!(matches!(merge(&out, &[s0.clone(), s1]), Err(BatchError::File { .. })));
         let other = root.path().join("other");
         open(
             &other,
@@ -602,9 +664,14 @@ mod tests {
         )
         .unwrap();
         let err = merge(&root.path().join("x"), &[s0.clone(), other]).unwrap_err().to_string();
-        assert!(err.contains("settings.max_validations"), "{err}");
-        let err = merge(&root.path().join("y"), &[s0.clone(), s0]).unwrap_err().to_string();
-        assert!(err.contains("Cli-1"), "{err}");
+        assert!(err.contains("settings.max_validations") && err.contains("200") && err.contains("5"), "{err}");
+        assert!(err.contains("/s0 and ") && err.contains("/other") && !err.contains("resume"), "{err}");
+        let err = merge(&root.path().join("y"), &[s0.clone(), s0.clone()]).unwrap_err().to_string();
+        assert!(err.contains("Cli-1") && err.contains("is in both"), "{err}");
+        // Shard 0 of 2 alone: shard 1 is missing.
+        let err = merge(&root.path().join("z"), std::slice::from_ref(&s0)).unwrap_err().to_string();
+        assert!(err.contains("shard 1 of 2 is missing") && !err.contains("resume"), "{err}");
+        assert!(!root.path().join("z").exists());
     }
 
     #[test]

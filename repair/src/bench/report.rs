@@ -2,8 +2,9 @@
 //! against the developer's fixes with no test run ([`regrade`]), then a Markdown page
 //! ([`markdown`]) and a self-contained HTML page ([`html`]: inline CSS and SVG, no script,
 //! nothing fetched) with the run's settings, the counts per project and tier with 95%
-//! intervals, a table per bug (status, best tier, validations, first plausible patch, time,
-//! cost), and a chart of the bugs fixed within a validation budget.
+//! intervals, a table per bug (status, outcome, best tier, validations, first plausible patch, time,
+//! cost), and a chart of the bugs fixed within a validation budget (in the Markdown page, a
+//! table of the same points: [`budget_points`]).
 //!
 //! The chart is the "fixes against budget" curve of the repair literature (e.g. the
 //! patch-generation budget curves of TBar, Liu et al. ISSTA 2019): for each number of
@@ -88,10 +89,11 @@ fn project_rows(s: &Summary) -> Vec<(String, Counts)> {
 
 const PROJECT_HEAD: [&str; 10] =
     ["project", "bugs", "ran", "plausible", "exact", "ast", "needs review", "correct", "infra", "errors"];
-const BUG_HEAD: [&str; 11] = [
+const BUG_HEAD: [&str; 12] = [
     "bug",
     "project",
     "status",
+    "outcome",
     "plausible",
     "best tier",
     "patches",
@@ -122,6 +124,7 @@ fn bug_cells(r: &BugRecord) -> Vec<String> {
         r.bug.clone(),
         r.project.clone(),
         status(r).to_string(),
+        r.outcome.clone().unwrap_or_else(|| "-".into()),
         if r.plausible { "yes" } else { "no" }.to_string(),
         r.best_tier.map_or("-", Tier::as_str).to_string(),
         r.patches.len().to_string(),
@@ -183,6 +186,11 @@ pub fn markdown(run: &RunRecord, records: &[BugRecord]) -> String {
             let _ = writeln!(md, "| {} |", row.join(" | "));
         }
     };
+    md.push_str("\n## Fixes within a validation budget\n\n");
+    let total = records.iter().filter(|r| r.status != Status::Infra).count();
+    let _ = writeln!(md, "Bugs with a plausible and a correct patch within x validations, of {total} that ran:\n");
+    let points = budget_points(records).into_iter().map(|(x, p, c)| vec![x.to_string(), p.to_string(), c.to_string()]);
+    table(&mut md, &["validations x", "plausible", "correct"], points.collect());
     md.push_str("\n## Per project\n\n");
     table(&mut md, &PROJECT_HEAD, project_rows(&s).iter().map(|(p, c)| project_cells(p, c)).collect());
     md.push_str("\n## Per bug\n\n");
@@ -249,6 +257,22 @@ pub fn html(run: &RunRecord, records: &[BugRecord]) -> String {
     table(&mut h, "bugs", &BUG_HEAD, rows);
     h.push_str("</body></html>\n");
     h
+}
+
+/// The points where the chart's curves step, as `(x, plausible, correct)`: the bugs with a
+/// plausible and with a correct patch within their first `x` validations, for each `x` at
+/// which either count grows, and the largest validation count of any bug (the curves' end).
+#[must_use]
+pub fn budget_points(records: &[BugRecord]) -> Vec<(usize, usize, usize)> {
+    let firsts: Vec<Firsts> = records.iter().map(firsts).collect();
+    let max_x = records.iter().map(|r| r.validations).max().unwrap_or(0);
+    let mut xs: Vec<usize> = firsts.iter().flat_map(|(p, c)| [*p, *c]).flatten().chain([max_x]).collect();
+    xs.sort_unstable();
+    xs.dedup();
+    let within = |x: usize, pick: fn(&Firsts) -> Option<usize>| {
+        firsts.iter().filter(|f| pick(f).is_some_and(|v| v <= x)).count()
+    };
+    xs.into_iter().map(|x| (x, within(x, |f| f.0), within(x, |f| f.1))).collect()
 }
 
 /// The inline SVG chart: bugs plausible and bugs correct within x validations, x from 0 to
@@ -355,6 +379,7 @@ mod tests {
         write(format!("patches/2/{file}"), "class A { int f(int x) { return ((x + 1)) * 2; } }");
         let mut rec = record("Cli-1", "Cli", None, 12);
         rec.plausible = true;
+        rec.outcome = Some("plausible".into());
         rec.first_plausible_validation = Some(4);
         rec.modified_files = vec![file.into()];
         rec.patches = (1..=2)
@@ -391,7 +416,13 @@ mod tests {
         let records = vec![rec, unfixed];
         let md = markdown(&run(), &records);
         assert!(md.contains("| all | 2 | 2 | 1 | 0 | 1 | 0 | 1 | 0 | 0 |"), "{md}");
-        assert!(md.contains("| Cli-1 | Cli | finished | yes | ast | 2 | 12 | 4 |"), "{md}");
+        assert!(md.contains("| Cli-1 | Cli | finished | plausible | yes | ast | 2 | 12 | 4 |"), "{md}");
+        assert!(md.contains("| Cli-2 | Cli | finished | budget_exhausted | no |"), "{md}");
+        // The chart's points as a table: plausible at 4, correct (the AST match) at 8, end at 30.
+        assert_eq!(budget_points(&records), [(4, 1, 0), (8, 1, 1), (30, 1, 1)]);
+        assert!(md.contains("## Fixes within a validation budget") && md.contains("| 8 | 1 | 1 |"), "{md}");
+        assert!(md.contains("| 30 | 1 | 1 |") && md.contains("of 2 that ran"), "{md}");
+        assert!(html(&run(), &records).contains("<td>budget_exhausted</td>"));
         let page = html(&run(), &records);
         assert!(page.contains("<table id=\"bugs\">") && page.contains("<tr class=\"ast\"><td>Cli-1</td>"), "{page}");
         // Self-contained: no script, and the only URL is the SVG namespace.

@@ -255,8 +255,8 @@ impl Summary {
         let c = &self.counts;
         let pct = |r: Rate| format!("{:.1}% [{:.1}, {:.1}]", 100.0 * r.value, 100.0 * r.low, 100.0 * r.high);
         let mut s = format!(
-            "{} bugs: {} plausible ({} exact, {} ast, {} needs review), {} correct ({}), {} infra, {} errors; {} validations",
-            c.total,
+            "{}: {} plausible ({} exact, {} ast, {} needs review), {} correct ({}), {} infra, {}; {}",
+            count(c.total, "bug"),
             c.plausible,
             c.exact,
             c.ast,
@@ -264,8 +264,8 @@ impl Summary {
             c.correct,
             pct(self.correct_rate),
             c.infra,
-            c.errors,
-            self.validations
+            count(c.errors, "error"),
+            count(self.validations, "validation")
         );
         if let Some(m) = self.validation_median_s {
             s.push_str(&format!(", median {m:.2} s each"));
@@ -327,6 +327,16 @@ pub(crate) mod tests {
             "{}",
             s.line()
         );
+    }
+
+    #[test]
+    fn the_line_agrees_in_number() {
+        assert_eq!(
+            (count(0, "bug"), count(1, "bug"), count(2, "shard")),
+            ("0 bugs".into(), "1 bug".into(), "2 shards".into())
+        );
+        let line = Summary::of(&[record("Cli-1", "Cli", None, 1)]).line();
+        assert!(line.starts_with("1 bug: ") && line.contains("0 errors; 1 validation,"), "{line}");
     }
 
     #[test]

@@ -240,7 +240,8 @@ pub(crate) fn progress_line(r: &BugRecord) -> String {
         Status::Infra => format!("infra: {}", r.reason.clone().unwrap_or_default()),
         Status::Error => format!("error: {}", r.reason.clone().unwrap_or_default()),
     };
-    format!("{}: {what}, {} validations, {:.1} s", r.bug, r.validations, r.wall_s)
+    let s = if r.validations == 1 { "" } else { "s" };
+    format!("{}: {what}, {} validation{s}, {:.1} s", r.bug, r.validations, r.wall_s)
 }
 
 /// A run folder's summary ([`Summary`]): one line, the infra and error bugs and where the

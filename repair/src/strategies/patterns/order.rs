@@ -54,7 +54,8 @@ pub const VOTE_WEIGHT: f32 = 0.1;
 
 /// Pairs of the fit split (module docs: 420 pairs) that each template fixes, in the order
 /// of [`Template::ALL`]: the prior is `(count + 1) / (420 + 13)`.
-pub const TEMPLATE_FIXES: [u32; Template::ALL.len()] = [138, 35, 100, 8, 11, 4, 25, 26, 7, 0, 9, 0, 57];
+pub const TEMPLATE_FIXES: [u32; Template::ALL.len()] =
+    [138, 35, 100, 8, 11, 4, 25, 26, 7, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 57];
 
 /// `prior(t)` of the module docs, in (0, 1); the shares sum to 1.
 #[must_use]

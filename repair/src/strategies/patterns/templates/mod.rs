@@ -11,6 +11,12 @@ use tree_sitter::{Node, Parser};
 
 use crate::Language;
 
+mod calls;
+mod checkers;
+mod conditions;
+mod literals;
+mod statements;
+
 /// The kind of fix a template makes, in the hand-written default order that breaks ties in
 /// [`super::order`] (and was the `--no-retrieval` order before the fitted prior): operator
 /// changes first (the most frequent single-token bugs of ManySStuBs4J), then operands off by
@@ -57,14 +63,53 @@ pub enum Template {
     /// A one-line expression statement wrapped in `try { … } catch (Exception e) { }`
     /// (Python: `try: … except Exception: pass`).
     WrapTryCatch,
+    /// A literal replaced (TBar FP9 "Mutate Literal Expression"): a boolean by its negation,
+    /// a string by another string literal of the file, a number by `0`, `1`, `-1` or another
+    /// numeric literal of the method ([`literals`]).
+    MutateLiteral,
+    /// A sub-condition of an `if`/loop condition removed (`a && b` → `a`) or added
+    /// (`a` → `a && x != null`, with the operands the method has) (TBar FP6 "Mutate
+    /// Conditional Expression"; [`conditions`]).
+    MutateCondition,
+    /// A return's expression replaced by another expression of the return type that the
+    /// method uses (TBar FP12 "Mutate Return Statement"; [`literals`]).
+    MutateReturn,
+    /// A call given one argument more or fewer, where the called method has such an overload
+    /// in the file; the extra argument from the variables in scope (TBar FP10 "Mutate Method
+    /// Invocation Expression"; [`calls`]).
+    ChangeArgumentCount,
+    /// A constructor call's arguments replaced (swapped, one dropped or added where the class
+    /// has such a constructor in the file) (TBar FP5 "Mutate Class Instance Creation";
+    /// [`calls`]).
+    ConstructorArguments,
+    /// A call on a receiver inserted where a sibling branch of the same `if` makes it (TBar
+    /// FP4 "Insert Missed Statement"; [`calls`]).
+    InsertMissedCall,
+    /// A declared or cast type widened or narrowed: `int` ↔ `long`, `float` ↔ `double` (TBar
+    /// FP7 "Mutate Data Type"; [`literals`]).
+    MutateDataType,
+    /// An integer division made floating: `a / b` → `(double) a / b` (Python: `//` → `/`)
+    /// (TBar FP8 "Mutate Integer Division Operation"; [`literals`]).
+    FloatDivision,
+    /// A cast guarded by `instanceof`: the statement holding `(T) x` runs only
+    /// `if (x instanceof T)` (TBar FP1 "Insert Cast Checker"; [`checkers`]).
+    InsertCastChecker,
+    /// An index or a `get(i)` access guarded by its bounds: the statement runs only when
+    /// `0 <= i && i < a.length` (`size()`, `len(a)`) (TBar FP3 "Insert Range Checker";
+    /// [`checkers`]).
+    InsertRangeChecker,
+    /// A statement moved one position up or down in its block (TBar FP14 "Move Statement";
+    /// [`statements`]).
+    MoveStatement,
     /// One identifier replaced by another identifier the method uses; in Java only by one
-    /// declared (parameter, local, field, loop variable) with the same type text.
+    /// declared (parameter, local, field, loop variable) with the same type text in a scope
+    /// that holds the use.
     ChangeIdentifier,
 }
 
 impl Template {
     /// Every template, in the default order.
-    pub const ALL: [Template; 13] = [
+    pub const ALL: [Template; 24] = [
         Template::ChangeOperator,
         Template::ChangeOperand,
         Template::ChangeNumeral,
@@ -77,6 +122,17 @@ impl Template {
         Template::AddGuard,
         Template::AddNullCheck,
         Template::WrapTryCatch,
+        Template::MutateLiteral,
+        Template::MutateCondition,
+        Template::MutateReturn,
+        Template::ChangeArgumentCount,
+        Template::ConstructorArguments,
+        Template::InsertMissedCall,
+        Template::MutateDataType,
+        Template::FloatDivision,
+        Template::InsertCastChecker,
+        Template::InsertRangeChecker,
+        Template::MoveStatement,
         Template::ChangeIdentifier,
     ];
 }
@@ -118,7 +174,15 @@ pub fn edits(text: &str, language: Language, lines: (usize, usize)) -> Vec<Edit>
         .filter(|n| n.start_position().row + 1 >= lines.0 && n.end_position().row < lines.1)
         .collect();
     let file = descendants(tree.root_node());
-    let cx = Cx { text, language, methods: methods_of(text, &file), types: java_types(text, language, &file) };
+    let method = nodes.iter().copied().find(|n| matches!(n.kind(), "method_declaration" | "function_definition"));
+    let cx = Cx {
+        text,
+        language,
+        methods: methods_of(text, &file),
+        types: java_types(text, language, &file),
+        root: tree.root_node(),
+        method,
+    };
     let mut out = Vec::new();
     for node in &nodes {
         cx.operator(*node, &mut out);
@@ -132,9 +196,20 @@ pub fn edits(text: &str, language: Language, lines: (usize, usize)) -> Vec<Edit>
         cx.unwrap_call(*node, &mut out);
         cx.null_check(*node, &mut out);
         cx.try_catch(*node, &mut out);
+        cx.literal(*node, &mut out);
+        cx.condition(*node, &mut out);
+        cx.return_expression(*node, &mut out);
+        cx.argument_count(*node, &mut out);
+        cx.constructor_arguments(*node, &mut out);
+        cx.missed_call(*node, &mut out);
+        cx.data_type(*node, &mut out);
+        cx.float_division(*node, &mut out);
+        cx.cast_checker(*node, &mut out);
+        cx.range_checker(*node, &mut out);
+        cx.move_statement(*node, &mut out);
     }
-    if let Some(method) = nodes.iter().find(|n| matches!(n.kind(), "method_declaration" | "function_definition")) {
-        cx.guard(*method, &mut out);
+    if let Some(method) = method {
+        cx.guard(method, &mut out);
     }
     cx.identifiers(&nodes, &mut out);
     out.sort_by_key(|e| (e.template, e.start));
@@ -269,6 +344,10 @@ struct Cx<'t> {
     /// Java: the declared type text of each name (parameters, locals, fields, loop
     /// variables); `None` for a name declared with two types. Empty for Python.
     types: HashMap<&'t str, Option<&'t str>>,
+    /// The file's syntax tree.
+    root: Node<'t>,
+    /// The first method or function declared within the edited lines (the localized one).
+    method: Option<Node<'t>>,
 }
 
 /// Pairs of functions that a bug swaps for one another though nothing in the file calls the

@@ -984,15 +984,18 @@ fn issue_31_eval_quixbugs_into_a_run_folder_graded_and_resumed() {
     let resumed = fixdex(&[&args[..], &["--resume"]].concat(), None);
     assert!(stderr(&resumed).contains("1 of 1 programs done, 0 to run"), "{}", stderr(&resumed));
     assert_eq!(std::fs::read_to_string(bug.join("result.json")).unwrap(), before, "a finished program was redone");
-    // Every option that changes a number is in run.json: another budget is refused by name;
-    // where the inputs are is not a setting (-j, the run folder).
+    // Every option that changes a number is in run.json, as given or defaulted: a budget the
+    // first run left to the strategy's default is not given again by name; where the inputs
+    // are is not a setting (-j, the run folder).
     let record: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("run.json")).unwrap()).unwrap();
-    assert_eq!(record["settings"]["max_validations"], "200", "{record}");
+    assert_eq!(record["settings"]["strategy"], "patterns", "{record}");
+    assert!(record["settings"].get("max_validations").is_none(), "{record}");
     assert!(record["settings"].get("run_dir").is_none() && record["settings"].get("jobs").is_none(), "{record}");
     let other = fixdex(&[&args[..], &["--resume", "--max-validations", "7"]].concat(), None);
     assert!(
-        !other.status.success() && stderr(&other).contains("settings.max_validations = \"200\", not \"7\""),
+        !other.status.success()
+            && stderr(&other).contains("settings.max_validations = (not given: the default), not \"7\""),
         "{}",
         stderr(&other)
     );

@@ -219,7 +219,9 @@ fn same_settings(dir: &Path, stored: &RunRecord, given: &RunRecord) -> Result<()
     let (a, b) = (as_map(stored), as_map(given));
     for key in a.keys().chain(b.keys()) {
         if a.get(key) != b.get(key) {
-            let show = |v: Option<&serde_json::Value>| v.map_or_else(|| "(not given: the default)".to_string(), ToString::to_string);
+            let show = |v: Option<&serde_json::Value>| {
+                v.map_or_else(|| "(not given: the default)".to_string(), ToString::to_string)
+            };
             return Err(BatchError::Differs {
                 dir: dir.to_path_buf(),
                 key: key.clone(),

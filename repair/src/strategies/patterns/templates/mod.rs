@@ -710,16 +710,29 @@ impl Cx<'_> {
     fn identifiers(&self, nodes: &[Node<'_>], out: &mut Vec<Edit>) {
         let uses: Vec<Node<'_>> =
             nodes.iter().copied().filter(|n| n.kind() == "identifier" && !self.is_name(*n)).collect();
-        let mut names: Vec<&str> = uses.iter().map(|n| self.of(*n)).collect();
+        // The names the method uses, and its parameters (a bug may use one parameter for
+        // another that it then never reads).
+        let params = self.method.into_iter().flat_map(|m| {
+            let mut c = m.walk();
+            let list = m.child_by_field_name("parameters").map(|p| p.named_children(&mut c).collect::<Vec<_>>());
+            list.unwrap_or_default().into_iter().filter_map(|p| match p.kind() {
+                "identifier" => Some(p),
+                _ => p.child_by_field_name("name").filter(|n| n.kind() == "identifier"),
+            })
+        });
+        let mut names: Vec<&str> = uses.iter().copied().chain(params).map(|n| self.of(n)).collect();
+        names.retain(|n| *n != "self" && *n != "this");
         names.sort_unstable();
         names.dedup();
         let mut made = 0;
         for node in &uses {
             let this = self.of(*node);
-            // Java: only a name declared with the same type (anything else rarely compiles).
+            // Java: only a name declared with the same type where the use is (anything else
+            // rarely compiles).
+            let visible = if self.language == Language::Java { self.visible_types(*node) } else { HashMap::new() };
             let compatible = |other: &str| {
                 self.language != Language::Java || {
-                    let ty = |n: &str| self.types.get(n).copied().flatten();
+                    let ty = |n: &str| visible.get(n).copied();
                     ty(this).is_some() && ty(this) == ty(other)
                 }
             };
@@ -733,6 +746,85 @@ impl Cx<'_> {
         }
     }
 
+    /// Java: the declared type text of every name visible at `at`, by scope: the locals
+    /// declared before it in each enclosing block (and a `for` header, resource list, catch
+    /// or enhanced-for variable), the enclosing methods', constructors' and lambdas'
+    /// parameters, and the enclosing classes' fields; an inner declaration hides an outer
+    /// one. A name declared nowhere on that chain (an outer class's field, an inherited
+    /// one) keeps its file-wide type when the file declares it with one type only
+    /// ([`Cx::types`]). So `b` declared `int` in this method and `String` in another is
+    /// still an `int` here (issue 32: file-wide types blocked such replacements).
+    fn visible_types(&self, at: Node<'_>) -> HashMap<&str, &str> {
+        let mut out: HashMap<&str, &str> = HashMap::new();
+        let mut add = |name: Option<Node<'_>>, ty: Option<Node<'_>>| {
+            if let (Some(name), Some(ty)) = (name, ty) {
+                out.entry(&self.text[name.byte_range()]).or_insert(&self.text[ty.byte_range()]);
+            }
+        };
+        let declarators = |decl: Node<'_>, add: &mut dyn FnMut(Option<Node<'_>>, Option<Node<'_>>)| {
+            let ty = decl.child_by_field_name("type");
+            let mut c = decl.walk();
+            for d in decl.children_by_field_name("declarator", &mut c) {
+                add(d.child_by_field_name("name"), ty);
+            }
+        };
+        let mut node = at;
+        while let Some(scope) = node.parent() {
+            let mut c = scope.walk();
+            match scope.kind() {
+                "block" | "switch_block_statement_group" | "constructor_body" => {
+                    for kid in scope.named_children(&mut c).filter(|k| k.start_byte() < at.start_byte()) {
+                        if kid.kind() == "local_variable_declaration" {
+                            declarators(kid, &mut add);
+                        }
+                    }
+                }
+                "for_statement" => {
+                    let mut c2 = scope.walk();
+                    for init in scope.children_by_field_name("init", &mut c2) {
+                        if init.kind() == "local_variable_declaration" {
+                            declarators(init, &mut add);
+                        }
+                    }
+                }
+                "enhanced_for_statement" => add(scope.child_by_field_name("name"), scope.child_by_field_name("type")),
+                "resource_specification" => {
+                    for r in scope.named_children(&mut c).filter(|k| k.start_byte() < at.start_byte()) {
+                        add(r.child_by_field_name("name"), r.child_by_field_name("type"));
+                    }
+                }
+                "catch_clause" => {
+                    for p in scope.named_children(&mut c).filter(|k| k.kind() == "catch_formal_parameter") {
+                        let mut c2 = p.walk();
+                        let ty = p.named_children(&mut c2).find(|k| k.kind() == "catch_type");
+                        add(p.child_by_field_name("name"), ty);
+                    }
+                }
+                "method_declaration" | "constructor_declaration" | "lambda_expression" => {
+                    if let Some(params) = scope.child_by_field_name("parameters") {
+                        let mut c2 = params.walk();
+                        for p in params.named_children(&mut c2) {
+                            add(p.child_by_field_name("name"), p.child_by_field_name("type"));
+                        }
+                    }
+                }
+                "class_body" | "enum_body_declarations" | "interface_body" => {
+                    for f in scope.named_children(&mut c).filter(|k| k.kind() == "field_declaration") {
+                        declarators(f, &mut add);
+                    }
+                }
+                _ => {}
+            }
+            node = scope;
+        }
+        for (name, ty) in &self.types {
+            if let Some(ty) = ty {
+                out.entry(name).or_insert(ty);
+            }
+        }
+        out
+    }
+
     /// Whether `node` names a declaration or a called function (not a value to replace).
     fn is_name(&self, node: Node<'_>) -> bool {
         let Some(parent) = node.parent() else { return true };
@@ -741,7 +833,8 @@ impl Cx<'_> {
             "method_declaration" | "class_declaration" | "function_definition" | "class_definition" => field_is("name"),
             "method_invocation" => field_is("name"),
             "call" => field_is("function"),
-            "formal_parameter" | "variable_declarator" | "parameters" | "keyword_argument" => true,
+            "variable_declarator" => field_is("name"),
+            "formal_parameter" | "parameters" | "keyword_argument" => true,
             _ => false,
         }
     }
@@ -1100,6 +1193,33 @@ mod tests {
     }
 
     #[test]
+    fn java_identifier_types_are_read_by_scope() {
+        // `b` is a `String` in another method and `a` an `Object` in a lambda of a third:
+        // file-wide, both names had two types and no replacement was made (issue 32). In
+        // `max`, both are `int`s, so `b` → `a` is made (`a`, a parameter the method never
+        // reads, is a candidate too).
+        let text = "class Range {\n  private int count;\n  \
+                    String label(String b) { return b.trim(); }\n  \
+                    void each(List<Object> xs) { xs.forEach((Object a) -> print(a)); }\n  \
+                    int max(int a, int b) {\n    int best = b;\n    \
+                    for (String s : names()) { best = best + s.length(); }\n    return best;\n  }\n}\n";
+        let lines = (5, 9);
+        let got: Vec<String> = edits(text, Language::Java, lines)
+            .iter()
+            .filter(|e| e.template == Template::ChangeIdentifier)
+            .map(|e| apply(text, e))
+            .collect();
+        let has = |s: &str| got.iter().any(|out| out.contains(s));
+        assert!(has("int best = a;"), "{got:#?}");
+        assert!(has("return b;") && has("best = a + s.length()"), "{got:#?}");
+        // `s` (a `String`, visible only in the loop) never replaces an `int`, and outside the
+        // loop it is not in scope at all.
+        assert!(!has("int best = s;") && !has("return s;"), "{got:#?}");
+        // Inside the loop, `s` is not replaced by an int.
+        assert!(!has("best + b.length()") && !has("best + a.length()"), "{got:#?}");
+    }
+
+    #[test]
     fn python_swapped_operands_and_indexes_other_methods_unwrapped_calls_and_sizes() {
         let text = "def f(arr, d, i, j, k):\n    if any(x > 0 for x in arr):\n        yield g(arr)\n    \
                     r = arr[i] + d[j, k]\n    return (len(arr)) * [0] + d[i - 1, j]\n";
@@ -1117,10 +1237,19 @@ mod tests {
 
     #[test]
     fn strings_and_comments_are_not_edited() {
+        // What is inside a string or comment is never edited: an edit may replace a whole
+        // literal (another literal, another return expression), never begin or end in one.
         let text = "def f(x):\n    # x < 1\n    return \"a < b\" + str(x)\n";
-        for e in edits(text, Language::Python, (1, 3)) {
-            let out = apply(text, &e);
-            assert!(out.contains("# x < 1") && out.contains("\"a < b\""), "{e:?}");
+        let spans = [
+            text.find('#').unwrap()..text.find('#').unwrap() + 7,
+            text.find('"').unwrap()..text.rfind('"').unwrap() + 1,
+        ];
+        let edits = edits(text, Language::Python, (1, 3));
+        assert!(!edits.is_empty());
+        for e in edits {
+            let inside = |at: usize| spans.iter().any(|s| s.start < at && at < s.end);
+            assert!(!inside(e.start) && !inside(e.end), "{e:?}");
+            assert!(apply(text, &e).contains("# x < 1"), "{e:?}");
         }
     }
 }

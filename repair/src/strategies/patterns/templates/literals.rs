@@ -33,9 +33,31 @@ const JAVA_PRIMITIVES: &[&str] = &["int", "long", "short", "byte", "char", "doub
 
 /// Java methods whose result is evidently floating (`Math.sqrt(x) / n` is no integer division).
 const FLOATING_METHODS: &[&str] = &[
-    "sqrt", "pow", "random", "exp", "log", "log10", "sin", "cos", "tan", "atan", "atan2", "hypot", "cbrt", "floor",
-    "ceil", "rint", "toRadians", "toDegrees", "doubleValue", "floatValue", "nextDouble", "nextFloat", "nextGaussian",
-    "parseDouble", "parseFloat",
+    "sqrt",
+    "pow",
+    "random",
+    "exp",
+    "log",
+    "log10",
+    "sin",
+    "cos",
+    "tan",
+    "atan",
+    "atan2",
+    "hypot",
+    "cbrt",
+    "floor",
+    "ceil",
+    "rint",
+    "toRadians",
+    "toDegrees",
+    "doubleValue",
+    "floatValue",
+    "nextDouble",
+    "nextFloat",
+    "nextGaussian",
+    "parseDouble",
+    "parseFloat",
 ];
 
 /// A numeric literal's value.
@@ -273,8 +295,11 @@ impl Cx<'_> {
         let digits = text.strip_suffix(suffixes).unwrap_or(text);
         let suffix = &text[digits.len()..];
         let clean = digits.replace('_', "");
-        let value =
-            if float { Value::Float(clean.parse::<f64>().ok()?) } else { Value::Int(parse_int(&clean, self.language)?) };
+        let value = if float {
+            Value::Float(clean.parse::<f64>().ok()?)
+        } else {
+            Value::Int(parse_int(&clean, self.language)?)
+        };
         let negation = node.parent().filter(|p| {
             matches!(p.kind(), "unary_expression" | "unary_operator")
                 && p.child_by_field_name("operator").is_some_and(|o| self.of(o) == "-")
@@ -333,11 +358,14 @@ impl Cx<'_> {
                 visit(function, |n| {
                     if n.kind() == "local_variable_declaration"
                         && n.end_byte() <= node.start_byte()
-                        && n.parent().is_some_and(|p| p.start_byte() <= node.start_byte() && node.end_byte() <= p.end_byte())
+                        && n.parent()
+                            .is_some_and(|p| p.start_byte() <= node.start_byte() && node.end_byte() <= p.end_byte())
                         && n.child_by_field_name("type").is_some_and(|t| squash(self.of(t)) == ret)
                     {
                         let mut c = n.walk();
-                        let names = n.children_by_field_name("declarator", &mut c).filter_map(|d| d.child_by_field_name("name"));
+                        let names = n
+                            .children_by_field_name("declarator", &mut c)
+                            .filter_map(|d| d.child_by_field_name("name"));
                         locals.extend(names.map(|name| self.of(name).to_string()));
                     }
                     !matches!(n.kind(), "comment" | "string_literal" | "class_body" | "lambda_expression")
@@ -408,7 +436,8 @@ impl Cx<'_> {
             (Language::Java, "/") if !self.is_floating(l) && !self.is_floating(r) => {
                 for side in [l, r] {
                     let t = self.of(side);
-                    let plain = side.kind() == "decimal_integer_literal" && self.number(side).is_some_and(|n| n.decimal && n.suffix.is_empty());
+                    let plain = side.kind() == "decimal_integer_literal"
+                        && self.number(side).is_some_and(|n| n.decimal && n.suffix.is_empty());
                     let atom = matches!(
                         side.kind(),
                         "identifier"
@@ -441,10 +470,12 @@ impl Cx<'_> {
             k if JAVA_FLOATS.contains(&k) => true,
             "identifier" => typed(node),
             "field_access" => node.child_by_field_name("field").is_some_and(typed),
-            "cast_expression" => {
-                node.child_by_field_name("type").is_some_and(|t| matches!(self.of(t), "double" | "float" | "Double" | "Float"))
+            "cast_expression" => node
+                .child_by_field_name("type")
+                .is_some_and(|t| matches!(self.of(t), "double" | "float" | "Double" | "Float")),
+            "method_invocation" => {
+                node.child_by_field_name("name").is_some_and(|n| FLOATING_METHODS.contains(&self.of(n)))
             }
-            "method_invocation" => node.child_by_field_name("name").is_some_and(|n| FLOATING_METHODS.contains(&self.of(n))),
             "parenthesized_expression" => node.named_child(0).is_some_and(|n| self.is_floating(n)),
             "unary_expression" => node.child_by_field_name("operand").is_some_and(|n| self.is_floating(n)),
             "binary_expression" => {
@@ -586,9 +617,11 @@ mod tests {
         // Nothing in comments, in string contents, nor `null`; the field's -1 is not the method's.
         assert!(all.iter().all(|e| e.line >= 5 && e.original != "null"));
         assert!(!all.iter().any(|e| e.replacement.contains("INDEX") || e.original.contains("cannot")));
-        assert!(made(ABBREVIATE, Language::Java, (5, 18), Template::ChangeNumeral).iter().all(|n| !all
-            .iter()
-            .any(|e| e.start == n.start && e.replacement == n.replacement)));
+        assert!(
+            made(ABBREVIATE, Language::Java, (5, 18), Template::ChangeNumeral)
+                .iter()
+                .all(|n| !all.iter().any(|e| e.start == n.start && e.replacement == n.replacement))
+        );
     }
 
     #[test]
@@ -620,5 +653,155 @@ mod tests {
         assert_eq!(of(&all, "2"), ["0", "-1", "10", "100"]);
         // The field is outside the lines.
         assert!(of(&all, "30000L").is_empty());
+    }
+
+    const PERCENTILE: &str = "def percentile(values, q, interpolate=False):
+    \"\"\"The q-th percentile of sorted values.\"\"\"
+    if not values:
+        return 0.0
+    k = (len(values) - 1) * q / 100.0
+    f = int(k)
+    if interpolate:
+        return values[f] + (values[-1] - values[f]) * 0.5
+    return values[f]
+";
+
+    #[test]
+    fn python_literals_flip_booleans_and_keep_number_kinds() {
+        let all = made(PERCENTILE, Language::Python, (1, 9), Template::MutateLiteral);
+        assert_eq!(of(&all, "False"), ["True"]);
+        assert_eq!(of(&all, "100.0"), ["0.0", "1.0", "-1.0", "0.5"]);
+        assert_eq!(of(&all, "0.0"), ["1.0", "-1.0", "100.0", "0.5"]);
+        // `-1` is replaced whole: `-2` and `-0` are the numeral template's.
+        assert_eq!(of(&all, "-1"), ["1"]);
+        assert_eq!(of(&all, "1"), ["-1"]);
+        // The docstring is neither edited nor a candidate.
+        assert!(!all.iter().any(|e| e.original.contains("percentile") || e.replacement.contains("percentile")));
+        // A negative value right after `-` is parenthesised.
+        let text = "def last_pair(xs, n):\n    return xs[n-2], xs[n-1]\n";
+        let all = made(text, Language::Python, (1, 2), Template::MutateLiteral);
+        assert_eq!(of(&all, "2"), ["0", "(-1)"]);
+        assert_eq!(of(&all, "1"), ["(-1)"]);
+    }
+
+    #[test]
+    fn python_strings_are_replaced_whole_by_nearby_strings_of_the_same_kind() {
+        let text = "def describe(kind, name):
+    \"\"\"Short label for a directory entry.\"\"\"
+    if kind == \"file\":
+        prefix = 'F'
+    elif kind == \"dir\":
+        prefix = \"D\"
+    else:
+        prefix = ''
+    label = f\"{prefix}:{name}\"
+    return label.encode() + b\"\\n\" if raw else prefix + ':' + name
+";
+        let all = made(text, Language::Python, (1, 10), Template::MutateLiteral);
+        assert_eq!(of(&all, "\"dir\""), ["'F'", "\"D\"", "\"file\"", "':'", "\"\""]);
+        // The empty string takes the others but no second empty string.
+        assert_eq!(of(&all, "''"), ["\"D\"", "\"dir\"", "'F'", "':'", "\"file\""]);
+        // `':'` and `\":\"` inside the f-string are one value; f-strings are no candidates.
+        assert!(!all.iter().any(|e| e.replacement.starts_with('f')));
+        assert_eq!(of(&all, "f\"{prefix}:{name}\"").last(), Some(&"\"\""));
+        // Bytes only take bytes.
+        assert_eq!(of(&all, "b\"\\n\""), ["b\"\""]);
+    }
+
+    #[test]
+    fn literal_caps_hold() {
+        let names: Vec<String> = (0..12).map(|i| format!("\"key{i}\"")).collect();
+        let numbers: Vec<String> = (0..12).map(|i| format!("{}", 10 * i + 5)).collect();
+        let text = format!(
+            "class Config {{\n    static int lookup(java.util.Map<String, Integer> m) {{\n        \
+             return m.get({}) + {};\n    }}\n}}\n",
+            names.join(") + m.get("),
+            numbers.join(" + ")
+        );
+        let all = made(&text, Language::Java, (2, 4), Template::MutateLiteral);
+        assert_eq!(of(&all, "\"key0\"").len(), super::MAX_OTHER_STRINGS + 1);
+        assert_eq!(of(&all, "\"key0\"")[..2], ["\"key1\"", "\"key2\""]);
+        assert_eq!(of(&all, "55").len(), 3 + super::MAX_OTHER_NUMBERS);
+        assert_eq!(of(&all, "55")[3..5], ["45", "65"]);
+    }
+
+    const RANGES: &str = "class Ranges {
+    static Integer clamp(Integer value, Integer min, Integer max) {
+        Integer result = value;
+        if (value.compareTo(min) < 0) {
+            return min;
+        }
+        if (value.compareTo(max) > 0) {
+            return max;
+        }
+        Integer fallback = null;
+        return result;
+    }
+
+    static int indexOf(int[] array, int key, int start) {
+        for (int i = start; i < array.length; i++) {
+            if (array[i] == key) {
+                return i;
+            }
+        }
+        int missing = -1;
+        return -1;
+    }
+
+    static void check(Object o) {
+        if (o == null) {
+            return;
+        }
+        Runnable r = () -> {
+            return;
+        };
+    }
+}
+";
+
+    #[test]
+    fn java_returns_take_other_returns_null_and_names_of_the_return_type() {
+        let all = made(RANGES, Language::Java, (1, 32), Template::MutateReturn);
+        assert_eq!(of(&all, "result"), ["max", "min", "null", "value", "fallback"]);
+        assert_eq!(of(&all, "min"), ["max", "result", "null", "value"]);
+        // A primitive return: no `null`; a local of the loop or declared later is out of scope.
+        assert_eq!(of(&all, "-1"), ["i", "key", "start", "missing"]);
+        assert_eq!(of(&all, "i"), ["-1", "key", "start"]);
+        // `return;` has no expression.
+        assert!(all.iter().all(|e| e.line < 24), "{all:#?}");
+    }
+
+    #[test]
+    fn python_returns_take_other_returns_and_parameters() {
+        let text = "def first_match(items, pred, default=None):
+    for item in items:
+        if pred(item):
+            return item
+    return default
+
+
+class Cache:
+    def get(self, key, fallback):
+        def load():
+            return None
+        if key in self._data:
+            return self._data[key]
+        return fallback
+";
+        let all = made(text, Language::Python, (1, 14), Template::MutateReturn);
+        assert_eq!(of(&all, "default"), ["item", "items", "pred"]);
+        assert_eq!(of(&all, "item"), ["default", "items", "pred"]);
+        // Not `self`, not the nested function's return.
+        assert_eq!(of(&all, "self._data[key]"), ["fallback", "key"]);
+        assert!(of(&all, "None").is_empty());
+    }
+
+    #[test]
+    fn return_cap_holds() {
+        let params: Vec<String> = (0..12).map(|i| format!("String s{i}")).collect();
+        let text = format!("class Join {{\n    static String pick({}) {{\n        return s0;\n    }}\n}}\n", params.join(", "));
+        let all = made(&text, Language::Java, (1, 5), Template::MutateReturn);
+        assert_eq!(all.len(), super::MAX_RETURN_EDITS);
+        assert_eq!(of(&all, "s0")[..2], ["null", "s1"]);
     }
 }

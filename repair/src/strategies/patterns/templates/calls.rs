@@ -1,16 +1,997 @@
-//! Templates on calls: argument count by overload, constructor arguments, a missed call from a sibling branch (TBar FP10, FP5, FP4; Liu et al., ISSTA 2019).
+//! Templates on calls: argument count by overload, constructor arguments, a missed call from a
+//! sibling branch (TBar FP10, FP5, FP4; Liu et al., ISSTA 2019).
 
 use tree_sitter::Node;
 
-use super::{Cx, Edit};
+use super::{Cx, Edit, Template, call_parts, descendants, one_line, squash};
+use crate::Language;
 
-impl Cx<'_> {
-    /// See [`super::Template`]; not yet written (no edits).
-    pub(super) fn argument_count(&self, _node: Node<'_>, _out: &mut Vec<Edit>) {}
+/// Names tried per position when an argument is added, at most.
+const MAX_ADDED_NAMES: usize = 4;
 
-    /// See [`super::Template`]; not yet written (no edits).
-    pub(super) fn constructor_arguments(&self, _node: Node<'_>, _out: &mut Vec<Edit>) {}
+/// [`Template::ChangeArgumentCount`] edits per call, at most.
+const MAX_ARGUMENT_COUNT_EDITS: usize = 12;
 
-    /// See [`super::Template`]; not yet written (no edits).
-    pub(super) fn missed_call(&self, _node: Node<'_>, _out: &mut Vec<Edit>) {}
+/// Other names tried per constructor argument when it is replaced, at most.
+const MAX_REPLACEMENT_NAMES: usize = 3;
+
+/// [`Template::ConstructorArguments`] edits per instance creation, at most.
+const MAX_CONSTRUCTOR_EDITS: usize = 12;
+
+/// [`Template::InsertMissedCall`] edits per `if` (with its `else if`/`elif`/`else`), at most.
+const MAX_MISSED_CALL_EDITS: usize = 12;
+
+/// A name in scope at a node, with its declared type text (Java; `None` in Python and for
+/// Java lambda parameters).
+#[derive(Debug, Clone, Copy)]
+struct Scoped<'t> {
+    name: &'t str,
+    ty: Option<&'t str>,
+}
+
+impl<'t> Cx<'t> {
+    /// A call given one argument more or one fewer (see [`Template::ChangeArgumentCount`];
+    /// TBar FP10 "Mutate Method Invocation Expression"): where the file declares or calls
+    /// the called name with one parameter fewer, each argument dropped in turn; where with
+    /// one more, a name in scope (parameters, locals declared before the call, fields; Python
+    /// `self.x` attributes) inserted at each position, the last position first. Java, when
+    /// the file declares that overload: names whose declared type is its parameter's at the
+    /// position come first. Python: only calls whose arguments are all positional (no
+    /// keyword or `*`/`**` argument), and never a capitalised name (a constructor:
+    /// [`Cx::constructor_arguments`]). Caps: [`MAX_ADDED_NAMES`] names per position,
+    /// [`MAX_ARGUMENT_COUNT_EDITS`] edits per call, drops first.
+    pub(super) fn argument_count(&self, node: Node<'_>, out: &mut Vec<Edit>) {
+        if !matches!(node.kind(), "method_invocation" | "call") {
+            return;
+        }
+        let Some((name, args)) = call_parts(node) else { return };
+        if args.kind() != "argument_list" {
+            return;
+        }
+        let m = self.of(name);
+        if self.language == Language::Python && (is_class_name(m) || !positional(args)) {
+            return;
+        }
+        let list = arguments(args);
+        let n = list.len();
+        let more = self.methods.contains(&(m, n + 1));
+        let fewer = n > 0 && self.methods.contains(&(m, n - 1));
+        if !more && !fewer {
+            return;
+        }
+        let mut made: Vec<String> = Vec::new();
+        if fewer {
+            made.extend((0..n).map(|i| self.without_argument(args, &list, i)));
+        }
+        if more {
+            let types = self.declared_parameter_types("method_declaration", m, n + 1);
+            made.extend(self.added_arguments(node, args, &list, types.as_deref(), MAX_ADDED_NAMES));
+        }
+        for r in made.into_iter().take(MAX_ARGUMENT_COUNT_EDITS) {
+            self.push(out, Template::ChangeArgumentCount, args, r);
+        }
+    }
+
+    /// A constructor call's arguments changed (see [`Template::ConstructorArguments`]; TBar
+    /// FP5 "Mutate Class Instance Creation"), on Java `new T(…)` and Python `T(…)` (a
+    /// capitalised name): an argument dropped, or a name in scope added at a position (as in
+    /// [`Cx::argument_count`]), where the file declares a constructor of `T` with that many
+    /// parameters (Java `T(…) { … }`, or none at all for 0; Python `__init__` of `class T`)
+    /// or creates a `T` with that many arguments elsewhere; Java: an argument (a name,
+    /// `this.f`, a literal) replaced by another name in scope with its declared type, not a
+    /// name the method uses in place of a name (those are [`Template::ChangeIdentifier`]'s).
+    /// Adjacent arguments are not swapped here ([`Template::SwapArguments`] swaps every
+    /// argument list). Caps: [`MAX_REPLACEMENT_NAMES`] per argument, [`MAX_ADDED_NAMES`] per
+    /// position, [`MAX_CONSTRUCTOR_EDITS`] per creation (drops, then replacements, then
+    /// additions).
+    pub(super) fn constructor_arguments(&self, node: Node<'_>, out: &mut Vec<Edit>) {
+        let (class, args) = match (self.language, node.kind()) {
+            (Language::Java, "object_creation_expression") => {
+                let (Some(ty), Some(args)) = (node.child_by_field_name("type"), node.child_by_field_name("arguments"))
+                else {
+                    return;
+                };
+                (simple_type_name(self.of(ty)), args)
+            }
+            (Language::Python, "call") => {
+                let Some((name, args)) = call_parts(node) else { return };
+                if !is_class_name(self.of(name)) || args.kind() != "argument_list" || !positional(args) {
+                    return;
+                }
+                (self.of(name), args)
+            }
+            _ => return,
+        };
+        let list = arguments(args);
+        let n = list.len();
+        let arities = self.constructor_arities(class);
+        let mut made: Vec<String> = Vec::new();
+        if n > 0 && arities.contains(&(n - 1)) {
+            made.extend((0..n).map(|i| self.without_argument(args, &list, i)));
+        }
+        if self.language == Language::Java {
+            made.extend(self.replaced_arguments(node, args, &list));
+        }
+        if arities.contains(&(n + 1)) {
+            let types = self.declared_parameter_types("constructor_declaration", class, n + 1);
+            made.extend(self.added_arguments(node, args, &list, types.as_deref(), MAX_ADDED_NAMES));
+        }
+        for r in made.into_iter().take(MAX_CONSTRUCTOR_EDITS) {
+            self.push(out, Template::ConstructorArguments, args, r);
+        }
+    }
+
+    /// A call statement that one branch of an `if` makes inserted into a sibling branch that
+    /// lacks it (see [`Template::InsertMissedCall`]; TBar FP4 "Insert Missed Statement"):
+    /// the branches are those of a Java `if`/`else if`/`else` chain (taken from its first
+    /// `if`) or a Python `if`/`elif`/`else`; the statement is an expression statement that is
+    /// one call (`r.m(…)`, `m(…)`; not `print`, `System.out`/`System.err` or a logger), made
+    /// directly in its branch, with no name the branch declares and the sibling does not.
+    /// It goes in at the sibling's end, then at its start, with its indentation (`; ` after
+    /// a Python one-line branch). A Java branch that is one statement without braces is
+    /// wrapped in braces with it (`else b();` → `else { b(); r.m(); }`), and an empty block
+    /// gets it inside. Cap: [`MAX_MISSED_CALL_EDITS`] edits per `if`.
+    pub(super) fn missed_call(&self, node: Node<'_>, out: &mut Vec<Edit>) {
+        if node.kind() != "if_statement" {
+            return;
+        }
+        let chained = node
+            .parent()
+            .is_some_and(|p| p.kind() == "if_statement" && p.child_by_field_name("alternative") == Some(node));
+        if self.language == Language::Java && chained {
+            return;
+        }
+        let branches = self.branches(node);
+        if branches.len() < 2 {
+            return;
+        }
+        let declared: Vec<Vec<&str>> = branches.iter().map(|b| self.declared_names(*b)).collect();
+        let mut done: Vec<(usize, String)> = Vec::new();
+        let mut made = 0;
+        for (a, branch) in branches.iter().enumerate() {
+            for s in self.call_statements(*branch) {
+                let key = squash(self.of(s));
+                let used: Vec<&str> =
+                    descendants(s).into_iter().filter(|d| d.kind() == "identifier").map(|d| self.of(d)).collect();
+                for (b, sibling) in branches.iter().enumerate() {
+                    if b == a || done.contains(&(b, key.clone())) {
+                        continue;
+                    }
+                    let has = descendants(*sibling)
+                        .into_iter()
+                        .any(|d| d.kind() == "expression_statement" && squash(self.of(d)) == key);
+                    let foreign = used.iter().any(|u| declared[a].contains(u) && !declared[b].contains(u));
+                    if has || foreign {
+                        continue;
+                    }
+                    done.push((b, key.clone()));
+                    for e in self.insertions(*sibling, self.of(s)) {
+                        if made == MAX_MISSED_CALL_EDITS {
+                            return;
+                        }
+                        out.push(e);
+                        made += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The branches of an `if` (block, or a Java statement without braces), in order.
+    fn branches<'n>(&self, node: Node<'n>) -> Vec<Node<'n>> {
+        let mut out = Vec::new();
+        match self.language {
+            Language::Java => {
+                let mut cur = node;
+                loop {
+                    out.extend(cur.child_by_field_name("consequence"));
+                    match cur.child_by_field_name("alternative") {
+                        Some(alt) if alt.kind() == "if_statement" => cur = alt,
+                        Some(alt) => {
+                            out.push(alt);
+                            break;
+                        }
+                        None => break,
+                    }
+                }
+            }
+            Language::Python => {
+                out.extend(node.child_by_field_name("consequence"));
+                let mut c = node.walk();
+                for alt in node.children_by_field_name("alternative", &mut c) {
+                    out.extend(alt.child_by_field_name("consequence").or(alt.child_by_field_name("body")));
+                }
+            }
+        }
+        out
+    }
+
+    /// The statements made directly in `branch` that are one call (see [`Cx::missed_call`]).
+    fn call_statements<'n>(&self, branch: Node<'n>) -> Vec<Node<'n>> {
+        let statements = if branch.kind() == "block" { named_children(branch) } else { vec![branch] };
+        statements
+            .into_iter()
+            .filter(|s| {
+                s.kind() == "expression_statement"
+                    && s.named_child_count() == 1
+                    && s.named_child(0).is_some_and(|c| {
+                        let callee = c.child_by_field_name("object").or(c.child_by_field_name("function"));
+                        let callee = callee.map_or("", |f| self.of(f));
+                        let quiet = callee == "print"
+                            || callee.starts_with("System.")
+                            || callee.to_ascii_lowercase().starts_with("log")
+                            || callee.to_ascii_lowercase().ends_with(".log");
+                        matches!(c.kind(), "method_invocation" | "call") && !quiet
+                    })
+            })
+            .collect()
+    }
+
+    /// The names that `node` declares: Java locals, Python assignment and loop targets.
+    fn declared_names(&self, node: Node<'_>) -> Vec<&'t str> {
+        let mut out = Vec::new();
+        for d in descendants(node) {
+            match d.kind() {
+                "variable_declarator" | "enhanced_for_statement" | "catch_formal_parameter" => {
+                    out.extend(d.child_by_field_name("name").map(|n| self.text_of(n)));
+                }
+                "assignment" | "for_statement" | "for_in_clause" => {
+                    if let Some(left) = d.child_by_field_name("left") {
+                        out.extend(targets(left).into_iter().map(|n| self.text_of(n)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The insertions of statement `s` into `branch`: at its end, then at its start.
+    fn insertions(&self, branch: Node<'_>, s: &str) -> Vec<Edit> {
+        let mut out = Vec::new();
+        let summary = |place: &str| format!("insert {} at the {place} of a sibling branch", one_line(s));
+        if branch.kind() != "block" {
+            // A Java statement without braces: wrapped in braces with `s`.
+            let t = self.of(branch);
+            for (place, r) in [("end", format!("{{ {t} {s} }}")), ("start", format!("{{ {s} {t} }}"))] {
+                self.push(&mut out, Template::InsertMissedCall, branch, r);
+                if let Some(e) = out.last_mut() {
+                    e.summary = summary(place);
+                }
+            }
+            return out;
+        }
+        let statements = named_children(branch);
+        let (Some(first), Some(last)) = (statements.first(), statements.last()) else {
+            if self.language == Language::Java {
+                self.insert(
+                    &mut out,
+                    Template::InsertMissedCall,
+                    branch.start_byte() + 1,
+                    format!(" {s} "),
+                    summary("end"),
+                );
+            }
+            return out;
+        };
+        let (end, start) = match (self.indent(*first), self.language) {
+            (Some(ind), _) => (format!("\n{ind}{s}"), format!("{s}\n{ind}")),
+            (None, Language::Java) => (format!(" {s}"), format!("{s} ")),
+            (None, Language::Python) => (format!("; {s}"), format!("{s}; ")),
+        };
+        self.insert(&mut out, Template::InsertMissedCall, last.end_byte(), end, summary("end"));
+        self.insert(&mut out, Template::InsertMissedCall, first.start_byte(), start, summary("start"));
+        out
+    }
+
+    /// `node`'s text, for the whole life of the file text.
+    fn text_of(&self, node: Node<'_>) -> &'t str {
+        &self.text[node.byte_range()]
+    }
+
+    /// The argument list `args` (holding `list`) without argument `i` and its separator.
+    fn without_argument(&self, args: Node<'_>, list: &[Node<'_>], i: usize) -> String {
+        let (t, base) = (self.of(args), args.start_byte());
+        let (s, e) = if list.len() == 1 {
+            (list[0].start_byte(), list[0].end_byte())
+        } else if i + 1 < list.len() {
+            (list[i].start_byte(), list[i + 1].start_byte())
+        } else {
+            (list[i - 1].end_byte(), list[i].end_byte())
+        };
+        format!("{}{}", &t[..s - base], &t[e - base..])
+    }
+
+    /// The argument list `args` (holding `list`) with `name` inserted as argument `i`.
+    fn with_argument(&self, args: Node<'_>, list: &[Node<'_>], i: usize, name: &str) -> String {
+        let (t, base) = (self.of(args), args.start_byte());
+        if list.is_empty() {
+            return format!("({name})");
+        }
+        if i < list.len() {
+            let at = list[i].start_byte() - base;
+            format!("{}{name}, {}", &t[..at], &t[at..])
+        } else {
+            let at = list[i - 1].end_byte() - base;
+            format!("{}, {name}{}", &t[..at], &t[at..])
+        }
+    }
+
+    /// Argument lists with one name in scope at `at` added, per position from the last, at
+    /// most `per_position` names each; Java names of the declared parameter type first.
+    fn added_arguments(
+        &self,
+        at: Node<'_>,
+        args: Node<'_>,
+        list: &[Node<'_>],
+        types: Option<&[&str]>,
+        per_position: usize,
+    ) -> Vec<String> {
+        let present: Vec<&str> = list.iter().map(|a| self.of(*a)).collect();
+        let names: Vec<Scoped<'t>> = self.scope(at).into_iter().filter(|s| !present.contains(&s.name)).collect();
+        let mut out = Vec::new();
+        for i in (0..=list.len()).rev() {
+            let mut ranked = names.clone();
+            if let Some(want) = types.and_then(|t| t.get(i)).map(|w| squash(w)) {
+                ranked.sort_by_key(|s| s.ty.map(squash) != Some(want.clone()));
+            }
+            out.extend(ranked.iter().take(per_position).map(|s| self.with_argument(args, list, i, s.name)));
+        }
+        out
+    }
+
+    /// Java: argument lists with one argument replaced by another name in scope of its
+    /// declared type (see [`Cx::constructor_arguments`]).
+    fn replaced_arguments(&self, at: Node<'_>, args: Node<'_>, list: &[Node<'_>]) -> Vec<String> {
+        let scope = self.scope(at);
+        let type_of = |name: &str| {
+            scope.iter().rev().find(|s| s.name == name).map_or(self.types.get(name).copied().flatten(), |s| s.ty)
+        };
+        let used = self.used_in_method(at);
+        let (t, base) = (self.of(args), args.start_byte());
+        let mut out = Vec::new();
+        for arg in list {
+            let this = self.of(*arg);
+            let ty = match arg.kind() {
+                "identifier" => type_of(this),
+                "field_access" if arg.child_by_field_name("object").is_some_and(|o| o.kind() == "this") => {
+                    arg.child_by_field_name("field").and_then(|f| type_of(self.of(f)))
+                }
+                "string_literal" => Some("String"),
+                "decimal_integer_literal" | "hex_integer_literal" => Some("int"),
+                "decimal_floating_point_literal" if this.ends_with(['f', 'F']) => Some("float"),
+                "decimal_floating_point_literal" => Some("double"),
+                "true" | "false" => Some("boolean"),
+                "character_literal" => Some("char"),
+                _ => None,
+            };
+            let Some(ty) = ty else { continue };
+            let candidates = scope.iter().filter(|s| {
+                s.ty == Some(ty)
+                    && s.name != this
+                    && !(arg.kind() == "identifier" && used.contains(&s.name))
+                    && !list.iter().any(|a| self.of(*a) == s.name)
+            });
+            let (s, e) = (arg.start_byte() - base, arg.end_byte() - base);
+            out.extend(candidates.take(MAX_REPLACEMENT_NAMES).map(|c| format!("{}{}{}", &t[..s], c.name, &t[e..])));
+        }
+        out
+    }
+
+    /// The identifiers used as values in the method or constructor holding `at` (the names
+    /// [`Template::ChangeIdentifier`] draws from).
+    fn used_in_method(&self, at: Node<'_>) -> Vec<&'t str> {
+        let mut cur = at;
+        while let Some(p) = cur.parent() {
+            if matches!(p.kind(), "method_declaration" | "constructor_declaration" | "function_definition") {
+                return descendants(p)
+                    .into_iter()
+                    .filter(|n| n.kind() == "identifier" && !self.is_name(*n))
+                    .map(|n| self.text_of(n))
+                    .collect();
+            }
+            cur = p;
+        }
+        Vec::new()
+    }
+
+    /// Java: the parameter types of the first `kind` (method or constructor declaration)
+    /// named `name` with `count` parameters in the file; `None` in Python or when there is none.
+    fn declared_parameter_types(&self, kind: &str, name: &str, count: usize) -> Option<Vec<&'t str>> {
+        if self.language != Language::Java {
+            return None;
+        }
+        descendants(self.root).into_iter().find_map(|d| {
+            if d.kind() != kind || d.child_by_field_name("name").is_none_or(|n| self.of(n) != name) {
+                return None;
+            }
+            let params = named_children(d.child_by_field_name("parameters")?);
+            let types: Vec<&'t str> = params
+                .iter()
+                .filter(|p| matches!(p.kind(), "formal_parameter" | "spread_parameter"))
+                .map(|p| p.child_by_field_name("type").map_or("", |t| self.text_of(t)))
+                .collect();
+            (types.len() == count).then_some(types)
+        })
+    }
+
+    /// The arities with which the file constructs class `class` (see
+    /// [`Cx::constructor_arguments`]).
+    fn constructor_arities(&self, class: &str) -> Vec<usize> {
+        let mut out = Vec::new();
+        for d in descendants(self.root) {
+            let named = |field: &str| d.child_by_field_name(field).is_some_and(|n| self.of(n) == class);
+            match (self.language, d.kind()) {
+                (Language::Java, "constructor_declaration") if named("name") => {
+                    out.push(d.child_by_field_name("parameters").map_or(0, |p| named_children(p).len()));
+                }
+                (Language::Java, "class_declaration") if named("name") => {
+                    let body = d.child_by_field_name("body").map(named_children).unwrap_or_default();
+                    if !body.iter().any(|m| m.kind() == "constructor_declaration") {
+                        out.push(0);
+                    }
+                }
+                (Language::Java, "object_creation_expression") => {
+                    if d.child_by_field_name("type").is_some_and(|t| simple_type_name(self.of(t)) == class) {
+                        out.push(d.child_by_field_name("arguments").map_or(0, |a| arguments(a).len()));
+                    }
+                }
+                (Language::Python, "class_definition") if named("name") => {
+                    let body = d.child_by_field_name("body").map(named_children).unwrap_or_default();
+                    for f in body.iter().filter(|f| f.kind() == "function_definition") {
+                        if f.child_by_field_name("name").is_some_and(|n| self.of(n) == "__init__") {
+                            out.push(self.parameters(*f).len());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if self.language == Language::Python {
+            out.extend(self.methods.iter().filter(|(m, _)| *m == class).map(|(_, k)| *k));
+        }
+        out
+    }
+
+    /// The names in scope at `at`, once each: the enclosing method's parameters, the locals
+    /// declared before `at` in the blocks (and `for`, `catch`, lambda) that hold it, then
+    /// the enclosing class's fields (Java) or `self.x` attributes (Python).
+    fn scope(&self, at: Node<'_>) -> Vec<Scoped<'t>> {
+        let (mut params, mut locals, mut fields) = (Vec::new(), Vec::new(), Vec::new());
+        match self.language {
+            Language::Java => self.java_scope(at, &mut params, &mut locals, &mut fields),
+            Language::Python => self.python_scope(at, &mut params, &mut locals, &mut fields),
+        }
+        locals.sort_by_key(|(start, _)| *start);
+        let mut out: Vec<Scoped<'t>> = Vec::new();
+        for s in params.into_iter().chain(locals.into_iter().map(|(_, s)| s)).chain(fields) {
+            if !out.iter().any(|o| o.name == s.name) && s.name != "self" {
+                out.push(s);
+            }
+        }
+        out
+    }
+
+    /// Java: see [`Cx::scope`]; locals with their start byte.
+    fn java_scope(
+        &self,
+        at: Node<'_>,
+        params: &mut Vec<Scoped<'t>>,
+        locals: &mut Vec<(usize, Scoped<'t>)>,
+        fields: &mut Vec<Scoped<'t>>,
+    ) {
+        let declarators = |decl: Node<'_>, into: &mut Vec<(usize, Scoped<'t>)>| {
+            let ty = decl.child_by_field_name("type").map(|t| self.text_of(t));
+            let mut c = decl.walk();
+            for d in decl.children_by_field_name("declarator", &mut c) {
+                if let Some(name) = d.child_by_field_name("name") {
+                    into.push((d.start_byte(), Scoped { name: self.text_of(name), ty }));
+                }
+            }
+        };
+        let before = |n: &Node<'_>| n.end_byte() <= at.start_byte();
+        let mut cur = at;
+        while let Some(p) = cur.parent() {
+            match p.kind() {
+                "block" | "constructor_body" | "switch_block_statement_group" => {
+                    for s in named_children(p).iter().filter(|s| s.kind() == "local_variable_declaration" && before(s))
+                    {
+                        declarators(*s, locals);
+                    }
+                }
+                "for_statement" => {
+                    let mut c = p.walk();
+                    for init in p.children_by_field_name("init", &mut c) {
+                        if init.kind() == "local_variable_declaration" && init != cur {
+                            declarators(init, locals);
+                        }
+                    }
+                }
+                "enhanced_for_statement" => {
+                    if let Some(name) = p.child_by_field_name("name") {
+                        let ty = p.child_by_field_name("type").map(|t| self.text_of(t));
+                        locals.push((p.start_byte(), Scoped { name: self.text_of(name), ty }));
+                    }
+                }
+                "catch_clause" => {
+                    for c in named_children(p).iter().filter(|c| c.kind() == "catch_formal_parameter") {
+                        if let Some(name) = c.child_by_field_name("name") {
+                            let ty =
+                                named_children(*c).iter().find(|t| t.kind() == "catch_type").map(|t| self.text_of(*t));
+                            locals.push((c.start_byte(), Scoped { name: self.text_of(name), ty }));
+                        }
+                    }
+                }
+                "lambda_expression" => {
+                    if let Some(ps) = p.child_by_field_name("parameters") {
+                        let names = if ps.kind() == "identifier" { vec![ps] } else { named_children(ps) };
+                        for n in names {
+                            let (name, ty) = match n.kind() {
+                                "identifier" => (Some(n), None),
+                                _ => (n.child_by_field_name("name"), n.child_by_field_name("type")),
+                            };
+                            if let Some(name) = name {
+                                let ty = ty.map(|t| self.text_of(t));
+                                locals.push((n.start_byte(), Scoped { name: self.text_of(name), ty }));
+                            }
+                        }
+                    }
+                }
+                "method_declaration" | "constructor_declaration" => {
+                    if params.is_empty() {
+                        let ps = p.child_by_field_name("parameters").map(named_children).unwrap_or_default();
+                        for f in ps.iter().filter(|f| matches!(f.kind(), "formal_parameter" | "spread_parameter")) {
+                            let name = f.child_by_field_name("name").or_else(|| {
+                                named_children(*f)
+                                    .into_iter()
+                                    .find(|v| v.kind() == "variable_declarator")
+                                    .and_then(|v| v.child_by_field_name("name"))
+                            });
+                            if let Some(name) = name {
+                                let ty = f.child_by_field_name("type").map(|t| self.text_of(t));
+                                params.push(Scoped { name: self.text_of(name), ty });
+                            }
+                        }
+                    }
+                }
+                "class_body" | "enum_body" => {
+                    let mut own = Vec::new();
+                    for f in named_children(p).iter().filter(|f| f.kind() == "field_declaration") {
+                        declarators(*f, &mut own);
+                    }
+                    fields.extend(own.into_iter().map(|(_, s)| s));
+                    return;
+                }
+                _ => {}
+            }
+            cur = p;
+        }
+    }
+
+    /// Python: see [`Cx::scope`]; locals with their start byte.
+    fn python_scope(
+        &self,
+        at: Node<'_>,
+        params: &mut Vec<Scoped<'t>>,
+        locals: &mut Vec<(usize, Scoped<'t>)>,
+        fields: &mut Vec<Scoped<'t>>,
+    ) {
+        let mut function = None;
+        let mut class = None;
+        let mut cur = at;
+        while let Some(p) = cur.parent() {
+            match p.kind() {
+                "function_definition" if function.is_none() => function = Some(p),
+                "class_definition" if class.is_none() => class = Some(p),
+                _ => {}
+            }
+            cur = p;
+        }
+        let home = function.and_then(|f| f.child_by_field_name("body")).unwrap_or(cur);
+        if let Some(f) = function {
+            for (name, _) in self.parameters(f) {
+                // The parameter's own text, to borrow from the file.
+                let found = f
+                    .child_by_field_name("parameters")
+                    .map(descendants)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .find(|n| n.kind() == "identifier" && self.of(*n) == name);
+                params.extend(found.map(|n| Scoped { name: self.text_of(n), ty: None }));
+            }
+        }
+        for d in descendants(home) {
+            let bound = match d.kind() {
+                "assignment" | "augmented_assignment" => d.end_byte() <= at.start_byte(),
+                "for_statement" => d.end_byte() <= at.start_byte() || d.byte_range().contains(&at.start_byte()),
+                _ => false,
+            };
+            if !bound || self.nested(d, home) {
+                continue;
+            }
+            if let Some(left) = d.child_by_field_name("left") {
+                for t in targets(left) {
+                    locals.push((t.start_byte(), Scoped { name: self.text_of(t), ty: None }));
+                }
+            }
+        }
+        if let Some(class) = class {
+            for d in descendants(class) {
+                let Some(left) = (d.kind() == "assignment").then(|| d.child_by_field_name("left")).flatten() else {
+                    continue;
+                };
+                if left.kind() == "attribute"
+                    && left.child_by_field_name("object").is_some_and(|o| self.of(o) == "self")
+                {
+                    fields.push(Scoped { name: self.text_of(left), ty: None });
+                }
+            }
+        }
+    }
+
+    /// Python: whether `node` lies in a function, class or lambda nested in `home`.
+    fn nested(&self, node: Node<'_>, home: Node<'_>) -> bool {
+        let mut cur = node;
+        while let Some(p) = cur.parent() {
+            if p == home {
+                return false;
+            }
+            if matches!(p.kind(), "function_definition" | "class_definition" | "lambda") {
+                return true;
+            }
+            cur = p;
+        }
+        false
+    }
+}
+
+/// The named children of `node` other than comments.
+fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut c = node.walk();
+    node.named_children(&mut c).filter(|n| !n.kind().ends_with("comment")).collect()
+}
+
+/// The arguments of an argument list.
+fn arguments(args: Node<'_>) -> Vec<Node<'_>> {
+    named_children(args)
+}
+
+/// Python: whether every argument of `args` is positional (no keyword, `*` or `**`).
+fn positional(args: Node<'_>) -> bool {
+    arguments(args).iter().all(|a| !matches!(a.kind(), "keyword_argument" | "list_splat" | "dictionary_splat"))
+}
+
+/// Whether `name` looks like a class name (a capital first letter: `Point`).
+fn is_class_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+/// The simple name of a Java type: `Map.Entry<K, V>` → `Entry`, `ArrayList<>` → `ArrayList`.
+fn simple_type_name(ty: &str) -> &str {
+    let base = ty.split('<').next().unwrap_or(ty).trim();
+    base.rsplit('.').next().unwrap_or(base).trim()
+}
+
+/// The identifiers a Python assignment or loop target binds (`a`, `a, b`, `(a, [b, c])`;
+/// none for `self.x` or `d[k]`).
+pub(super) fn targets(left: Node<'_>) -> Vec<Node<'_>> {
+    match left.kind() {
+        "identifier" => vec![left],
+        "pattern_list" | "tuple_pattern" | "list_pattern" | "expression_list" | "tuple" | "list" => {
+            named_children(left).into_iter().flat_map(targets).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tree_sitter::Parser;
+
+    use super::super::{Edit, Template, edits};
+    use crate::Language;
+
+    fn apply(text: &str, e: &Edit) -> String {
+        format!("{}{}{}", &text[..e.start], e.replacement, &text[e.end..])
+    }
+
+    fn parses(text: &str, language: Language) -> bool {
+        let mut parser = Parser::new();
+        parser.set_language(&language.grammar()).unwrap();
+        !parser.parse(text, None).unwrap().root_node().has_error()
+    }
+
+    /// The edits of `template` on the whole of `text`, each with the text it makes.
+    fn made(text: &str, language: Language, template: Template) -> Vec<(Edit, String)> {
+        let n = text.lines().count();
+        edits(text, language, (1, n))
+            .into_iter()
+            .filter(|e| e.template == template)
+            .map(|e| {
+                let out = apply(text, &e);
+                (e, out)
+            })
+            .collect()
+    }
+
+    fn originals(all: &[(Edit, String)]) -> Vec<(&str, &str)> {
+        all.iter().map(|(e, _)| (e.original.as_str(), e.replacement.as_str())).collect()
+    }
+
+    const JOINER: &str = "class Joiner {
+    private String separator;
+    private int limit;
+
+    static String join(String[] parts, String sep) {
+        return join(parts, sep, 0);
+    }
+
+    static String join(String[] parts, String sep, int start) {
+        StringBuilder buf = new StringBuilder();
+        for (int i = start; i < parts.length; i++) {
+            buf.append(parts[i]);
+        }
+        return buf.toString();
+    }
+
+    String render(String[] parts, int offset) {
+        String glue = separator;
+        String out = join(parts, glue);
+        return out;
+    }
+}
+";
+
+    #[test]
+    fn java_argument_count_follows_the_overloads_of_the_file() {
+        let all = made(JOINER, Language::Java, Template::ChangeArgumentCount);
+        let pairs = originals(&all);
+        // One fewer: each argument dropped, separators and all.
+        for dropped in ["(sep, 0)", "(parts, 0)", "(parts, sep)"] {
+            assert!(pairs.contains(&("(parts, sep, 0)", dropped)), "{pairs:#?}");
+        }
+        // One more: the `int` names first at the third position (the overload's type there).
+        let third: Vec<&str> = pairs
+            .iter()
+            .filter(|(o, r)| *o == "(parts, glue)" && r.starts_with("(parts, glue, "))
+            .map(|p| p.1)
+            .collect();
+        assert_eq!(third, ["(parts, glue, offset)", "(parts, glue, limit)", "(parts, glue, separator)"]);
+        assert!(pairs.contains(&("(parts, glue)", "(offset, parts, glue)")));
+        // Locals declared after the call, and the call's own arguments, are never added.
+        assert!(!pairs.iter().any(|(_, r)| r.contains("out") || *r == "(parts, glue, glue)" || r.contains("buf")));
+        // Calls with no overload of another arity are left alone.
+        assert!(!pairs.iter().any(|(o, _)| *o == "(parts[i])" || *o == "()"));
+        for (e, out) in &all {
+            assert_ne!(e.original, e.replacement);
+            assert!(parses(out, Language::Java), "{out}");
+        }
+        // Capped per call.
+        assert!(pairs.iter().filter(|(o, _)| *o == "(parts, glue)").count() <= super::MAX_ARGUMENT_COUNT_EDITS);
+    }
+
+    #[test]
+    fn python_argument_count_adds_names_in_scope_to_positional_calls_only() {
+        let text = "def tokenize(text, pos):
+    return text[pos:].split()
+
+
+def parse(text, strict):
+    start = 0
+    tokens = tokenize(text)
+    rest = tokenize(text, pos=start)
+    return tokens, rest
+";
+        let all = made(text, Language::Python, Template::ChangeArgumentCount);
+        let pairs = originals(&all);
+        assert!(pairs.contains(&("(text)", "(text, start)")), "{pairs:#?}");
+        assert!(pairs.contains(&("(text)", "(text, strict)")));
+        assert!(pairs.contains(&("(text)", "(strict, text)")));
+        // Names bound after the call are not in scope; keyword calls are not touched.
+        assert!(!pairs.iter().any(|(_, r)| r.contains("tokens") || r.contains("rest")));
+        assert!(!pairs.iter().any(|(o, _)| o.contains("pos=")));
+        assert!(all.iter().all(|(_, out)| parses(out, Language::Python)));
+        // The appended argument comes first.
+        assert_eq!(pairs[0], ("(text)", "(text, strict)"));
+    }
+
+    const RANGE: &str = "class Range {
+    private final int min;
+    private final int max;
+    private String label;
+
+    Range(int min, int max) {
+        this.min = min;
+        this.max = max;
+    }
+
+    Range(int max) {
+        this(0, max);
+    }
+
+    static Range of(int lower, int upper, int step) {
+        Range r = new Range(upper);
+        int width = upper - lower;
+        return new Range(lower, width);
+    }
+}
+";
+
+    #[test]
+    fn java_constructor_arguments_follow_the_declared_constructors() {
+        let all = made(RANGE, Language::Java, Template::ConstructorArguments);
+        let pairs = originals(&all);
+        // One fewer where a constructor takes one parameter fewer.
+        assert!(pairs.contains(&("(lower, width)", "(width)")), "{pairs:#?}");
+        assert!(pairs.contains(&("(lower, width)", "(lower)")));
+        // One more, the last position first, `int` names first (the constructor's types).
+        assert_eq!(
+            pairs.iter().find(|(o, r)| *o == "(upper)" && r.contains(',')),
+            Some(&("(upper)", "(upper, lower)"))
+        );
+        assert!(pairs.contains(&("(upper)", "(lower, upper)")));
+        assert!(!pairs.iter().any(|(_, r)| r.contains("label")), "a String is not an int");
+        // Replaced by a name of the same type the method does not use (ChangeIdentifier
+        // makes `lower`): a parameter left unused, the fields.
+        assert!(pairs.contains(&("(upper)", "(step)")));
+        assert!(pairs.contains(&("(upper)", "(min)")));
+        assert!(!pairs.contains(&("(upper)", "(lower)")));
+        assert!(!pairs.iter().any(|(o, _)| *o == "()"));
+        // Never a swap (SwapArguments' own), never a no-op, always parses.
+        let swaps: Vec<String> = edits(RANGE, Language::Java, (1, RANGE.lines().count()))
+            .iter()
+            .filter(|e| e.template == Template::SwapArguments)
+            .map(|e| apply(RANGE, e))
+            .collect();
+        assert!(swaps.iter().any(|s| s.contains("new Range(width, lower)")));
+        for (e, out) in &all {
+            assert!(!swaps.contains(out) && e.original != e.replacement);
+            assert!(parses(out, Language::Java), "{out}");
+        }
+        assert!(pairs.iter().filter(|(o, _)| *o == "(upper)").count() <= super::MAX_CONSTRUCTOR_EDITS);
+    }
+
+    #[test]
+    fn python_constructor_arguments_follow_init() {
+        let text = "class Interval:
+    def __init__(self, lo, hi, closed):
+        self.lo = lo
+        self.hi = hi
+        self.closed = closed
+
+
+def span(lo, hi):
+    closed = True
+    return Interval(lo, hi)
+";
+        let all = made(text, Language::Python, Template::ConstructorArguments);
+        let pairs = originals(&all);
+        assert_eq!(pairs.first(), Some(&("(lo, hi)", "(lo, hi, closed)")), "{pairs:#?}");
+        // No types in Python: no replacement; no constructor of one argument: no drop.
+        assert!(!pairs.iter().any(|(_, r)| r.matches(',').count() < 2));
+        // The plain-call template leaves constructors alone.
+        assert!(made(text, Language::Python, Template::ChangeArgumentCount).is_empty());
+    }
+
+    #[test]
+    fn java_missed_call_goes_into_the_sibling_branch() {
+        let text = "class Cache {
+    private Map<String, Object> store;
+    private Stats stats;
+
+    void put(String key, Object value) {
+        if (value == null) {
+            Entry old = store.get(key);
+            old.release();
+            store.remove(key);
+            stats.evict(key);
+            LOG.debug(key);
+        } else {
+            store.put(key, value);
+        }
+    }
+}
+";
+        let all = made(text, Language::Java, Template::InsertMissedCall);
+        let outs: Vec<&str> = all.iter().map(|(_, o)| o.as_str()).collect();
+        assert!(
+            outs.contains(
+                &text
+                    .replace(
+                        "store.put(key, value);\n        }",
+                        "store.put(key, value);\n            stats.evict(key);\n        }"
+                    )
+                    .as_str()
+            ),
+            "{all:#?}"
+        );
+        assert!(
+            outs.contains(
+                &text
+                    .replace(
+                        "        } else {\n            store.put",
+                        "        } else {\n            stats.evict(key);\n            store.put"
+                    )
+                    .as_str()
+            )
+        );
+        assert!(
+            outs.iter()
+                .any(|o| o.contains("} else {\n            store.put(key, value);\n            store.remove(key);"))
+        );
+        assert!(outs.iter().any(|o| o.contains(
+            "stats.evict(key);\n            LOG.debug(key);\n            store.put(key, value);\n        } else"
+        )));
+        // Not a call on a name the branch declares, not a logger.
+        assert!(!all.iter().any(|(e, _)| e.replacement.contains("old.") || e.replacement.contains("LOG")));
+        assert_eq!(all.len(), 6, "{all:#?}");
+        assert!(all.iter().all(|(e, out)| e.start == e.end && parses(out, Language::Java)));
+    }
+
+    #[test]
+    fn java_missed_call_braces_a_single_statement_and_walks_else_if_chains() {
+        let text = "class Writer {
+    void close(boolean force, int mode) {
+        if (force)
+            flush();
+        else if (mode > 0) {
+            out.reset();
+            flush();
+        } else
+            out.reset();
+    }
+}
+";
+        let all = made(text, Language::Java, Template::InsertMissedCall);
+        let outs: Vec<&str> = all.iter().map(|(_, o)| o.as_str()).collect();
+        assert!(outs.iter().any(|o| o.contains("if (force)\n            { flush(); out.reset(); }\n")), "{outs:#?}");
+        assert!(outs.iter().any(|o| o.contains("if (force)\n            { out.reset(); flush(); }\n")));
+        assert!(outs.iter().any(|o| o.contains("} else\n            { out.reset(); flush(); }\n")));
+        // The middle branch has both calls already.
+        assert!(!all.iter().any(|(e, _)| e.line == 6 || e.line == 7), "{all:#?}");
+        assert!(all.iter().all(|(_, out)| parses(out, Language::Java)));
+        // The inner `if` of the chain makes nothing of its own (no duplicates).
+        let mut texts: Vec<&str> = outs.clone();
+        texts.sort_unstable();
+        texts.dedup();
+        assert_eq!(texts.len(), outs.len());
+    }
+
+    #[test]
+    fn python_missed_call_in_if_elif_else_with_indentation_and_caps() {
+        let text = "class Store:
+    def update(self, key, value):
+        if key in self.cache:
+            self.cache[key] = value
+            self.touch(key)
+        elif value is None:
+            self.evict(key)
+        else:
+            self.cache[key] = value
+        if value: self.mark(key)
+        else: self.clear()
+";
+        let all = made(text, Language::Python, Template::InsertMissedCall);
+        let outs: Vec<&str> = all.iter().map(|(_, o)| o.as_str()).collect();
+        assert!(
+            outs.contains(
+                &text.replace("self.evict(key)\n", "self.evict(key)\n            self.touch(key)\n").as_str()
+            )
+        );
+        assert!(
+            outs.contains(
+                &text
+                    .replace(
+                        "        else:\n            self.cache",
+                        "        else:\n            self.evict(key)\n            self.cache"
+                    )
+                    .as_str()
+            )
+        );
+        assert!(outs.iter().any(|o| o.contains("if value: self.mark(key); self.clear()\n")), "{outs:#?}");
+        assert!(outs.iter().any(|o| o.contains("else: self.mark(key); self.clear()\n")));
+        assert!(all.iter().all(|(_, out)| parses(out, Language::Python)));
+        // Each if: at most MAX_MISSED_CALL_EDITS (the first makes 8, the second 4).
+        assert_eq!(all.len(), 12);
+    }
 }

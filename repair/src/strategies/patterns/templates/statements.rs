@@ -2,9 +2,310 @@
 
 use tree_sitter::Node;
 
-use super::{Cx, Edit};
+use super::calls::targets;
+use super::{Cx, Edit, Template, descendants, one_line};
+use crate::Language;
+
+/// [`Template::MoveStatement`] edits per block, at most.
+const MAX_MOVES_PER_BLOCK: usize = 30;
 
 impl Cx<'_> {
-    /// See [`super::Template`]; not yet written (no edits).
-    pub(super) fn move_statement(&self, _node: Node<'_>, _out: &mut Vec<Edit>) {}
+    /// Each statement of a block swapped with the next statement of that block (see
+    /// [`Template::MoveStatement`]; TBar FP14 "Move Statement"): one edit covering both whose
+    /// replacement is the two in swapped order with the text between them (comments,
+    /// blank lines) kept in place, so that moving the first down and the second up is one
+    /// edit. Made on every Java `block`/constructor body and Python `block` (not a class
+    /// body) that lies within the edited lines (so both statements do). Never moved: comments, a pair
+    /// where either statement declares or binds a name the other uses ([`Cx::bound_names`]:
+    /// the move would not compile in Java, and changes what the name means in Python), a
+    /// `return`/`break`/`continue`/`throw`/`raise` moved up (the statement it passes
+    /// becomes unreachable; Java rejects it), a `super(…)`/`this(…)` call, `pass`,
+    /// `global`/`nonlocal`, a nested function or class, a Python docstring, or two statements of the same text (no
+    /// change). Cap: [`MAX_MOVES_PER_BLOCK`] per block.
+    pub(super) fn move_statement(&self, node: Node<'_>, out: &mut Vec<Edit>) {
+        if !matches!(node.kind(), "block" | "constructor_body")
+            || node.parent().is_some_and(|p| p.kind() == "class_definition")
+        {
+            return;
+        }
+        let mut c = node.walk();
+        let statements: Vec<Node<'_>> =
+            node.named_children(&mut c).filter(|n| !n.kind().ends_with("comment")).collect();
+        let mut made = 0;
+        for (i, pair) in statements.windows(2).enumerate() {
+            let (a, b) = (pair[0], pair[1]);
+            if made == MAX_MOVES_PER_BLOCK {
+                return;
+            }
+            let docstring = i == 0 && self.language == Language::Python && is_string_statement(a);
+            let fixed = |s: Node<'_>| {
+                matches!(
+                    s.kind(),
+                    "explicit_constructor_invocation"
+                        | "pass_statement"
+                        | "global_statement"
+                        | "nonlocal_statement"
+                        | "function_definition"
+                        | "class_definition"
+                        | "decorated_definition"
+                        | "class_declaration"
+                )
+            };
+            if docstring
+                || fixed(a)
+                || fixed(b)
+                || is_jump(b)
+                || self.of(a) == self.of(b)
+                || self.binds_used(a, b)
+                || self.binds_used(b, a)
+            {
+                continue;
+            }
+            let between = &self.text[a.end_byte()..b.start_byte()];
+            out.push(Edit {
+                template: Template::MoveStatement,
+                start: a.start_byte(),
+                end: b.end_byte(),
+                original: self.text[a.start_byte()..b.end_byte()].to_string(),
+                replacement: format!("{}{between}{}", self.of(b), self.of(a)),
+                line: a.start_position().row + 1,
+                summary: format!("move {} below {}", one_line(self.of(a)), one_line(self.of(b))),
+            });
+            made += 1;
+        }
+    }
+
+    /// Whether statement `a` declares or binds a name that statement `b` uses.
+    fn binds_used(&self, a: Node<'_>, b: Node<'_>) -> bool {
+        let bound = self.bound_names(a);
+        !bound.is_empty() && descendants(b).into_iter().any(|n| n.kind() == "identifier" && bound.contains(&self.of(n)))
+    }
+
+    /// The names statement `s` declares or binds: Java, a local variable or class declared
+    /// at its top level; Python, anywhere in it but nested functions and classes: the
+    /// names (not attributes or items) that assignments, augmented assignments, loops,
+    /// `with … as` and `:=` bind, `def`/`class` names, imports.
+    fn bound_names(&self, s: Node<'_>) -> Vec<&str> {
+        let mut out = Vec::new();
+        if self.language == Language::Java {
+            match s.kind() {
+                "local_variable_declaration" => {
+                    let mut c = s.walk();
+                    for d in s.children_by_field_name("declarator", &mut c) {
+                        out.extend(d.child_by_field_name("name").map(|n| self.of(n)));
+                    }
+                }
+                "class_declaration" => out.extend(s.child_by_field_name("name").map(|n| self.of(n))),
+                _ => {}
+            }
+            return out;
+        }
+        for d in descendants(s) {
+            if nested(d, s) {
+                continue;
+            }
+            let names = match d.kind() {
+                "assignment" | "augmented_assignment" | "for_statement" => {
+                    d.child_by_field_name("left").map(targets).unwrap_or_default()
+                }
+                "as_pattern" => d.child_by_field_name("alias").map(descendants).unwrap_or_default(),
+                "named_expression" | "function_definition" | "class_definition" => {
+                    d.child_by_field_name("name").into_iter().collect()
+                }
+                "import_statement" | "import_from_statement" => descendants(d),
+                _ => Vec::new(),
+            };
+            out.extend(names.into_iter().filter(|n| n.kind() == "identifier").map(|n| self.of(n)));
+        }
+        out
+    }
+}
+
+/// Python: whether `node` lies inside a function, class or lambda nested in `top` (a
+/// `def`/`class` itself is not inside).
+fn nested(node: Node<'_>, top: Node<'_>) -> bool {
+    let mut cur = node;
+    while let Some(p) = cur.parent() {
+        if p == top || cur == top {
+            return false;
+        }
+        if matches!(p.kind(), "function_definition" | "class_definition" | "lambda") {
+            return true;
+        }
+        cur = p;
+    }
+    false
+}
+
+/// Whether `s` leaves its block (`return`, `break`, `continue`, `throw`, `raise`).
+fn is_jump(s: Node<'_>) -> bool {
+    matches!(
+        s.kind(),
+        "return_statement" | "break_statement" | "continue_statement" | "throw_statement" | "raise_statement"
+    )
+}
+
+/// Whether `s` is an expression statement holding only a string (a Python docstring).
+fn is_string_statement(s: Node<'_>) -> bool {
+    s.kind() == "expression_statement"
+        && s.named_child_count() == 1
+        && s.named_child(0).is_some_and(|c| c.kind() == "string")
+}
+
+#[cfg(test)]
+mod tests {
+    use tree_sitter::Parser;
+
+    use super::super::{Edit, Template, edits};
+    use crate::Language;
+
+    fn apply(text: &str, e: &Edit) -> String {
+        format!("{}{}{}", &text[..e.start], e.replacement, &text[e.end..])
+    }
+
+    fn parses(text: &str, language: Language) -> bool {
+        let mut parser = Parser::new();
+        parser.set_language(&language.grammar()).unwrap();
+        !parser.parse(text, None).unwrap().root_node().has_error()
+    }
+
+    fn moves(text: &str, language: Language, lines: (usize, usize)) -> Vec<(Edit, String)> {
+        edits(text, language, lines)
+            .into_iter()
+            .filter(|e| e.template == Template::MoveStatement)
+            .map(|e| {
+                let out = apply(text, &e);
+                (e, out)
+            })
+            .collect()
+    }
+
+    const BUFFER: &str = "class CharBuffer {
+    private int size;
+    private char[] chars;
+    private int modCount;
+
+    void append(char c) {
+        size++;
+        ensureCapacity(size);
+        chars[size - 1] = c;
+        // keep iterators honest
+        modCount++;
+        return;
+    }
+
+    char last() {
+        int n = size - 1;
+        char c = chars[n];
+        modCount++;
+        return c;
+    }
+}
+";
+
+    #[test]
+    fn java_adjacent_statements_are_swapped_keeping_what_lies_between() {
+        let all = moves(BUFFER, Language::Java, (1, BUFFER.lines().count()));
+        let outs: Vec<&str> = all.iter().map(|(_, o)| o.as_str()).collect();
+        assert!(
+            outs.contains(
+                &BUFFER
+                    .replace("size++;\n        ensureCapacity(size);", "ensureCapacity(size);\n        size++;")
+                    .as_str()
+            ),
+            "{all:#?}"
+        );
+        // The comment stays where it was, between the two.
+        assert!(
+            outs.contains(
+                &BUFFER
+                    .replace(
+                        "chars[size - 1] = c;\n        // keep iterators honest\n        modCount++;",
+                        "modCount++;\n        // keep iterators honest\n        chars[size - 1] = c;"
+                    )
+                    .as_str()
+            )
+        );
+        // `char c` is independent of `modCount++`: that pair moves.
+        assert!(outs.iter().any(|o| o.contains("modCount++;\n        char c = chars[n];")));
+        // Never: a return moved up, a declaration past its use.
+        assert!(
+            !outs
+                .iter()
+                .any(|o| o.contains("return;\n        modCount++;") || o.contains("return c;\n        modCount"))
+        );
+        assert!(!outs.iter().any(|o| o.contains("char c = chars[n];\n        int n")));
+        assert_eq!(all.len(), 4, "{all:#?}");
+        for (e, out) in &all {
+            assert_ne!(e.original, e.replacement);
+            assert_eq!(e.original.len(), e.replacement.len());
+            assert!(parses(out, Language::Java), "{out}");
+        }
+        // Only blocks within the edited lines: lines 7-9 hold no whole block.
+        assert!(moves(BUFFER, Language::Java, (7, 9)).is_empty());
+        assert_eq!(moves(BUFFER, Language::Java, (15, 20)).len(), 1);
+    }
+
+    #[test]
+    fn python_moves_skip_docstrings_bindings_jumps_and_identical_statements() {
+        let text = "class Stack:
+    def pop(self):
+        \"\"\"Remove and return the top item.\"\"\"
+        item = self.items[-1]
+        self.items.pop()
+        self.size -= 1
+        self.size -= 1
+        if not self.items:
+            self.empty = True
+        return item
+
+    def drain(self, sink):
+        for x in self.items:
+            total = x
+        sink.send(total)
+        pass
+";
+        let all = moves(text, Language::Python, (1, text.lines().count()));
+        let outs: Vec<&str> = all.iter().map(|(_, o)| o.as_str()).collect();
+        assert!(
+            outs.contains(
+                &text
+                    .replace(
+                        "item = self.items[-1]\n        self.items.pop()",
+                        "self.items.pop()\n        item = self.items[-1]"
+                    )
+                    .as_str()
+            ),
+            "{all:#?}"
+        );
+        // An attribute is not a binding: `self.size -= 1` moves past `self.items.pop()`.
+        assert!(
+            outs.contains(
+                &text
+                    .replace("self.items.pop()\n        self.size -= 1", "self.size -= 1\n        self.items.pop()")
+                    .as_str()
+            )
+        );
+        // A compound statement moves as a whole, its body's indentation kept.
+        assert!(
+            outs.contains(
+                &text
+                    .replace(
+                        "        self.size -= 1\n        if not self.items:\n            self.empty = True\n",
+                        "        if not self.items:\n            self.empty = True\n        self.size -= 1\n"
+                    )
+                    .as_str()
+            )
+        );
+        // Never: the docstring, two identical statements, `return` moved up, a loop past the
+        // use of the name it binds, `pass`.
+        assert!(!all.iter().any(|(e, _)| e.original.starts_with("\"\"\"")));
+        assert!(!all.iter().any(|(e, _)| e.original == "self.size -= 1\n        self.size -= 1"));
+        assert!(
+            !all.iter().any(|(e, _)| e.original.ends_with("return item") || e.original.contains("sink.send")),
+            "{all:#?}"
+        );
+        assert_eq!(all.len(), 3, "{all:#?}");
+        assert!(all.iter().all(|(e, out)| e.original != e.replacement && parses(out, Language::Python)));
+    }
 }

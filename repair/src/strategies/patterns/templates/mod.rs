@@ -92,11 +92,12 @@ pub enum Template {
     /// (TBar FP8 "Mutate Integer Division Operation"; [`literals`]).
     FloatDivision,
     /// A cast guarded by `instanceof`: the statement holding `(T) x` runs only
-    /// `if (x instanceof T)` (TBar FP1 "Insert Cast Checker"; [`checkers`]).
+    /// `if (x instanceof T)`, an `if`/`while` condition `c` holding it becomes
+    /// `x instanceof T && c` (TBar FP1 "Insert Cast Checker"; [`checkers`]).
     InsertCastChecker,
-    /// An index or a `get(i)` access guarded by its bounds: the statement runs only when
-    /// `0 <= i && i < a.length` (`size()`, `len(a)`) (TBar FP3 "Insert Range Checker";
-    /// [`checkers`]).
+    /// An index or a `get(i)`/`charAt(i)` access guarded by its bounds: the statement runs
+    /// only `if (i >= 0 && i < a.length)` (`x.size()`, `s.length()`; Python
+    /// `if 0 <= i < len(a):`) (TBar FP3 "Insert Range Checker"; [`checkers`]).
     InsertRangeChecker,
     /// A statement moved one position up or down in its block (TBar FP14 "Move Statement";
     /// [`statements`]).

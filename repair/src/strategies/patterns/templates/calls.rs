@@ -65,7 +65,7 @@ impl<'t> Cx<'t> {
         }
         if more {
             let types = self.declared_parameter_types("method_declaration", m, n + 1);
-            made.extend(self.added_arguments(node, args, &list, types.as_deref(), MAX_ADDED_NAMES));
+            made.extend(self.added_arguments(node, args, &list, types.as_deref()));
         }
         for r in made.into_iter().take(MAX_ARGUMENT_COUNT_EDITS) {
             self.push(out, Template::ChangeArgumentCount, args, r);
@@ -114,7 +114,7 @@ impl<'t> Cx<'t> {
         }
         if arities.contains(&(n + 1)) {
             let types = self.declared_parameter_types("constructor_declaration", class, n + 1);
-            made.extend(self.added_arguments(node, args, &list, types.as_deref(), MAX_ADDED_NAMES));
+            made.extend(self.added_arguments(node, args, &list, types.as_deref()));
         }
         for r in made.into_iter().take(MAX_CONSTRUCTOR_EDITS) {
             self.push(out, Template::ConstructorArguments, args, r);
@@ -214,17 +214,21 @@ impl<'t> Cx<'t> {
             .filter(|s| {
                 s.kind() == "expression_statement"
                     && s.named_child_count() == 1
-                    && s.named_child(0).is_some_and(|c| {
-                        let callee = c.child_by_field_name("object").or(c.child_by_field_name("function"));
-                        let callee = callee.map_or("", |f| self.of(f));
-                        let quiet = callee == "print"
-                            || callee.starts_with("System.")
-                            || callee.to_ascii_lowercase().starts_with("log")
-                            || callee.to_ascii_lowercase().ends_with(".log");
-                        matches!(c.kind(), "method_invocation" | "call") && !quiet
-                    })
+                    && s.named_child(0)
+                        .is_some_and(|c| matches!(c.kind(), "method_invocation" | "call") && !self.is_output(c))
             })
             .collect()
+    }
+
+    /// Whether `call` prints or logs: `print(…)`, `System.out.…`, a call on a receiver
+    /// named `log`, `logger` or `logging` (`LOG.debug(…)`, `self._logger.info(…)`).
+    fn is_output(&self, call: Node<'_>) -> bool {
+        let (receiver, name) = match call.child_by_field_name("function") {
+            Some(f) => self.of(f).rsplit_once('.').unwrap_or(("", self.of(f))),
+            None => (call.child_by_field_name("object").map_or("", |o| self.of(o)), ""),
+        };
+        let last = receiver.rsplit('.').next().unwrap_or(receiver).trim_matches('_').to_ascii_lowercase();
+        name == "print" || receiver.starts_with("System.") || matches!(last.as_str(), "log" | "logger" | "logging")
     }
 
     /// The names that `node` declares: Java locals, Python assignment and loop targets.
@@ -318,15 +322,8 @@ impl<'t> Cx<'t> {
     }
 
     /// Argument lists with one name in scope at `at` added, per position from the last, at
-    /// most `per_position` names each; Java names of the declared parameter type first.
-    fn added_arguments(
-        &self,
-        at: Node<'_>,
-        args: Node<'_>,
-        list: &[Node<'_>],
-        types: Option<&[&str]>,
-        per_position: usize,
-    ) -> Vec<String> {
+    /// most [`MAX_ADDED_NAMES`] names each; Java names of the declared parameter type first.
+    fn added_arguments(&self, at: Node<'_>, args: Node<'_>, list: &[Node<'_>], types: Option<&[&str]>) -> Vec<String> {
         let present: Vec<&str> = list.iter().map(|a| self.of(*a)).collect();
         let names: Vec<Scoped<'t>> = self.scope(at).into_iter().filter(|s| !present.contains(&s.name)).collect();
         let mut out = Vec::new();
@@ -335,7 +332,7 @@ impl<'t> Cx<'t> {
             if let Some(want) = types.and_then(|t| t.get(i)).map(|w| squash(w)) {
                 ranked.sort_by_key(|s| s.ty.map(squash) != Some(want.clone()));
             }
-            out.extend(ranked.iter().take(per_position).map(|s| self.with_argument(args, list, i, s.name)));
+            out.extend(ranked.iter().take(MAX_ADDED_NAMES).map(|s| self.with_argument(args, list, i, s.name)));
         }
         out
     }
@@ -431,10 +428,10 @@ impl<'t> Cx<'t> {
                         out.push(0);
                     }
                 }
-                (Language::Java, "object_creation_expression") => {
-                    if d.child_by_field_name("type").is_some_and(|t| simple_type_name(self.of(t)) == class) {
-                        out.push(d.child_by_field_name("arguments").map_or(0, |a| arguments(a).len()));
-                    }
+                (Language::Java, "object_creation_expression")
+                    if d.child_by_field_name("type").is_some_and(|t| simple_type_name(self.of(t)) == class) =>
+                {
+                    out.push(d.child_by_field_name("arguments").map_or(0, |a| arguments(a).len()));
                 }
                 (Language::Python, "class_definition") if named("name") => {
                     let body = d.child_by_field_name("body").map(named_children).unwrap_or_default();
@@ -538,19 +535,17 @@ impl<'t> Cx<'t> {
                     }
                 }
                 "method_declaration" | "constructor_declaration" => {
-                    if params.is_empty() {
-                        let ps = p.child_by_field_name("parameters").map(named_children).unwrap_or_default();
-                        for f in ps.iter().filter(|f| matches!(f.kind(), "formal_parameter" | "spread_parameter")) {
-                            let name = f.child_by_field_name("name").or_else(|| {
-                                named_children(*f)
-                                    .into_iter()
-                                    .find(|v| v.kind() == "variable_declarator")
-                                    .and_then(|v| v.child_by_field_name("name"))
-                            });
-                            if let Some(name) = name {
-                                let ty = f.child_by_field_name("type").map(|t| self.text_of(t));
-                                params.push(Scoped { name: self.text_of(name), ty });
-                            }
+                    let ps = p.child_by_field_name("parameters").map(named_children).unwrap_or_default();
+                    for f in ps.iter().filter(|f| matches!(f.kind(), "formal_parameter" | "spread_parameter")) {
+                        let name = f.child_by_field_name("name").or_else(|| {
+                            named_children(*f)
+                                .into_iter()
+                                .find(|v| v.kind() == "variable_declarator")
+                                .and_then(|v| v.child_by_field_name("name"))
+                        });
+                        if let Some(name) = name {
+                            let ty = f.child_by_field_name("type").map(|t| self.text_of(t));
+                            params.push(Scoped { name: self.text_of(name), ty });
                         }
                     }
                 }
@@ -939,6 +934,11 @@ def span(lo, hi):
             flush();
         } else
             out.reset();
+        if (mode < 0) {
+        } else {
+            System.out.println(mode);
+            reset();
+        }
     }
 }
 ";
@@ -947,6 +947,9 @@ def span(lo, hi):
         assert!(outs.iter().any(|o| o.contains("if (force)\n            { flush(); out.reset(); }\n")), "{outs:#?}");
         assert!(outs.iter().any(|o| o.contains("if (force)\n            { out.reset(); flush(); }\n")));
         assert!(outs.iter().any(|o| o.contains("} else\n            { out.reset(); flush(); }\n")));
+        // An empty block gets the call inside; printing is never copied.
+        assert!(outs.iter().any(|o| o.contains("if (mode < 0) { reset(); \n        } else {")));
+        assert!(!all.iter().any(|(e, _)| e.replacement.contains("System.out")));
         // The middle branch has both calls already.
         assert!(!all.iter().any(|(e, _)| e.line == 6 || e.line == 7), "{all:#?}");
         assert!(all.iter().all(|(_, out)| parses(out, Language::Java)));
@@ -970,6 +973,10 @@ def span(lo, hi):
             self.cache[key] = value
         if value: self.mark(key)
         else: self.clear()
+        if not key:
+            logging.warning(\"no key\")
+        else:
+            self._log.debug(key)
 ";
         let all = made(text, Language::Python, Template::InsertMissedCall);
         let outs: Vec<&str> = all.iter().map(|(_, o)| o.as_str()).collect();

@@ -78,9 +78,10 @@ pub enum Template {
     /// in the file; the extra argument from the variables in scope (TBar FP10 "Mutate Method
     /// Invocation Expression"; [`calls`]).
     ChangeArgumentCount,
-    /// A constructor call's arguments replaced (swapped, one dropped or added where the class
-    /// has such a constructor in the file) (TBar FP5 "Mutate Class Instance Creation";
-    /// [`calls`]).
+    /// A constructor call's arguments changed: one dropped or added where the class has such
+    /// a constructor in the file (or is created with that many arguments elsewhere), or
+    /// (Java) one replaced by another name in scope of its declared type; swaps are
+    /// [`Template::SwapArguments`]' (TBar FP5 "Mutate Class Instance Creation"; [`calls`]).
     ConstructorArguments,
     /// A call on a receiver inserted where a sibling branch of the same `if` makes it (TBar
     /// FP4 "Insert Missed Statement"; [`calls`]).

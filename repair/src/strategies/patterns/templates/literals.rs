@@ -237,10 +237,10 @@ impl Cx<'_> {
             .unwrap_or(self.root);
         let mut others: Vec<Number<'_>> = Vec::new();
         visit(scope, |n| {
-            if n != node {
-                if let Some(num) = self.number(n) {
-                    others.push(num);
-                }
+            if n != node
+                && let Some(num) = self.number(n)
+            {
+                others.push(num);
             }
             !matches!(n.kind(), "comment" | "string" | "string_literal")
         });
@@ -799,9 +799,101 @@ class Cache:
     #[test]
     fn return_cap_holds() {
         let params: Vec<String> = (0..12).map(|i| format!("String s{i}")).collect();
-        let text = format!("class Join {{\n    static String pick({}) {{\n        return s0;\n    }}\n}}\n", params.join(", "));
+        let text = format!(
+            "class Join {{\n    static String pick({}) {{\n        return s0;\n    }}\n}}\n",
+            params.join(", ")
+        );
         let all = made(&text, Language::Java, (1, 5), Template::MutateReturn);
         assert_eq!(all.len(), super::MAX_RETURN_EDITS);
         assert_eq!(of(&all, "s0")[..2], ["null", "s1"]);
+    }
+
+    const STATS: &str = "class Stats {
+    private int total;
+    private short flags;
+
+    static int mean(int[] xs, char sep) {
+        int sum = 0;
+        for (int i = 0; i < xs.length; i++) {
+            sum += xs[i];
+        }
+        byte mark = (byte) sep;
+        float avg = (float) sum / xs.length;
+        double spread = Math.abs(avg - xs[0]);
+        return (int) avg;
+    }
+}
+";
+
+    #[test]
+    fn java_data_types_are_widened_or_narrowed_outside_the_signature() {
+        let all = made(STATS, Language::Java, (5, 14), Template::MutateDataType);
+        let lines: Vec<(usize, &str, &str)> =
+            all.iter().map(|e| (e.line, e.original.as_str(), e.replacement.as_str())).collect();
+        assert_eq!(
+            lines,
+            [
+                (6, "int", "long"),
+                (7, "int", "long"),
+                (10, "byte", "int"),
+                (10, "byte", "int"),
+                (11, "float", "double"),
+                (11, "float", "double"),
+                (12, "double", "float"),
+                (13, "int", "long"),
+            ]
+        );
+        // Fields only when their lines are edited.
+        let fields = made(STATS, Language::Java, (2, 3), Template::MutateDataType);
+        assert_eq!(of(&fields, "int"), ["long"]);
+        assert_eq!(of(&fields, "short"), ["int"]);
+        // Nothing in Python.
+        assert!(made(PERCENTILE, Language::Python, (1, 9), Template::MutateDataType).is_empty());
+    }
+
+    #[test]
+    fn java_integer_divisions_are_made_floating() {
+        let text = "class Ratios {
+    private double scale;
+
+    static double average(int total, int count) {
+        return total / count;
+    }
+
+    static int percent(int part, int whole, int[] bins) {
+        return (part + 1) / whole * 100 + part * bins.length / count(bins) + whole / 2 + bins[0] / -part;
+    }
+
+    double scaled(int n, double x) {
+        return x / n + n / 2.0 + scale / n + Math.sqrt(n) / n + (n * 0.5) / n;
+    }
+}
+";
+        let all = made(text, Language::Java, (1, 15), Template::FloatDivision);
+        assert_eq!(
+            all.iter().map(|e| (e.original.as_str(), e.replacement.as_str())).collect::<Vec<_>>(),
+            [
+                ("total", "(double) total"),
+                ("count", "(double) count"),
+                ("(part + 1)", "(double) (part + 1)"),
+                ("whole", "(double) whole"),
+                ("part * bins.length", "(double) (part * bins.length)"),
+                ("count(bins)", "(double) count(bins)"),
+                ("whole", "(double) whole"),
+                ("2", "2.0"),
+                ("bins[0]", "(double) bins[0]"),
+                ("-part", "(double) (-part)"),
+            ]
+        );
+        // Nothing where a side is evidently floating, nor on `%` or `*`.
+        assert!(all.iter().all(|e| e.line < 12));
+    }
+
+    #[test]
+    fn python_floor_divisions_become_true_divisions() {
+        let text = "def midpoint(lo, hi):\n    mid = (lo + hi) // 2\n    return mid / 1, lo % 2\n";
+        let all = made(text, Language::Python, (1, 3), Template::FloatDivision);
+        assert_eq!(all.len(), 1);
+        assert_eq!((all[0].original.as_str(), all[0].replacement.as_str(), all[0].line), ("//", "/", 2));
     }
 }

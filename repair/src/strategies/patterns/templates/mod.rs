@@ -64,15 +64,16 @@ pub enum Template {
     /// (Python: `try: … except Exception: pass`).
     WrapTryCatch,
     /// A literal replaced (TBar FP9 "Mutate Literal Expression"): a boolean by its negation,
-    /// a string by another string literal of the file, a number by `0`, `1`, `-1` or another
-    /// numeric literal of the method ([`literals`]).
+    /// a string by another string literal of the file or `""`, a number by `0`, `1`, `-1` or
+    /// another numeric literal of the method, in its own kind (`0.0f`, `0L`) ([`literals`]).
     MutateLiteral,
     /// A sub-condition of an `if`/loop condition removed (`a && b` → `a`) or added
     /// (`a` → `a && x != null`, with the operands the method has) (TBar FP6 "Mutate
     /// Conditional Expression"; [`conditions`]).
     MutateCondition,
     /// A return's expression replaced by another expression of the return type that the
-    /// method uses (TBar FP12 "Mutate Return Statement"; [`literals`]).
+    /// method uses: another return's, `null` (Java objects), a parameter or local of that
+    /// type (Python: any parameter) (TBar FP12 "Mutate Return Statement"; [`literals`]).
     MutateReturn,
     /// A call given one argument more or fewer, where the called method has such an overload
     /// in the file; the extra argument from the variables in scope (TBar FP10 "Mutate Method
@@ -86,11 +87,12 @@ pub enum Template {
     /// A call on a receiver inserted where a sibling branch of the same `if` makes it (TBar
     /// FP4 "Insert Missed Statement"; [`calls`]).
     InsertMissedCall,
-    /// A declared or cast type widened or narrowed: `int` ↔ `long`, `float` ↔ `double` (TBar
-    /// FP7 "Mutate Data Type"; [`literals`]).
+    /// A local, field or cast type widened or narrowed: `int` ↔ `long`, `float` ↔ `double`,
+    /// `short`/`byte`/`char` → `int` (TBar FP7 "Mutate Data Type"; [`literals`]).
     MutateDataType,
-    /// An integer division made floating: `a / b` → `(double) a / b` (Python: `//` → `/`)
-    /// (TBar FP8 "Mutate Integer Division Operation"; [`literals`]).
+    /// An integer division made floating: `a / b` → `(double) a / b` or `a / (double) b`
+    /// (`n / 2` → `n / 2.0`; Python: `//` → `/`) (TBar FP8 "Mutate Integer Division
+    /// Operation"; [`literals`]).
     FloatDivision,
     /// A cast guarded by `instanceof`: the statement holding `(T) x` runs only
     /// `if (x instanceof T)`, an `if`/`while` condition `c` holding it becomes

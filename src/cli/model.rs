@@ -35,23 +35,23 @@ pub fn open_retriever(
     open_retriever_with(index, model, exclusion, engine::Load::Mmap)
 }
 
-/// Refuses the index at `path` (opened as `retriever`) when it lacks the vector space
-/// `strategy` searches (its [`repair::strategies::Strategy::retrieval_space`] of the
-/// configured `space`), naming the spaces it has and how to build the missing one.
+/// Refuses the index at `path` (opened as `retriever`) when it lacks a vector space
+/// `strategy` searches (its [`repair::strategies::Strategy::retrieval_spaces`] of the
+/// configured `space`: every stage's for a chain), naming the spaces it has and how to build
+/// the missing one.
 ///
 /// # Errors
-/// The index lacks the space.
+/// The index lacks one of the spaces.
 pub fn check_space(
     retriever: &repair::retrieve::Retriever,
     path: &Path,
     strategy: &dyn repair::strategies::Strategy,
     space: engine::Space,
 ) -> anyhow::Result<()> {
-    let wanted = strategy.retrieval_space(space);
     let has = retriever.spaces();
-    if has.contains(&wanted.name()) {
+    let Some(wanted) = strategy.retrieval_spaces(space).into_iter().find(|w| !has.contains(&w.name())) else {
         return Ok(());
-    }
+    };
     anyhow::bail!(
         "index {} has the space{} {} but --strategy {} searches the {} space: build an index with it \
          (`fixdex index CORPUS -o INDEX --spaces {}`, or several: --spaces {},{})",

@@ -42,7 +42,7 @@ pub fn fill(rec: &mut BugRecord, report: &RepairReport, buggy_root: &Path, folde
     rec.calls = report.llm.calls;
     rec.tokens = report.llm.tokens();
     rec.cost_usd = report.llm.cost_usd;
-    let validated: Vec<_> = report.candidates.iter().filter(|c| is_validation(c.verdict)).collect();
+    let validated: Vec<_> = report.candidates.iter().filter(|c| c.verdict.validated()).collect();
     rec.validations = validated.len();
     rec.validation_median_s =
         crate::bench::summary::median(validated.iter().map(|c| c.wall_ms as f64 / 1000.0).collect());
@@ -76,11 +76,6 @@ pub fn fill(rec: &mut BugRecord, report: &RepairReport, buggy_root: &Path, folde
         rec.first_plausible_validation = Some(first.validation);
         rec.first_plausible_s = Some(first.at_s);
     }
-}
-
-/// Whether a candidate of this verdict cost a validation (was compiled and tested).
-fn is_validation(v: Verdict) -> bool {
-    matches!(v, Verdict::Plausible | Verdict::TestFailure | Verdict::CompileError | Verdict::Timeout)
 }
 
 /// Writes the patched versions of `modified` into `folder/dir` (and `patch.diff`), and

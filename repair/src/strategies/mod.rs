@@ -32,6 +32,7 @@ use crate::run::config::SearchSpace;
 use crate::run::report::RepairReport;
 use crate::run::session::{Session, Stop};
 
+pub mod chain;
 pub mod patterns;
 pub mod registry;
 pub mod reinfix;
@@ -58,6 +59,13 @@ pub trait Strategy: Send + Sync {
     /// retrieval failed.
     fn retrieval_space(&self, configured: engine::Space) -> engine::Space {
         configured
+    }
+
+    /// Every vector space this strategy may search, given the configured one: its
+    /// [`Strategy::retrieval_space`] by default; a chain ([`chain::Chain`]) gives each
+    /// stage's, without repeats. Callers check the index against all of them.
+    fn retrieval_spaces(&self, configured: engine::Space) -> Vec<engine::Space> {
+        vec![self.retrieval_space(configured)]
     }
 
     /// Why this strategy, as configured, still needs a model although one might think it

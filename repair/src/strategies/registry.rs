@@ -4,13 +4,18 @@
 //! `--strategy` and every group to a `clap::Command` ([`Registry::augment`]) and builds the
 //! chosen strategy from the parsed matches ([`Registry::build`]), refusing the options of
 //! strategies that were not chosen. An option two groups declare alike (`--max-validations`)
-//! is one option of the command that both read.
+//! is one option of the command that both read. A `--strategy` that holds commas
+//! (`patterns,reinfix`) is a chain of registered strategies ([`super::chain`]): each stage is
+//! built from the options as it would be alone, and the options of every stage are accepted.
 
+use std::ffi::OsStr;
 use std::marker::PhantomData;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::parser::ValueSource;
 use clap::{Arg, ArgMatches, Command};
 
+use super::chain::{self, Chain};
 use super::{Strategy, patterns, reinfix, tracerepair, unidebugger};
 
 /// The id of `--strategy` in the command.
@@ -86,6 +91,27 @@ fn holds(cmd: &Command, id: &str) -> bool {
     cmd.get_arguments().any(|a| a.get_id() == id)
 }
 
+/// `--strategy`'s parser: one registered name (clap refuses another, listing them), or a
+/// chain `a,b` whose names [`Registry::build`] checks (an unknown one is
+/// [`UnknownStrategy::Name`]). Help lists the registered names.
+#[derive(Clone)]
+struct StrategyParser(PossibleValuesParser);
+
+impl TypedValueParser for StrategyParser {
+    type Value = String;
+
+    fn parse_ref(&self, cmd: &Command, arg: Option<&Arg>, value: &OsStr) -> Result<String, clap::Error> {
+        match value.to_str() {
+            Some(chain) if chain.contains(',') => Ok(chain.to_string()),
+            _ => self.0.parse_ref(cmd, arg, value),
+        }
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        self.0.possible_values()
+    }
+}
+
 /// The strategies `--strategy` accepts; the first is the default.
 pub struct Registry {
     entries: Vec<Box<dyn Entry>>,
@@ -121,38 +147,67 @@ impl Registry {
         self.entries.iter().map(|e| e.name())
     }
 
-    /// `cmd` with `--strategy NAME` and every strategy's option group.
+    /// `cmd` with `--strategy NAME` (or a chain `NAME,NAME`) and every strategy's option
+    /// group.
     #[must_use]
     pub fn augment(&self, cmd: Command) -> Command {
-        let values: Vec<clap::builder::PossibleValue> =
-            self.entries.iter().map(|e| clap::builder::PossibleValue::new(e.name()).help(e.about())).collect();
+        let values: Vec<PossibleValue> =
+            self.entries.iter().map(|e| PossibleValue::new(e.name()).help(e.about())).collect();
         let first = self.entries.first().map_or("", |e| e.name());
         let strategy = Arg::new(STRATEGY_ID)
             .long("strategy")
             .value_name("NAME")
             .default_value(first)
-            .value_parser(clap::builder::PossibleValuesParser::new(values))
-            .help("Repair strategy (each one's options are under its own heading)");
+            .value_parser(StrategyParser(PossibleValuesParser::new(values)))
+            .help(
+                "Repair strategy (each one's options are under its own heading), or a chain run in order until one \
+                 makes the bug plausible, e.g. `patterns,reinfix` (a model is needed when any stage calls one)",
+            );
         self.entries.iter().fold(cmd.arg(strategy), |cmd, e| e.augment(cmd))
     }
 
     /// The strategy `--strategy` names in `matches` (parsed by a command [`Self::augment`]
     /// made), built from its options.
     ///
+    /// A name with commas is a [`Chain`] of the named strategies, each built from its
+    /// options as it would be alone.
+    ///
     /// # Errors
-    /// An unknown name; an option of another strategy given on the command line; options
-    /// the strategy refuses together.
+    /// An unknown name (of a chain: the first unknown one); an option of another strategy
+    /// (of none of a chain's stages) given on the command line; options the strategy
+    /// refuses together; a chain that names a strategy twice, names fewer than two or holds
+    /// one that seeks no patch ([`Chain::new`]).
     pub fn build(&self, matches: &ArgMatches) -> Result<Box<dyn Strategy>, UnknownStrategy> {
         let name = matches.get_one::<String>(STRATEGY_ID).map_or("", String::as_str);
+        if name.contains(',') {
+            return self.build_chain(name, matches);
+        }
         let chosen = self.entry(name)?;
-        self.refuse_foreign(chosen, matches)?;
+        self.refuse_foreign(&[chosen], name, matches)?;
         chosen.build(matches).map_err(|why| UnknownStrategy::Options(name.to_string(), why))
     }
 
-    /// The strategy `name` with every option at its default.
+    /// The chain `chain` (`a,b`), every stage built from `matches`.
+    fn build_chain(&self, chain: &str, matches: &ArgMatches) -> Result<Box<dyn Strategy>, UnknownStrategy> {
+        let refused = |why: String| UnknownStrategy::Options(chain.to_string(), why);
+        let names: Vec<&str> = chain.split(',').map(str::trim).collect();
+        if names.iter().any(|n| n.is_empty()) {
+            return Err(refused("an empty name: give the strategies as NAME,NAME".into()));
+        }
+        let entries = names.iter().map(|n| self.entry(n)).collect::<Result<Vec<_>, _>>()?;
+        chain::check_names(&names).map_err(refused)?;
+        self.refuse_foreign(&entries, chain, matches)?;
+        let stages = entries
+            .iter()
+            .map(|e| e.build(matches).map_err(|why| UnknownStrategy::Options(e.name().to_string(), why)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Box::new(Chain::new(stages).map_err(refused)?))
+    }
+
+    /// The strategy `name` (or the chain `a,b`) with every option at its default.
     ///
     /// # Errors
-    /// An unknown name.
+    /// An unknown name; a chain [`Self::build`] refuses.
     pub fn by_name(&self, name: &str) -> Result<Box<dyn Strategy>, UnknownStrategy> {
         let cmd = self.augment(Command::new("fixdex").no_binary_name(true));
         let matches = cmd.try_get_matches_from(["--strategy", name]).map_err(|_| self.unknown(name))?;
@@ -181,9 +236,10 @@ impl Registry {
     }
 
     /// An error naming the first option given on the command line that only other
-    /// strategies than `chosen` read, and the strategies that do.
-    fn refuse_foreign(&self, chosen: &dyn Entry, matches: &ArgMatches) -> Result<(), UnknownStrategy> {
-        let own = chosen.augment(Command::new("own"));
+    /// strategies than the `chosen` ones (the stages of `name`) read, and the strategies
+    /// that do.
+    fn refuse_foreign(&self, chosen: &[&dyn Entry], name: &str, matches: &ArgMatches) -> Result<(), UnknownStrategy> {
+        let own = chosen.iter().fold(Command::new("own"), |cmd, e| e.augment(cmd));
         let given = |a: &&Arg| matches.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine);
         for e in &self.entries {
             let group = e.augment(Command::new("group"));
@@ -191,7 +247,7 @@ impl Registry {
             if let Some(arg) = foreign {
                 let owners = self.owners(arg.get_id().as_str());
                 let flag = arg.get_long().map_or_else(|| arg.get_id().to_string(), |l| format!("--{l}"));
-                return Err(UnknownStrategy::Foreign(flag, owners, chosen.name().to_string()));
+                return Err(UnknownStrategy::Foreign(flag, owners, name.to_string()));
             }
         }
         Ok(())

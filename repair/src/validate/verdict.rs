@@ -66,6 +66,13 @@ pub const VERDICTS_BEST_FIRST: [Verdict; 6] = [
 pub struct UnknownVerdict(pub String);
 
 impl Verdict {
+    /// Whether a candidate with this verdict cost a validation (it was built and tested:
+    /// plausible, test failure, compile error, timeout; not a refused patch or a duplicate).
+    #[must_use]
+    pub fn validated(self) -> bool {
+        matches!(self, Verdict::Plausible | Verdict::TestFailure | Verdict::CompileError | Verdict::Timeout)
+    }
+
     /// The serde name: `plausible`, `test_failure`, `compile_error`, `timeout`,
     /// `patch_refused` or `duplicate`.
     pub fn as_str(self) -> &'static str {

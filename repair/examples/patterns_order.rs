@@ -8,8 +8,10 @@
 //! here) stays the measurement.
 //!
 //! Usage (from the project root):
-//! `cargo run --workspace --example patterns_order -- --index I.fdx --model DIR --split K/M
+//! `cargo run --workspace --example patterns_order -- [--index I.fdx --model DIR] --split K/M
 //!  [--max N] DATA.jsonl... > out.jsonl`
+//! Without `--index`, no similar fix is searched (every `vote` empty): enough to count the
+//! prior (`order::TEMPLATE_FIXES`) in minutes instead of an hour of embedding.
 //! A record is in the split when FNV-1a(id) mod M = K. Retrieval (top
 //! `patterns::DEFAULT_K`, `code` space) excludes the record's id and its project (unless
 //! `unknown`), QuixBugs' rule. Sources `quixbugs`, `defects4j` and `bugsinpy` (benchmarks)
@@ -44,8 +46,8 @@ fn fnv(s: &str) -> u64 {
 }
 
 struct Args {
-    index: PathBuf,
-    model: PathBuf,
+    /// The index and its model; `None`: no retrieval (every hit list empty).
+    index: Option<(PathBuf, PathBuf)>,
     split: (u64, u64),
     max: usize,
     data: Vec<PathBuf>,
@@ -67,13 +69,23 @@ fn args() -> anyhow::Result<Args> {
             _ => data.push(PathBuf::from(a)),
         }
     }
-    let (Some(index), Some(model)) = (index, model) else { bail!("--index and --model are required") };
-    Ok(Args { index, model, split, max, data })
+    let index = match (index, model) {
+        (Some(index), Some(model)) => Some((index, model)),
+        (None, None) => None,
+        _ => bail!("--index and --model go together (neither: the prior's counts alone, no retrieval)"),
+    };
+    Ok(Args { index, split, max, data })
 }
 
 /// The line of one pair a template edit fixes: `edits` of its buggy code, `truth` the
 /// fixing one's index.
-fn measure(retriever: &Retriever, rec: &Value, lang: Language, edits: &[Edit], truth: usize) -> anyhow::Result<Value> {
+fn measure(
+    retriever: Option<&Retriever>,
+    rec: &Value,
+    lang: Language,
+    edits: &[Edit],
+    truth: usize,
+) -> anyhow::Result<Value> {
     let field = |k: &str| rec.get(k).and_then(Value::as_str).unwrap_or("");
     let (id, project) = (field("id"), field("project"));
     let exclusion = Exclusion {
@@ -81,8 +93,11 @@ fn measure(retriever: &Retriever, rec: &Value, lang: Language, edits: &[Edit], t
         projects: if project.is_empty() || project == "unknown" { vec![] } else { vec![project.to_string()] },
     };
     let params = RetrieveParams { space: Space::Code, k: DEFAULT_K, ..RetrieveParams::default() };
-    let found = retriever.with_exclusion(exclusion).search(field("buggy_code"), "", &params)?;
-    let hits = order::hit_edits(&found.fixes);
+    let fixes = match retriever {
+        Some(r) => r.with_exclusion(exclusion).search(field("buggy_code"), "", &params)?.fixes,
+        None => Vec::new(),
+    };
+    let hits = order::hit_edits(&fixes);
     let te = &edits[truth];
     let (mut n, mut c) = (BTreeMap::<Template, usize>::new(), BTreeMap::<Template, usize>::new());
     let mut before = [0usize; 2];
@@ -103,15 +118,20 @@ fn measure(retriever: &Retriever, rec: &Value, lang: Language, edits: &[Edit], t
         "template": te.template, "summary": te.summary,
         "n": n, "c": c, "vote": order::template_vote(&hits), "concrete": order::concrete(te, &hits),
         "before_concrete": before[0], "before_nonconcrete": before[1],
-        "hits": found.fixes.len(), "voting_hits": hits.len(), "edits": edits.len(),
+        "hits": fixes.len(), "voting_hits": hits.len(), "edits": edits.len(),
         "rank_default": truth + 1, "rank": rank,
     }))
 }
 
 fn main() -> anyhow::Result<()> {
     let a = args()?;
-    let model = BertEmbedder::load_with(&a.model, engine::embed::Backend::Fast)?;
-    let retriever = Retriever::open(&a.index, Arc::new(model), Exclusion::default())?;
+    let retriever = match &a.index {
+        Some((index, model)) => {
+            let model = BertEmbedder::load_with(model, engine::embed::Backend::Fast)?;
+            Some(Retriever::open(index, Arc::new(model), Exclusion::default())?)
+        }
+        None => None,
+    };
     let out = std::io::stdout();
     let mut out = out.lock();
     let (mut seen, mut fixable) = (0usize, 0usize);
@@ -137,7 +157,7 @@ fn main() -> anyhow::Result<()> {
             let edits = templates::snippet_edits(buggy, lang);
             let Some(truth) = templates::fixing_edit(buggy, fixed, &edits) else { continue };
             fixable += 1;
-            let o = measure(&retriever, &rec, lang, &edits, truth)?;
+            let o = measure(retriever.as_ref(), &rec, lang, &edits, truth)?;
             writeln!(out, "{o}")?;
         }
     }

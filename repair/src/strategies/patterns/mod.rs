@@ -1,7 +1,9 @@
 //! The `patterns` strategy: repair with no model. Fix templates ([`templates`]: operator,
 //! operand ±1, numeral, negation, swapped arguments or operands, a different method,
 //! deleted statement, unwrapped call, early-return guard, null check, try/catch,
-//! identifier) are instantiated on the localized method's syntax
+//! identifier, and TBar's other families: literal, sub-condition, return expression,
+//! argument count, constructor arguments, missed call, data type, integer division, cast and
+//! range checkers, moved statement) are instantiated on the localized method's syntax
 //! tree and validated one by one through the session until a plausible patch (every
 //! plausible one with `collect_all`, `--all`) or the budget: [`Patterns::max_validations`]
 //! tested candidates (default 200) or [`Patterns::max_wall`] (default 10 minutes), whichever

@@ -157,16 +157,82 @@ pub struct RunInfo {
     pub wall_s: f64,
 }
 
+/// What the LLM calls of an evaluation cost ([`Costs::of`]): in all, per bug that ran and
+/// per plausible bug (the calls of the bugs left unfixed included).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Costs {
+    /// LLM calls over all bugs.
+    pub calls: u64,
+    /// LLM tokens (prompt + completion) over all bugs.
+    pub tokens: u64,
+    /// Cost in USD over all bugs, when every bug that ran had a known cost (a bug without
+    /// calls costs 0); `None` otherwise.
+    pub cost_usd: Option<f64>,
+    /// `calls / bugs that ran`; `None` when none ran.
+    pub calls_per_bug: Option<f64>,
+    /// `tokens / bugs that ran`.
+    pub tokens_per_bug: Option<f64>,
+    /// `cost_usd / bugs that ran`.
+    pub cost_usd_per_bug: Option<f64>,
+    /// `calls / plausible bugs`; `None` without a plausible bug.
+    pub calls_per_plausible: Option<f64>,
+    /// `tokens / plausible bugs`.
+    pub tokens_per_plausible: Option<f64>,
+    /// `cost_usd / plausible bugs`.
+    pub cost_usd_per_plausible: Option<f64>,
+}
+
+impl Costs {
+    /// The costs of `bugs` (a bug ran when it has an outcome: localization succeeded).
+    #[must_use]
+    pub fn of(bugs: &[BugResult]) -> Costs {
+        let ran: Vec<&BugResult> = bugs.iter().filter(|b| b.outcome.is_some()).collect();
+        let plausible = bugs.iter().filter(|b| b.class() == Class::Plausible).count();
+        let calls: u64 = bugs.iter().map(|b| b.calls).sum();
+        let tokens: u64 = bugs.iter().map(|b| b.tokens).sum();
+        let cost_usd = ran
+            .iter()
+            .map(|b| b.cost_usd.or((b.calls == 0).then_some(0.0)))
+            .try_fold(0.0, |total, c| Some(total + c?))
+            .filter(|_| !ran.is_empty());
+        let per = |total: f64, n: usize| (n > 0).then(|| total / n as f64);
+        Costs {
+            calls,
+            tokens,
+            cost_usd,
+            calls_per_bug: per(calls as f64, ran.len()),
+            tokens_per_bug: per(tokens as f64, ran.len()),
+            cost_usd_per_bug: cost_usd.and_then(|c| per(c, ran.len())),
+            calls_per_plausible: per(calls as f64, plausible),
+            tokens_per_plausible: per(tokens as f64, plausible),
+            cost_usd_per_plausible: cost_usd.and_then(|c| per(c, plausible)),
+        }
+    }
+
+    /// `LLM: 12 calls, 3400 tokens, $0.0123 ($0.0062 per plausible bug)`.
+    #[must_use]
+    pub fn line(&self) -> String {
+        let cost = self.cost_usd.map_or_else(|| "cost unknown".into(), |c| format!("${c:.4}"));
+        let per = self.cost_usd_per_plausible.map(|c| format!(" (${c:.4} per plausible bug)")).unwrap_or_default();
+        format!("LLM: {} calls, {} tokens, {cost}{per}", self.calls, self.tokens)
+    }
+}
+
 /// The evaluation's summary (`fixdex eval quixbugs --json`): the run, the [`Counts`], the
-/// calls and tokens of all `bugs`, every bug, and the strategy's `totals` under its key.
+/// calls, tokens and USD of all `bugs` with their means per bug and per plausible bug
+/// ([`Costs`]), every bug, and the strategy's `totals` under its key.
 #[must_use]
 pub fn summary(run: &RunInfo, bugs: &[BugResult], counts: &Counts, totals: Option<&EvalTotals>) -> serde_json::Value {
+    let costs = Costs::of(bugs);
     let mut summary = serde_json::json!({
         "lang": run.lang, "oracle": "llm", "strategy": run.strategy,
         "total": counts.total, "plausible": counts.plausible,
         "no_plausible": counts.no_plausible, "errors": counts.errors, "trace_only": counts.trace_only,
         "outcomes": counts.outcomes,
-        "calls": bugs.iter().map(|b| b.calls).sum::<u64>(), "tokens": bugs.iter().map(|b| b.tokens).sum::<u64>(),
+        "calls": costs.calls, "tokens": costs.tokens, "cost_usd": costs.cost_usd,
+        "calls_per_bug": costs.calls_per_bug, "tokens_per_bug": costs.tokens_per_bug,
+        "cost_usd_per_bug": costs.cost_usd_per_bug, "calls_per_plausible": costs.calls_per_plausible,
+        "tokens_per_plausible": costs.tokens_per_plausible, "cost_usd_per_plausible": costs.cost_usd_per_plausible,
         "wall_s": run.wall_s, "synthetic": run.synthetic,
         "client": run.client,
         "localization": run.localization,
@@ -224,5 +290,24 @@ mod tests {
         assert_eq!(c.outcomes["localization_failed"], 1);
         assert_eq!(c.outcomes["budget_exhausted"], 1);
         assert_eq!(bugs[5].error.as_deref(), Some("localization failed: SBFL ranked no method"));
+    }
+
+    #[test]
+    fn costs_per_bug_and_per_plausible_bug() {
+        let priced =
+            |outcome, calls, cost| BugResult { calls, tokens: calls * 10, cost_usd: cost, ..bug(Some(outcome)) };
+        let bugs = [
+            priced(Outcome::Plausible, 0, None),
+            priced(Outcome::Plausible, 2, Some(0.02)),
+            priced(Outcome::NoPlausiblePatch, 4, Some(0.04)),
+            BugResult::localization_failed("X", "none".into()),
+        ];
+        let c = Costs::of(&bugs);
+        assert_eq!((c.calls, c.tokens, c.calls_per_bug, c.calls_per_plausible), (6, 60, Some(2.0), Some(3.0)));
+        assert!((c.cost_usd.unwrap() - 0.06).abs() < 1e-12, "a bug without calls costs 0: {c:?}");
+        assert!((c.cost_usd_per_plausible.unwrap() - 0.03).abs() < 1e-12);
+        assert_eq!(c.line(), "LLM: 6 calls, 60 tokens, $0.0600 ($0.0300 per plausible bug)");
+        let unpriced = Costs::of(&[priced(Outcome::Plausible, 1, None)]);
+        assert_eq!((unpriced.cost_usd, unpriced.line().as_str()), (None, "LLM: 1 calls, 10 tokens, cost unknown"));
     }
 }

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use crate::bench::grade;
-use crate::bench::record::{BugRecord, PatchRecord, Status, Tier};
+use crate::bench::record::{BugRecord, PatchRecord, StageCost, Status, Tier};
 use crate::run::report::{Outcome, RepairReport};
 use crate::validate::Verdict;
 
@@ -24,7 +24,8 @@ pub fn copy(from: &Path, to: &Path) -> Result<(), String> {
 
 /// Sets `rec` from the repair `report`: outcome and status (`preflight_failed`, the buggy
 /// version not failing in a scratch copy, is `infra`; `error` is `error`; anything else
-/// finished), LLM calls, tokens and cost, validations and their median time, and every
+/// finished), LLM calls, tokens and cost (per stage, and the stage that fixed it, for a
+/// chain, [`crate::strategies::chain::ChainRecord`]), validations and their median time, and every
 /// plausible patch kept under `folder/patches/<n>/` (from the buggy files under
 /// `buggy_root`, `rec.modified_files` relative to it) and graded; with `--all` and a model,
 /// the sampled counts of plausible@k. `rec.modified_files` must
@@ -42,6 +43,10 @@ pub fn fill(rec: &mut BugRecord, report: &RepairReport, buggy_root: &Path, folde
     rec.calls = report.llm.calls;
     rec.tokens = report.llm.tokens();
     rec.cost_usd = report.llm.cost_usd;
+    if let Some(chain) = report.details.get::<crate::strategies::chain::ChainRecord>() {
+        rec.fixed_by = chain.fixed_by.map(str::to_string);
+        rec.stages = chain.stages.iter().map(StageCost::of).collect();
+    }
     let validated: Vec<_> = report.candidates.iter().filter(|c| c.verdict.validated()).collect();
     rec.validations = validated.len();
     rec.validation_median_s =

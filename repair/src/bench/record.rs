@@ -153,10 +153,57 @@ pub struct BugRecord {
     pub calls: u64,
     /// LLM tokens (prompt + completion).
     pub tokens: u64,
-    /// Cost in USD, when prices were given.
+    /// Cost in USD, when prices were given (`null` also for a bug without LLM calls:
+    /// [`crate::bench::summary::Summary`] counts those as 0).
     pub cost_usd: Option<f64>,
     /// Wall time of the bug, seconds (set-up and repair).
     pub wall_s: f64,
+    /// The stage of a chain (`--strategy patterns,reinfix`, [`crate::strategies::chain`])
+    /// that made the bug plausible; absent for a single strategy and when no stage did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed_by: Option<String>,
+    /// What each stage of a chain that ran did and cost, in order; absent for a single
+    /// strategy.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<StageCost>,
+}
+
+/// One stage of a chain on one bug ([`BugRecord::stages`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StageCost {
+    /// The stage's strategy name.
+    pub strategy: String,
+    /// `plausible`, `exhausted` or `stopped` ([`crate::strategies::chain::StageOutcome`]).
+    pub outcome: String,
+    /// Candidates it built and tested.
+    pub validations: usize,
+    /// LLM calls it made.
+    pub calls: u64,
+    /// LLM tokens of those calls (prompt + completion).
+    pub tokens: u64,
+    /// Their cost in USD: 0 for no calls, `None` when one had no price.
+    pub cost_usd: Option<f64>,
+    /// Its wall time, seconds.
+    pub wall_s: f64,
+}
+
+impl StageCost {
+    /// The record of `stage`, a stage of a chain's report.
+    #[must_use]
+    pub fn of(stage: &crate::strategies::chain::StageRecord) -> StageCost {
+        StageCost {
+            strategy: stage.strategy.to_string(),
+            outcome: serde_json::to_value(stage.outcome)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            validations: stage.validations,
+            calls: stage.calls,
+            tokens: stage.tokens,
+            cost_usd: stage.usd,
+            wall_s: stage.wall_s,
+        }
+    }
 }
 
 impl BugRecord {
@@ -187,6 +234,8 @@ impl BugRecord {
             tokens: 0,
             cost_usd: None,
             wall_s: 0.0,
+            fixed_by: None,
+            stages: Vec::new(),
         }
     }
 

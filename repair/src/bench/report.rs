@@ -152,8 +152,15 @@ fn settings_lines(run: &RunRecord, s: &Summary) -> Vec<String> {
             opt(s.validations_per_bug_median),
             opt(s.validation_median_s.map(|v| format!("{v:.2}")))
         ),
-        format!("LLM: {} calls, {} tokens, cost {}", s.calls, s.tokens, opt(s.cost_usd.map(|c| format!("${c:.4}")))),
+        format!(
+            "LLM: {} calls, {} tokens, cost {}, {} per plausible bug",
+            s.calls,
+            s.tokens,
+            opt(s.cost_usd.map(|c| format!("${c:.4}"))),
+            opt(s.cost_usd_per_plausible.map(|c| format!("${c:.4}")))
+        ),
     ];
+    lines.extend(s.stages.iter().map(|t| format!("stage {}", t.line())));
     for a in &s.at_k {
         lines.push(format!(
             "plausible@{k} {:.3}, correct@{k} {:.3} over {} bugs",

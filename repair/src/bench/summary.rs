@@ -1,6 +1,9 @@
 //! The numbers of a benchmark run, from its bugs' records ([`BugRecord`]): counts per
 //! status and grading tier, overall and per project, with 95% confidence intervals; cost,
-//! validations and time per bug; plausible@k and correct@k where patches were sampled.
+//! validations and time per bug; LLM calls, tokens and USD in all, per bug that ran and per
+//! plausible bug; for a chain of strategies (`--strategy patterns,reinfix`), the bugs each
+//! stage fixed and what each stage cost ([`StageTotals`]); plausible@k and correct@k where
+//! patches were sampled.
 //!
 //! Counting follows issue 31: `plausible` counts every bug with a plausible patch, and each
 //! of those is counted once more at its best tier, so `exact`, `ast` and `needs_review` are
@@ -148,13 +151,111 @@ pub struct Summary {
     pub calls: u64,
     /// LLM tokens over all bugs.
     pub tokens: u64,
-    /// Cost in USD over all bugs, when prices were known for every bug that ran.
+    /// Cost in USD over all bugs, when prices were known for every bug that ran (a bug
+    /// without LLM calls costs 0).
     pub cost_usd: Option<f64>,
     /// `cost_usd / ran`.
     pub cost_usd_per_bug: Option<f64>,
+    /// `calls / ran`; `None` when no bug ran.
+    pub calls_per_bug: Option<f64>,
+    /// `tokens / ran`; `None` when no bug ran.
+    pub tokens_per_bug: Option<f64>,
+    /// `calls / plausible`: what one plausible bug cost, the calls of the bugs left
+    /// unfixed included; `None` without a plausible bug.
+    pub calls_per_plausible: Option<f64>,
+    /// `tokens / plausible`; `None` without a plausible bug.
+    pub tokens_per_plausible: Option<f64>,
+    /// `cost_usd / plausible`; `None` without a plausible bug or a known cost.
+    pub cost_usd_per_plausible: Option<f64>,
+    /// For a chain: plausible bugs by the stage that fixed them (every stage of the run's
+    /// records, 0 included); absent for a single strategy.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub fixed_by: BTreeMap<String, usize>,
+    /// For a chain: each stage's totals, in stage order; absent for a single strategy.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<StageTotals>,
     /// plausible@k and correct@k (k = 1, 5, 10) averaged over the bugs that sampled at least
     /// k patches, with how many such bugs; empty when no strategy sampled.
     pub at_k: Vec<AtK>,
+}
+
+/// One stage of a chain over a run ([`Summary::stages`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StageTotals {
+    /// The stage's strategy name.
+    pub strategy: String,
+    /// Bugs it ran on (the earlier stages left them without a plausible patch).
+    pub ran: usize,
+    /// Bugs it made plausible.
+    pub fixed: usize,
+    /// Candidates it built and tested.
+    pub validations: usize,
+    /// LLM calls it made.
+    pub calls: u64,
+    /// LLM tokens of those calls.
+    pub tokens: u64,
+    /// Their cost in USD; `None` when a call had no price.
+    pub cost_usd: Option<f64>,
+    /// `cost_usd / fixed`; `None` without a fix or a known cost.
+    pub cost_usd_per_fix: Option<f64>,
+    /// Its wall time over the bugs, seconds.
+    pub wall_s: f64,
+}
+
+impl StageTotals {
+    /// The totals of every stage in `records`, in the order the stages first appear.
+    fn of(records: &[&BugRecord]) -> Vec<StageTotals> {
+        let mut out: Vec<StageTotals> = Vec::new();
+        for r in records {
+            for s in &r.stages {
+                let i = match out.iter().position(|t| t.strategy == s.strategy) {
+                    Some(i) => i,
+                    None => {
+                        out.push(StageTotals {
+                            strategy: s.strategy.clone(),
+                            ran: 0,
+                            fixed: 0,
+                            validations: 0,
+                            calls: 0,
+                            tokens: 0,
+                            cost_usd: Some(0.0),
+                            cost_usd_per_fix: None,
+                            wall_s: 0.0,
+                        });
+                        out.len() - 1
+                    }
+                };
+                let t = &mut out[i];
+                t.ran += 1;
+                t.fixed += usize::from(r.plausible && r.fixed_by.as_deref() == Some(s.strategy.as_str()));
+                t.validations += s.validations;
+                t.calls += s.calls;
+                t.tokens += s.tokens;
+                t.cost_usd = t.cost_usd.zip(s.cost_usd).map(|(a, b)| a + b);
+                t.wall_s += s.wall_s;
+            }
+        }
+        for t in &mut out {
+            t.cost_usd_per_fix = t.cost_usd.filter(|_| t.fixed > 0).map(|c| c / t.fixed as f64);
+        }
+        out
+    }
+
+    /// `patterns: ran on 10 bugs, fixed 3, 0 LLM calls, 0 tokens, $0.0000`.
+    #[must_use]
+    pub fn line(&self) -> String {
+        let cost = self.cost_usd.map_or_else(|| "cost unknown".into(), |c| format!("${c:.4}"));
+        let per_fix = self.cost_usd_per_fix.map(|c| format!(" (${c:.4} per fix)")).unwrap_or_default();
+        format!(
+            "{}: ran on {}, fixed {}, {}, {} LLM calls, {} tokens, {cost}{per_fix}",
+            self.strategy,
+            count(self.ran, "bug"),
+            self.fixed,
+            count(self.validations, "validation"),
+            self.calls,
+            self.tokens
+        )
+    }
 }
 
 /// plausible@k and correct@k over the bugs that sampled at least k patches.
@@ -199,11 +300,18 @@ impl Summary {
                 .map(|r| (r.bug.clone(), r.reason.clone().unwrap_or_default()))
                 .collect::<Vec<_>>()
         };
-        let cost_usd = if ran.iter().all(|r| r.cost_usd.is_some()) && !ran.is_empty() {
-            Some(ran.iter().filter_map(|r| r.cost_usd).sum::<f64>())
+        // A bug without LLM calls costs nothing, prices or not.
+        let cost = |r: &&BugRecord| r.cost_usd.or((r.calls == 0).then_some(0.0));
+        let cost_usd = if ran.iter().all(|r| cost(r).is_some()) && !ran.is_empty() {
+            Some(ran.iter().filter_map(cost).sum::<f64>() + 0.0)
         } else {
             None
         };
+        let per = |total: f64, n: usize| (n > 0).then(|| total / n as f64);
+        let calls: u64 = records.iter().map(|r| r.calls).sum();
+        let tokens: u64 = records.iter().map(|r| r.tokens).sum();
+        let stages = StageTotals::of(&ran);
+        let fixed_by = stages.iter().map(|t| (t.strategy.clone(), t.fixed)).collect();
         let at_k = [1, 5, 10]
             .into_iter()
             .filter_map(|k| {
@@ -239,17 +347,26 @@ impl Summary {
             ),
             wall_s: records.iter().map(|r| r.wall_s).sum(),
             wall_s_per_bug_median: median(ran.iter().map(|r| r.wall_s).collect()),
-            calls: records.iter().map(|r| r.calls).sum(),
-            tokens: records.iter().map(|r| r.tokens).sum(),
+            calls,
+            tokens,
             cost_usd_per_bug: cost_usd.map(|c| c / ran.len() as f64),
+            calls_per_bug: per(calls as f64, ran.len()),
+            tokens_per_bug: per(tokens as f64, ran.len()),
+            calls_per_plausible: per(calls as f64, counts.plausible),
+            tokens_per_plausible: per(tokens as f64, counts.plausible),
+            cost_usd_per_plausible: cost_usd.and_then(|c| per(c, counts.plausible)),
             cost_usd,
+            fixed_by,
+            stages,
             at_k,
             counts,
         }
     }
 
     /// One line: `61 bugs: 20 plausible (5 exact, 3 ast, 12 needs review), 8 correct
-    /// (13.1% [6.8, 23.8]), 0 infra, 0 errors; 1234 validations, median 0.9 s`.
+    /// (13.1% [6.8, 23.8]), 0 infra, 0 errors; 1234 validations, median 0.9 s each; 420 LLM
+    /// calls; $1.2345 ($0.0617 per plausible bug); fixed by patterns 12, reinfix 8` (the cost
+    /// when known, the stages for a chain).
     #[must_use]
     pub fn line(&self) -> String {
         let c = &self.counts;
@@ -270,8 +387,18 @@ impl Summary {
         if let Some(m) = self.validation_median_s {
             s.push_str(&format!(", median {m:.2} s each"));
         }
+        if self.calls > 0 {
+            s.push_str(&format!("; {}", count(usize::try_from(self.calls).unwrap_or(usize::MAX), "LLM call")));
+        }
         if let Some(cost) = self.cost_usd {
             s.push_str(&format!("; ${cost:.4}"));
+            if let Some(per) = self.cost_usd_per_plausible {
+                s.push_str(&format!(" (${per:.4} per plausible bug)"));
+            }
+        }
+        if !self.stages.is_empty() {
+            let fixed: Vec<String> = self.stages.iter().map(|t| format!("{} {}", t.strategy, t.fixed)).collect();
+            s.push_str(&format!("; fixed by {}", fixed.join(", ")));
         }
         s
     }
@@ -337,6 +464,54 @@ pub(crate) mod tests {
         );
         let line = Summary::of(&[record("Cli-1", "Cli", None, 1)]).line();
         assert!(line.starts_with("1 bug: ") && line.contains("0 errors; 1 validation,"), "{line}");
+    }
+
+    #[test]
+    fn cost_per_plausible_bug_and_per_stage_of_a_chain() {
+        use crate::bench::record::StageCost;
+        let stage = |name: &str, outcome: &str, calls: u64, cost: f64| StageCost {
+            strategy: name.into(),
+            outcome: outcome.into(),
+            validations: 2,
+            calls,
+            tokens: calls * 100,
+            cost_usd: Some(cost),
+            wall_s: 1.0,
+        };
+        let mut free = record("Cli-1", "Cli", Some(Tier::Exact), 2);
+        free.fixed_by = Some("patterns".into());
+        free.stages = vec![stage("patterns", "plausible", 0, 0.0)];
+        let mut paid = record("Cli-2", "Cli", Some(Tier::Ast), 4);
+        (paid.calls, paid.tokens, paid.cost_usd) = (3, 300, Some(0.03));
+        paid.fixed_by = Some("reinfix".into());
+        paid.stages = vec![stage("patterns", "exhausted", 0, 0.0), stage("reinfix", "plausible", 3, 0.03)];
+        let mut unfixed = record("Cli-3", "Cli", None, 4);
+        (unfixed.calls, unfixed.tokens, unfixed.cost_usd) = (5, 500, Some(0.05));
+        unfixed.stages = vec![stage("patterns", "stopped", 0, 0.0), stage("reinfix", "exhausted", 5, 0.05)];
+        let s = Summary::of(&[free, paid, unfixed]);
+        assert_eq!((s.calls, s.tokens), (8, 800));
+        assert!((s.cost_usd.unwrap() - 0.08).abs() < 1e-12, "a bug without calls costs 0: {s:?}");
+        assert!((s.cost_usd_per_plausible.unwrap() - 0.04).abs() < 1e-12);
+        assert_eq!((s.calls_per_plausible, s.tokens_per_plausible), (Some(4.0), Some(400.0)));
+        assert_eq!(s.fixed_by, BTreeMap::from([("patterns".to_string(), 1), ("reinfix".to_string(), 1)]));
+        let names: Vec<(&str, usize, usize)> = s.stages.iter().map(|t| (t.strategy.as_str(), t.ran, t.fixed)).collect();
+        assert_eq!(names, [("patterns", 3, 1), ("reinfix", 2, 1)]);
+        assert!((s.stages[1].cost_usd_per_fix.unwrap() - 0.08).abs() < 1e-12);
+        assert_eq!(
+            s.stages[0].line(),
+            "patterns: ran on 3 bugs, fixed 1, 6 validations, 0 LLM calls, 0 tokens, $0.0000 ($0.0000 per fix)"
+        );
+        let line = s.line();
+        assert!(
+            line.ends_with("; 8 LLM calls; $0.0800 ($0.0400 per plausible bug); fixed by patterns 1, reinfix 1"),
+            "{line}"
+        );
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(json["stages"][1]["strategy"], "reinfix");
+        let single = serde_json::to_value(Summary::of(&[record("Cli-1", "Cli", None, 1)])).unwrap();
+        assert!(single.get("stages").is_none() && single.get("fixed_by").is_none(), "{single:#}");
+        assert_eq!(single["cost_usd"], 0.0, "no calls, no cost");
+        assert!(single["cost_usd_per_plausible"].is_null());
     }
 
     #[test]

@@ -2,6 +2,8 @@
 
 /// The ReinFix workflow end to end on minibugs with scripted answers.
 mod agent;
+/// Strategy chains (`--strategy patterns,reinfix`): free before paid, per-stage costs.
+mod chain;
 /// Helpers shared by the workflow, harness and replay tests.
 mod common;
 /// The Defects4J harness on a project written in Defects4J's layout: git, javac, JUnit,

@@ -253,6 +253,9 @@ pub(crate) fn print_summary(json: bool, dir: &std::path::Path, all: &[BugRecord]
         return Ok(());
     }
     out!("{}", summary.line())?;
+    for stage in &summary.stages {
+        out!("  stage {}", stage.line())?;
+    }
     for (bug, why) in summary.infra_bugs.iter().chain(&summary.error_bugs) {
         out!("  {bug}: {why}")?;
     }

@@ -124,6 +124,7 @@ pub(super) fn print_llm_table(
         out!("{:<28} {:<20} {:>6} {:>6} {:>9} {:>8.1}", b.program, outcome, b.candidates, b.calls, b.tokens, b.wall_s)?;
     }
     out!("{}", summary_line(counts, lang, synthetic))?;
+    out!("{}", evaluation::Costs::of(bugs).line())?;
     if let Some(t) = totals {
         out!("{}", t.line)?;
     }

@@ -609,6 +609,58 @@ fn issue_11_repair_with_patterns_needs_no_model() {
     assert!(outside.contains("is not a file under --project"), "{outside}");
 }
 
+/// Issue 32, item 3: `--strategy patterns,reinfix` runs the templates first and ReinFix
+/// only when they find no plausible patch. A model must be given up front (a run cannot know
+/// in advance whether the templates fix the bug): without one the run is refused before
+/// anything runs, naming the stage that needs it. With a replay that holds no recording, SUM_TO
+/// is fixed by `patterns` and the model is never asked; `fixdex repair` says which stage fixed
+/// it, and `fixdex eval quixbugs` counts the bugs each stage fixed and the cost per plausible
+/// bug.
+#[test]
+fn issue_32_repair_chain_patterns_then_reinfix() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let root = minibugs();
+    let mut args = vec!["repair", "--strategy", "patterns,reinfix", "--project", root.to_str().unwrap()];
+    args.extend(["--file", "java_programs/SUM_TO.java", "--method", "sum_to", "--build-cmd", BUILD]);
+    args.extend(["--test-cmd", TEST, "--failing-test", "SUM_TO_TEST#test_1", "--report", report.to_str().unwrap()]);
+    let out = fixdex(&args, None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("stage 2 (reinfix) calls a model") && err.contains("no LLM configured"), "{err}");
+    assert!(!report.exists(), "refused before anything ran");
+
+    args.extend(["--replay", empty.to_str().unwrap(), "--llm-model", "replayed-model"]);
+    let out = fixdex(&args, None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("+        for (int i = 1; i <= n; i++) {"));
+    let err = stderr(&out);
+    assert!(err.contains("chain patterns,reinfix: fixed by patterns (stage 1 of 2)\n  patterns: plausible, "), "{err}");
+    assert!(err.contains(", 0 LLM calls, 0 tokens, $0.0000, "), "{err}");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!((r["strategy"].as_str(), r["outcome"].as_str()), (Some("patterns,reinfix"), Some("plausible")));
+    assert_eq!((r["llm"]["calls"].as_u64(), r["details"]["fixed_by"].as_str()), (Some(0), Some("patterns")), "{r:#}");
+    assert_eq!(r["details"]["stages"].as_array().map(Vec::len), Some(1), "ReinFix never ran: {r:#}");
+
+    let truth = root.join("quixbugs.jsonl");
+    let mut eval = vec!["eval", "quixbugs", "--root", root.to_str().unwrap(), "--lang", "java", "--programs", "SUM_TO"];
+    eval.extend(["--ground-truth", truth.to_str().unwrap(), "--strategy", "patterns,reinfix"]);
+    eval.extend(["--replay", empty.to_str().unwrap(), "--llm-model", "replayed-model", "--json"]);
+    let out = fixdex(&eval, None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = stdout_json(&out);
+    assert_eq!(
+        (s["strategy"].as_str(), s["plausible"].as_u64(), s["calls"].as_u64()),
+        (Some("patterns,reinfix"), Some(1), Some(0)),
+        "{s}"
+    );
+    assert_eq!((s["cost_usd"].as_f64(), s["cost_usd_per_plausible"].as_f64()), (Some(0.0), Some(0.0)), "{s}");
+    assert_eq!(s["chain"]["fixed_by"], serde_json::json!({"patterns": 1, "reinfix": 0}), "{s}");
+    assert_eq!(s["programs"][0]["chain"]["fixed_by"], "patterns", "{s}");
+}
+
 /// Issue 13: `fixdex repair --strategy tracerepair --replay` end to end on the replayed Java
 /// SUM_TO session (the library's TraceRepair recordings: probe request with a rolled-back
 /// probe, three proposals, two debate rounds): exit 0 with the patch; then with a budget

@@ -131,6 +131,26 @@ impl super::Strategy for Patterns {
     fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop> {
         let text = &problem.source;
         let edits = problem.language.map(|l| templates::edits(text, l, problem.lines)).unwrap_or_default();
+        // Bad input is said in the report, and the search goes on with what applies.
+        let (from, to) = problem.lines;
+        match problem.language {
+            None => session.report.warnings.push(format!(
+                "patterns: no template applies: {} is in a language the templates do not parse (Java and Python)",
+                problem.bug.file.display()
+            )),
+            Some(l) => {
+                if let Some(n) = templates::syntax_errors(text, l, problem.lines).filter(|n| *n > 0) {
+                    session.report.warnings.push(format!(
+                        "patterns: lines {from}-{to} of {} have {n} syntax error{} as {}: the templates apply to the \
+                         rest ({} candidates)",
+                        problem.bug.file.display(),
+                        if n == 1 { "" } else { "s" },
+                        l.as_str(),
+                        edits.len()
+                    ));
+                }
+            }
+        }
         let mut generated: BTreeMap<Template, usize> = BTreeMap::new();
         for e in &edits {
             *generated.entry(e.template).or_default() += 1;

@@ -220,6 +220,19 @@ pub fn edits(text: &str, language: Language, lines: (usize, usize)) -> Vec<Edit>
     out
 }
 
+/// The syntax errors (tree-sitter `ERROR` and missing nodes) within lines `lines.0..=lines.1`
+/// (1-based) of `text` parsed as `language`: 0 for a method that parses cleanly. The
+/// templates still apply to the nodes that parse, so a report says how many there were
+/// (issue 32, "bad input"). `None` when the grammar cannot be loaded.
+#[must_use]
+pub fn syntax_errors(text: &str, language: Language, lines: (usize, usize)) -> Option<usize> {
+    let mut parser = Parser::new();
+    parser.set_language(&language.grammar()).ok()?;
+    let tree = parser.parse(text, None)?;
+    let within = |n: &Node<'_>| n.start_position().row + 1 <= lines.1 && n.end_position().row + 1 >= lines.0;
+    Some(descendants(tree.root_node()).iter().filter(|n| (n.is_error() || n.is_missing()) && within(n)).count())
+}
+
 /// Longest snippet (lines) [`snippet_edits`] reads; longer ones give no edit.
 pub const SNIPPET_MAX_LINES: usize = 300;
 
@@ -1194,6 +1207,15 @@ mod tests {
         assert!(has(Template::ChangeIdentifier, "new Pair(a, b)"));
         assert!(!r.iter().any(|(t, out)| *t == Template::ChangeIdentifier && out.contains("new Pair(a, s)")));
         assert!(!r.iter().any(|(t, out)| *t == Template::ChangeIdentifier && out.contains("new Pair(a, ds)")));
+    }
+
+    #[test]
+    fn syntax_errors_are_counted_within_the_lines() {
+        let text = "class A {\n  int f(int a) {\n    return a +;\n  }\n  int g() { return 1; }\n}\n";
+        assert!(syntax_errors(text, Language::Java, (2, 4)).is_some_and(|n| n >= 1));
+        assert_eq!(syntax_errors(text, Language::Java, (5, 5)), Some(0));
+        // The templates still apply to what parses.
+        assert!(!edits(text, Language::Java, (5, 5)).is_empty());
     }
 
     #[test]

@@ -17,13 +17,17 @@
 //! | `patterns` | no model: fix templates on the localized method (TBar-style), validated in a fixed order | [`patterns`] |
 //! | `tracerepair` | TraceRepair (../shared/papers/tracerepair.txt, Algorithm 1): runtime probes, a three-strategy debate, a judge | [`tracerepair`] |
 //! | `unidebugger` | UniDebugger (../shared/papers/unidebugger.txt, Knowl 2): L1 → L2 → L3 escalation and reflection, fixdex as the Helper's patch database | [`unidebugger`] |
+//! | `a,b` (e.g. `patterns,reinfix`) | a chain: the named strategies in order, each only on a bug the ones before it left without a plausible patch ("free before paid"), with each stage's cost in the report | [`chain`] |
 //!
 //! A new strategy goes in its own folder here (or in any crate), implements [`Strategy`] and
 //! its option group (`#[derive(clap::Args)]` under its own help heading), and is one line of
 //! [`Registry::builtin`] (or [`Registry::with`] outside this crate): the registry is the only
 //! constructor, and gives the binary `--strategy` and every strategy's options. Its report
 //! section ([`RepairReport::details`]) and its evaluation summary ([`Strategy::eval_bug`],
-//! [`Strategy::eval_totals`]) come from the strategy; shared code names none.
+//! [`Strategy::eval_totals`]) come from the strategy; shared code names none (except
+//! [`crate::bench::keep`], which reads a chain's [`chain::ChainRecord`] into a run folder's
+//! `result.json`). The registry builds a [`chain::Chain`] for a `--strategy` with commas:
+//! nothing more is needed for a new strategy to be a stage.
 
 use serde_json::Value;
 

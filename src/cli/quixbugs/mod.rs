@@ -13,7 +13,9 @@
 //! excluded from retrieval, and perfect function-level localization (ReinFix's setting) or
 //! `--localization sbfl` (the top Ochiai method of the program's file). It reports per bug the outcome, the error
 //! message of a run that ended in error, LLM calls, tokens and time, and counts plausible,
-//! no plausible patch and errors apart ([`repair::bench::evaluation`]); `--report-dir` keeps each
+//! no plausible patch and errors apart, with the calls, tokens and USD in all, per bug and per
+//! plausible bug ([`repair::bench::evaluation`]; a chain, `--strategy patterns,reinfix`, adds
+//! the bugs each stage fixed and what each stage cost); `--report-dir` keeps each
 //! bug's full report; `--run-dir` runs into a resumable, graded run folder instead
 //! ([`run_folder`]). Exit 1 when any bug ended in error (outcome `error` or
 //! `preflight_failed`, or localization failed), after the summary is printed; 0 otherwise.

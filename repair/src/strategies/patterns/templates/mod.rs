@@ -65,45 +65,45 @@ pub enum Template {
     WrapTryCatch,
     /// A literal replaced (TBar FP9 "Mutate Literal Expression"): a boolean by its negation,
     /// a string by another string literal of the file or `""`, a number by `0`, `1`, `-1` or
-    /// another numeric literal of the method, in its own kind (`0.0f`, `0L`) ([`literals`]).
+    /// another numeric literal of the method, in its own kind (`0.0f`, `0L`) (`literals.rs`).
     MutateLiteral,
     /// A sub-condition of an `if`/loop condition removed (`a && b` → `a`) or added
     /// (`a` → `a && x != null`, with the operands the method has) (TBar FP6 "Mutate
-    /// Conditional Expression"; [`conditions`]).
+    /// Conditional Expression"; `conditions.rs`).
     MutateCondition,
     /// A return's expression replaced by another expression of the return type that the
     /// method uses: another return's, `null` (Java objects), a parameter or local of that
-    /// type (Python: any parameter) (TBar FP12 "Mutate Return Statement"; [`literals`]).
+    /// type (Python: any parameter) (TBar FP12 "Mutate Return Statement"; `literals.rs`).
     MutateReturn,
     /// A call given one argument more or fewer, where the called method has such an overload
     /// in the file; the extra argument from the variables in scope (TBar FP10 "Mutate Method
-    /// Invocation Expression"; [`calls`]).
+    /// Invocation Expression"; `calls.rs`).
     ChangeArgumentCount,
     /// A constructor call's arguments changed: one dropped or added where the class has such
     /// a constructor in the file (or is created with that many arguments elsewhere), or
     /// (Java) one replaced by another name in scope of its declared type; swaps are
-    /// [`Template::SwapArguments`]' (TBar FP5 "Mutate Class Instance Creation"; [`calls`]).
+    /// [`Template::SwapArguments`]' (TBar FP5 "Mutate Class Instance Creation"; `calls.rs`).
     ConstructorArguments,
     /// A call on a receiver inserted where a sibling branch of the same `if` makes it (TBar
-    /// FP4 "Insert Missed Statement"; [`calls`]).
+    /// FP4 "Insert Missed Statement"; `calls.rs`).
     InsertMissedCall,
     /// A local, field or cast type widened or narrowed: `int` ↔ `long`, `float` ↔ `double`,
-    /// `short`/`byte`/`char` → `int` (TBar FP7 "Mutate Data Type"; [`literals`]).
+    /// `short`/`byte`/`char` → `int` (TBar FP7 "Mutate Data Type"; `literals.rs`).
     MutateDataType,
     /// An integer division made floating: `a / b` → `(double) a / b` or `a / (double) b`
     /// (`n / 2` → `n / 2.0`; Python: `//` → `/`) (TBar FP8 "Mutate Integer Division
-    /// Operation"; [`literals`]).
+    /// Operation"; `literals.rs`).
     FloatDivision,
     /// A cast guarded by `instanceof`: the statement holding `(T) x` runs only
     /// `if (x instanceof T)`, an `if`/`while` condition `c` holding it becomes
-    /// `x instanceof T && c` (TBar FP1 "Insert Cast Checker"; [`checkers`]).
+    /// `x instanceof T && c` (TBar FP1 "Insert Cast Checker"; `checkers.rs`).
     InsertCastChecker,
     /// An index or a `get(i)`/`charAt(i)` access guarded by its bounds: the statement runs
     /// only `if (i >= 0 && i < a.length)` (`x.size()`, `s.length()`; Python
-    /// `if 0 <= i < len(a):`) (TBar FP3 "Insert Range Checker"; [`checkers`]).
+    /// `if 0 <= i < len(a):`) (TBar FP3 "Insert Range Checker"; `checkers.rs`).
     InsertRangeChecker,
     /// A statement moved one position up or down in its block (TBar FP14 "Move Statement";
-    /// [`statements`]).
+    /// `statements.rs`).
     MoveStatement,
     /// One identifier replaced by another identifier the method uses; in Java only by one
     /// declared (parameter, local, field, loop variable) with the same type text in a scope
@@ -229,7 +229,7 @@ pub fn syntax_errors(text: &str, language: Language, lines: (usize, usize)) -> O
     let mut parser = Parser::new();
     parser.set_language(&language.grammar()).ok()?;
     let tree = parser.parse(text, None)?;
-    let within = |n: &Node<'_>| n.start_position().row + 1 <= lines.1 && n.end_position().row + 1 >= lines.0;
+    let within = |n: &Node<'_>| n.start_position().row < lines.1 && n.end_position().row + 1 >= lines.0;
     Some(descendants(tree.root_node()).iter().filter(|n| (n.is_error() || n.is_missing()) && within(n)).count())
 }
 

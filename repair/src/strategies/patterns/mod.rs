@@ -38,6 +38,7 @@
 
 pub mod order;
 pub mod templates;
+pub mod transplant;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -49,13 +50,14 @@ use serde::Serialize;
 use crate::error::Error;
 use crate::patch::{Change, Splice};
 use crate::retrieve::suggest::{Suggestion, Voter, suggest_with_prior};
-use crate::retrieve::{RetrieveParams, Retriever};
+use crate::retrieve::{RetrieveParams, Retriever, SimilarFix};
 use crate::run::bug::Problem;
 use crate::run::report::Details;
 use crate::run::session::{Place, Session, Stop};
 use crate::validate::Verdict;
 pub use order::HitEdit;
 pub use templates::{Edit, Template};
+pub use transplant::TransplantRecord;
 
 /// Similar fixes retrieved to order the templates (the number [`order`]'s weights were
 /// fitted with).
@@ -151,23 +153,33 @@ impl super::Strategy for Patterns {
                 }
             }
         }
+        let (hits, retrieval, fixes) = match session.retriever().filter(|_| self.retrieval) {
+            Some(r) => self.hit_edits(r, problem, session),
+            None => (Vec::new(), None, Vec::new()),
+        };
+        // The neighbours' own small edits, transplanted, before every template edit.
+        let (transplants, transplant_records) = match problem.language {
+            Some(l) if !fixes.is_empty() => transplant::transplants(&fixes, text, l, problem.lines),
+            _ => (Vec::new(), Vec::new()),
+        };
         let mut generated: BTreeMap<Template, usize> = BTreeMap::new();
-        for e in &edits {
+        for e in edits.iter().chain(&transplants) {
             *generated.entry(e.template).or_default() += 1;
         }
-        let (hits, retrieval) = match session.retriever().filter(|_| self.retrieval) {
-            Some(r) => self.hit_edits(r, problem, session),
-            None => (Vec::new(), None),
-        };
-        let ordered: Vec<&Edit> =
-            order::order(&edits, &hits, &problem.weights).into_iter().map(|i| &edits[i]).collect();
+        let ordered = transplant::then_templates(
+            &transplants,
+            order::order(&edits, &hits, &problem.weights).into_iter().map(|i| &edits[i]),
+            text,
+            problem.lines,
+        );
         let mut search = Search::default();
         let ended = self.search(problem, session, &ordered, &mut search);
         session.report.details = Details::new(PatternsRecord {
-            order: if hits.is_empty() { "prior" } else { "retrieval" },
+            order: if hits.is_empty() && transplants.is_empty() { "prior" } else { "retrieval" },
             suspiciousness: problem.weights.name(),
             probabilities: order::template_probabilities(&hits),
             retrieval,
+            transplants: transplant_records,
             max_validations: self.max_validations,
             max_wall_s: self.max_wall.as_secs(),
             generated,
@@ -183,12 +195,16 @@ impl super::Strategy for Patterns {
 /// them).
 #[derive(Debug, Clone, Serialize)]
 pub struct PatternsRecord {
-    /// `retrieval` when similar fixes voted for the templates, else `prior`.
+    /// `retrieval` when similar fixes voted for the templates or were transplanted, else
+    /// `prior`.
     pub order: &'static str,
     /// `uniform` or `sbfl` ([`crate::fl::LineWeights::name`]).
     pub suspiciousness: &'static str,
     /// The similar fixes searched; `None` without an index or with `--no-retrieval`.
     pub retrieval: Option<RetrievalRecord>,
+    /// What became of each similar fix as a transplant ([`transplant`]); empty without
+    /// retrieval.
+    pub transplants: Vec<TransplantRecord>,
     /// Each template's probability `p(t)`.
     pub probabilities: BTreeMap<Template, f32>,
     /// [`Patterns::max_validations`].
@@ -229,6 +245,9 @@ pub struct PlausibleEdit {
     pub line: usize,
     /// The applied diff.
     pub diff: Option<String>,
+    /// The similar fix (document id) a transplant came from; absent for a template edit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
 }
 
 /// Progress of the search.
@@ -243,13 +262,14 @@ impl Patterns {
     /// The top [`Patterns::k`] fixes similar to the localized code that one template edit
     /// reproduces ([`order::hit_edits`]), and the report's `details.retrieval`; none when
     /// retrieval fails (the error is reported and warned about, and the run goes on in the
-    /// prior's order). The report's `retrieved` and `suggestions` get the hits.
+    /// prior's order), and the hits themselves (to transplant, [`transplant`]). The report's
+    /// `retrieved` and `suggestions` get the hits.
     fn hit_edits(
         &self,
         r: &Retriever,
         problem: &Problem,
         session: &mut Session<'_>,
-    ) -> (Vec<HitEdit>, Option<RetrievalRecord>) {
+    ) -> (Vec<HitEdit>, Option<RetrievalRecord>, Vec<SimilarFix>) {
         // Dense: the order the weights were fitted with.
         let params = RetrieveParams { space: Space::Code, k: self.k.max(1), ..RetrieveParams::default() };
         // With SBFL, the most suspicious line is the buggy line a long method is embedded
@@ -259,12 +279,13 @@ impl Patterns {
         let lines = top.and_then(|l| LineRange::new(l, l).ok());
         let found = match session.search_similar(&problem.code, "", lines, &params) {
             Some(Ok(found)) => found,
-            None => return (Vec::new(), None),
+            None => return (Vec::new(), None, Vec::new()),
             Some(Err(e)) => {
                 session.report.warnings.push(format!("retrieval failed, so the templates keep the prior's order: {e}"));
                 return (
                     Vec::new(),
                     Some(RetrievalRecord { hits: 0, error: Some(e.to_string()), hit_edits: Vec::new() }),
+                    Vec::new(),
                 );
             }
         };
@@ -281,8 +302,8 @@ impl Patterns {
         let details = RetrievalRecord { hits: found.fixes.len(), error: None, hit_edits: hits.clone() };
         session.report.suggestions = vec![suggestions.iter().map(Suggestion::line).collect()];
         session.report.retrieved_dropped_exact = found.dropped_exact;
-        session.report.retrieved = found.fixes;
-        (hits, Some(details))
+        session.report.retrieved = found.fixes.clone();
+        (hits, Some(details), found.fixes)
     }
 
     /// Validates `edits` in order until a plausible patch (unless collecting all) or the budget.
@@ -310,6 +331,7 @@ impl Patterns {
                     summary: edit.summary.clone(),
                     line: edit.line,
                     diff: rec.applied_diff.clone(),
+                    from: edit.from.clone(),
                 });
             }
             if session.push_candidate(rec) {

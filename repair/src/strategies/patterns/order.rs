@@ -63,9 +63,12 @@ use crate::retrieve::SimilarFix;
 pub const VOTE_WEIGHT: f32 = 0.1;
 
 /// Pairs of the fit split (module docs, prior v4: 544 pairs) that each template fixes, in the
-/// order of [`Template::ALL`]: the prior is `(count + 1) / (544 + 24)`.
+/// order of [`Template::ALL`]: the prior is `(count + 1) / (544 + 25)`. The last,
+/// [`Template::Transplant`], is 0: no template edit of a pair is a transplant (transplants
+/// are ordered before every template edit, [`super::transplant`]); its add-one share only
+/// scales the others' by 568/569, which keeps their order.
 pub const TEMPLATE_FIXES: [u32; Template::ALL.len()] =
-    [138, 35, 100, 8, 11, 4, 25, 26, 7, 0, 9, 0, 52, 20, 10, 9, 1, 1, 12, 1, 0, 0, 16, 59];
+    [138, 35, 100, 8, 11, 4, 25, 26, 7, 0, 9, 0, 52, 20, 10, 9, 1, 1, 12, 1, 0, 0, 16, 59, 0];
 
 /// `prior(t)` of the module docs, in (0, 1); the shares sum to 1.
 #[must_use]
@@ -194,6 +197,7 @@ mod tests {
             replacement: replacement.into(),
             line,
             summary: String::new(),
+            from: None,
         }
     }
 
@@ -225,8 +229,8 @@ mod tests {
     fn the_prior_is_the_fitted_shares_and_sums_to_one() {
         let total: f32 = Template::ALL.iter().map(|t| prior(*t)).sum();
         assert!((total - 1.0).abs() < 1e-5);
-        assert!((prior(Template::ChangeOperator) - 139.0 / 568.0).abs() < 1e-6);
-        assert!((prior(Template::AddGuard) - 1.0 / 568.0).abs() < 1e-6);
+        assert!((prior(Template::ChangeOperator) - 139.0 / 569.0).abs() < 1e-6);
+        assert!((prior(Template::AddGuard) - 1.0 / 569.0).abs() < 1e-6);
         // Without hits p(t) is the prior, and every template has one.
         let p = template_probabilities(&[]);
         assert_eq!(p.len(), Template::ALL.len());

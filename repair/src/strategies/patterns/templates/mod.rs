@@ -109,11 +109,16 @@ pub enum Template {
     /// declared (parameter, local, field, loop variable) with the same type text in a scope
     /// that holds the use.
     ChangeIdentifier,
+    /// A retrieved similar fix's own small edit applied where it fits the method, its
+    /// identifiers mapped to the method's (`super::transplant`; issue 32). Never made by
+    /// [`edits`]: transplants need the neighbours, and come before every template edit.
+    /// Not an action kind: the JSON name is `TRANSPLANT`.
+    Transplant,
 }
 
 impl Template {
     /// Every template, in the default order.
-    pub const ALL: [Template; 24] = [
+    pub const ALL: [Template; 25] = [
         Template::ChangeOperator,
         Template::ChangeOperand,
         Template::ChangeNumeral,
@@ -138,6 +143,7 @@ impl Template {
         Template::InsertRangeChecker,
         Template::MoveStatement,
         Template::ChangeIdentifier,
+        Template::Transplant,
     ];
 }
 
@@ -158,6 +164,9 @@ pub struct Edit {
     pub line: usize,
     /// `<` → `<=`, for the report.
     pub summary: String,
+    /// The similar fix (its document id) a transplanted edit comes from
+    /// ([`Template::Transplant`], `super::transplant`); `None` for every template edit.
+    pub from: Option<String>,
 }
 
 /// Most identifier replacements per method (they grow with the square of its identifiers).
@@ -471,6 +480,7 @@ impl Cx<'_> {
             replacement,
             line: node.start_position().row + 1,
             summary,
+            from: None,
         });
     }
 
@@ -617,6 +627,7 @@ impl Cx<'_> {
                 replacement: swapped,
                 line: a.start_position().row + 1,
                 summary: format!("swap {} and {}", one_line(self.of(a)), one_line(self.of(b))),
+                from: None,
             });
         }
     }
@@ -720,6 +731,7 @@ impl Cx<'_> {
             replacement,
             line: node.start_position().row + 1,
             summary: format!("delete {}", one_line(self.of(node))),
+            from: None,
         });
     }
 
@@ -879,7 +891,16 @@ impl Cx<'_> {
     /// An insertion of `text` at byte `at`.
     fn insert(&self, out: &mut Vec<Edit>, template: Template, at: usize, text: String, summary: String) {
         let line = self.text[..at].matches('\n').count() + 1;
-        out.push(Edit { template, start: at, end: at, original: String::new(), replacement: text, line, summary });
+        out.push(Edit {
+            template,
+            start: at,
+            end: at,
+            original: String::new(),
+            replacement: text,
+            line,
+            summary,
+            from: None,
+        });
     }
 
     /// The whitespace before `node` on its line, when nothing else precedes it there.

@@ -70,6 +70,7 @@ impl Cx<'_> {
                 replacement: format!("{}{between}{}", self.of(b), self.of(a)),
                 line: a.start_position().row + 1,
                 summary: format!("move {} below {}", one_line(self.of(a)), one_line(self.of(b))),
+                from: None,
             });
             made += 1;
         }

@@ -1,0 +1,809 @@
+//! Transplanted fixes (issue 32, item 2): each retrieved similar fix whose fix is a small
+//! edit is applied to the buggy method where it fits, its identifiers mapped to the method's,
+//! and validated before any template edit. A template tool can only re-order its templates by
+//! the neighbours; a neighbour whose fix is `if (x.size() > 0)` → `if (x != null && x.size() > 0)`,
+//! `return a;` → `return a.clone();` or `foo(b, c)` → `foo(b, c, true)` brings the fix itself.
+//!
+//! # Rule
+//! 1. **The neighbour's edit.** Its buggy and fixed code are cut into leaf tokens by
+//!    tree-sitter (a string literal is one token, comments are none; a Java snippet inside a
+//!    `class Fix { … }` wrapper as [`super::templates::snippet_edits`] parses it), and the
+//!    common token prefix and suffix are stripped: what is left is one changed region, tokens
+//!    `B` of the buggy code and `A` of the fixed. Kept only when it is small (at most
+//!    [`MAX_CHANGED_TOKENS`] on each side, not both empty), in the bug's language, parses
+//!    without error on both sides, and has at most [`SNIPPET_MAX_LINES`] lines.
+//! 2. **The pattern**: `B` with up to [`CONTEXT`] tokens of the neighbour's buggy code on each
+//!    side (so an insertion has an anchor). Its identifiers are placeholders, except the
+//!    names of called methods and functions (an identifier followed by `(`, `x.size(`,
+//!    `merge(`); keywords, literals and operators must match exactly. The replacement is `A`
+//!    with the whitespace around it: an identifier of `A` that is a placeholder of the
+//!    pattern becomes the method's name it was bound to, a called name stays as it is, and any
+//!    other identifier must be one the method has (used or declared), or the neighbour does
+//!    not transplant (`unknown identifier`).
+//! 3. **Matching.** The pattern slides over the localized method's tokens (within
+//!    `problem.lines`): exact tokens compare by text; a placeholder binds a method token of the
+//!    same syntax kind (an `identifier`, a Java `type_identifier`), consistently (one
+//!    neighbour name, one method name) and injectively. Context 3 first, then 2, 1, and 0
+//!    tokens (0 only when `B` is not empty), the first that matches giving at most
+//!    [`MAX_MATCHES_PER_FIX`] matches (exact ones first, then in source order). Its
+//!    `fit = (context tokens matched + 1) / (2 × CONTEXT + 1)`, × [`RENAMED_FIT`] when a name
+//!    was mapped to another (the `+ 1` keeps a context-free match above zero).
+//! 4. **The candidate**: an [`Edit`] of [`Template::Transplant`] over the matched method
+//!    tokens whose replacement is the method's own text with the changed region (the text
+//!    between the context tokens) replaced by the neighbour's fixed text there, names mapped
+//!    and lines re-indented from the neighbour's indentation to the method's; the method's
+//!    whitespace outside the region stays. Its [`Edit::from`] is the neighbour's id: the
+//!    provenance rides on the edit, so the search loop reports it with no side table.
+//! 5. **Order**: by `max(score, 0) × fit` descending (ties: retrieval rank, then source
+//!    position), the first of equal results only, at most [`MAX_TRANSPLANTS`]; then the
+//!    template edits in their own order ([`super::order`]), less any whose result is a
+//!    transplant's ([`then_templates`]).
+//!
+//! Deterministic: it depends only on the hits (their order and scores) and the file. A
+//! neighbour with missing, empty or malformed snippets is skipped with its reason
+//! ([`TransplantRecord::why`]); nothing here panics on bad input.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+use tree_sitter::{Node, Parser};
+
+use super::templates::{Edit, SNIPPET_MAX_LINES, Template, squash};
+use crate::Language;
+use crate::retrieve::SimilarFix;
+
+/// Most tokens changed on each side of a neighbour's fix (`B` and `A` of the module docs).
+pub const MAX_CHANGED_TOKENS: usize = 10;
+
+/// Most context tokens on each side of the changed region in a pattern.
+pub const CONTEXT: usize = 3;
+
+/// Most matches (candidates) per neighbour.
+pub const MAX_MATCHES_PER_FIX: usize = 3;
+
+/// Most transplanted candidates in all.
+pub const MAX_TRANSPLANTS: usize = 30;
+
+/// The fit of a match that maps a neighbour's name to another, relative to an exact one.
+pub const RENAMED_FIT: f32 = 0.9;
+
+/// What became of one retrieved neighbour (the report's `details.transplants`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TransplantRecord {
+    /// Document id of the neighbour.
+    pub id: String,
+    /// Its cosine similarity to the query.
+    pub score: f32,
+    /// The changed region of its buggy code, whitespace removed (when its edit was read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
+    /// The changed region of its fixed code, whitespace removed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+    /// Places of the method its edit was applied to (candidates made, before the
+    /// deduplication and [`MAX_TRANSPLANTS`]).
+    pub matched: usize,
+    /// Why it made no candidate: `too large`, `another language`, `unparsable`, `too long`,
+    /// `empty snippet`, `no token change`, `no fit`, `unknown identifier`; `None` when
+    /// `matched > 0`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+/// The transplanted candidates for the method on lines `lines` (1-based, inclusive) of `text`
+/// from the retrieved `fixes` (best first), in the order of the module docs, and one record
+/// per neighbour. Empty when the file does not parse as `language`. O(fixes × (snippet length
+/// + method tokens × pattern length)).
+#[must_use]
+pub fn transplants(
+    fixes: &[SimilarFix],
+    text: &str,
+    language: Language,
+    lines: (usize, usize),
+) -> (Vec<Edit>, Vec<TransplantRecord>) {
+    let method = method_tokens(text, language, lines);
+    let names: HashSet<&str> = method.iter().filter(|t| t.ident).map(|t| t.text(text)).collect();
+    let mut records = Vec::new();
+    // (key, retrieval rank, edit)
+    let mut found: Vec<(f32, usize, Edit)> = Vec::new();
+    for (rank, f) in fixes.iter().enumerate() {
+        let mut record = TransplantRecord {
+            id: f.id.clone(),
+            score: f.score,
+            before: None,
+            after: None,
+            matched: 0,
+            why: None,
+        };
+        match Neighbour::read(f, language) {
+            Err(why) => record.why = Some(why),
+            Ok(n) => {
+                record.before = Some(squash(&n.region_text(Side::Buggy)));
+                record.after = Some(squash(&n.region_text(Side::Fixed)));
+                match n.apply(text, &method, &names) {
+                    Err(why) => record.why = Some(why),
+                    Ok(made) => {
+                        record.matched = made.len();
+                        let weight = f.score.max(0.0);
+                        found.extend(made.into_iter().map(|(fit, e)| (weight * fit, rank, e)));
+                    }
+                }
+            }
+        }
+        records.push(record);
+    }
+    found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.start.cmp(&b.2.start)));
+    let mut seen: HashSet<String> = HashSet::new();
+    let local = Local::new(text, lines);
+    let edits: Vec<Edit> = found
+        .into_iter()
+        .map(|(_, _, e)| e)
+        .filter(|e| seen.insert(local.result(e)))
+        .take(MAX_TRANSPLANTS)
+        .collect();
+    (edits, records)
+}
+
+/// `transplants` first, then `templates` (already in their order) less any edit whose result
+/// on the localized lines `lines` of `text` equals a transplant's (module docs, step 5).
+#[must_use]
+pub fn then_templates<'e>(
+    transplants: &'e [Edit],
+    templates: impl IntoIterator<Item = &'e Edit>,
+    text: &str,
+    lines: (usize, usize),
+) -> Vec<&'e Edit> {
+    if transplants.is_empty() {
+        return templates.into_iter().collect();
+    }
+    let local = Local::new(text, lines);
+    let made: HashSet<String> = transplants.iter().map(|e| local.result(e)).collect();
+    transplants.iter().chain(templates.into_iter().filter(|e| !made.contains(&local.result(e)))).collect()
+}
+
+/// The localized lines of a file, to compare edits by their result.
+struct Local<'t> {
+    text: &'t str,
+    from: usize,
+    to: usize,
+}
+
+impl<'t> Local<'t> {
+    fn new(text: &'t str, lines: (usize, usize)) -> Local<'t> {
+        Local { text, from: line_start(text, lines.0), to: line_start(text, lines.1 + 1) }
+    }
+
+    /// The localized lines after `e` (the edit's own text when it reaches outside them).
+    fn result(&self, e: &Edit) -> String {
+        match (self.text.get(self.from.min(e.start)..e.start), self.text.get(e.end..self.to.max(e.end))) {
+            (Some(a), Some(b)) => format!("{a}{}{b}", e.replacement),
+            _ => format!("{}..{}:{}", e.start, e.end, e.replacement),
+        }
+    }
+}
+
+/// Byte offset of 1-based `line` in `text` (its length past the last line).
+fn line_start(text: &str, line: usize) -> usize {
+    if line <= 1 {
+        return 0;
+    }
+    text.match_indices('\n').nth(line - 2).map_or(text.len(), |(i, _)| i + 1)
+}
+
+/// One leaf token: bytes `start..end` of its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Token {
+    start: usize,
+    end: usize,
+    /// The tree-sitter node kind (its id in the grammar).
+    kind: u16,
+    /// An identifier (a name a placeholder may stand for).
+    ident: bool,
+}
+
+impl Token {
+    fn text<'t>(&self, text: &'t str) -> &'t str {
+        text.get(self.start..self.end).unwrap_or("")
+    }
+}
+
+/// Node kinds kept whole as one token though they have children (string literals).
+const WHOLE: &[&str] = &["string", "string_literal", "character_literal", "text_block", "template_string"];
+
+/// Node kinds that are names.
+const IDENTS: &[&str] = &["identifier", "type_identifier", "field_identifier"];
+
+/// The leaf tokens of `tree`'s root whose rows satisfy `keep` (comments and zero-width
+/// missing nodes left out), in source order.
+fn leaves(root: Node<'_>, keep: &dyn Fn(Node<'_>) -> bool) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.kind().contains("comment") {
+            continue;
+        }
+        if n.child_count() == 0 || WHOLE.contains(&n.kind()) {
+            if n.end_byte() > n.start_byte() && keep(n) {
+                out.push(Token {
+                    start: n.start_byte(),
+                    end: n.end_byte(),
+                    kind: n.kind_id(),
+                    ident: IDENTS.contains(&n.kind()),
+                });
+            }
+            continue;
+        }
+        let mut cursor = n.walk();
+        let kids: Vec<Node<'_>> = n.children(&mut cursor).collect();
+        stack.extend(kids.into_iter().rev());
+    }
+    out
+}
+
+/// The tokens of the method on lines `lines` of `text` (what [`super::templates::edits`]
+/// edits); empty when the file does not parse.
+fn method_tokens(text: &str, language: Language, lines: (usize, usize)) -> Vec<Token> {
+    let mut parser = Parser::new();
+    if parser.set_language(&language.grammar()).is_err() {
+        return Vec::new();
+    }
+    let Some(tree) = parser.parse(text, None) else { return Vec::new() };
+    leaves(tree.root_node(), &|n| n.start_position().row + 1 >= lines.0 && n.end_position().row < lines.1)
+}
+
+/// The tokens of a snippet as a corpus record holds it (offsets in `code`); `Err` with the
+/// reason when it is empty, too long or does not parse.
+fn snippet_tokens(code: &str, language: Language) -> Result<Vec<Token>, String> {
+    const JAVA_HEAD: &str = "class Fix {\n";
+    if code.trim().is_empty() {
+        return Err("empty snippet".into());
+    }
+    if code.lines().count() > SNIPPET_MAX_LINES {
+        return Err(format!("too long (over {SNIPPET_MAX_LINES} lines)"));
+    }
+    let (text, head) = match language {
+        Language::Java => (format!("{JAVA_HEAD}{code}\n}}\n"), JAVA_HEAD.len()),
+        Language::Python => (format!("{code}\n"), 0),
+    };
+    let mut parser = Parser::new();
+    parser.set_language(&language.grammar()).map_err(|e| format!("unparsable ({e})"))?;
+    let tree = parser.parse(&text, None).ok_or("unparsable")?;
+    if tree.root_node().has_error() {
+        return Err("unparsable".into());
+    }
+    let end = head + code.len();
+    let tokens = leaves(tree.root_node(), &|n| n.start_byte() >= head && n.end_byte() <= end);
+    Ok(tokens.into_iter().map(|t| Token { start: t.start - head, end: t.end - head, ..t }).collect())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Buggy,
+    Fixed,
+}
+
+/// A neighbour's fix as one changed token region (module docs, step 1).
+struct Neighbour<'f> {
+    id: &'f str,
+    buggy: &'f str,
+    fixed: &'f str,
+    bt: Vec<Token>,
+    ft: Vec<Token>,
+    /// Common token prefix.
+    prefix: usize,
+    /// Common token suffix (not overlapping the prefix).
+    suffix: usize,
+}
+
+/// One element of a pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Element<'f> {
+    /// Must be this text.
+    Exact(&'f str),
+    /// A neighbour's name, bound to a method token of this kind (id).
+    Hole(&'f str, u16),
+}
+
+impl<'f> Neighbour<'f> {
+    /// The neighbour's edit, or why it has none that transplants.
+    fn read(f: &'f SimilarFix, language: Language) -> Result<Neighbour<'f>, String> {
+        match Language::from_name(&f.language) {
+            Some(l) if l == language => {}
+            _ => return Err(format!("another language ({})", if f.language.is_empty() { "none" } else { &f.language })),
+        }
+        let bt = snippet_tokens(&f.buggy_code, language)?;
+        let ft = snippet_tokens(&f.fixed_code, language)?;
+        let same = |a: &Token, b: &Token| a.text(&f.buggy_code) == b.text(&f.fixed_code);
+        let prefix = bt.iter().zip(&ft).take_while(|(a, b)| same(a, b)).count();
+        let room = bt.len().min(ft.len()) - prefix;
+        let suffix = bt.iter().rev().zip(ft.iter().rev()).take(room).take_while(|(a, b)| same(a, b)).count();
+        let n = Neighbour { id: &f.id, buggy: &f.buggy_code, fixed: &f.fixed_code, bt, ft, prefix, suffix };
+        let (b, a) = (n.changed(Side::Buggy), n.changed(Side::Fixed));
+        if b == 0 && a == 0 {
+            return Err("no token change".into());
+        }
+        if b > MAX_CHANGED_TOKENS || a > MAX_CHANGED_TOKENS {
+            return Err(format!("too large ({b} → {a} tokens; at most {MAX_CHANGED_TOKENS})"));
+        }
+        Ok(n)
+    }
+
+    fn side(&self, s: Side) -> (&'f str, &[Token]) {
+        match s {
+            Side::Buggy => (self.buggy, &self.bt),
+            Side::Fixed => (self.fixed, &self.ft),
+        }
+    }
+
+    /// Tokens changed on side `s` (`B` or `A`).
+    fn changed(&self, s: Side) -> usize {
+        self.side(s).1.len() - self.prefix - self.suffix
+    }
+
+    /// The changed region's text on side `s` (its tokens, with the whitespace between them).
+    fn region_text(&self, s: Side) -> String {
+        let (text, t) = self.side(s);
+        let n = self.changed(s);
+        if n == 0 {
+            return String::new();
+        }
+        text.get(t[self.prefix].start..t[self.prefix + n - 1].end).unwrap_or("").to_string()
+    }
+
+    /// Whether the token at `i` on side `s` is followed by `(` (a called name).
+    fn called(&self, s: Side, i: usize) -> bool {
+        let (text, t) = self.side(s);
+        t.get(i + 1).is_some_and(|n| n.text(text) == "(")
+    }
+
+    /// The pattern with `l` context tokens on the left and `r` on the right.
+    fn pattern(&self, l: usize, r: usize) -> Vec<Element<'f>> {
+        let b = self.changed(Side::Buggy);
+        (self.prefix - l..self.prefix + b + r)
+            .map(|i| {
+                let t = self.bt[i];
+                if t.ident && !self.called(Side::Buggy, i) {
+                    Element::Hole(t.text(self.buggy), t.kind)
+                } else {
+                    Element::Exact(t.text(self.buggy))
+                }
+            })
+            .collect()
+    }
+
+    /// The candidates on the method's tokens `method` of `text` (which uses `names`), each
+    /// with its fit; `Err` with the reason when there is none.
+    fn apply(&self, text: &str, method: &[Token], names: &HashSet<&str>) -> Result<Vec<(f32, Edit)>, String> {
+        let b = self.changed(Side::Buggy);
+        let mut why: Option<String> = None;
+        let mut tried: Vec<(usize, usize)> = Vec::new();
+        for c in (0..=CONTEXT).rev() {
+            if c == 0 && b == 0 {
+                break;
+            }
+            let (l, r) = (c.min(self.prefix), c.min(self.suffix));
+            if tried.contains(&(l, r)) {
+                continue;
+            }
+            tried.push((l, r));
+            let pattern = self.pattern(l, r);
+            let mut matches = find(&pattern, text, method);
+            if matches.is_empty() {
+                continue;
+            }
+            if let Some(u) = self.unknown(&pattern, names) {
+                why.get_or_insert(format!("unknown identifier `{u}`"));
+                continue;
+            }
+            // Exact matches first, then source order.
+            matches.sort_by_key(|(at, bind)| (bind.iter().any(|(k, v)| k != v), *at));
+            let fit = (l + r + 1) as f32 / (2 * CONTEXT + 1) as f32;
+            let made: Vec<(f32, Edit)> = matches
+                .iter()
+                .take(MAX_MATCHES_PER_FIX)
+                .filter_map(|(at, bind)| {
+                    let renamed = bind.iter().any(|(k, v)| k != v);
+                    let e = self.edit(text, method, *at, l, r, bind)?;
+                    Some((if renamed { fit * RENAMED_FIT } else { fit }, e))
+                })
+                .collect();
+            if !made.is_empty() {
+                return Ok(made);
+            }
+        }
+        Err(why.unwrap_or_else(|| "no fit".into()))
+    }
+
+    /// The first identifier of `A` that is neither a placeholder of `pattern`, a called name,
+    /// nor a name the method has.
+    fn unknown(&self, pattern: &[Element<'f>], names: &HashSet<&str>) -> Option<&'f str> {
+        let holes: HashSet<&str> =
+            pattern.iter().filter_map(|e| if let Element::Hole(n, _) = e { Some(*n) } else { None }).collect();
+        let a = self.changed(Side::Fixed);
+        (self.prefix..self.prefix + a).find_map(|i| {
+            let t = self.ft[i];
+            let name = t.text(self.fixed);
+            let fine = !t.ident || self.called(Side::Fixed, i) || holes.contains(name) || names.contains(name);
+            (!fine).then_some(name)
+        })
+    }
+
+    /// The edit of the match at method token `at` (context `l`, `r`; names bound by `bind`).
+    fn edit(
+        &self,
+        text: &str,
+        method: &[Token],
+        at: usize,
+        l: usize,
+        r: usize,
+        bind: &HashMap<&'f str, &str>,
+    ) -> Option<Edit> {
+        let (b, a) = (self.changed(Side::Buggy), self.changed(Side::Fixed));
+        let (p, ft) = (self.prefix, &self.ft);
+        let len = l + b + r;
+        let (start, end) = (method.get(at)?.start, method.get(at + len - 1)?.end);
+        // The changed region in the method: between the context tokens, or the changed
+        // tokens themselves where a side has no context.
+        let from = if l > 0 { method[at + l - 1].end } else { method[at].start };
+        let to = if r > 0 {
+            method[at + l + b].start
+        } else if b > 0 {
+            method[at + l + b - 1].end
+        } else {
+            from
+        };
+        // The same region in the neighbour's fixed code.
+        let nf = if l > 0 {
+            ft[p - 1].end
+        } else if a > 0 {
+            ft[p].start
+        } else {
+            ft.get(p).map_or(self.fixed.len(), |t| t.start)
+        };
+        let nt = if r > 0 {
+            ft[p + a].start
+        } else if a > 0 {
+            ft[p + a - 1].end
+        } else {
+            nf
+        };
+        if nf > nt || from > to {
+            return None;
+        }
+        // The neighbour's text there, names mapped.
+        let mut new = String::new();
+        let mut pos = nf;
+        for t in &ft[p..p + a] {
+            new.push_str(self.fixed.get(pos..t.start)?);
+            let name = t.text(self.fixed);
+            new.push_str(bind.get(name).copied().filter(|_| t.ident).unwrap_or(name));
+            pos = t.end;
+        }
+        new.push_str(self.fixed.get(pos..nt)?);
+        let new = reindent(&new, indent_at(self.fixed, nf), indent_at(text, from));
+        let line = text[..from].matches('\n').count() + 1;
+        let replacement = format!("{}{new}{}", &text[start..from], &text[to..end]);
+        let (was, now) = (one_line(&text[from..to]), one_line(&new));
+        let summary = match (was.is_empty(), now.is_empty()) {
+            (true, _) => format!("insert {now} (from {})", self.id),
+            (_, true) => format!("delete {was} (from {})", self.id),
+            _ => format!("{was} → {now} (from {})", self.id),
+        };
+        Some(Edit {
+            template: Template::Transplant,
+            start,
+            end,
+            original: text[start..end].to_string(),
+            replacement,
+            line,
+            summary,
+            from: Some(self.id.to_string()),
+        })
+    }
+}
+
+/// Every place `pattern` matches among `method`'s tokens of `text`, with the names it binds
+/// (consistently and injectively).
+fn find<'f, 't>(pattern: &[Element<'f>], text: &'t str, method: &[Token]) -> Vec<(usize, HashMap<&'f str, &'t str>)> {
+    if pattern.is_empty() || pattern.len() > method.len() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    'at: for at in 0..=method.len() - pattern.len() {
+        let mut bind: HashMap<&'f str, &'t str> = HashMap::new();
+        let mut taken: HashMap<&'t str, &'f str> = HashMap::new();
+        for (e, t) in pattern.iter().zip(&method[at..]) {
+            let got = t.text(text);
+            match e {
+                Element::Exact(want) => {
+                    if *want != got {
+                        continue 'at;
+                    }
+                }
+                Element::Hole(name, kind) => {
+                    if !t.ident || t.kind != *kind {
+                        continue 'at;
+                    }
+                    let same = *bind.entry(name).or_insert(got) == got && *taken.entry(got).or_insert(name) == *name;
+                    if !same {
+                        continue 'at;
+                    }
+                }
+            }
+        }
+        out.push((at, bind));
+    }
+    out
+}
+
+/// The indentation (leading spaces and tabs) of the line holding byte `at` of `text`.
+fn indent_at(text: &str, at: usize) -> &str {
+    let at = at.min(text.len());
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = &text[start..];
+    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+}
+
+/// `s` with each line's indentation moved from under `from` to under `to` (a line indented
+/// less than `from` loses as much from `to`, as far as it has).
+fn reindent(s: &str, from: &str, to: &str) -> String {
+    if from == to || !s.contains('\n') {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    for (i, line) in s.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+            let body = line.trim_start_matches([' ', '\t']);
+            let ind = &line[..line.len() - body.len()];
+            if let Some(extra) = ind.strip_prefix(from) {
+                out.push_str(to);
+                out.push_str(extra);
+            } else if from.starts_with(ind) {
+                let less = from.len() - ind.len();
+                out.push_str(&to[..to.len().saturating_sub(less)]);
+            } else {
+                out.push_str(ind);
+            }
+            out.push_str(body);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// `text` on one line, at most 60 characters.
+fn one_line(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(60) {
+        Some((i, _)) => format!("{}…", &flat[..i]),
+        None => flat,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::retrieve::actions::FixActions;
+
+    fn fix(id: &str, score: f32, language: &str, buggy: &str, fixed: &str) -> SimilarFix {
+        SimilarFix {
+            rank: 1,
+            score,
+            id: id.into(),
+            project: "p".into(),
+            language: language.into(),
+            root_cause: String::new(),
+            buggy_code: buggy.into(),
+            fixed_code: fixed.into(),
+            diff: String::new(),
+            fix_actions: FixActions::default(),
+            source: None,
+            description: None,
+            license: None,
+            meta: None,
+            action: None,
+            features: None,
+        }
+    }
+
+    fn apply(text: &str, e: &Edit) -> String {
+        format!("{}{}{}", &text[..e.start], e.replacement, &text[e.end..])
+    }
+
+    fn all_lines(text: &str) -> (usize, usize) {
+        (1, text.lines().count())
+    }
+
+    const SHOP: &str = "class Shop {\n    boolean hasAny(List<Item> list) {\n        if (list.size() > 0) {\n            \
+                        return true;\n        }\n        return false;\n    }\n}\n";
+
+    #[test]
+    fn a_null_check_insertion_is_transplanted_with_renaming() {
+        let n = fix(
+            "mined:count",
+            0.8,
+            "java",
+            "int count(List<String> items) {\n    if (items.size() > 0) {\n        return items.size();\n    }\n    return 0;\n}",
+            "int count(List<String> items) {\n    if (items != null && items.size() > 0) {\n        return items.size();\n    }\n    return 0;\n}",
+        );
+        let (edits, records) = transplants(&[n], SHOP, Language::Java, (2, 7));
+        assert_eq!(edits.len(), 1, "{records:#?}");
+        let e = &edits[0];
+        assert_eq!((e.template, e.from.as_deref(), e.line), (Template::Transplant, Some("mined:count"), 3));
+        assert!(apply(SHOP, e).contains("        if (list != null && list.size() > 0) {\n"), "{e:#?}");
+        // Nothing else changes.
+        assert_eq!(apply(SHOP, e).replace("list != null && ", ""), SHOP);
+        let r = &records[0];
+        assert_eq!((r.before.as_deref(), r.after.as_deref()), (Some(""), Some("!=null&&items")));
+        assert_eq!((r.matched, r.why.as_deref()), (1, None));
+        assert_eq!(e.summary, "insert != null && list (from mined:count)");
+    }
+
+    #[test]
+    fn an_added_argument_and_a_clone_are_transplanted() {
+        let text = "class Tree {\n    void graft(Tree a, Tree b) {\n        merge(a, b);\n        a.rebalance();\n    }\n\
+                    \x20   Tree copy(Tree a) {\n        return a;\n    }\n}\n";
+        let n = fix(
+            "mined:merge",
+            0.7,
+            "java",
+            "Node copy(Node src, Node dst) {\n    merge(src, dst);\n    return dst;\n}",
+            "Node copy(Node src, Node dst) {\n    merge(src, dst, true);\n    return dst;\n}",
+        );
+        let (edits, records) = transplants(&[n], text, Language::Java, (2, 5));
+        assert_eq!(edits.len(), 1, "{records:#?}");
+        assert!(apply(text, &edits[0]).contains("        merge(a, b, true);\n        a.rebalance();"), "{edits:#?}");
+        assert_eq!((records[0].before.as_deref(), records[0].after.as_deref()), (Some(""), Some(",true")));
+        // `clone` is a called name: it needs no counterpart in the method.
+        let n = fix(
+            "mined:clone",
+            0.7,
+            "java",
+            "int[] values(int[] xs) {\n    return xs;\n}",
+            "int[] values(int[] xs) {\n    return xs.clone();\n}",
+        );
+        let (edits, _) = transplants(&[n], text, Language::Java, (6, 8));
+        assert_eq!(edits.len(), 1);
+        assert!(apply(text, &edits[0]).contains("        return a.clone();\n"), "{edits:#?}");
+    }
+
+    #[test]
+    fn a_changed_operator_is_transplanted_only_where_its_context_fits() {
+        let text = "def find_last(values, target):\n    k = len(values) - 1\n    if target > 0:\n        \
+                    pass\n    while k > 0:\n        if values[k] == target:\n            return k\n        \
+                    k -= 1\n    return None\n";
+        let n = fix(
+            "mined:last",
+            0.6,
+            "python",
+            "def last_index(xs, x):\n    i = len(xs) - 1\n    while i > 0:\n        if xs[i] == x:\n            \
+             return i\n        i -= 1\n    return -1\n",
+            "def last_index(xs, x):\n    i = len(xs) - 1\n    while i >= 0:\n        if xs[i] == x:\n            \
+             return i\n        i -= 1\n    return -1\n",
+        );
+        let (edits, records) = transplants(&[n], text, Language::Python, all_lines(text));
+        assert_eq!(edits.len(), 1, "{records:#?}");
+        let out = apply(text, &edits[0]);
+        assert!(out.contains("    while k >= 0:\n") && out.contains("    if target > 0:\n"), "{out}");
+        assert_eq!(edits[0].line, 5);
+        assert_eq!((records[0].before.as_deref(), records[0].after.as_deref()), (Some(">"), Some(">=")));
+    }
+
+    #[test]
+    fn a_statement_insertion_is_reindented_to_the_method() {
+        let text = "class K:\n    def close(self, conn):\n        conn.flush()\n        conn.shutdown()\n";
+        let n = fix(
+            "mined:stream",
+            0.5,
+            "python",
+            "def end(s):\n  s.flush()\n  s.shutdown()\n",
+            "def end(s):\n  s.flush()\n  s.sync()\n  s.shutdown()\n",
+        );
+        let (edits, records) = transplants(&[n], text, Language::Python, (2, 4));
+        assert_eq!(edits.len(), 1, "{records:#?}");
+        let out = apply(text, &edits[0]);
+        assert_eq!(out, "class K:\n    def close(self, conn):\n        conn.flush()\n        conn.sync()\n        conn.shutdown()\n");
+    }
+
+    #[test]
+    fn no_transplant_for_unknown_names_large_edits_other_languages_or_bad_snippets() {
+        let unknown = fix(
+            "mined:offset",
+            0.9,
+            "java",
+            "boolean any(List<String> items) {\n    if (items.size() > 0) {\n        return true;\n    }\n    return false;\n}",
+            "boolean any(List<String> items) {\n    if (items.size() > offset) {\n        return true;\n    }\n    return false;\n}",
+        );
+        let large = fix(
+            "mined:large",
+            0.9,
+            "java",
+            "int f(int a) {\n    return a;\n}",
+            "int f(int a) {\n    if (a < 0) {\n        throw new IllegalArgumentException(\"a\");\n    }\n    return a;\n}",
+        );
+        let python = fix("mined:py", 0.9, "python", "def f(x):\n    return x\n", "def f(x):\n    return x + 1\n");
+        let broken = fix("mined:broken", 0.9, "java", "int f( {", "int f() { return 1; }");
+        let empty = fix("mined:empty", 0.9, "java", "", "");
+        let same = fix("mined:same", 0.9, "java", "int f() { return 1; }", "int f() {\n  return 1; // one\n}");
+        let unknown_language = fix("mined:c", 0.9, "", "x", "y");
+        let none = [unknown, large, python, broken, empty, same, unknown_language];
+        let (edits, records) = transplants(&none, SHOP, Language::Java, (2, 7));
+        assert!(edits.is_empty(), "{edits:#?}");
+        let why: Vec<&str> = records.iter().map(|r| r.why.as_deref().unwrap_or("")).collect();
+        assert_eq!(why[0], "unknown identifier `offset`");
+        assert!(why[1].starts_with("too large"), "{why:?}");
+        assert_eq!(why[2], "another language (python)");
+        assert_eq!(why[3], "unparsable");
+        assert_eq!(why[4], "empty snippet");
+        assert_eq!(why[5], "no token change");
+        assert_eq!(why[6], "another language (none)");
+        assert!(records.iter().all(|r| r.matched == 0));
+        // A small edit whose context is nowhere in the method.
+        let elsewhere = fix("mined:x", 0.9, "java", "int f() {\n    return 2;\n}", "int f() {\n    return 3;\n}");
+        let (edits, records) = transplants(&[elsewhere], SHOP, Language::Java, (2, 7));
+        assert!(edits.is_empty());
+        assert_eq!(records[0].why.as_deref(), Some("no fit"));
+        // A file that does not parse as the language gives no transplant and no panic.
+        let (edits, _) = transplants(&none, "}}}", Language::Java, (1, 1));
+        assert!(edits.is_empty());
+    }
+
+    #[test]
+    fn transplants_come_first_by_score_times_fit_then_the_templates_without_duplicates() {
+        let text = "def total(xs, n):\n    s = 0\n    for i in range(0, n):\n        s += xs[i]\n    return s\n";
+        // High similarity, but only its one-token context fits (`range(1, m)`, `m)` → `m + 1)`
+        // would need `1`): fit (1 + 1 + 1) / 7, renamed.
+        let loose = fix(
+            "mined:loose",
+            0.9,
+            "python",
+            "def f(m):\n    return [k for k in range(1, m)]\n",
+            "def f(m):\n    return [k for k in range(1, m + 1)]\n",
+        );
+        // Lower similarity, exact full context: fit 1.
+        let tight = fix(
+            "mined:tight",
+            0.5,
+            "python",
+            "def g(xs, n):\n    s = 0\n    for i in range(0, n):\n        s += xs[i]\n    return s\n",
+            "def g(xs, n):\n    s = 0\n    for i in range(0, n):\n        s += xs[i] * 2\n    return s\n",
+        );
+        // The same result as `loose`'s, less similar: dropped as a duplicate.
+        let again = fix(
+            "mined:again",
+            0.2,
+            "python",
+            "def h(n):\n    for i in range(0, n):\n        pass\n",
+            "def h(n):\n    for i in range(0, n + 1):\n        pass\n",
+        );
+        let (edits, records) = transplants(&[loose, tight, again], text, Language::Python, all_lines(text));
+        let from: Vec<&str> = edits.iter().filter_map(|e| e.from.as_deref()).collect();
+        assert_eq!(from, ["mined:tight", "mined:loose", "mined:loose"], "{records:#?}");
+        assert!(apply(text, &edits[0]).contains("s += xs[i] * 2\n"));
+        // One context token fits twice (`n)`), the signature first (validation judges it).
+        assert!(apply(text, &edits[1]).starts_with("def total(xs, n + 1):\n"), "{edits:#?}");
+        assert!(apply(text, &edits[2]).contains("range(0, n + 1)"));
+        // `again` fits the same two places with `, n) :`; both results are `loose`'s.
+        assert_eq!(records[2].matched, 2, "{records:#?}");
+        // A template edit with a transplant's result is dropped; the rest keep their order.
+        let same = Edit {
+            template: Template::ChangeOperand,
+            start: text.rfind("n):").unwrap(),
+            end: text.rfind("n):").unwrap() + 1,
+            original: "n".into(),
+            replacement: "n + 1".into(),
+            line: 3,
+            summary: String::new(),
+            from: None,
+        };
+        let other = Edit { replacement: "n - 1".into(), ..same.clone() };
+        let templates = [same, other];
+        let all = then_templates(&edits, &templates, text, all_lines(text));
+        assert_eq!(all.len(), 4);
+        assert_eq!(all[3].replacement, "n - 1");
+        // Without transplants, the templates as they were.
+        assert_eq!(then_templates(&[], &templates, text, all_lines(text)).len(), 2);
+    }
+}

@@ -13,7 +13,7 @@ use repair::run::bug::{Bug, Location};
 use repair::run::config::RunConfig;
 use repair::run::report::{Outcome, RepairReport};
 use repair::run::workflow::Workflow;
-use repair::strategies::patterns::{DEFAULT_K, Patterns};
+use repair::strategies::patterns::{DEFAULT_K, Patterns, Template};
 
 use crate::common::{minibugs, runner};
 
@@ -54,22 +54,33 @@ fn index(dir: &std::path::Path) -> Retriever {
             "def squares(n):\n    out = []\n    for j in range(1, n):\n        out.append(j * j)\n    return out\n",
             "def squares(n):\n    out = []\n    for j in range(1, n + 1):\n        out.append(j * j)\n    return out\n",
         ),
-        record(
-            "minibugs:python:sum_to",
-            "minibugs",
-            "def sum_to(n):\n    total = 0\n    for i in range(1, n):\n        total += i\n    return total\n",
-            "def sum_to(n):\n    total = 0\n    for i in range(1, n):\n        total -= i\n    return total\n",
-        ),
+        decoy(),
     ];
     assert_eq!(docs[0].action_label, "CHANGE_LOOP_BOUND", "{:?}", docs[0]);
+    index_of(dir, &docs)
+}
+
+/// The bug's own fix, changing an operator: its record and project are excluded.
+fn decoy() -> Record {
+    record(
+        "minibugs:python:sum_to",
+        "minibugs",
+        "def sum_to(n):\n    total = 0\n    for i in range(1, n):\n        total += i\n    return total\n",
+        "def sum_to(n):\n    total = 0\n    for i in range(1, n):\n        total -= i\n    return total\n",
+    )
+}
+
+/// A tiny index of `docs` (space `code`, the tiny seeded model) that excludes the bug's own
+/// record and project.
+fn index_of(dir: &std::path::Path, docs: &[Record]) -> Retriever {
     let model: Arc<dyn engine::embed::Embedder> = Arc::new(engine::testing::tiny_embedder());
     let path = dir.join("fixes.fdx");
     let mut b = IndexBuilder::new(model.identity().to_meta(), engine::testing::text_meta());
     let cfg = HnswConfig::default();
-    let v = engine::testing::embed_records(model.as_ref(), &docs, Space::Code).unwrap();
+    let v = engine::testing::embed_records(model.as_ref(), docs, Space::Code).unwrap();
     let g = hnsw::build(&v, model.dim(), &cfg).unwrap();
     b.add_space(Space::Code, v, g, &cfg).unwrap();
-    b.write(&path, &docs, serde_json::Value::Null).unwrap();
+    b.write(&path, docs, serde_json::Value::Null).unwrap();
     let exclusion = Exclusion { ids: vec!["minibugs:python:sum_to".into()], projects: vec!["minibugs".into()] };
     Retriever::open(&path, model, exclusion).unwrap()
 }
@@ -94,7 +105,9 @@ fn repair(strategy: Patterns, retriever: Option<Retriever>) -> RepairReport {
 
 /// With an index, both similar fixes are an operand made one larger, which the operand
 /// template reproduces: they vote for it, and the second's own edit (`n` → `n + 1`) is an
-/// edit of `sum_to` too, so the first candidate validated is `range(1, n + 1)`, plausible.
+/// edit of `sum_to` too; both fixes are also transplanted (to the same text), so the first
+/// candidate validated is their transplant `range(1, n + 1)`, plausible, and the operand
+/// edit that makes the same text is not tried again.
 /// `--no-retrieval` orders by the prior alone (operators and numerals first), so the same
 /// patch comes later. Both runs report every plausible patch's diff (collect-all) and the
 /// order; the guided one the hits a template reproduces and the label suggestions with their
@@ -130,7 +143,16 @@ fn issue_11_retrieval_orders_the_templates_and_no_retrieval_keeps_the_prior() {
     assert_eq!(lines[1], "CHANGE_OPERATOR 0.22 (prior only)", "{lines:?}");
     assert!(guided.retrieved.iter().all(|f| f.project != "minibugs"));
     let plausible = d["plausible"].as_array().unwrap();
-    assert_eq!(plausible[0]["template"], "CHANGE_OPERAND");
+    assert_eq!(plausible[0]["template"], "TRANSPLANT", "{d:#}");
+    let from = plausible[0]["from"].as_str().unwrap();
+    assert!(["fixture:count", "fixture:squares"].contains(&from), "{d:#}");
+    assert_eq!(d["generated"]["TRANSPLANT"], 1, "two neighbours, one text: {d:#}");
+    assert!(
+        plausible.iter().all(|p| !(p["template"] == "CHANGE_OPERAND"
+            && p["line"] == 3
+            && p["diff"].as_str().unwrap_or("").contains("range(1, n + 1)"))),
+        "{d:#}"
+    );
     assert!(plausible[0]["diff"].as_str().unwrap().contains("+    for i in range(1, n + 1):"), "{d:#}");
     assert!(guided.patch.as_deref().unwrap().contains("+    for i in range(1, n + 1):"));
 
@@ -168,4 +190,37 @@ fn issue_31_report_retrieval_records_what_patterns_searched() {
     let unguided = serde_json::to_value(repair(Patterns { retrieval: false, ..one }, Some(retriever))).unwrap();
     let r = &unguided["retrieval"];
     assert_eq!((r["space"].as_str(), r["k"].as_u64(), r["searches"].as_u64()), (Some("code+cause"), Some(3), Some(0)));
+}
+
+/// Issue 32 item 2: a neighbour whose fix is the same loop-bound edit in another function
+/// with other names (`range(1, limit)` → `range(1, limit + 1)` in `sum_squares`) is
+/// transplanted onto `sum_to` with `limit` → `n` and `acc` → `total`: the first candidate
+/// validated is that transplant, plausible, and the report says where it came from.
+#[test]
+fn issue_32_a_neighbours_fix_is_transplanted_with_its_names_mapped() {
+    let dir = tempfile::tempdir().unwrap();
+    let neighbour = record(
+        "fixture:sum_squares",
+        "squares",
+        "def sum_squares(limit):\n    acc = 0\n    for x in range(1, limit):\n        acc += x * x\n    return acc\n",
+        "def sum_squares(limit):\n    acc = 0\n    for x in range(1, limit + 1):\n        acc += x * x\n    return acc\n",
+    );
+    let retriever = index_of(dir.path(), &[neighbour, decoy()]);
+    let report = repair(Patterns { max_validations: 5, ..Patterns::default() }, Some(retriever));
+    assert_eq!(report.outcome, Outcome::Plausible, "{report:#?}");
+    let d = &report.details;
+    assert_eq!(d["first_plausible_at"], 1, "{d:#}");
+    assert_eq!(d["generated"]["TRANSPLANT"], 1, "{d:#}");
+    let t = &d["transplants"];
+    assert_eq!(t.as_array().map(Vec::len), Some(1), "the bug's own record is never transplanted: {d:#}");
+    assert_eq!((t[0]["id"].as_str(), t[0]["matched"].as_u64()), (Some("fixture:sum_squares"), Some(1)), "{d:#}");
+    assert_eq!((t[0]["before"].as_str(), t[0]["after"].as_str()), (Some(""), Some("+1")), "{d:#}");
+    assert!(t[0].get("why").is_none(), "{d:#}");
+    let first = &d["plausible"][0];
+    assert_eq!((first["validated_at"].as_u64(), first["template"].as_str()), (Some(1), Some("TRANSPLANT")), "{d:#}");
+    assert_eq!(first["from"], "fixture:sum_squares", "{d:#}");
+    assert!(first["diff"].as_str().unwrap().contains("+    for i in range(1, n + 1):"), "{d:#}");
+    let tried = report.candidates[0].applied_diff.as_deref().unwrap_or("");
+    assert!(tried.contains("+    for i in range(1, n + 1):"), "{tried}");
+    assert_eq!(report.candidates[0].suggestion, Template::ALL.len(), "TRANSPLANT is the last template");
 }

@@ -19,22 +19,29 @@
 //! most suspicious line) for the top [`Patterns::k`] similar fixes (the bug's own id and
 //! excluded projects never come back, [`crate::retrieve`]); those whose fix one template
 //! edit reproduces vote for their template, and their own edits (`<` → `<=`) are tried
-//! first. Without retrieval, or when it fails, the prior's order alone.
+//! first. Before every template edit come the transplants ([`transplant`]): each hit whose fix
+//! is a small token edit, applied where it fits the method with its names mapped, by
+//! similarity × fit (a template edit with a transplant's result is dropped). Without
+//! retrieval, or when it fails, the prior's order alone and no transplant.
 //!
 //! # Report
 //! Shared fields: `retrieved` (the similar fixes), `suggestions` (one list: the action
 //! suggestions of the top 10 hits' labels, [`crate::retrieve::suggest`], for the reader), `candidates`
 //! (attempt 1; `suggestion` is the template's 1-based place in [`Template::ALL`]; `choice`
 //! the candidate's rank in the order), `patch`. Its `details`:
-//! `order` (`retrieval` when hits voted, else `prior`), `suspiciousness` (`uniform` or
-//! `sbfl`), `retrieval` (`null` without an index or with `--no-retrieval`; else `hits`,
-//! `error`, `hit_edits`: each hit a template reproduces, with `id`, `score`, `template`,
-//! `before`, `after`, `summary`), `probabilities` (template → `p(t)`), `max_validations`,
-//! `max_wall_s`,
-//! `generated` (edits per template), `validated` (candidates whose tests ran),
-//! `first_plausible_at` (1-based rank of the first plausible candidate among those
-//! validated, `null` when none), and `plausible`: every plausible candidate (`validated_at`,
-//! `template`, `summary`, `line`, `diff`), for judging overfitting.
+//! `order` (`retrieval` when hits voted or were transplanted, else `prior`), `suspiciousness`
+//! (`uniform` or `sbfl`), `retrieval` (`null` without an index or with `--no-retrieval`; else
+//! `hits`, `error`, `hit_edits`: each hit a template reproduces, with `id`, `score`,
+//! `template`, `before`, `after`, `summary`), `transplants` (each hit considered for a
+//! transplant: `id`, `score`, `before`/`after` (its changed tokens, whitespace removed),
+//! `matched` (places of the method it was applied to) and `why` it made none: too large,
+//! another language, unparsable, no fit, unknown identifier...; empty without retrieval),
+//! `probabilities` (template → `p(t)`), `max_validations`, `max_wall_s`,
+//! `generated` (edits per template, `TRANSPLANT` the transplants), `validated` (candidates
+//! whose tests ran), `first_plausible_at` (1-based rank of the first plausible candidate
+//! among those validated, `null` when none), and `plausible`: every plausible candidate
+//! (`validated_at`, `template`, `summary`, `line`, `diff`, and `from`, the hit's id, for a
+//! transplant), for judging overfitting.
 
 pub mod order;
 pub mod templates;

@@ -107,14 +107,8 @@ pub fn transplants(
     // (key, retrieval rank, edit)
     let mut found: Vec<(f32, usize, Edit)> = Vec::new();
     for (rank, f) in fixes.iter().enumerate() {
-        let mut record = TransplantRecord {
-            id: f.id.clone(),
-            score: f.score,
-            before: None,
-            after: None,
-            matched: 0,
-            why: None,
-        };
+        let mut record =
+            TransplantRecord { id: f.id.clone(), score: f.score, before: None, after: None, matched: 0, why: None };
         match Neighbour::read(f, language) {
             Err(why) => record.why = Some(why),
             Ok(n) => {
@@ -135,12 +129,8 @@ pub fn transplants(
     found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.start.cmp(&b.2.start)));
     let mut seen: HashSet<String> = HashSet::new();
     let local = Local::new(text, lines);
-    let edits: Vec<Edit> = found
-        .into_iter()
-        .map(|(_, _, e)| e)
-        .filter(|e| seen.insert(local.result(e)))
-        .take(MAX_TRANSPLANTS)
-        .collect();
+    let edits: Vec<Edit> =
+        found.into_iter().map(|(_, _, e)| e).filter(|e| seen.insert(local.result(e))).take(MAX_TRANSPLANTS).collect();
     (edits, records)
 }
 
@@ -309,7 +299,9 @@ impl<'f> Neighbour<'f> {
     fn read(f: &'f SimilarFix, language: Language) -> Result<Neighbour<'f>, String> {
         match Language::from_name(&f.language) {
             Some(l) if l == language => {}
-            _ => return Err(format!("another language ({})", if f.language.is_empty() { "none" } else { &f.language })),
+            _ => {
+                return Err(format!("another language ({})", if f.language.is_empty() { "none" } else { &f.language }));
+            }
         }
         let bt = snippet_tokens(&f.buggy_code, language)?;
         let ft = snippet_tokens(&f.fixed_code, language)?;
@@ -704,7 +696,10 @@ mod tests {
         let (edits, records) = transplants(&[n], text, Language::Python, (2, 4));
         assert_eq!(edits.len(), 1, "{records:#?}");
         let out = apply(text, &edits[0]);
-        assert_eq!(out, "class K:\n    def close(self, conn):\n        conn.flush()\n        conn.sync()\n        conn.shutdown()\n");
+        assert_eq!(
+            out,
+            "class K:\n    def close(self, conn):\n        conn.flush()\n        conn.sync()\n        conn.shutdown()\n"
+        );
     }
 
     #[test]

@@ -48,7 +48,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 use tree_sitter::{Node, Parser};
 
-use super::templates::{Edit, SNIPPET_MAX_LINES, Template, squash};
+use super::templates::{Edit, SNIPPET_MAX_LINES, Template, one_line, squash};
 use crate::Language;
 use crate::retrieve::SimilarFix;
 
@@ -565,17 +565,9 @@ fn reindent(s: &str, from: &str, to: &str) -> String {
     out
 }
 
-/// `text` on one line, at most 60 characters.
-fn one_line(text: &str) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match flat.char_indices().nth(60) {
-        Some((i, _)) => format!("{}…", &flat[..i]),
-        None => flat,
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::templates::testing::apply;
     use super::*;
     use crate::retrieve::actions::FixActions;
 
@@ -598,10 +590,6 @@ mod tests {
             action: None,
             features: None,
         }
-    }
-
-    fn apply(text: &str, e: &Edit) -> String {
-        format!("{}{}{}", &text[..e.start], e.replacement, &text[e.end..])
     }
 
     fn all_lines(text: &str) -> (usize, usize) {

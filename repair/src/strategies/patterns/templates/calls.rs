@@ -681,20 +681,9 @@ pub(super) fn targets(left: Node<'_>) -> Vec<Node<'_>> {
 
 #[cfg(test)]
 mod tests {
-    use tree_sitter::Parser;
-
+    use super::super::testing::{apply, parses};
     use super::super::{Edit, Template, edits};
     use crate::Language;
-
-    fn apply(text: &str, e: &Edit) -> String {
-        format!("{}{}{}", &text[..e.start], e.replacement, &text[e.end..])
-    }
-
-    fn parses(text: &str, language: Language) -> bool {
-        let mut parser = Parser::new();
-        parser.set_language(&language.grammar()).unwrap();
-        !parser.parse(text, None).unwrap().root_node().has_error()
-    }
 
     /// The edits of `template` on the whole of `text`, each with the text it makes.
     fn made(text: &str, language: Language, template: Template) -> Vec<(Edit, String)> {

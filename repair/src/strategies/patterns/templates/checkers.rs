@@ -403,14 +403,9 @@ fn strip_type_arguments(ty: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use tree_sitter::Parser;
-
-    use super::super::{Edit, Template, edits};
+    use super::super::testing::{apply, parses};
+    use super::super::{Template, edits};
     use crate::Language;
-
-    fn apply(text: &str, e: &Edit) -> String {
-        format!("{}{}{}", &text[..e.start], e.replacement, &text[e.end..])
-    }
 
     /// The edits of `template` on all of `text`, as `(replacement, patched program)`.
     fn made(text: &str, language: Language, template: Template) -> Vec<(String, String)> {
@@ -421,12 +416,6 @@ mod tests {
             .inspect(|e| assert_ne!(e.original, e.replacement, "{e:?}"))
             .map(|e| (e.replacement.clone(), apply(text, e)))
             .collect()
-    }
-
-    fn parses(text: &str, language: Language) -> bool {
-        let mut parser = Parser::new();
-        parser.set_language(&language.grammar()).unwrap();
-        !parser.parse(text, None).unwrap().root_node().has_error()
     }
 
     #[test]

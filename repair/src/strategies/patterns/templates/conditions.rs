@@ -436,14 +436,11 @@ impl Cx<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::apply;
     use tree_sitter::Parser;
 
-    use super::super::{Edit, Template, edits};
+    use super::super::{Template, edits};
     use crate::Language;
-
-    fn apply(text: &str, e: &Edit) -> String {
-        format!("{}{}{}", &text[..e.start], e.replacement, &text[e.end..])
-    }
 
     /// The patched programs of the condition edits on all of `text`, each checked to parse
     /// and to differ from `text`.

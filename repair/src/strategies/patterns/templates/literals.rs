@@ -553,12 +553,9 @@ fn parse_int(clean: &str, language: Language) -> Option<i128> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::apply;
     use super::super::{Edit, Template, edits};
     use crate::Language;
-
-    fn apply(text: &str, e: &Edit) -> String {
-        format!("{}{}{}", &text[..e.start], e.replacement, &text[e.end..])
-    }
 
     /// The edits of `template` on lines `lines`, each checked to parse after it is applied
     /// and to change the text.

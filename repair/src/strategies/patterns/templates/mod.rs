@@ -1070,8 +1070,8 @@ fn java_guard_conditions(name: &str, ty: &str) -> Vec<String> {
     }
 }
 
-/// `text` on one line, at most 60 characters.
-fn one_line(text: &str) -> String {
+/// `text` on one line, at most 60 characters (the reports' edit summaries).
+pub(super) fn one_line(text: &str) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     match flat.char_indices().nth(60) {
         Some((i, _)) => format!("{}…", &flat[..i]),
@@ -1079,13 +1079,31 @@ fn one_line(text: &str) -> String {
     }
 }
 
+/// What the templates' tests share: an edit applied, a program checked to parse.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(super) mod testing {
+    use tree_sitter::Parser;
 
-    fn apply(text: &str, e: &Edit) -> String {
+    use super::Edit;
+    use crate::Language;
+
+    /// `text` with `e` applied.
+    pub(crate) fn apply(text: &str, e: &Edit) -> String {
         format!("{}{}{}", &text[..e.start], e.replacement, &text[e.end..])
     }
+
+    /// Whether `text` parses as `language` without a syntax error.
+    pub(crate) fn parses(text: &str, language: Language) -> bool {
+        let mut parser = Parser::new();
+        parser.set_language(&language.grammar()).unwrap();
+        !parser.parse(text, None).unwrap().root_node().has_error()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::apply;
+    use super::*;
 
     #[test]
     fn python_loop_bound_is_among_the_operand_edits() {

@@ -155,20 +155,9 @@ fn is_string_statement(s: Node<'_>) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use tree_sitter::Parser;
-
+    use super::super::testing::{apply, parses};
     use super::super::{Edit, Template, edits};
     use crate::Language;
-
-    fn apply(text: &str, e: &Edit) -> String {
-        format!("{}{}{}", &text[..e.start], e.replacement, &text[e.end..])
-    }
-
-    fn parses(text: &str, language: Language) -> bool {
-        let mut parser = Parser::new();
-        parser.set_language(&language.grammar()).unwrap();
-        !parser.parse(text, None).unwrap().root_node().has_error()
-    }
 
     fn moves(text: &str, language: Language, lines: (usize, usize)) -> Vec<(Edit, String)> {
         edits(text, language, lines)

@@ -854,7 +854,8 @@ impl Cx<'_> {
         out
     }
 
-    /// Whether `node` names a declaration or a called function (not a value to replace).
+    /// Whether `node` names a declaration, a called function or a member (not a value to
+    /// replace).
     fn is_name(&self, node: Node<'_>) -> bool {
         let Some(parent) = node.parent() else { return true };
         let field_is = |f: &str| parent.child_by_field_name(f) == Some(node);
@@ -862,6 +863,9 @@ impl Cx<'_> {
             "method_declaration" | "class_declaration" | "function_definition" | "class_definition" => field_is("name"),
             "method_invocation" => field_is("name"),
             "call" => field_is("function"),
+            // `xs.append`, `this.count`: a member's name, never a variable's.
+            "attribute" => field_is("attribute"),
+            "field_access" => field_is("field"),
             "variable_declarator" => field_is("name"),
             "formal_parameter" | "parameters" | "keyword_argument" => true,
             _ => false,
@@ -1246,6 +1250,21 @@ mod tests {
         assert!(has(Template::ChangeIdentifier, "new Pair(a, b)"));
         assert!(!r.iter().any(|(t, out)| *t == Template::ChangeIdentifier && out.contains("new Pair(a, s)")));
         assert!(!r.iter().any(|(t, out)| *t == Template::ChangeIdentifier && out.contains("new Pair(a, ds)")));
+    }
+
+    #[test]
+    fn members_are_not_replaced_by_variables() {
+        // `append` (a method) and `count` (a field) are names of members: no variable takes
+        // their place, and they take no variable's place.
+        let text = "def run(out, xs, total):\n    for x in xs:\n        out.append(total)\n        total += x.count\n";
+        let r: Vec<Edit> = edits(text, Language::Python, (1, 4))
+            .into_iter()
+            .filter(|e| e.template == Template::ChangeIdentifier)
+            .collect();
+        assert!(!r.is_empty());
+        assert!(r.iter().all(|e| e.original != "append" && e.original != "count"), "{r:#?}");
+        assert!(r.iter().all(|e| e.replacement != "append" && e.replacement != "count"), "{r:#?}");
+        assert!(r.iter().any(|e| apply(text, e).contains("out.append(x)")), "{r:#?}");
     }
 
     #[test]

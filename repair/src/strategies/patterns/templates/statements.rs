@@ -16,8 +16,8 @@ impl Cx<'_> {
     /// blank lines) kept in place, so that moving the first down and the second up is one
     /// edit. Made on every Java `block`/constructor body and Python `block` (not a class
     /// body) that lies within the edited lines (so both statements do). Never moved: comments, a pair
-    /// where either statement declares or binds a name the other uses ([`Cx::bound_names`]:
-    /// the move would not compile in Java, and changes what the name means in Python), a
+    /// where either statement declares a name the other uses ([`Cx::binds_used`]: the move
+    /// would not compile in Java, and would read an unbound name in Python), a
     /// `return`/`break`/`continue`/`throw`/`raise` moved up (the statement it passes
     /// becomes unreachable; Java rejects it), a `super(…)`/`this(…)` call, `pass`,
     /// `global`/`nonlocal`, a nested function or class, a Python docstring, or two statements of the same text (no
@@ -76,9 +76,21 @@ impl Cx<'_> {
         }
     }
 
-    /// Whether statement `a` declares or binds a name that statement `b` uses.
+    /// Whether statement `a` declares a name that statement `b` uses. In Python a binding
+    /// declares a name only where it first appears in the function (a parameter or an
+    /// earlier statement already has it): `y = x * 2` and `x = x + 1` may swap, as Java's
+    /// assignments do, but `t = 0` may not move below the `print(t)` that reads it.
     fn binds_used(&self, a: Node<'_>, b: Node<'_>) -> bool {
-        let bound = self.bound_names(a);
+        let mut bound = self.bound_names(a);
+        if self.language == Language::Python {
+            let scope = enclosing_function(a).unwrap_or(self.root);
+            let earlier: Vec<&str> = descendants(scope)
+                .into_iter()
+                .filter(|n| n.kind() == "identifier" && n.start_byte() < a.start_byte())
+                .map(|n| self.of(n))
+                .collect();
+            bound.retain(|name| !earlier.contains(name));
+        }
         !bound.is_empty() && descendants(b).into_iter().any(|n| n.kind() == "identifier" && bound.contains(&self.of(n)))
     }
 
@@ -136,6 +148,18 @@ fn nested(node: Node<'_>, top: Node<'_>) -> bool {
         cur = p;
     }
     false
+}
+
+/// The function or lambda `node` is in, if any.
+fn enclosing_function(node: Node<'_>) -> Option<Node<'_>> {
+    let mut cur = node.parent();
+    while let Some(p) = cur {
+        if matches!(p.kind(), "function_definition" | "lambda") {
+            return Some(p);
+        }
+        cur = p.parent();
+    }
+    None
 }
 
 /// Whether `s` leaves its block (`return`, `break`, `continue`, `throw`, `raise`).
@@ -297,5 +321,22 @@ mod tests {
         );
         assert_eq!(all.len(), 3, "{all:#?}");
         assert!(all.iter().all(|(e, out)| e.original != e.replacement && parses(out, Language::Python)));
+    }
+
+    #[test]
+    fn python_moves_swap_dependent_statements_of_names_bound_before() {
+        // `x` is a parameter and `total` is bound before the loop: their assignments swap
+        // with the statements that read them, as Java's assignments do (the order bug);
+        // `n`, first bound in its statement, never moves below its reader.
+        let text = "def bump_then_double(x, xs):\n    y = x * 2\n    x = x + 1\n    n = len(xs)\n    \
+                    m = n + 1\n    total = 0\n    out = []\n    for v in xs:\n        out.append(total)\n        \
+                    total += v\n    return y, m, out\n";
+        let outs: Vec<String> =
+            moves(text, Language::Python, (1, text.lines().count())).into_iter().map(|(_, o)| o).collect();
+        let swapped = |a: &str, b: &str| text.replace(&format!("{a}\n{b}\n"), &format!("{b}\n{a}\n"));
+        assert!(outs.contains(&swapped("    y = x * 2", "    x = x + 1")), "{outs:#?}");
+        assert!(outs.contains(&swapped("        out.append(total)", "        total += v")), "{outs:#?}");
+        assert!(!outs.contains(&swapped("    n = len(xs)", "    m = n + 1")), "{outs:#?}");
+        assert!(outs.iter().all(|o| parses(o, Language::Python)));
     }
 }

@@ -114,7 +114,8 @@ pub struct LedgerTotals {
     pub retries: u64,
     /// Wall time over all calls, in milliseconds.
     pub latency_ms: u64,
-    /// Cost of the priced calls, in USD; `None` when no call was priced.
+    /// Cost of the priced calls, in USD: 0 without any call; `None` when there were calls
+    /// and none was priced.
     pub cost_usd: Option<f64>,
     /// Calls whose cost is unknown (not included in `cost_usd`).
     pub unpriced_calls: u64,
@@ -216,6 +217,9 @@ impl Ledger {
                 Some(cost) => t.cost_usd = Some(t.cost_usd.unwrap_or(0.0) + cost),
                 None => t.unpriced_calls += 1,
             }
+        }
+        if t.calls == 0 {
+            t.cost_usd = Some(0.0);
         }
         t
     }

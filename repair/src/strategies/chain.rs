@@ -408,7 +408,7 @@ impl Strategy for Chain {
                 "validations": ran.iter().map(|(_, s)| s.validations).sum::<usize>(),
                 "calls": calls, "tokens": tokens, "usd": cost,
                 "usd_per_fix": cost.filter(|_| fixed > 0).map(|c| c / fixed as f64),
-                "wall_s": ran.iter().map(|(_, s)| s.wall_s).sum::<f64>(),
+                "wall_s": ran.iter().map(|(_, s)| s.wall_s).sum::<f64>() + 0.0, // an empty f64 sum is -0.0
             });
             let views: Vec<RepairReport> = ran.iter().map(|(r, s)| view(r, s)).collect();
             if let Some(own) = stage.eval_totals(bugs, &views.iter().collect::<Vec<_>>()) {

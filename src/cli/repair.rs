@@ -256,10 +256,12 @@ fn print_result(
     Ok(())
 }
 
-/// `OUTCOME: N candidates tried, C LLM calls, T tokens, S s[; error][; SYNTHETIC ...] (report: PATH)`.
+/// `OUTCOME: N candidates tried (V validated), C LLM calls, T tokens, S s[; error][; SYNTHETIC ...]
+/// (report: PATH)`: V leaves out the duplicates and refused patches, which cost no test run.
 fn summary_line(report: &repair::run::report::RepairReport, path: &std::path::Path) -> String {
+    let validated = report.candidates.iter().filter(|c| c.verdict.validated()).count();
     format!(
-        "{}: {} candidates tried, {} LLM calls, {} tokens, {:.1} s{}{} (report: {})",
+        "{}: {} candidates tried ({validated} validated), {} LLM calls, {} tokens, {:.1} s{}{} (report: {})",
         report.outcome.as_str(),
         report.candidates.len(),
         report.llm.calls,

@@ -230,6 +230,7 @@ fn validator(a: &Args) -> Validator {
         timeout: Duration::from_secs(a.test_timeout_s),
         env: Vec::new(),
         reference: None,
+        fail_fast: None,
     }
 }
 

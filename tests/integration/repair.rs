@@ -289,6 +289,7 @@ fn record_session_with(
         timeout: std::time::Duration::from_secs(300),
         env: Vec::new(),
         reference: None,
+        fail_fast: None,
     };
     Workflow::new(&client, None, validator, config).with_strategy(Box::new(reinfix)).run(bug);
 }

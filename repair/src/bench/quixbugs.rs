@@ -251,9 +251,10 @@ impl Runner {
         Scratch::copy(&self.root, move |rel, is_dir| skip(rel, is_dir))
     }
 
-    /// The build and test commands of `program`.
+    /// The build and test commands of `program`; Python's also with pytest's `--exitfirst`
+    /// ([`Validator::fail_fast`]).
     pub fn validator(&self, program: &Program) -> Validator {
-        let (build, test) = match self.lang {
+        let (build, test, fail_fast) = match self.lang {
             Lang::Java => {
                 let class = format!("java_testcases.junit.{}_TEST", program.name);
                 let build = vec![
@@ -276,7 +277,7 @@ impl Runner {
                     "org.junit.runner.JUnitCore".into(),
                     class,
                 ];
-                (build, test)
+                (build, test, None)
             }
             Lang::Python => {
                 let py = self.python.to_string_lossy().into_owned();
@@ -292,12 +293,17 @@ impl Runner {
                     format!("--timeout={}", self.per_test_timeout_s),
                     program.test.to_string_lossy().into_owned(),
                 ];
-                (build, test)
+                // pytest's --exitfirst: a candidate that keeps a hanging test costs one
+                // per-test timeout, not one per hanging test case.
+                let mut fast = test.clone();
+                fast.insert(4, "--exitfirst".into());
+                (build, test, Some(fast))
             }
         };
         Validator {
             build: Some(CommandSpec::Argv(build)),
             test: CommandSpec::Argv(test),
+            fail_fast: fail_fast.map(CommandSpec::Argv),
             timeout: self.timeout,
             env: vec![(OsString::from("PYTHONDONTWRITEBYTECODE"), OsString::from("1"))],
             reference: None,

@@ -30,6 +30,7 @@ impl Session<'_> {
             failing_tests_known: pre.failing_tests_known(),
             wall_ms: pre.wall_ms,
             candidate_timeout_ms: u64::try_from(candidates.as_millis()).unwrap_or(u64::MAX),
+            fail_fast: false,
         });
         if let Some(why) = nothing_to_repair(bug, &pre) {
             self.report.error = Some(why);

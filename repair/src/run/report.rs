@@ -135,6 +135,11 @@ pub struct Preflight {
     /// ([`crate::validate::Validator::adapted`]).
     #[serde(default)]
     pub candidate_timeout_ms: u64,
+    /// Whether the candidates ran the fail-fast test command
+    /// ([`crate::validate::Validator::fail_fast`]; the strategy reads only verdicts and the
+    /// buggy version has no pre-existing failures).
+    #[serde(default)]
+    pub fail_fast: bool,
 }
 
 /// A model request whose reply was unusable; the run went on without it

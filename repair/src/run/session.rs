@@ -534,6 +534,23 @@ impl<'a> Session<'a> {
         limit
     }
 
+    /// Makes the candidates run the validator's fail-fast test command
+    /// ([`Validator::failing_fast`]) when it has one and no test failed on the buggy version
+    /// that a plausible patch may leave failing (with one, a fail-fast run could stop at it
+    /// before the tests that decide); says so in the report's pre-flight. Call after
+    /// [`Session::preflight`].
+    pub(crate) fn fail_fast(&mut self) {
+        let pre_existing = self.plausibility.as_ref().is_some_and(|p| !p.preexisting_failures.is_empty());
+        let Some(fast) = self.candidate_validator.as_ref().filter(|_| !pre_existing).and_then(Validator::failing_fast)
+        else {
+            return;
+        };
+        self.candidate_validator = Some(fast);
+        if let Some(p) = self.report.preflight.as_mut() {
+            p.fail_fast = true;
+        }
+    }
+
     /// How a strategy that searched to its end without a plausible patch ends the run:
     /// [`Error::NoUsableReply`] when every model request was degraded; else a warning about
     /// tests that failed in every candidate.

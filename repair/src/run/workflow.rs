@@ -116,6 +116,9 @@ impl<'a> Workflow<'a> {
             Ok(problem) => Problem { weights: self.weights.clone(), ..problem },
             Err(refused) => return Ok(refused),
         };
+        if self.strategy.verdict_only() {
+            session.fail_fast();
+        }
         self.strategy.repair(&problem, session)?;
         session.conclude()?;
         if !self.strategy.seeks_patch() {

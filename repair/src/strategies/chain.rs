@@ -263,6 +263,11 @@ impl Strategy for Chain {
         self.stages.iter().any(|s| s.needs_model())
     }
 
+    /// Only when every stage is: a later stage may read the feedback of the candidates.
+    fn verdict_only(&self) -> bool {
+        self.stages.iter().all(|s| s.verdict_only())
+    }
+
     /// The first stage's; [`Strategy::retrieval_spaces`] gives every stage's.
     fn retrieval_space(&self, configured: engine::Space) -> engine::Space {
         self.stages.first().map_or(configured, |s| s.retrieval_space(configured))
@@ -524,6 +529,7 @@ mod tests {
             timeout: Duration::from_secs(20),
             env: Vec::new(),
             reference: None,
+            fail_fast: None,
         };
         (dir, bug, validator)
     }

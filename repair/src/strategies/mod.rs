@@ -79,6 +79,14 @@ pub trait Strategy: Send + Sync {
         None
     }
 
+    /// Whether the strategy reads nothing of a candidate's validation but its verdict (no
+    /// failing tests, no output fed back): then its candidates run the validator's
+    /// fail-fast test command ([`crate::validate::Validator::fail_fast`]) where the runner
+    /// has one and the buggy version has no pre-existing failures. `false` by default.
+    fn verdict_only(&self) -> bool {
+        false
+    }
+
     /// Whether the run seeks a patch; `false` (TraceRepair's `--trace-only`) ends a run that
     /// went through as [`crate::run::report::Outcome::TraceOnly`].
     fn seeks_patch(&self) -> bool {

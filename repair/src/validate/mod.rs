@@ -126,6 +126,13 @@ pub struct Validator {
     /// candidate limit from it too, so that a correct candidate whose tests run longer than
     /// the buggy version's quickly failing ones is not killed.
     pub reference: Option<Duration>,
+    /// The test command stopped at the first failing test (pytest's `-x`), when the runner
+    /// has one: the candidates of a strategy that reads nothing but the verdict
+    /// ([`crate::strategies::Strategy::verdict_only`]) run it instead of `test`
+    /// ([`Validator::failing_fast`]), so that a candidate that keeps the bug costs one failing
+    /// (or hanging) test instead of all of them. Its verdict is the same wherever a failing
+    /// test means an implausible candidate; a passing run ran every test.
+    pub fail_fast: Option<CommandSpec>,
 }
 
 /// The lower bound of an adapted candidate timeout ([`Validator::adapted`]): 10 s, so that a
@@ -155,6 +162,14 @@ impl Validator {
         let scaled = Duration::try_from_secs_f64(slowest as f64 / 1000.0 * factor).unwrap_or(Duration::MAX);
         v.timeout = self.timeout.min(scaled.max(ADAPTED_TIMEOUT_FLOOR));
         v
+    }
+
+    /// This validator with [`Validator::fail_fast`] as its test command; `None` when it has
+    /// none.
+    #[must_use]
+    pub fn failing_fast(&self) -> Option<Validator> {
+        let test = self.fail_fast.clone()?;
+        Some(Validator { test, fail_fast: None, ..self.clone() })
     }
 
     /// Run the build (if any) and the tests in `dir` and classify the outcome.
@@ -248,6 +263,7 @@ mod tests {
             timeout: Duration::from_millis(1500),
             env: Vec::new(),
             reference: None,
+            fail_fast: None,
         };
         assert_eq!(v(Some("true"), "true").validate(dir.path()).unwrap().verdict, Verdict::Plausible);
         let c = v(Some("echo 'A.java:3: error: ; expected' >&2; exit 1"), "true").validate(dir.path()).unwrap();
@@ -269,6 +285,24 @@ mod tests {
     }
 
     #[test]
+    fn failing_fast_swaps_in_the_fail_fast_test_command_and_keeps_the_rest() {
+        let tmp = tempfile::tempdir().unwrap();
+        let plain = Validator {
+            build: Some(sh("true")),
+            test: sh("exit 1"),
+            timeout: Duration::from_secs(7),
+            env: Vec::new(),
+            reference: None,
+            fail_fast: None,
+        };
+        assert!(plain.failing_fast().is_none());
+        let fast = Validator { fail_fast: Some(sh("exit 0")), ..plain.clone() }.failing_fast().unwrap();
+        assert_eq!((fast.timeout, fast.fail_fast.is_none()), (Duration::from_secs(7), true));
+        assert_eq!(plain.validate(tmp.path()).unwrap().verdict, Verdict::TestFailure);
+        assert_eq!(fast.validate(tmp.path()).unwrap().verdict, Verdict::Plausible);
+    }
+
+    #[test]
     fn adapted_timeout_scales_the_slower_preflight_command() {
         let base = Validator {
             build: None,
@@ -276,6 +310,7 @@ mod tests {
             timeout: Duration::from_secs(300),
             env: Vec::new(),
             reference: None,
+            fail_fast: None,
         };
         let run = |ms: u64, exit: Exit| RunOutput {
             command: "t".into(),
@@ -322,6 +357,7 @@ mod tests {
             timeout: Duration::from_secs(30),
             env: Vec::new(),
             reference: None,
+            fail_fast: None,
         };
         let r = v.validate(dir.path()).unwrap();
         assert_eq!(r.verdict, Verdict::TestFailure);
@@ -341,6 +377,7 @@ mod tests {
                 timeout: Duration::from_secs(10),
                 env: Vec::new(),
                 reference: None,
+                fail_fast: None,
             };
             validator.validate(dir.path()).unwrap()
         };

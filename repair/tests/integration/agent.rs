@@ -388,6 +388,7 @@ fn brokentest_workflow<'a>(client: &'a ScriptedClient, test: repair::validate::C
         timeout: Duration::from_secs(60),
         env: Vec::new(),
         reference: None,
+        fail_fast: None,
     };
     let config = RunConfig { model: "m".into(), ..RunConfig::default() };
     let reinfix = ReinFix { attempts: 1, suggestions: 1, patches: 3, ..ReinFix::default() };

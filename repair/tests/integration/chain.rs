@@ -88,6 +88,7 @@ fn greet() -> (tempfile::TempDir, Bug, Validator) {
         timeout: Duration::from_secs(30),
         env: Vec::new(),
         reference: None,
+        fail_fast: None,
     };
     (dir, bug, validator)
 }

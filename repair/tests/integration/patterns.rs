@@ -223,4 +223,43 @@ fn issue_32_a_neighbours_fix_is_transplanted_with_its_names_mapped() {
     let tried = report.candidates[0].applied_diff.as_deref().unwrap_or("");
     assert!(tried.contains("+    for i in range(1, n + 1):"), "{tried}");
     assert_eq!(report.candidates[0].suggestion, Template::ALL.len(), "TRANSPLANT is the last template");
+
+    // `--no-transplant`, the ablation: the same neighbours only order the templates.
+    let retriever = index_of(
+        dir.path(),
+        &[
+            record(
+                "fixture:sum_squares",
+                "squares",
+                "def sum_squares(limit):\n    acc = 0\n    for x in range(1, limit):\n        acc += x * x\n    return acc\n",
+                "def sum_squares(limit):\n    acc = 0\n    for x in range(1, limit + 1):\n        acc += x * x\n    return acc\n",
+            ),
+            decoy(),
+        ],
+    );
+    let report = repair(Patterns { max_validations: 5, transplant: false, ..Patterns::default() }, Some(retriever));
+    let d = &report.details;
+    assert_eq!((d["order"].as_str(), d["retrieval"]["hits"].as_u64()), (Some("retrieval"), Some(1)), "{d:#}");
+    assert!(d["first_plausible_at"].as_u64() > Some(1), "the ordered templates find the fix later: {d:#}");
+    assert!(d["generated"].get("TRANSPLANT").is_none(), "{d:#}");
+    assert_eq!(d["transplants"].as_array().map(Vec::len), Some(0), "{d:#}");
+    assert!(report.candidates.iter().all(|c| c.suggestion != Template::ALL.len()), "{:#?}", report.candidates);
+}
+
+/// Patterns reads only verdicts, so its candidates run pytest with `--exitfirst`
+/// (`Validator::fail_fast`): the buggy `sum_to` fails 2 of its 3 tests in the pre-flight (run
+/// whole), and every candidate that fails stops at its first failing test.
+#[test]
+fn patterns_candidates_stop_at_their_first_failing_test() {
+    let report = repair(Patterns { retrieval: false, max_validations: 12, ..Patterns::default() }, None);
+    let pre = report.preflight.as_ref().expect("a pre-flight");
+    assert!(pre.fail_fast, "{pre:?}");
+    assert_eq!(pre.failing_tests.len(), 2, "{pre:?}");
+    let failed: Vec<_> =
+        report.candidates.iter().filter(|c| c.verdict == repair::validate::Verdict::TestFailure).collect();
+    assert!(failed.len() >= 3, "{:#?}", report.candidates);
+    for c in failed {
+        assert_eq!(c.failing_tests.len(), 1, "{c:#?}");
+    }
+    assert_eq!(report.outcome, Outcome::Plausible, "a passing run still ran every test: {report:#?}");
 }

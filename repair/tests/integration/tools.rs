@@ -764,6 +764,7 @@ public class Factory {
                 timeout: std::time::Duration::from_secs(30),
                 env: Vec::new(),
                 reference: None,
+                fail_fast: None,
             };
             let client = repair::llm::ScriptedClient::new(Vec::new());
             let config = repair::run::config::RunConfig { model: "none".into(), ..Default::default() };

@@ -196,6 +196,7 @@ fn python_big_trace() -> Case {
         timeout: Duration::from_secs(120),
         env: vec![("PYTHONDONTWRITEBYTECODE".into(), "1".into())],
         reference: None,
+        fail_fast: None,
     };
     let bug = Bug {
         id: None,

@@ -157,6 +157,7 @@ impl Prepared {
             timeout,
             env: Self::env(),
             reference: (self.check.fixed_test_ms > 0).then(|| Duration::from_millis(self.check.fixed_test_ms)),
+            fail_fast: None,
         }
     }
 

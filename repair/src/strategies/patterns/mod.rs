@@ -85,11 +85,20 @@ pub struct Patterns {
     pub retrieval: bool,
     /// Similar fixes retrieved (top k, space `code`).
     pub k: usize,
+    /// Transplant the retrieved neighbours' own small edits before the templates
+    /// (`false`: `--no-transplant`, retrieval only orders the templates; [`transplant`]).
+    pub transplant: bool,
 }
 
 impl Default for Patterns {
     fn default() -> Self {
-        Patterns { max_validations: 200, max_wall: Duration::from_secs(600), retrieval: true, k: DEFAULT_K }
+        Patterns {
+            max_validations: 200,
+            max_wall: Duration::from_secs(600),
+            retrieval: true,
+            k: DEFAULT_K,
+            transplant: true,
+        }
     }
 }
 
@@ -101,6 +110,10 @@ pub struct PatternsArgs {
     /// the retrieval-guided order: no similar fixes are searched).
     #[arg(long)]
     pub no_retrieval: bool,
+    /// With `--index`, do not transplant the similar fixes' own edits: retrieval only orders
+    /// the templates (the ablation of issue 32's transplants; `--no-retrieval` implies it).
+    #[arg(long)]
+    pub no_transplant: bool,
     /// `patterns` and `unidebugger`: most candidates validated per bug [default: 200 for
     /// patterns, 20 for unidebugger (the paper's bound)].
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
@@ -117,7 +130,7 @@ pub fn entry() -> Box<dyn super::Entry> {
         |a| {
             let d = Patterns::default();
             let max_validations = a.max_validations.unwrap_or(d.max_validations);
-            Ok(Box::new(Patterns { retrieval: !a.no_retrieval, max_validations, ..d }))
+            Ok(Box::new(Patterns { retrieval: !a.no_retrieval, transplant: !a.no_transplant, max_validations, ..d }))
         },
     )
 }
@@ -129,6 +142,11 @@ impl super::Strategy for Patterns {
 
     fn needs_model(&self) -> bool {
         false
+    }
+
+    /// The search reads only whether a candidate is plausible.
+    fn verdict_only(&self) -> bool {
+        true
     }
 
     /// The code space, always: the order's weights were fitted on code-space neighbours
@@ -166,7 +184,7 @@ impl super::Strategy for Patterns {
         };
         // The neighbours' own small edits, transplanted, before every template edit.
         let (transplants, transplant_records) = match problem.language {
-            Some(l) if !fixes.is_empty() => transplant::transplants(&fixes, text, l, problem.lines),
+            Some(l) if self.transplant && !fixes.is_empty() => transplant::transplants(&fixes, text, l, problem.lines),
             _ => (Vec::new(), Vec::new()),
         };
         let mut generated: BTreeMap<Template, usize> = BTreeMap::new();
@@ -210,7 +228,7 @@ pub struct PatternsRecord {
     /// The similar fixes searched; `None` without an index or with `--no-retrieval`.
     pub retrieval: Option<RetrievalRecord>,
     /// What became of each similar fix as a transplant ([`transplant`]); empty without
-    /// retrieval.
+    /// retrieval or with [`Patterns::transplant`] off (`--no-transplant`).
     pub transplants: Vec<TransplantRecord>,
     /// Each template's probability `p(t)`.
     pub probabilities: BTreeMap<Template, f32>,

@@ -21,7 +21,8 @@
 # 32): plausible on >= 30 % of the bugs, exact or AST match on >= 18 %, and an arm with
 # retrieval fixing more bugs or needing fewer validations than `templates`, p < 0.05.
 #
-#   scripts/d4j-arms.sh [SHARDS [FIRST [LAST]]]   (default 6 shards, all of them; -j 2)
+#   scripts/d4j-arms.sh [SHARDS [FIRST [LAST]]]   (default 6 shards, all of them; -j 2;
+#                                                  FIXDEX_BIN=PATH runs that binary)
 #
 # About 50 minutes a shard of 10 bugs on 2 cores.
 set -euo pipefail
@@ -34,8 +35,13 @@ first=${2:-0}
 last=${3:-$((shards - 1))}
 out=scratch/measure/d4j-arms
 index=scratch/measure/index/d4j-arms-code.fdx
-cargo build --locked --quiet >&2
-bin=$(scripts/fixdex-path.sh dev)
+# FIXDEX_BIN: a frozen binary, so that a rebuild while the arms run does not change them.
+if [ -n "${FIXDEX_BIN:-}" ]; then
+  bin=$FIXDEX_BIN
+else
+  cargo build --locked --quiet >&2
+  bin=$(scripts/fixdex-path.sh dev)
+fi
 mkdir -p "$out" "$(dirname "$index")"
 if [ ! -f "$index" ]; then
   corpus=()

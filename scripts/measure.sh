@@ -33,6 +33,10 @@
 #                                       Intel Xeon, AVX-512, 2 vCPUs) (~11 min)
 #   scripts/measure.sh all              all of the above, in that order
 #
+# The three-arm Defects4J measurement of issue 32 (templates / retrieval order / transplants,
+# 200 validations a bug, McNemar and sign tests) is scripts/d4j-arms.sh: resumable shards,
+# about 50 minutes a shard of 10 bugs on 2 cores.
+#
 # Needs ../shared (or FIXDEX_SHARED), the test tools (scripts/setup-test-tools.sh, run here)
 # and builds what it runs with cargo (the dev profile, as the tests). Outputs go to
 # scratch/measure/<name>/ (JSON summaries and per-program reports).

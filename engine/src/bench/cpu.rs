@@ -105,11 +105,16 @@ mod tests {
         let before = CpuReading::now();
         let t = std::time::Instant::now();
         let mut x = 0u64;
-        while t.elapsed().as_millis() < 50 {
-            x = std::hint::black_box(x.wrapping_add(1));
+        // Spin until the reading moves (or 10 s of wall time): on a loaded machine, 50 ms of
+        // wall time can hold far less than 50 ms of this process's CPU.
+        let mut cpu = 0.0;
+        while cpu <= 0.01 && t.elapsed().as_secs() < 10 {
+            for _ in 0..1_000_000 {
+                x = std::hint::black_box(x.wrapping_add(1));
+            }
+            cpu = CpuReading::since(before.as_ref()).expect("a reading on Linux");
         }
-        let cpu = CpuReading::since(before.as_ref()).expect("a reading on Linux");
-        assert!(cpu > 0.01, "50 ms of spinning used {cpu} s of CPU");
+        assert!(cpu > 0.01, "{:.1} s of spinning used {cpu} s of CPU", t.elapsed().as_secs_f64());
         assert!(rss_mb().is_some_and(|mb| mb > 0.0));
     }
 }

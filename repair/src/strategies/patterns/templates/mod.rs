@@ -422,15 +422,9 @@ fn methods_of<'t>(text: &'t str, file: &[Node<'_>]) -> Vec<(&'t str, usize)> {
     let mut out: Vec<(&'t str, usize)> = Vec::new();
     for n in file {
         let found = match n.kind() {
-            "method_declaration" | "function_definition" => n.child_by_field_name("name").map(|name| {
-                let params = n.child_by_field_name("parameters").map(|p| {
-                    let mut c = p.walk();
-                    p.named_children(&mut c)
-                        .filter(|x| x.kind() != "comment" && &text[x.byte_range()] != "self")
-                        .count()
-                });
-                (&text[name.byte_range()], params.unwrap_or(0))
-            }),
+            "method_declaration" | "function_definition" => {
+                n.child_by_field_name("name").map(|name| (&text[name.byte_range()], declared_arity(text, *n)))
+            }
             _ => call_parts(*n).map(|(name, args)| (&text[name.byte_range()], arity(Some(args)))),
         };
         if let Some(m) = found.filter(|m| !out.contains(m)) {
@@ -438,6 +432,14 @@ fn methods_of<'t>(text: &'t str, file: &[Node<'_>]) -> Vec<(&'t str, usize)> {
         }
     }
     out
+}
+
+/// The parameters a method or function declaration takes (less Python's `self`).
+fn declared_arity(text: &str, declaration: Node<'_>) -> usize {
+    declaration.child_by_field_name("parameters").map_or(0, |p| {
+        let mut c = p.walk();
+        p.named_children(&mut c).filter(|x| x.kind() != "comment" && &text[x.byte_range()] != "self").count()
+    })
 }
 
 /// Java: the names declared as fields in the file (see [`Cx::fields`]).
@@ -482,13 +484,9 @@ fn java_calls<'t>(
     let mut out = Vec::new();
     for n in file {
         let call = match n.kind() {
-            "method_declaration" => n.child_by_field_name("name").map(|name| {
-                let params = n.child_by_field_name("parameters").map_or(0, |p| {
-                    let mut c = p.walk();
-                    p.named_children(&mut c).filter(|x| x.kind() != "comment").count()
-                });
-                (None, &text[name.byte_range()], params)
-            }),
+            "method_declaration" => {
+                n.child_by_field_name("name").map(|name| (None, &text[name.byte_range()], declared_arity(text, *n)))
+            }
             "method_invocation" => call_parts(*n)
                 .map(|(name, args)| (receiver_key(text, types, *n), &text[name.byte_range()], arity(Some(args)))),
             _ => None,

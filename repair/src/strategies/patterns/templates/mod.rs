@@ -15,7 +15,10 @@ mod calls;
 mod checkers;
 mod conditions;
 mod literals;
+mod refuse;
 mod statements;
+
+pub use refuse::refused;
 
 /// The kind of fix a template makes, in the hand-written default order that breaks ties in
 /// [`super::order`] (and was the `--no-retrieval` order before the fitted prior): operator

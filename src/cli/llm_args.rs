@@ -30,12 +30,13 @@ pub struct LlmArgs {
     /// Sampling seed, for endpoints that honour it.
     #[arg(long)]
     pub(crate) seed: Option<u64>,
-    /// Most LLM calls [default: 60; 40 for `--strategy tracerepair`, the paper's budget].
-    #[arg(long)]
+    /// Most LLM calls [default: 60; 40 for `--strategy tracerepair`, the paper's budget]; at
+    /// least 1 (a run with no model is `--strategy patterns`).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) max_calls: Option<u64>,
     /// Most LLM tokens over the whole run (prompt + completion, as the server reports them);
     /// `--max-tokens` is an old name for it.
-    #[arg(long, alias = "max-tokens")]
+    #[arg(long, alias = "max-tokens", value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) max_total_tokens: Option<u64>,
     /// Cost budget of a run (of each bug in an evaluation), USD, from --price-in/--price-out:
     /// no model call is made once the calls so far cost this much.
@@ -111,9 +112,19 @@ impl LlmArgs {
     }
 
     /// The client for `strategy`: [`ClientChoice::NoModel`] when it needs no model (the
-    /// model options are then ignored), else [`Self::client`].
+    /// model options are then ignored, with a warning on stderr for a `--replay` or
+    /// `--record` file given), else [`Self::client`].
     pub fn client_for(&self, strategy: &dyn repair::strategies::Strategy) -> anyhow::Result<Client> {
         if !strategy.needs_model() {
+            for (flag, given) in [("--replay", &self.replay), ("--record", &self.record)] {
+                if let Some(path) = given {
+                    eprintln!(
+                        "warning: --strategy {} calls no model: {flag} {} is not used",
+                        strategy.name(),
+                        path.display()
+                    );
+                }
+            }
             return build(ClientChoice::NoModel);
         }
         let client = self.client();

@@ -427,6 +427,12 @@ fn issue_9_repair_cli_reply_total_token_and_timeout_flags() {
         assert!(help.contains(flag), "{flag} missing from --help:\n{help}");
     }
     assert!(!help.contains("--max-tokens "), "the old name is a hidden alias:\n{help}");
+    // A zero budget is refused up front (a run with no model is `--strategy patterns`).
+    for zero in ["--max-calls", "--max-total-tokens"] {
+        let out = repair_brokentest(&rec, test, &[zero, "0", "--report", report]);
+        assert_eq!(out.status.code(), Some(2), "{zero} 0: {}", stderr(&out));
+        assert!(stderr(&out).contains(zero) && stderr(&out).contains("0 is not in 1.."), "{}", stderr(&out));
+    }
 }
 
 /// Issue 9, fault 5 through the CLI: with `--max-wall-s 4` and a server that would answer
@@ -589,6 +595,15 @@ fn issue_11_repair_with_patterns_needs_no_model() {
     // Every plausible patch's diff is in the report, to judge overfitting.
     let first = r["details"]["plausible"][0]["diff"].as_str().unwrap_or_default();
     assert!(first.contains("+        for (int i = 1; i <= n; i++) {"), "{r:#}");
+    // A replay file given to a strategy that calls no model is said to be unused.
+    let out = fixdex(&[&args[..], &["--replay", "/nonexistent/session.jsonl"]].concat(), None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("warning: --strategy patterns calls no model: --replay /nonexistent/session.jsonl is not used"),
+        "{}",
+        stderr(&out)
+    );
     // --no-retrieval is the patterns strategy's ablation; ReinFix refuses it.
     let mut reinfix: Vec<&str> = args.iter().map(|a| if *a == "patterns" { "reinfix" } else { a }).collect();
     reinfix.push("--no-retrieval");

@@ -35,7 +35,8 @@
 //! tested), "calls", "tokens" (prompt + completion), "usd" (`null` when a call of the stage
 //! had no price; 0 for a stage without calls), "wall_s", "details" (the stage's own section,
 //! as the stage writes it alone; `null` for none)}], "fixed_by": <the stage that made the bug
-//! plausible, or null>}`, one entry per stage that ran.
+//! plausible, or null>, "not_run": [<the stages after one that ended the chain with an error
+//! or the run's limit>] (absent when empty)}`, one `stages` entry per stage that ran.
 
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Instant;
@@ -140,6 +141,11 @@ pub struct ChainRecord {
     pub stages: Vec<StageRecord>,
     /// The stage that made the bug plausible; `None` when none did.
     pub fixed_by: Option<&'static str>,
+    /// The stages that did not run because an earlier one ended the chain with an error or
+    /// the run's own limit (in order; empty when every stage ran or one made the bug
+    /// plausible).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_run: Vec<&'static str>,
 }
 
 /// How one stage of a chain ended ([`StageRecord::outcome`]).
@@ -326,7 +332,11 @@ impl Strategy for Chain {
                 Err(stop) if !last && own_limit(&stop, session) => {
                     tracing::info!(stage = stage.name(), why = %why(&stop), "the stage stopped at its own limit; the next stage runs");
                 }
-                Err(stop) => return Err(stop),
+                Err(stop) => {
+                    record.not_run = self.stages[i + 1..].iter().map(|s| s.name()).collect();
+                    session.report.details = Details::new(record);
+                    return Err(stop);
+                }
             }
         }
         Ok(())
@@ -362,6 +372,9 @@ impl Strategy for Chain {
                 lines.push(format!("    {own}"));
             }
         }
+        if !record.not_run.is_empty() {
+            lines.push(format!("  not run: {} (the chain ended at the stop above)", record.not_run.join(", ")));
+        }
         Some(lines.join("\n"))
     }
 
@@ -383,7 +396,11 @@ impl Strategy for Chain {
                 v
             })
             .collect();
-        Some(("chain", json!({"fixed_by": record.fixed_by, "stages": stages})))
+        let mut v = json!({"fixed_by": record.fixed_by, "stages": stages});
+        if !record.not_run.is_empty() {
+            v["not_run"] = json!(record.not_run);
+        }
+        Some(("chain", v))
     }
 
     /// `chain`: `{"bugs", "fixed_by": {stage: bugs}, "stages": [{"strategy", "ran" (bugs it
@@ -637,6 +654,15 @@ mod tests {
         assert_eq!(d["stages"].as_array().unwrap().len(), 1, "the next stage did not run: {d:#}");
         assert_eq!((d["stages"][0]["outcome"].as_str(), d["stages"][0]["calls"].as_u64()), (Some("stopped"), Some(1)));
         assert!(d["fixed_by"].is_null());
+        // ... and the report says which stage it left unrun.
+        assert_eq!(d["not_run"], json!(["free"]), "{d:#}");
+        let chain = Chain::new(vec![
+            Box::new(Try { name: "paid", to: "3", calls: 2, stop: None, model: true }),
+            stage("free", "2"),
+        ])
+        .unwrap();
+        let line = chain.report_line(&report).unwrap();
+        assert!(line.ends_with("  not run: free (the chain ended at the stop above)"), "{line}");
     }
 
     #[test]

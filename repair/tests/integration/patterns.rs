@@ -142,17 +142,16 @@ fn issue_11_retrieval_orders_the_templates_and_no_retrieval_keeps_the_prior() {
     assert!(lines[0].starts_with("CHANGE_LOOP_BOUND 0.") && lines[0].contains("(2 hits"), "{lines:?}");
     assert_eq!(lines[1], "CHANGE_OPERATOR 0.22 (prior only)", "{lines:?}");
     assert!(guided.retrieved.iter().all(|f| f.project != "minibugs"));
+    // The template edit that makes the neighbours' own edit (`n` → `n + 1`) comes first; the
+    // transplant of the same edit (two neighbours, one text) is then not validated again.
     let plausible = d["plausible"].as_array().unwrap();
-    assert_eq!(plausible[0]["template"], "TRANSPLANT", "{d:#}");
-    let from = plausible[0]["from"].as_str().unwrap();
-    assert!(["fixture:count", "fixture:squares"].contains(&from), "{d:#}");
-    assert_eq!(d["generated"]["TRANSPLANT"], 1, "two neighbours, one text: {d:#}");
-    assert!(
-        plausible.iter().all(|p| !(p["template"] == "CHANGE_OPERAND"
-            && p["line"] == 3
-            && p["diff"].as_str().unwrap_or("").contains("range(1, n + 1)"))),
+    assert_eq!(
+        (plausible[0]["template"].as_str(), plausible[0]["line"].as_u64()),
+        (Some("CHANGE_OPERAND"), Some(3)),
         "{d:#}"
     );
+    assert_eq!(d["generated"]["TRANSPLANT"], 1, "two neighbours, one text: {d:#}");
+    assert!(plausible.iter().all(|p| p["template"] != "TRANSPLANT"), "{d:#}");
     assert!(plausible[0]["diff"].as_str().unwrap().contains("+    for i in range(1, n + 1):"), "{d:#}");
     assert!(guided.patch.as_deref().unwrap().contains("+    for i in range(1, n + 1):"));
 

@@ -19,9 +19,9 @@
 //! most suspicious line) for the top [`Patterns::k`] similar fixes (the bug's own id and
 //! excluded projects never come back, [`crate::retrieve`]); those whose fix one template
 //! edit reproduces vote for their template, and their own edits (`<` → `<=`) are tried
-//! first. Before every template edit come the transplants ([`transplant`]): each hit whose fix
-//! is a small token edit, applied where it fits the method with its names mapped, by
-//! similarity × fit (a template edit with a transplant's result is dropped). Without
+//! first. Then come the transplants ([`transplant`]), before every other template edit:
+//! each hit whose fix is a small token edit, applied where it fits the method with its names
+//! mapped, by similarity × fit (an edit with an earlier one's result is dropped). Without
 //! retrieval, or when it fails, the prior's order alone and no transplant.
 //!
 //! # Report
@@ -182,7 +182,8 @@ impl super::Strategy for Patterns {
             Some(r) => self.hit_edits(r, problem, session),
             None => (Vec::new(), None, Vec::new()),
         };
-        // The neighbours' own small edits, transplanted, before every template edit.
+        // The neighbours' own small edits, transplanted, after the template edits that make a
+        // neighbour's edit exactly and before the others.
         let (transplants, transplant_records) = match problem.language {
             Some(l) if self.transplant && !fixes.is_empty() => transplant::transplants(&fixes, text, l, problem.lines),
             _ => (Vec::new(), Vec::new()),
@@ -191,9 +192,11 @@ impl super::Strategy for Patterns {
         for e in edits.iter().chain(&transplants) {
             *generated.entry(e.template).or_default() += 1;
         }
+        let lead = edits.iter().filter(|e| order::concrete(e, &hits)).count();
         let ordered = transplant::then_templates(
             &transplants,
             order::order(&edits, &hits, &problem.weights).into_iter().map(|i| &edits[i]),
+            lead,
             text,
             problem.lines,
         );

@@ -29,7 +29,7 @@
 //! - **Type arguments** on `String`, `Object` or a boxed number, or on a class the file
 //!   declares without type parameters.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use tree_sitter::{Node, Parser};
@@ -108,55 +108,61 @@ pub fn refused(original: &str, candidate: &str, language: Language, region: Rang
         .filter_map(|n| n.child_by_field_name("name"))
         .map(|n| &original[n.byte_range()])
         .collect();
-    let of = |n: Node<'_>| &candidate[n.byte_range()];
+    let facts = Facts { text: candidate, file: &file, types: &types, known: &known, declared: &declared };
     let overlaps = |n: &Node<'_>| n.start_byte() < region.end.max(region.start + 1) && n.end_byte() > region.start;
-    for n in file.iter().copied().filter(overlaps) {
+    file.iter().copied().filter(overlaps).find_map(|n| facts.refusal(n))
+}
+
+/// What [`refused`] knows of a Java candidate: its text and nodes, the declared type of each
+/// name, and the calls and method declarations of the original file.
+struct Facts<'a> {
+    text: &'a str,
+    file: &'a [Node<'a>],
+    types: &'a HashMap<&'a str, Option<&'a str>>,
+    known: &'a HashSet<(Option<&'a str>, &'a str, usize)>,
+    declared: &'a HashSet<&'a str>,
+}
+
+impl Facts<'_> {
+    fn of(&self, n: Node<'_>) -> &str {
+        &self.text[n.byte_range()]
+    }
+
+    /// Why javac would refuse node `n` (a rule of the module docs), if it would.
+    fn refusal(&self, n: Node<'_>) -> Option<String> {
         match n.kind() {
             "expression_statement" => {
                 let e = n.named_child(0)?;
-                if !matches!(
+                let statement = matches!(
                     e.kind(),
                     "assignment_expression" | "update_expression" | "method_invocation" | "object_creation_expression"
-                ) {
-                    return Some(format!("`{}` is not a statement", of(e)));
-                }
+                );
+                (!statement).then(|| format!("`{}` is not a statement", self.of(e)))
             }
             "return_statement" if n.named_child(0).is_some_and(|e| e.kind() != "comment") => {
-                let owner = enclosing(n, &["method_declaration", "constructor_declaration", "lambda_expression"]);
-                if let Some(m) = owner {
-                    let void = m.kind() == "constructor_declaration"
-                        || m.child_by_field_name("type").is_some_and(|t| t.kind() == "void_type");
-                    if void {
-                        return Some("a value returned from a void method".into());
-                    }
-                }
+                let m = enclosing(n, &["method_declaration", "constructor_declaration", "lambda_expression"])?;
+                let void = m.kind() == "constructor_declaration"
+                    || m.child_by_field_name("type").is_some_and(|t| t.kind() == "void_type");
+                void.then(|| "a value returned from a void method".into())
             }
             "this" => {
-                let owner = enclosing(n, &["method_declaration", "class_body", "lambda_expression"]);
-                if owner.is_some_and(|m| m.kind() == "method_declaration" && is_static(candidate, m)) {
-                    return Some("`this` in a static method".into());
-                }
+                let m = enclosing(n, &["method_declaration", "class_body", "lambda_expression"])?;
+                (m.kind() == "method_declaration" && is_static(self.text, m))
+                    .then(|| "`this` in a static method".into())
             }
             "generic_type" => {
-                let base = n.named_child(0).map(of).unwrap_or_default();
-                let own_plain = file.iter().any(|c| {
+                let base = n.named_child(0).map(|b| self.of(b)).unwrap_or_default();
+                let own_plain = self.file.iter().any(|c| {
                     c.kind() == "class_declaration"
-                        && c.child_by_field_name("name").is_some_and(|x| of(x) == base)
+                        && c.child_by_field_name("name").is_some_and(|x| self.of(x) == base)
                         && c.child_by_field_name("type_parameters").is_none()
                 });
-                if NOT_GENERIC.contains(&base) || own_plain {
-                    return Some(format!("`{base}` takes no type arguments"));
-                }
+                (NOT_GENERIC.contains(&base) || own_plain).then(|| format!("`{base}` takes no type arguments"))
             }
-            "field_access" | "method_invocation" => {
-                if let Some(why) = unknown_call(candidate, n, &types, &known, &declared) {
-                    return Some(why);
-                }
-            }
-            _ => {}
+            "field_access" | "method_invocation" => unknown_call(self.text, n, self.types, self.known, self.declared),
+            _ => None,
         }
     }
-    None
 }
 
 /// The innermost ancestor of `n` of one of `kinds`.
@@ -178,7 +184,7 @@ fn is_static(text: &str, method: Node<'_>) -> bool {
 fn unknown_call(
     text: &str,
     n: Node<'_>,
-    types: &std::collections::HashMap<&str, Option<&str>>,
+    types: &HashMap<&str, Option<&str>>,
     known: &HashSet<(Option<&str>, &str, usize)>,
     declared: &HashSet<&str>,
 ) -> Option<String> {

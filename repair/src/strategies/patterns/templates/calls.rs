@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{Cx, Edit, Template, call_parts, descendants, one_line, squash};
+use super::{Cx, Edit, Template, call_parts, descendants, nested, one_line, squash};
 use crate::Language;
 
 /// Names tried per position when an argument is added, at most.
@@ -601,7 +601,7 @@ impl<'t> Cx<'t> {
                 "for_statement" => d.end_byte() <= at.start_byte() || d.byte_range().contains(&at.start_byte()),
                 _ => false,
             };
-            if !bound || self.nested(d, home) {
+            if !bound || nested(d, home) {
                 continue;
             }
             if let Some(left) = d.child_by_field_name("left") {
@@ -622,21 +622,6 @@ impl<'t> Cx<'t> {
                 }
             }
         }
-    }
-
-    /// Python: whether `node` lies in a function, class or lambda nested in `home`.
-    fn nested(&self, node: Node<'_>, home: Node<'_>) -> bool {
-        let mut cur = node;
-        while let Some(p) = cur.parent() {
-            if p == home {
-                return false;
-            }
-            if matches!(p.kind(), "function_definition" | "class_definition" | "lambda") {
-                return true;
-            }
-            cur = p;
-        }
-        false
     }
 }
 

@@ -308,6 +308,22 @@ fn descendants(root: Node<'_>) -> Vec<Node<'_>> {
     out
 }
 
+/// Python: whether `node` lies inside a function, class or lambda nested in `top` (a
+/// `def`/`class` itself is not inside).
+fn nested(node: Node<'_>, top: Node<'_>) -> bool {
+    let mut cur = node;
+    while let Some(p) = cur.parent() {
+        if p == top || cur == top {
+            return false;
+        }
+        if matches!(p.kind(), "function_definition" | "class_definition" | "lambda") {
+            return true;
+        }
+        cur = p;
+    }
+    false
+}
+
 /// The replacements of an operator, nearest first.
 fn operator_family(op: &str, language: Language) -> &'static [&'static str] {
     match (op, language) {

@@ -3,7 +3,7 @@
 use tree_sitter::Node;
 
 use super::calls::targets;
-use super::{Cx, Edit, Template, descendants, one_line};
+use super::{Cx, Edit, Template, descendants, nested, one_line};
 use crate::Language;
 
 /// [`Template::MoveStatement`] edits per block, at most.
@@ -132,22 +132,6 @@ impl Cx<'_> {
         }
         out
     }
-}
-
-/// Python: whether `node` lies inside a function, class or lambda nested in `top` (a
-/// `def`/`class` itself is not inside).
-fn nested(node: Node<'_>, top: Node<'_>) -> bool {
-    let mut cur = node;
-    while let Some(p) = cur.parent() {
-        if p == top || cur == top {
-            return false;
-        }
-        if matches!(p.kind(), "function_definition" | "class_definition" | "lambda") {
-            return true;
-        }
-        cur = p;
-    }
-    false
 }
 
 /// The function or lambda `node` is in, if any.

@@ -58,7 +58,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 use tree_sitter::{Node, Parser};
 
-use super::templates::{Edit, SNIPPET_MAX_LINES, Template, one_line, refused, squash};
+use super::templates::{Edit, Original, SNIPPET_MAX_LINES, Template, one_line, squash};
 use crate::Language;
 use crate::retrieve::SimilarFix;
 
@@ -117,6 +117,7 @@ pub fn transplants(
 ) -> (Vec<Edit>, Vec<TransplantRecord>) {
     let method = method_tokens(text, language, lines);
     let names: HashSet<&str> = method.iter().filter(|t| t.ident).map(|t| t.text(text)).collect();
+    let original = Original::new(text, language);
     let mut records = Vec::new();
     // (key, retrieval rank, edit)
     let mut found: Vec<(f32, usize, Edit)> = Vec::new();
@@ -141,7 +142,7 @@ pub fn transplants(
                         let mut why = None;
                         let made: Vec<(f32, Edit)> = made
                             .into_iter()
-                            .filter(|(_, e)| match compiles(text, e, language) {
+                            .filter(|(_, e)| match compiles(original.as_ref(), text, e) {
                                 Ok(()) => true,
                                 Err(reason) => {
                                     record.refused += 1;
@@ -170,14 +171,14 @@ pub fn transplants(
     (edits, records)
 }
 
-/// `Err(why)` when the language's compiler would refuse `text` with `e` applied
-/// ([`super::templates::refused`]).
-fn compiles(text: &str, e: &Edit, language: Language) -> Result<(), String> {
+/// `Err(why)` when the language's compiler would refuse `text` (read as `original`; `None`:
+/// not readable, nothing refused) with `e` applied ([`super::templates::refused`]).
+fn compiles(original: Option<&Original<'_>>, text: &str, e: &Edit) -> Result<(), String> {
     let (Some(before), Some(after)) = (text.get(..e.start), text.get(e.end..)) else {
         return Err("the edit's span is outside the file".into());
     };
     let candidate = format!("{before}{}{after}", e.replacement);
-    match refused(text, &candidate, language, e.start..e.start + e.replacement.len()) {
+    match original.and_then(|o| o.refused(&candidate, e.start..e.start + e.replacement.len())) {
         Some(why) => Err(why),
         None => Ok(()),
     }

@@ -18,7 +18,7 @@ mod literals;
 mod refuse;
 mod statements;
 
-pub use refuse::refused;
+pub use refuse::{Original, refused};
 
 /// The kind of fix a template makes, in the hand-written default order that breaks ties in
 /// [`super::order`] (and was the `--no-retrieval` order before the fitted prior): operator

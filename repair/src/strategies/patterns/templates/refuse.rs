@@ -83,34 +83,67 @@ const NOT_GENERIC: &[&str] = &["String", "Object", "Integer", "Long", "Short", "
 /// Why javac would refuse `candidate`, the file `original` with bytes `region` (of
 /// `candidate`) replaced, or `None` when nothing the syntax tree can tell is wrong (module
 /// docs). `region` is clamped to `candidate`; a grammar that cannot be loaded refuses nothing.
+/// To check many candidates of one file, read it once with [`Original::new`].
 #[must_use]
 pub fn refused(original: &str, candidate: &str, language: Language, region: Range<usize>) -> Option<String> {
+    Original::new(original, language)?.refused(candidate, region)
+}
+
+/// What the pre-check needs of the original file, read once for all its candidates: its
+/// syntax errors, and (Java) the calls it makes and the methods it declares.
+#[derive(Debug)]
+pub struct Original<'t> {
+    language: Language,
+    errors: usize,
+    known: HashSet<(Option<&'t str>, &'t str, usize)>,
+    declared: HashSet<&'t str>,
+}
+
+impl<'t> Original<'t> {
+    /// Reads `text` as `language`; `None` when the grammar cannot be loaded or the parse fails.
+    #[must_use]
+    pub fn new(text: &'t str, language: Language) -> Option<Original<'t>> {
+        let tree = parse(text, language)?;
+        let file = descendants(tree.root_node());
+        let known = java_calls(text, language, &java_types(text, language, &file), &file).into_iter().collect();
+        let declared = file
+            .iter()
+            .filter(|n| language == Language::Java && n.kind() == "method_declaration")
+            .filter_map(|n| n.child_by_field_name("name"))
+            .map(|n| &text[n.byte_range()])
+            .collect();
+        Some(Original { language, errors: errors(tree.root_node()), known, declared })
+    }
+
+    /// [`refused`] for `candidate`, this file with bytes `region` (of `candidate`) replaced.
+    #[must_use]
+    pub fn refused(&self, candidate: &str, region: Range<usize>) -> Option<String> {
+        let new = parse(candidate, self.language)?;
+        if errors(new.root_node()) > self.errors {
+            return Some("does not parse".into());
+        }
+        if self.language != Language::Java {
+            return None;
+        }
+        let region = region.start.min(candidate.len())..region.end.min(candidate.len());
+        let file = descendants(new.root_node());
+        let types = java_types(candidate, self.language, &file);
+        let facts = Facts { text: candidate, file: &file, types: &types, known: &self.known, declared: &self.declared };
+        let overlaps = |n: &Node<'_>| n.start_byte() < region.end.max(region.start + 1) && n.end_byte() > region.start;
+        file.iter().copied().filter(overlaps).find_map(|n| facts.refusal(n))
+    }
+}
+
+/// `text` parsed as `language`.
+fn parse(text: &str, language: Language) -> Option<tree_sitter::Tree> {
     let mut parser = Parser::new();
     parser.set_language(&language.grammar()).ok()?;
-    let old = parser.parse(original, None)?;
-    let new = parser.parse(candidate, None)?;
-    let errors = |root: Node<'_>| descendants(root).iter().filter(|n| n.is_error() || n.is_missing()).count();
-    if errors(new.root_node()) > errors(old.root_node()) {
-        return Some("does not parse".into());
-    }
-    if language != Language::Java {
-        return None;
-    }
-    let region = region.start.min(candidate.len())..region.end.min(candidate.len());
-    let file = descendants(new.root_node());
-    let types = java_types(candidate, language, &file);
-    let old_file = descendants(old.root_node());
-    let known: HashSet<_> =
-        java_calls(original, language, &java_types(original, language, &old_file), &old_file).into_iter().collect();
-    let declared: HashSet<&str> = old_file
-        .iter()
-        .filter(|n| n.kind() == "method_declaration")
-        .filter_map(|n| n.child_by_field_name("name"))
-        .map(|n| &original[n.byte_range()])
-        .collect();
-    let facts = Facts { text: candidate, file: &file, types: &types, known: &known, declared: &declared };
-    let overlaps = |n: &Node<'_>| n.start_byte() < region.end.max(region.start + 1) && n.end_byte() > region.start;
-    file.iter().copied().filter(overlaps).find_map(|n| facts.refusal(n))
+    parser.parse(text, None)
+}
+
+/// The tree-sitter `ERROR` and missing nodes under `root`.
+fn errors(root: Node<'_>) -> usize {
+    descendants(root).iter().filter(|n| n.is_error() || n.is_missing()).count()
 }
 
 /// What [`refused`] knows of a Java candidate: its text and nodes, the declared type of each

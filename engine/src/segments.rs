@@ -109,8 +109,18 @@ impl Segments {
         if manifest.fixdex_manifest != MANIFEST_VERSION {
             return Err(Error::corrupt(format!("manifest version {} is not supported", manifest.fixdex_manifest)));
         }
-        let base = path.parent().unwrap_or(Path::new("."));
-        let paths: Vec<PathBuf> = manifest.segments.iter().map(|s| base.join(&s.path)).collect();
+        let paths: Vec<PathBuf> = manifest.segments.iter().map(|s| resolve(path, &s.path)).collect();
+        for p in &paths {
+            if !p.exists() {
+                return Err(Error::corrupt(format!(
+                    "segment {} listed by the manifest {} is missing (a manifest lists its segments \
+                     relative to its own folder: move or rename an appended index together with its \
+                     `.segments` folder)",
+                    p.display(),
+                    path.display()
+                )));
+            }
+        }
         let indexes = paths.iter().map(|p| Index::open_with(p, load)).collect::<Result<Vec<_>>>()?;
         check_consistent(&indexes)?;
         Ok(Segments { indexes, paths, manifest: Some(manifest) })
@@ -122,8 +132,7 @@ impl Segments {
     pub fn listed(path: &Path) -> Vec<PathBuf> {
         let Ok(text) = std::fs::read(path) else { return Vec::new() };
         let Ok(manifest) = serde_json::from_slice::<Manifest>(&text) else { return Vec::new() };
-        let base = path.parent().unwrap_or(Path::new("."));
-        manifest.segments.iter().map(|s| base.join(&s.path)).collect()
+        manifest.segments.iter().map(|s| resolve(path, &s.path)).collect()
     }
 
     /// Writes a manifest at `path` listing `segments` (temporary file, then rename), after
@@ -384,6 +393,30 @@ fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut f = std::fs::File::create(path)?;
     f.write_all(bytes)?;
     f.sync_all()
+}
+
+/// A manifest entry's path resolved against the manifest's folder. An appended index keeps
+/// its segments in `NAME.segments/` beside it (`indexer::append`); when the manifest was
+/// renamed together with that folder (`a.fdx` → `b.fdx`, `a.fdx.segments` →
+/// `b.fdx.segments`), an entry `a.fdx.segments/F` that no longer exists is found as
+/// `b.fdx.segments/F`.
+fn resolve(manifest: &Path, entry: &str) -> PathBuf {
+    let base = manifest.parent().unwrap_or(Path::new("."));
+    let listed = base.join(entry);
+    if listed.exists() {
+        return listed;
+    }
+    let entry = Path::new(entry);
+    let (Some(dir), Some(file), Some(name)) = (entry.parent(), entry.file_name(), manifest.file_name()) else {
+        return listed;
+    };
+    let own = {
+        let mut d = name.to_os_string();
+        d.push(".segments");
+        base.join(d).join(file)
+    };
+    let is_segments_dir = dir.components().count() == 1 && dir.to_string_lossy().ends_with(".segments");
+    if is_segments_dir && own.exists() { own } else { listed }
 }
 
 fn entry(p: &Path, ix: &Index, base: Option<&Path>) -> Result<SegmentEntry> {

@@ -360,7 +360,11 @@ struct Accumulator<'a> {
 
 impl<'a> Accumulator<'a> {
     fn new(opts: &'a BuildOptions) -> Accumulator<'a> {
-        let report = Report::new(&opts.report_path());
+        let report = if opts.known.is_some() {
+            Report::appending(&opts.report_path())
+        } else {
+            Report::new(&opts.report_path())
+        };
         Accumulator { opts, docs: Vec::new(), origins: Vec::new(), dedup: Dedup::new(), report }
     }
 

@@ -7,6 +7,10 @@
 //! the first line; [`Report::finish`] publishes it by `rename`. A build that stops before
 //! that (an invalid row under `--on-error abort`, an unreadable file) leaves the previous
 //! report, if any, as it was.
+//!
+//! An append ([`crate::append`]) keeps the report already there: [`Report::appending`]
+//! starts the temporary file with the old report's lines, and a run that adds no line
+//! leaves the old report untouched (a fresh build's stale report is removed instead).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -24,6 +28,8 @@ pub(crate) struct Report {
     tmp: PathBuf,
     out: Option<BufWriter<File>>,
     lines: u64,
+    /// Keep the report already at `path`: new lines go after its lines.
+    keep: bool,
 }
 
 impl Report {
@@ -35,7 +41,16 @@ impl Report {
         let path = &engine::output::target(path).unwrap_or_else(|_| path.to_path_buf());
         let mut name = path.file_name().unwrap_or_default().to_os_string();
         name.push(format!(".tmp-{}", std::process::id()));
-        Report { path: path.to_path_buf(), tmp: path.with_file_name(name), out: None, lines: 0 }
+        Report { path: path.to_path_buf(), tmp: path.with_file_name(name), out: None, lines: 0, keep: false }
+    }
+
+    /// As [`Report::new`], but the lines already at the path stay: the published report is
+    /// the old one followed by the new lines, and with no new line the old one is left as
+    /// it was (an append to an index keeps its build report).
+    pub(crate) fn appending(path: &Path) -> Report {
+        let mut report = Report::new(path);
+        report.keep = true;
+        report
     }
 
     /// Appends one line.
@@ -45,7 +60,13 @@ impl Report {
     pub(crate) fn line(&mut self, value: &serde_json::Value) -> Result<()> {
         let io = |e| Error::io(&self.path, e);
         if self.out.is_none() {
-            self.out = Some(BufWriter::with_capacity(BUFFER_BYTES, File::create(&self.tmp).map_err(io)?));
+            let mut out = BufWriter::with_capacity(BUFFER_BYTES, File::create(&self.tmp).map_err(io)?);
+            if self.keep
+                && let Ok(mut old) = File::open(&self.path)
+            {
+                std::io::copy(&mut old, &mut out).map_err(io)?;
+            }
+            self.out = Some(out);
         }
         let out = self.out.as_mut().expect("created above");
         writeln!(out, "{value}").map_err(|e| Error::io(&self.path, e))?;
@@ -54,12 +75,16 @@ impl Report {
     }
 
     /// Publishes the report when it has lines and returns its path; with no line, removes a
-    /// stale report left at the path by an earlier build and returns `None`.
+    /// stale report left at the path by an earlier build and returns `None` (an appending
+    /// report leaves the old one and returns its path when there is one).
     ///
     /// # Errors
     /// [`Error::Io`] naming the report path when flushing or renaming fails.
     pub(crate) fn finish(mut self) -> Result<Option<PathBuf>> {
         let Some(out) = self.out.take() else {
+            if self.keep {
+                return Ok(self.path.exists().then(|| self.path.clone()));
+            }
             let _ = std::fs::remove_file(&self.path);
             return Ok(None);
         };
@@ -99,5 +124,24 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"row\":1}\n{\"row\":2}\n");
         assert_eq!(Report::new(&path).finish().unwrap(), None);
         assert!(!path.exists(), "a report with no line removes the stale one");
+    }
+
+    #[test]
+    fn an_appending_report_keeps_the_old_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        std::fs::write(&path, "{\"row\":1}\n").unwrap();
+        assert_eq!(Report::appending(&path).finish().unwrap(), Some(path.clone()), "no new line: the old report stays");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"row\":1}\n");
+        let mut r = Report::appending(&path);
+        r.line(&serde_json::json!({"row": 2})).unwrap();
+        drop(r);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"row\":1}\n", "an unfinished append changes nothing");
+        let mut r = Report::appending(&path);
+        r.line(&serde_json::json!({"row": 2})).unwrap();
+        r.finish().unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"row\":1}\n{\"row\":2}\n");
+        let fresh = dir.path().join("none.jsonl");
+        assert_eq!(Report::appending(&fresh).finish().unwrap(), None);
     }
 }

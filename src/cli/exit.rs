@@ -4,7 +4,7 @@
 //! | --- | --- |
 //! | 0 | success (a search with no hit above the threshold is a success) |
 //! | 1 | error: bad input, I/O, model mismatch, invalid parameter; `eval quixbugs` (without `--check`): a program ended in error (outcome `error` or `preflight_failed`, or localization failed), after the summary is printed |
-//! | 2 | usage error (unknown flag, missing argument) from clap; a `--project` or `--lang` filter that matches nothing in the index; a `repair --bug-id` that names no record but is one's id in another form |
+//! | 2 | usage error (unknown flag, missing argument) from clap; a `--project` or `--lang` filter that matches nothing in the index; an `eval defects4j --bugs` or `eval quixbugs --programs` selection that names an unknown bug, project or program; a `repair --bug-id` that names no record but is one's id in another form |
 //! | 3 | the index is corrupt or not an index (open or `verify` failed, or a search met a damaged vector) |
 //! | 4 | `repair`: no plausible patch (search space, budget or time exhausted); `label`: some rows got no root cause (model errors, unusable answers, a budget or time stop; the output is written, a rerun resumes); `eval quixbugs`: not used |
 
@@ -71,7 +71,8 @@ fn causes(err: &anyhow::Error) -> Vec<String> {
 
 /// The exit code for `err`: [`CORRUPT`] for a damaged, foreign or other-version index,
 /// [`USAGE`] for a filter that matches nothing, strategy options that do not go together
-/// (another strategy's option), a [`Usage`] error or a malformed bug selection, else
+/// (another strategy's option), a [`Usage`] error, a malformed or unknown bug selection or
+/// an unknown QuixBugs program, else
 /// [`ERROR`].
 pub(crate) fn code_for(err: &anyhow::Error) -> u8 {
     let selection = |e: &(dyn std::error::Error + 'static)| {
@@ -80,7 +81,16 @@ pub(crate) fn code_for(err: &anyhow::Error) -> u8 {
             Some(repair::bench::defects4j::D4jError::Selection { .. })
         )
     };
-    if err.chain().any(|e| e.is::<repair::strategies::UnknownStrategy>() || e.is::<Usage>() || selection(e)) {
+    let program = |e: &(dyn std::error::Error + 'static)| {
+        matches!(
+            e.downcast_ref::<repair::bench::quixbugs::QuixbugsError>(),
+            Some(repair::bench::quixbugs::QuixbugsError::UnknownProgram { .. })
+        )
+    };
+    if err
+        .chain()
+        .any(|e| e.is::<repair::strategies::UnknownStrategy>() || e.is::<Usage>() || selection(e) || program(e))
+    {
         return USAGE;
     }
     match engine_error(err) {

@@ -49,6 +49,17 @@ pub fn check_space(
     space: engine::Space,
 ) -> anyhow::Result<()> {
     let has = retriever.spaces();
+    let searched = strategy.retrieval_spaces(space);
+    // `--space` defaults to code+cause; another value a strategy does not search is said.
+    if space != engine::Space::CodeCause && !searched.contains(&space) {
+        let names: Vec<&str> = searched.iter().map(|s| s.name()).collect();
+        eprintln!(
+            "warning: --strategy {} searches the {} space: --space {} is not used",
+            strategy.name(),
+            names.join(", "),
+            space.name()
+        );
+    }
     let Some(wanted) = strategy.retrieval_spaces(space).into_iter().find(|w| !has.contains(&w.name())) else {
         return Ok(());
     };

@@ -203,7 +203,8 @@ pub fn signature_end(lines: &[&str]) -> Option<usize> {
 /// at a time, alternating before (first) and after, over lines `lo..n`, while the total
 /// cost stays ≤ `budget`. A side with no lines left is skipped; the first line that does
 /// not fit ends the growth. The buggy lines themselves are always kept (even over budget).
-/// `cost(i)` is line `i`'s token count; it is called once per line considered.
+/// `cost(i)` is line `i`'s token count; it is called once per line considered, and not
+/// again once the buggy lines alone are over budget.
 ///
 /// `first` and `last` must satisfy `lo ≤ first ≤ last < n`.
 ///
@@ -219,6 +220,11 @@ pub fn grow_window(
     let (mut a, mut b) = (first, last);
     let mut used = 0;
     for i in first..=last {
+        if used > budget {
+            // Over budget already: the window is the buggy lines alone, whatever the rest
+            // costs (a 300,000-line span would otherwise tokenize every line).
+            return Ok((first, last));
+        }
         used += cost(i)?;
     }
     let mut before = true;
@@ -327,6 +333,17 @@ mod tests {
         assert_eq!(grow_window(100, 1, (99, 99), 5, &mut cost).unwrap(), (95, 99));
         // Larger than the code: everything from `lo` on.
         assert_eq!(grow_window(10, 1, (5, 6), 1000, &mut cost).unwrap(), (1, 9));
+    }
+
+    #[test]
+    fn buggy_lines_over_budget_stop_costing_lines() {
+        let mut calls = 0;
+        let mut cost = |_: usize| {
+            calls += 1;
+            Ok(3)
+        };
+        assert_eq!(grow_window(300_000, 0, (0, 299_999), 10, &mut cost).unwrap(), (0, 299_999));
+        assert_eq!(calls, 4, "costs stop at the first line past the budget");
     }
 
     #[test]

@@ -32,6 +32,29 @@ fn flipped_byte_in_vectors_is_caught_by_verify() {
     assert!(err.to_string().contains("checksum mismatch in the vectors section (space 0, level 0"), "{err}");
 }
 
+/// A new user's finding (session 41): one byte changed inside a document (`percentageValue`
+/// → `PercentageValue`) was shown by `search` as the corpus's own diff. The documents'
+/// checksum is now checked when they are first read.
+#[test]
+fn flipped_byte_in_a_document_is_refused_when_documents_are_read() {
+    let (_d, path, mut bytes) = built();
+    let index = Index::from_bytes(&bytes).unwrap();
+    let s = index.sections().find(SectionKind::Docs, None, 0).unwrap().range.clone();
+    let first = index.doc(0).unwrap();
+    let needle = first.buggy_code.as_bytes();
+    let at = bytes[s.clone()]
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .expect("the document's code is stored verbatim");
+    drop(index);
+    bytes[s.start + at] ^= 0x20;
+    std::fs::write(&path, &bytes).unwrap();
+    let index = Index::open(&path).unwrap(); // open stays O(1)
+    let err = index.doc(0).unwrap_err();
+    assert!(matches!(err, Error::Corrupt(_)), "{err}");
+    assert!(err.to_string().contains("checksum mismatch in the Docs section"), "{err}");
+}
+
 #[test]
 fn every_single_byte_flip_is_detected_by_open_or_verify() {
     let (_d, _path, bytes) = built();

@@ -138,7 +138,9 @@ fn an_append_skips_indexed_ids_and_leaves_the_index_alone_when_nothing_is_new() 
     let stats = append(&index, BuildOptions::new(vec![more], PathBuf::new()), &model, &NoProgress).unwrap();
     assert_eq!((stats.build.already_indexed, stats.build.indexed, stats.documents), (10, 20, 60));
     let report = std::fs::read_to_string(dir.path().join("idx.fdx.report.jsonl")).unwrap();
-    assert_eq!(report.lines().filter(|l| l.contains("already-indexed")).count(), 10, "{report}");
+    // The report keeps every append's lines: 40 from the first append, 10 from this one
+    // (an append used to replace the index's build report with its own).
+    assert_eq!(report.lines().filter(|l| l.contains("already-indexed")).count(), 50, "{report}");
     let segs = Segments::open(&index).unwrap();
     assert_eq!(segs.indexes().iter().map(Index::len).collect::<Vec<_>>(), vec![40, 20]);
     // The original file's bytes live on as segment 0 (a second name, not a rewrite).
@@ -164,4 +166,31 @@ fn an_append_with_another_model_is_refused_before_reading() {
     let err = append(&index, BuildOptions::new(vec![corpus], PathBuf::new()), &other, &NoProgress).unwrap_err();
     assert!(err.to_string().contains("model mismatch"), "{err}");
     assert!(!segments_dir(&index).exists());
+}
+
+/// A new user's finding (session 41): renaming an appended index and its `.segments`
+/// folder broke it ("app.fdx.segments/seg-000000.fdx: No such file"); a manifest moved
+/// without its segments now says so.
+#[test]
+fn an_appended_index_renamed_with_its_segments_folder_still_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = engine::testing::tiny_embedder();
+    let docs = engine::testing::sample_records(30);
+    let index = dir.path().join("app.fdx");
+    let base = write_corpus(&dir.path().join("base.jsonl"), &docs[..20]);
+    build_index(&BuildOptions::new(vec![base], index.clone()), &model, &NoProgress).unwrap();
+    let more = write_corpus(&dir.path().join("more.jsonl"), &docs[20..]);
+    append(&index, BuildOptions::new(vec![more], PathBuf::new()), &model, &NoProgress).unwrap();
+    let renamed = dir.path().join("corpus.fdx");
+    std::fs::rename(&index, &renamed).unwrap();
+    std::fs::rename(segments_dir(&index), segments_dir(&renamed)).unwrap();
+    let segs = Segments::open(&renamed).unwrap();
+    assert_eq!(segs.len(), 30);
+    assert!(segs.paths().iter().all(|p| p.starts_with(segments_dir(&renamed))), "{:?}", segs.paths());
+    // A manifest copied away from its segments names the missing one.
+    let away = tempfile::tempdir().unwrap();
+    let copy = away.path().join("corpus.fdx");
+    std::fs::copy(&renamed, &copy).unwrap();
+    let err = Segments::open(&copy).unwrap_err().to_string();
+    assert!(err.contains("listed by the manifest") && err.contains("is missing"), "{err}");
 }

@@ -109,6 +109,9 @@ fn nothing_to_repair(bug: &Bug, pre: &Validation) -> Option<String> {
         }
         _ => {}
     }
+    if let Some(why) = pre.test.as_ref().and_then(runner_missing) {
+        return Some(format!("the test command could not run: {why}; every candidate would fail the same way"));
+    }
     let readable = names_readable(pre);
     let missing: Vec<&String> = bug
         .failing_tests
@@ -117,4 +120,75 @@ fn nothing_to_repair(bug: &Bug, pre: &Validation) -> Option<String> {
         .collect();
     (!missing.is_empty())
         .then(|| format!("the buggy version does not fail {missing:?} (its failing tests: {:?})", pre.failing_tests))
+}
+
+/// Why the test command itself could not run, when its output says so with no test counted:
+/// the shell could not find or execute it (exit 127 / 126), or the test runner is missing
+/// (`No module named pytest`, JUnit's `JUnitCore` not on the class path). A new user's
+/// finding (session 41): without pytest, the pre-flight took `No module named pytest` for
+/// the bug's failure and 30 validations failed the same way.
+fn runner_missing(run: &crate::validate::RunOutput) -> Option<String> {
+    use crate::validate::Exit;
+    if run.test_counts.is_some() || !run.failing_tests.is_empty() {
+        return None;
+    }
+    let text = format!("{}\n{}", run.stdout_tail, run.stderr_tail);
+    const RUNNERS: [(&str, &str); 4] = [
+        ("No module named pytest", "python cannot import pytest (pip install pytest)"),
+        ("No module named 'pytest'", "python cannot import pytest (pip install pytest)"),
+        ("org.junit.runner.JUnitCore", "JUnit 4 is not on the class path (scripts/setup-test-tools.sh installs it)"),
+        ("org/junit/", "JUnit 4 is not on the class path (scripts/setup-test-tools.sh installs it)"),
+    ];
+    let junit_missing = |needle: &str| {
+        text.lines().any(|l| {
+            l.contains(needle)
+                && (l.contains("Could not find or load main class")
+                    || l.contains("ClassNotFoundException")
+                    || l.contains("NoClassDefFoundError")
+                    || l.contains("does not exist"))
+        })
+    };
+    for (needle, why) in RUNNERS {
+        let hit = if needle.contains("junit") { junit_missing(needle) } else { text.contains(needle) };
+        if hit {
+            return Some(why.to_string());
+        }
+    }
+    match run.exit {
+        Exit::Code(127) => Some(format!("`{}` exited 127 (command not found)", run.command)),
+        Exit::Code(126) => Some(format!("`{}` exited 126 (not executable)", run.command)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::validate::{Exit, RunOutput};
+
+    fn run(exit: i32, stderr: &str) -> RunOutput {
+        RunOutput {
+            command: "python3 -m pytest t.py".into(),
+            exit: Exit::Code(exit),
+            wall_ms: 10,
+            stdout_tail: String::new(),
+            stderr_tail: stderr.into(),
+            output_bytes: stderr.len() as u64,
+            failing_tests: Vec::new(),
+            test_counts: None,
+            cut_key_lines: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_missing_runner_is_not_the_bug() {
+        let why = runner_missing(&run(1, "/usr/bin/python3: No module named pytest\n")).unwrap();
+        assert!(why.contains("pip install pytest"), "{why}");
+        let java = "Error: Could not find or load main class org.junit.runner.JUnitCore\n";
+        assert!(runner_missing(&run(1, java)).unwrap().contains("JUnit 4"));
+        assert!(runner_missing(&run(127, "sh: 1: mvn: not found\n")).unwrap().contains("127"));
+        // A project's own missing module, or a real test failure, is a failure to repair.
+        assert_eq!(runner_missing(&run(1, "ModuleNotFoundError: No module named 'mypkg.util'\n")), None);
+        assert_eq!(runner_missing(&run(1, "java.lang.NoClassDefFoundError: org/apache/Foo\n")), None);
+    }
 }

@@ -131,9 +131,14 @@ fn bad_inputs_name_the_bug_and_what_to_do() {
     let root = tempfile::tempdir().unwrap();
     let (meta, repo, _) = demo(root.path());
     let h = harness(root.path(), &meta, &repo);
-    let err = h.select("Demo-9").unwrap_err().to_string();
+    // an unknown bug or project is a selection (usage) error too, naming the metadata
+    let err = h.select("Demo-9").unwrap_err();
+    assert!(matches!(err, D4jError::Selection { .. }), "{err}");
+    let err = err.to_string();
     assert!(err.contains("active-bugs.csv") && err.contains("Demo-9"), "{err}");
-    let err = h.select("Nope-1").unwrap_err().to_string();
+    let err = h.select("Nope-1").unwrap_err();
+    assert!(matches!(err, D4jError::Selection { .. }), "{err}");
+    let err = err.to_string();
     assert!(err.contains("no such project") && err.contains("Demo"), "{err}");
     assert_eq!(h.select("Demo-1..2,Demo").unwrap().len(), 3);
     // selections that are malformed or select nothing are usage errors naming the item
@@ -157,7 +162,9 @@ fn bad_inputs_name_the_bug_and_what_to_do() {
         "bug.id,revision.id.buggy,revision.id.fixed,report.id,report.url,deprecated.version,deprecated.reason\n4,a,b,DEMO-4,u,2.0.0,JVM8.Not.Reproducible\n",
     )
     .unwrap();
-    let err = h.select("Demo-4").unwrap_err().to_string();
+    let err = h.select("Demo-4").unwrap_err();
+    assert!(matches!(err, D4jError::Selection { .. }), "{err}");
+    let err = err.to_string();
     assert!(err.contains("Demo-4 is deprecated in Defects4J (JVM8.Not.Reproducible, since Defects4J 2.0.0)"), "{err}");
 
     let err = h.prepare(&"Demo-2".parse().unwrap()).unwrap_err().to_string();

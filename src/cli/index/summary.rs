@@ -71,6 +71,22 @@ pub(super) fn warn_conflicts(s: &BuildStats) {
     }
 }
 
+/// A warning on stderr when `--cause-field F` was given and no embedded row had a root cause
+/// in it (a misspelt field name, found by a new user: the build succeeded and only the
+/// summary's "N without root cause" told).
+pub(super) fn warn_no_cause(opts: &BuildOptions, s: &BuildStats) {
+    if let Some(field) = &opts.read.cause_field
+        && s.indexed > 0
+        && s.without_cause >= s.indexed
+    {
+        eprintln!(
+            "warning: --cause-field {field}: none of the {} indexed rows has a non-empty `{field}`; the code+cause \
+             space embeds their code alone (check the field's name)",
+            s.indexed
+        );
+    }
+}
+
 /// A note on stderr that a shard got no records (its empty segment is still valid).
 pub(super) fn note_empty_shard(opts: &BuildOptions, s: &BuildStats) {
     let shard = opts.shard.map(|s| format!("{}/{}", s.index, s.count)).unwrap_or_default();

@@ -66,10 +66,13 @@ fn run_as(a: &QuixbugsArgs, check: bool) -> anyhow::Result<ExitCode> {
         LangArg::Java => Lang::Java,
         LangArg::Python => Lang::Python,
     };
+    // The checkout first: a wrong --root is named as such, not as a missing ground truth
+    // beside it.
+    let found = quixbugs::discover(&a.root, lang)?;
     let truth_path = a.ground_truth.clone().unwrap_or_else(|| a.root.join("../../data/quixbugs.jsonl"));
     let truth =
         GroundTruth::load(&truth_path).context("loading the ground truth (give its path with --ground-truth)")?;
-    let mut programs = quixbugs::select(quixbugs::discover(&a.root, lang)?, &a.programs)?;
+    let mut programs = quixbugs::select(found, &a.programs)?;
     if let Some(n) = a.sample {
         programs = quixbugs::sample(programs, usize::try_from(n).unwrap_or(usize::MAX), a.sample_seed);
     }

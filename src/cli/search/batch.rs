@@ -214,8 +214,16 @@ fn batch_answer(
         Ok(q) => q,
         Err(e) => {
             // The id of a line that is a JSON object with a bad field is still echoed.
-            let id = serde_json::from_str::<Value>(text).ok().and_then(|v| v.get("id").cloned());
-            return (id, Err(LineError::usage(format!("invalid query: {e}"))));
+            let value = serde_json::from_str::<Value>(text).ok();
+            let id = value.as_ref().and_then(|v| v.get("id").cloned());
+            let why = match &value {
+                Some(v) if !v.is_object() => {
+                    "expected a JSON object (one query per line, e.g. {\"code\": \"...\", \"cause\": \"...\"})"
+                        .to_string()
+                }
+                _ => e.to_string(),
+            };
+            return (id, Err(LineError::usage(format!("invalid query: {why}"))));
         }
     };
     let id = query.id.clone();

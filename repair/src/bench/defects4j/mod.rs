@@ -175,8 +175,9 @@ impl Harness {
     /// are passed over, a single one is an error.
     ///
     /// # Errors
-    /// [`D4jError::Meta`] for an unknown project or bug; [`D4jError::Selection`] for a
-    /// malformed item, a range that selects no bug, or a `spec` that names none.
+    /// [`D4jError::Selection`] for a malformed item, an unknown project, an unknown or
+    /// deprecated bug, a range that selects no bug, or a `spec` that names none;
+    /// [`D4jError::Meta`] for metadata that cannot be read.
     pub fn select(&self, spec: &str) -> Result<Vec<BugId>, D4jError> {
         let items: Vec<(&str, String)> = spec
             .split(',')
@@ -206,7 +207,12 @@ impl Harness {
             let whole = !head.contains('-');
             let name = if whole { head.to_string() } else { head.parse::<BugId>().map_err(bad)?.project };
             if !projects.contains_key(&name) {
-                projects.insert(name.clone(), Project::open(&self.meta, &name)?);
+                let project = match Project::open(&self.meta, &name) {
+                    // An unknown project is a selection error (exit 2), unreadable metadata not.
+                    Err(e) if !self.meta.join(&name).is_dir() => return Err(bad(e.to_string())),
+                    opened => opened?,
+                };
+                projects.insert(name.clone(), project);
             }
             let project = &projects[&name];
             let ids: Vec<BugId> = if whole {
@@ -215,6 +221,12 @@ impl Harness {
                 let first = head.parse::<BugId>().map_err(bad)?;
                 match upper {
                     None => {
+                        // An unknown or deprecated number is a selection error (exit 2); damaged
+                        // metadata of an active bug stays a metadata error.
+                        if !project.ids().contains(&first) {
+                            let why = project.bug(first.number).err().map_or_else(String::new, |e| e.to_string());
+                            return Err(bad(why));
+                        }
                         project.bug(first.number)?;
                         vec![first]
                     }

@@ -1,0 +1,163 @@
+//! Offline measurement for the every-occurrence edits (`templates::every_occurrence`, issue
+//! 32): on the bug-fix pairs of a corpus (benchmarks skipped), how many fixes are one
+//! template edit made at one place, and how many are one template's same change made at
+//! every place it applies (two or more), per template; and, of the fixes made at one place,
+//! how many had other places with the same change (where the every-occurrence edit competes
+//! with the single one). It decides whether every-occurrence edits are worth a validation
+//! and whether they go before or after the single edits of their template. No test run.
+//!
+//! `cargo run --release -p fixdex-repair --example patterns_every -- [--split K/M] DATA.jsonl...`
+//! A record is in the split when FNV-1a(id) mod M = K. Prints one JSON object of counts.
+//!
+//! Result (session 41, split 0/4 of mined_git_history, gitbug_java, manysstubs4j and
+//! condefects: 8,157 pairs): 616 fixes are one template edit at one place, 22 more are one
+//! change at every place (11 of them operators, 0 different methods); of the 616, 181 had
+//! other places with the same change, so the single edit is the developers' choice 8 times
+//! in 9; and the every-occurrence edits would add 295,105 candidates (36 a pair). So they
+//! are not shipped: the function stays here, with the measurement that decided it.
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::BufRead;
+
+use anyhow::Context;
+use repair::Language;
+use repair::strategies::patterns::templates::{self, Template};
+use serde_json::{Value, json};
+use templates::{Edit, squash};
+
+const SKIP_SOURCES: [&str; 3] = ["quixbugs", "defects4j", "bugsinpy"];
+
+fn fnv(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Every-occurrence edits of `edits` (of `text`): for each set of two or more
+/// non-overlapping edits of one template that make the same change (`original` →
+/// `replacement`, whitespace aside) at different places, one edit that makes it at all of
+/// them, spanning the first to the last (`start..end` of `text`), at the first one's line,
+/// with `summary` "… (every occurrence, ×k)". A developer who fixes a wrong call or name
+/// fixes each use of it (Defects4J Cli-27: `getOpt()` → `getKey()` in the condition and in
+/// the assignment below it); the templates make one change at a time. In the input order of
+/// each set's first member; sets whose members overlap give nothing.
+fn every_occurrence(text: &str, edits: &[Edit]) -> Vec<Edit> {
+    let mut sets: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut at: HashMap<(Template, String, String), usize> = HashMap::new();
+    for (i, e) in edits.iter().enumerate() {
+        if e.template == Template::Transplant || e.original.is_empty() {
+            continue;
+        }
+        let key = (e.template, squash(&e.original), squash(&e.replacement));
+        let slot = *at.entry(key).or_insert_with(|| {
+            sets.push((i, Vec::new()));
+            sets.len() - 1
+        });
+        sets[slot].1.push(i);
+    }
+    let mut out = Vec::new();
+    for (_, mut members) in sets {
+        members.sort_by_key(|&i| edits[i].start);
+        members.dedup_by_key(|i| edits[*i].start);
+        if members.len() < 2 || members.windows(2).any(|w| edits[w[0]].end > edits[w[1]].start) {
+            continue;
+        }
+        let (first, last) = (&edits[members[0]], &edits[members[members.len() - 1]]);
+        let mut replacement = String::new();
+        let mut pos = first.start;
+        for &i in &members {
+            let e = &edits[i];
+            let Some(between) = text.get(pos..e.start) else { break };
+            replacement.push_str(between);
+            replacement.push_str(&e.replacement);
+            pos = e.end;
+        }
+        if pos != last.end {
+            continue;
+        }
+        let Some(original) = text.get(first.start..last.end) else { continue };
+        let summary = format!("{} (every occurrence, ×{})", first.summary, members.len());
+        out.push(Edit {
+            template: first.template,
+            start: first.start,
+            end: last.end,
+            original: original.to_string(),
+            replacement,
+            line: first.line,
+            summary,
+            from: None,
+        });
+    }
+    out
+}
+
+fn main() -> anyhow::Result<()> {
+    let mut split = (0u64, 1u64);
+    let mut data = Vec::new();
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        if a == "--split" {
+            let v = it.next().context("--split K/M")?;
+            let (k, m) = v.split_once('/').context("--split K/M")?;
+            split = (k.parse()?, m.parse()?);
+        } else {
+            data.push(a);
+        }
+    }
+    let (mut seen, mut single, mut every) =
+        (0usize, BTreeMap::<Template, usize>::new(), BTreeMap::<Template, usize>::new());
+    let mut contested = BTreeMap::<Template, usize>::new();
+    let mut offered = BTreeMap::<Template, usize>::new();
+    for path in &data {
+        let file = std::fs::File::open(path).with_context(|| format!("opening {path}"))?;
+        for (row, line) in std::io::BufReader::new(file).lines().enumerate() {
+            let rec: Value = serde_json::from_str(&line?).with_context(|| format!("{path}:{}", row + 1))?;
+            let field = |k: &str| rec.get(k).and_then(Value::as_str).unwrap_or("");
+            if SKIP_SOURCES.contains(&field("source")) || fnv(field("id")) % split.1 != split.0 {
+                continue;
+            }
+            let Some(lang) = Language::from_name(field("language")) else { continue };
+            let (buggy, fixed) = (field("buggy_code"), field("fixed_code"));
+            if buggy.lines().count() > templates::SNIPPET_MAX_LINES || buggy.contains("\n...\n") {
+                continue;
+            }
+            seen += 1;
+            let edits = templates::snippet_edits(buggy, lang);
+            let all = every_occurrence(buggy, &edits);
+            for e in &all {
+                *offered.entry(e.template).or_default() += 1;
+            }
+            if let Some(i) = templates::fixing_edit(buggy, fixed, &edits) {
+                let e = &edits[i];
+                *single.entry(e.template).or_default() += 1;
+                let key = |t: Template, o: &str, r: &str| (t, templates::squash(o), templates::squash(r));
+                let multi: HashSet<_> = all
+                    .iter()
+                    .filter_map(|a| edits.iter().find(|x| x.start == a.start && x.template == a.template))
+                    .map(|x| key(x.template, &x.original, &x.replacement))
+                    .collect();
+                if multi.contains(&key(e.template, &e.original, &e.replacement)) {
+                    *contested.entry(e.template).or_default() += 1;
+                }
+            } else if let Some(j) = templates::fixing_edit(buggy, fixed, &all) {
+                *every.entry(all[j].template).or_default() += 1;
+            }
+        }
+    }
+    let total = |m: &BTreeMap<Template, usize>| m.values().sum::<usize>();
+    println!(
+        "{}",
+        json!({
+            "records": seen,
+            "single_edit_fixes": total(&single), "every_occurrence_fixes": total(&every),
+            "single_with_other_places": total(&contested),
+            "every_occurrence_edits_offered": total(&offered),
+            "by_template": {
+                "single": single, "every": every, "single_with_other_places": contested, "offered": offered,
+            },
+        })
+    );
+    Ok(())
+}

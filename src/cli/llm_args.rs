@@ -113,7 +113,8 @@ impl LlmArgs {
 
     /// The client for `strategy`: [`ClientChoice::NoModel`] when it needs no model (the
     /// model options are then ignored, with a warning on stderr for a `--replay` or
-    /// `--record` file given), else [`Self::client`].
+    /// `--record` file given), else [`Self::client`], its error headed by the strategy's
+    /// [`model_note`](repair::strategies::Strategy::model_note) when no model was given.
     pub fn client_for(&self, strategy: &dyn repair::strategies::Strategy) -> anyhow::Result<Client> {
         if !strategy.needs_model() {
             for (flag, given) in [("--replay", &self.replay), ("--record", &self.record)] {
@@ -128,9 +129,11 @@ impl LlmArgs {
             return build(ClientChoice::NoModel);
         }
         let client = self.client();
+        // The note says why a model is needed at all; when one was given (an endpoint or a
+        // replay file) and fails to open, the failure itself is the message.
         match strategy.model_note() {
-            Some(note) => client.context(note),
-            None => client,
+            Some(note) if self.llm_url.is_none() && self.replay.is_none() => client.context(note),
+            _ => client,
         }
     }
 

@@ -48,7 +48,9 @@ pub struct Args {
     build_cmd: Option<String>,
     /// Buggy file, relative to the project root (perfect fault localization; with --sbfl,
     /// restricts the SBFL ranking to this file).
-    #[arg(long, required_unless_present = "sbfl")]
+    /// Required unless --sbfl (checked after parsing, so that the error names every way to
+    /// give the fault location).
+    #[arg(long)]
     file: Option<PathBuf>,
     /// Buggy method or function in --file: `name`, `Owner.name`, or with its parameter types
     /// to pick one overload, `'parse(String, int)'` (whitespace, package qualifiers and type
@@ -142,6 +144,14 @@ fn retriever(a: &Args) -> anyhow::Result<Option<repair::retrieve::Retriever>> {
 
 /// Checks, before any work, the output files and that `--file` is a file of the project.
 fn check_inputs(a: &Args) -> anyhow::Result<()> {
+    if a.file.is_none() && !a.sbfl.sbfl {
+        return Err(super::exit::Usage(
+            "give the fault location: --file F with --method NAME or --lines START-END (perfect localization), \
+             or --sbfl (spectrum-based, optionally restricted to --file F)"
+                .into(),
+        )
+        .into());
+    }
     let buggy = a.file.as_ref().map(|f| a.project.join(f));
     let inputs: Vec<&std::path::Path> =
         buggy.iter().map(PathBuf::as_path).chain(a.retrieval.index.as_deref()).collect();
@@ -186,7 +196,7 @@ fn is_file_under(project: &std::path::Path, file: &std::path::Path) -> bool {
 /// summary goes into the report, and whose line scores weigh the patterns strategy's
 /// candidates).
 fn locate(a: &Args) -> anyhow::Result<(PathBuf, Location, Option<serde_json::Value>, LineWeights)> {
-    let given = || a.file.clone().expect("clap: --file required");
+    let given = || a.file.clone().expect("check_inputs: --file without --sbfl");
     match (&a.method, &a.lines, a.sbfl.sbfl) {
         (Some(m), None, false) => {
             Ok((check_method(a, given(), m)?, Location::Method(m.clone()), None, LineWeights::Uniform))

@@ -96,6 +96,14 @@ fn repair_usage_errors() {
     let out = fixdex(&[&base[..], &["java_programs/SUM_TO.java", "--method", "sum_to"]].concat(), None);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("no LLM configured"), "{}", stderr(&out));
+    // No location at all: every way to give one is named (clap only said `--file`).
+    let out = fixdex(&base[..base.len() - 1], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--method NAME or --lines START-END") && stderr(&out).contains("--sbfl"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

@@ -61,10 +61,16 @@ impl Report {
         let io = |e| Error::io(&self.path, e);
         if self.out.is_none() {
             let mut out = BufWriter::with_capacity(BUFFER_BYTES, File::create(&self.tmp).map_err(io)?);
-            if self.keep
-                && let Ok(mut old) = File::open(&self.path)
-            {
-                std::io::copy(&mut old, &mut out).map_err(io)?;
+            if self.keep {
+                // No report yet is the only reason to start empty: an unreadable one would be
+                // replaced by the new lines alone.
+                match File::open(&self.path) {
+                    Ok(mut old) => {
+                        std::io::copy(&mut old, &mut out).map_err(io)?;
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(io(e)),
+                }
             }
             self.out = Some(out);
         }

@@ -60,7 +60,7 @@ pub fn check_space(
             space.name()
         );
     }
-    let Some(wanted) = strategy.retrieval_spaces(space).into_iter().find(|w| !has.contains(&w.name())) else {
+    let Some(wanted) = searched.into_iter().find(|w| !has.contains(&w.name())) else {
         return Ok(());
     };
     anyhow::bail!(

@@ -47,9 +47,9 @@ pub struct Args {
     #[arg(long, allow_hyphen_values = true)]
     build_cmd: Option<String>,
     /// Buggy file, relative to the project root (perfect fault localization; with --sbfl,
-    /// restricts the SBFL ranking to this file).
-    /// Required unless --sbfl (checked after parsing, so that the error names every way to
-    /// give the fault location).
+    /// restricts the SBFL ranking to this file). Required unless --sbfl.
+    // Checked in `check_inputs`, not by clap, so that the error names every way to give the
+    // fault location.
     #[arg(long)]
     file: Option<PathBuf>,
     /// Buggy method or function in --file: `name`, `Owner.name`, or with its parameter types

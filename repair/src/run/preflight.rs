@@ -133,26 +133,17 @@ fn runner_missing(run: &crate::validate::RunOutput) -> Option<String> {
         return None;
     }
     let text = format!("{}\n{}", run.stdout_tail, run.stderr_tail);
-    const RUNNERS: [(&str, &str); 4] = [
-        ("No module named pytest", "python cannot import pytest (pip install pytest)"),
-        ("No module named 'pytest'", "python cannot import pytest (pip install pytest)"),
-        ("org.junit.runner.JUnitCore", "JUnit 4 is not on the class path (scripts/setup-test-tools.sh installs it)"),
-        ("org/junit/", "JUnit 4 is not on the class path (scripts/setup-test-tools.sh installs it)"),
-    ];
-    let junit_missing = |needle: &str| {
-        text.lines().any(|l| {
-            l.contains(needle)
-                && (l.contains("Could not find or load main class")
-                    || l.contains("ClassNotFoundException")
-                    || l.contains("NoClassDefFoundError")
-                    || l.contains("does not exist"))
-        })
+    if text.contains("No module named pytest") || text.contains("No module named 'pytest'") {
+        return Some("python cannot import pytest (pip install pytest)".into());
+    }
+    let class_missing = |l: &str| {
+        ["Could not find or load main class", "ClassNotFoundException", "NoClassDefFoundError", "does not exist"]
+            .iter()
+            .any(|m| l.contains(m))
     };
-    for (needle, why) in RUNNERS {
-        let hit = if needle.contains("junit") { junit_missing(needle) } else { text.contains(needle) };
-        if hit {
-            return Some(why.to_string());
-        }
+    if text.lines().any(|l| (l.contains("org.junit.runner.JUnitCore") || l.contains("org/junit/")) && class_missing(l))
+    {
+        return Some("JUnit 4 is not on the class path (scripts/setup-test-tools.sh installs it)".into());
     }
     match run.exit {
         Exit::Code(127) => Some(format!("`{}` exited 127 (command not found)", run.command)),

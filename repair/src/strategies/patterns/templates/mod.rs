@@ -48,7 +48,9 @@ pub enum Template {
     /// method, same arguments"): one declared in the file, one called elsewhere in it with as
     /// many arguments, or its pair among `any`/`all`, `min`/`max` and the like.
     DifferentMethod,
-    /// One expression statement deleted.
+    /// One statement of a block deleted (TBar FP15 "Remove Buggy Statement";
+    /// `statements.rs`): an expression statement, an `if` (with its `else`), a loop, a
+    /// `break`/`continue`/`return`/`throw`/`raise` or an `assert`.
     DeleteStatement,
     /// A one-argument call replaced by its argument where its value is used
     /// (`add(flatten(x))` → `add(x)`, `yield f(x)` → `yield x`).
@@ -887,29 +889,6 @@ impl Cx<'_> {
             return;
         }
         self.push(out, Template::UnwrapCall, node, self.of(arg).to_string());
-    }
-
-    /// An expression statement deleted (its whole line when it is alone on it).
-    fn delete(&self, node: Node<'_>, out: &mut Vec<Edit>) {
-        if node.kind() != "expression_statement" || node.start_position().row != node.end_position().row {
-            return;
-        }
-        let line_start = self.text[..node.start_byte()].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = self.text[node.end_byte()..].find('\n').map_or(self.text.len(), |i| node.end_byte() + i + 1);
-        let alone = self.text[line_start..node.start_byte()].trim().is_empty()
-            && self.text[node.end_byte()..line_end].trim().is_empty();
-        let (start, end) = if alone { (line_start, line_end) } else { (node.start_byte(), node.end_byte()) };
-        let replacement = if self.language == Language::Python && !alone { "pass".into() } else { String::new() };
-        out.push(Edit {
-            template: Template::DeleteStatement,
-            start,
-            end,
-            original: self.text[start..end].to_string(),
-            replacement,
-            line: node.start_position().row + 1,
-            summary: format!("delete {}", one_line(self.of(node))),
-            from: None,
-        });
     }
 
     /// Each identifier use replaced by each other identifier of the method (capped).

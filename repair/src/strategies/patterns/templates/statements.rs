@@ -1,4 +1,5 @@
-//! A statement moved one position up or down in its block (TBar FP14; Liu et al., ISSTA 2019).
+//! A statement moved one position up or down in its block (TBar FP14) or deleted (TBar FP15;
+//! Liu et al., ISSTA 2019).
 
 use tree_sitter::Node;
 
@@ -9,7 +10,75 @@ use crate::Language;
 /// [`Template::MoveStatement`] edits per block, at most.
 const MAX_MOVES_PER_BLOCK: usize = 30;
 
+/// The statements [`Template::DeleteStatement`] deletes (Java and Python kinds). Not
+/// declarations (a later use would not compile), `try` (its handlers are the fix more often
+/// than its absence) or the definitions of nested functions and classes.
+const DELETABLE: [&str; 11] = [
+    "expression_statement",
+    "if_statement",
+    "while_statement",
+    "for_statement",
+    "enhanced_for_statement",
+    "do_statement",
+    "break_statement",
+    "continue_statement",
+    "return_statement",
+    "throw_statement",
+    "raise_statement",
+];
+
 impl Cx<'_> {
+    /// A statement of a block deleted (see [`Template::DeleteStatement`]; TBar FP15 "Remove
+    /// Buggy Statement"): a [`DELETABLE`] statement whose parent is a block (Java `block`,
+    /// constructor body or `switch` case; Python `block` or module), whole lines when it is
+    /// alone on its lines. Never deleted: a statement that is a bare branch or loop body
+    /// (`if (c) f();`: the `if` would take the next statement), and in a Java method with a
+    /// return type the last statement of its body (javac: missing return). A Python
+    /// statement alone in its block, or sharing its line, becomes `pass`.
+    pub(super) fn delete(&self, node: Node<'_>, out: &mut Vec<Edit>) {
+        let Some(parent) = node.parent() else { return };
+        let in_block =
+            matches!(parent.kind(), "block" | "constructor_body" | "switch_block_statement_group" | "module");
+        if !DELETABLE.contains(&node.kind()) || !in_block || self.returns_through(node, parent) {
+            return;
+        }
+        let line_start = self.text[..node.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = self.text[node.end_byte()..].find('\n').map_or(self.text.len(), |i| node.end_byte() + i + 1);
+        let alone = self.text[line_start..node.start_byte()].trim().is_empty()
+            && self.text[node.end_byte()..line_end].trim().is_empty();
+        let python = self.language == Language::Python;
+        let mut c = parent.walk();
+        let only = parent.named_children(&mut c).filter(|n| !n.kind().ends_with("comment")).count() == 1;
+        let (start, end, replacement) = match (alone, python && (only || !alone)) {
+            (_, true) => (node.start_byte(), node.end_byte(), "pass"),
+            (true, false) => (line_start, line_end, ""),
+            (false, false) => (node.start_byte(), node.end_byte(), ""),
+        };
+        out.push(Edit {
+            template: Template::DeleteStatement,
+            start,
+            end,
+            original: self.text[start..end].to_string(),
+            replacement: replacement.to_string(),
+            line: node.start_position().row + 1,
+            summary: format!("delete {}", one_line(self.of(node))),
+            from: None,
+        });
+    }
+
+    /// Java: whether `node` is the last statement of the body (`parent`) of a method that
+    /// returns a value, so that deleting it leaves a path with no `return`.
+    fn returns_through(&self, node: Node<'_>, parent: Node<'_>) -> bool {
+        if self.language != Language::Java || parent.kind() != "block" {
+            return false;
+        }
+        let Some(method) = parent.parent().filter(|m| m.kind() == "method_declaration") else { return false };
+        let void = method.child_by_field_name("type").is_some_and(|t| t.kind() == "void_type");
+        let mut c = parent.walk();
+        let last = parent.named_children(&mut c).filter(|n| !n.kind().ends_with("comment")).last();
+        !void && last == Some(node)
+    }
+
     /// Each statement of a block swapped with the next statement of that block (see
     /// [`Template::MoveStatement`]; TBar FP14 "Move Statement"): one edit covering both whose
     /// replacement is the two in swapped order with the text between them (comments,
@@ -322,5 +391,54 @@ mod tests {
         assert!(outs.contains(&swapped("        out.append(total)", "        total += v")), "{outs:#?}");
         assert!(!outs.contains(&swapped("    n = len(xs)", "    m = n + 1")), "{outs:#?}");
         assert!(outs.iter().all(|o| parses(o, Language::Python)));
+    }
+
+    fn deletes(text: &str, language: Language) -> Vec<String> {
+        edits(text, language, (1, text.lines().count()))
+            .into_iter()
+            .filter(|e| e.template == Template::DeleteStatement)
+            .map(|e| apply(text, &e))
+            .collect()
+    }
+
+    #[test]
+    fn java_deletes_whole_statements_but_not_bare_bodies_or_the_last_of_a_value_method() {
+        // A Defects4J Cli-32-like loop, an if/else, a bare `if` body and a value method.
+        let text = "class Wrap {\n    int next(String s, int pos) {\n        int i = pos;\n        \
+                    while (i < s.length() && s.charAt(i) != ' ') {\n            ++i;\n        }\n        \
+                    if (i > 40)\n            log(i);\n        if (i == 0) {\n            i = 1;\n        } else {\n            \
+                    i--;\n        }\n        return i;\n    }\n    void tick(int n) {\n        count(n);\n        \
+                    return;\n    }\n}\n";
+        let outs = deletes(text, Language::Java);
+        // `text` without these consecutive lines.
+        let without = |lines: &[&str]| text.replacen(&format!("{}\n", lines.join("\n")), "", 1);
+        let lp = ["        while (i < s.length() && s.charAt(i) != ' ') {", "            ++i;", "        }"];
+        assert!(outs.contains(&without(&lp)), "{outs:#?}");
+        let branch =
+            ["        if (i == 0) {", "            i = 1;", "        } else {", "            i--;", "        }"];
+        assert!(outs.contains(&without(&branch)), "{outs:#?}");
+        assert!(outs.contains(&without(&["        if (i > 40)", "            log(i);"])));
+        assert!(outs.contains(&without(&["            ++i;"])));
+        // `log(i);` is the `if`'s bare body: deleting it would hand the `if` the next statement.
+        assert!(!outs.contains(&without(&["            log(i);"])));
+        // The value method's last statement stays; the void method's goes.
+        assert!(!outs.contains(&without(&["        return i;"])));
+        assert!(outs.contains(&without(&["        return;"])));
+        // Declarations stay.
+        assert!(!outs.contains(&without(&["        int i = pos;"])));
+        assert!(outs.iter().all(|o| parses(o, Language::Java)), "{outs:#?}");
+    }
+
+    #[test]
+    fn python_deletes_keep_a_block_with_pass() {
+        let text = "def f(xs):\n    for x in xs:\n        if x < 0:\n            break\n    \
+                    if not xs:\n        raise ValueError(xs)\n    return xs\n";
+        let outs = deletes(text, Language::Python);
+        // The only statement of its block becomes `pass`; the loop goes whole.
+        assert!(outs.contains(&text.replace("            break", "            pass")), "{outs:#?}");
+        assert!(outs.contains(&text.replace("        if x < 0:\n            break\n", "        pass\n")), "{outs:#?}");
+        assert!(outs.contains(&text.replace("    for x in xs:\n        if x < 0:\n            break\n", "")));
+        assert!(outs.contains(&text.replace("    return xs\n", "")));
+        assert!(outs.iter().all(|o| parses(o, Language::Python)), "{outs:#?}");
     }
 }

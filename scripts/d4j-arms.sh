@@ -22,7 +22,9 @@
 # retrieval fixing more bugs or needing fewer validations than `templates`, p < 0.05.
 #
 #   scripts/d4j-arms.sh [SHARDS [FIRST [LAST]]]   (default 6 shards, all of them; -j 2;
-#                                                  FIXDEX_BIN=PATH runs that binary)
+#                                                  FIXDEX_BIN=PATH runs that binary;
+#                                                  ARMS="templates ordered" runs those arms only;
+#                                                  OUT=DIR writes there, not scratch/measure/d4j-arms)
 #
 # About 25 minutes a shard of 10 bugs (all three arms) on 2 cores: 2 h 28 min for the 61 bugs at
 # fe676a2 (8 plausible in every arm, 0 exact; see issue 32's notes).
@@ -34,7 +36,12 @@ export "$(scripts/setup-test-tools.sh | tail -n 1)"
 shards=${1:-6}
 first=${2:-0}
 last=${3:-$((shards - 1))}
-out=scratch/measure/d4j-arms
+# shellcheck disable=SC2206
+arms=(${ARMS:-templates ordered transplant})
+for arm in "${arms[@]}"; do
+  case $arm in templates | ordered | transplant) ;; *) echo "error: ARMS: unknown arm '$arm' (templates, ordered, transplant)" >&2; exit 2 ;; esac
+done
+out=${OUT:-scratch/measure/d4j-arms}
 index=scratch/measure/index/d4j-arms-code.fdx
 # FIXDEX_BIN: a frozen binary, so that a rebuild while the arms run does not change them.
 if [ -n "${FIXDEX_BIN:-}" ]; then
@@ -61,7 +68,6 @@ arm_args() {
     transplant) echo --index "$index" ;;
   esac
 }
-arms=(templates ordered transplant)
 
 for ((s = first; s <= last; s++)); do
   for arm in "${arms[@]}"; do
@@ -120,6 +126,9 @@ for arm in "${arms[@]}"; do
   "$bin" eval report "$out/$arm/merged" --json >"$out/$arm.summary.json" || true
   "$bin" eval report "$out/$arm/merged" >&2 || true
 done
-"$bin" eval compare "$out/templates/merged" "$out/ordered/merged" | tee "$out/compare-templates-ordered.md"
-"$bin" eval compare "$out/templates/merged" "$out/transplant/merged" | tee "$out/compare-templates-transplant.md"
-"$bin" eval compare "$out/ordered/merged" "$out/transplant/merged" | tee "$out/compare-ordered-transplant.md"
+for ((i = 0; i < ${#arms[@]}; i++)); do
+  for ((j = i + 1; j < ${#arms[@]}; j++)); do
+    a=${arms[i]} b=${arms[j]}
+    "$bin" eval compare "$out/$a/merged" "$out/$b/merged" | tee "$out/compare-$a-$b.md"
+  done
+done

@@ -38,7 +38,8 @@ pub fn open_retriever(
 /// Refuses the index at `path` (opened as `retriever`) when it lacks a vector space
 /// `strategy` searches (its [`repair::strategies::Strategy::retrieval_spaces`] of the
 /// configured `space`: every stage's for a chain), naming the spaces it has and how to build
-/// the missing one.
+/// the missing one. `given`: whether the user gave `--space`; a given space the strategy
+/// does not search is warned about (`--strategy patterns` searches `code`).
 ///
 /// # Errors
 /// The index lacks one of the spaces.
@@ -47,11 +48,12 @@ pub fn check_space(
     path: &Path,
     strategy: &dyn repair::strategies::Strategy,
     space: engine::Space,
+    given: bool,
 ) -> anyhow::Result<()> {
     let has = retriever.spaces();
     let searched = strategy.retrieval_spaces(space);
-    // `--space` defaults to code+cause; another value a strategy does not search is said.
-    if space != engine::Space::CodeCause && !searched.contains(&space) {
+    // A `--space` given that the strategy does not search is said (the default is not).
+    if given && !searched.contains(&space) {
         let names: Vec<&str> = searched.iter().map(|s| s.name()).collect();
         eprintln!(
             "warning: --strategy {} searches the {} space: --space {} is not used",

@@ -109,7 +109,13 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     let retriever = retriever(a)?;
     let strategy = a.strategy.strategy()?;
     if let (Some(r), Some(path)) = (&retriever, &a.retrieval.index) {
-        super::model::check_space(r, path, strategy.as_ref(), a.retrieval.params()?.space)?;
+        super::model::check_space(
+            r,
+            path,
+            strategy.as_ref(),
+            a.retrieval.params()?.space,
+            a.retrieval.space.is_some(),
+        )?;
     }
     let client = a.llm.client_for(strategy.as_ref())?;
     let config = run_config(&a.llm, &a.retrieval, &a.run, &client, strategy.as_ref())?;

@@ -134,6 +134,10 @@ pub fn compare(a: &CompareArgs) -> anyhow::Result<ExitCode> {
             run_b.benchmark
         );
     }
+    let same = |x: &std::path::Path, y: &std::path::Path| matches!((x.canonicalize(), y.canonicalize()), (Ok(p), Ok(q)) if p == q);
+    if same(&a.run_a, &a.run_b) {
+        eprintln!("warning: {da} and {db} are the same run folder: every bug ties (compare two runs)");
+    }
     let c = Comparison::of(&ra, &rb);
     if c.bugs == 0 {
         anyhow::bail!(

@@ -145,9 +145,10 @@ pub struct RetrievalArgs {
     /// Embedding model folder; must be the index's model [default: data/models/all-MiniLM-L6-v2].
     #[arg(long, env = "FIXDEX_MODEL")]
     pub(crate) model: Option<PathBuf>,
-    /// Retrieval space: code+cause (ReinFix), code (RAP-Gen style), cause.
-    #[arg(long, default_value = "code+cause")]
-    pub(crate) space: String,
+    /// Retrieval space: code+cause (ReinFix), code (RAP-Gen style), cause [default:
+    /// code+cause; a strategy with its own space, `patterns`' code, uses that one].
+    #[arg(long)]
+    pub(crate) space: Option<String>,
     /// Similar fixes given to the model (top n).
     #[arg(long, default_value_t = 3)]
     pub(crate) top_n: usize,
@@ -173,7 +174,7 @@ impl RetrievalArgs {
     ) -> anyhow::Result<Option<repair::retrieve::Retriever>> {
         let Some(path) = self.index.as_deref() else { return Ok(None) };
         let r = crate::cli::model::open_retriever(path, self.model.as_deref(), repair::retrieve::Exclusion::default())?;
-        crate::cli::model::check_space(&r, path, strategy, self.params()?.space)?;
+        crate::cli::model::check_space(&r, path, strategy, self.params()?.space, self.space.is_some())?;
         Ok(Some(r))
     }
 
@@ -182,7 +183,7 @@ impl RetrievalArgs {
     /// # Errors
     /// An unknown `--space` name ([`engine::Error::UnknownSpace`]).
     pub fn params(&self) -> anyhow::Result<RetrieveParams> {
-        let space: Space = self.space.parse()?;
+        let space: Space = self.space.as_deref().unwrap_or("code+cause").parse()?;
         Ok(RetrieveParams {
             space,
             k: self.top_n,

@@ -1097,13 +1097,15 @@ fn issue_31_repair_refuses_a_bug_id_in_the_wrong_form() {
     s.index(&corpus, &idx, &["--spaces", "code"]);
     let root = minibugs();
     let report = s.path("report.json");
-    let repair_with = |index: &std::path::Path, bug_id: Option<&str>| {
+    let repair_space = |index: &std::path::Path, bug_id: Option<&str>, space: &[&'static str]| {
         let mut a = vec!["repair", "--strategy", "patterns", "--project", root.to_str().unwrap()];
+        a.extend(space);
         a.extend(["--file", "java_programs/SUM_TO.java", "--method", "sum_to", "--build-cmd", "false"]);
         a.extend(["--test-cmd", "false", "--report", report.to_str().unwrap(), "--index", index.to_str().unwrap()]);
         a.extend(bug_id.iter().flat_map(|id| ["--bug-id", id]));
         s.run(&a)
     };
+    let repair_with = |index: &std::path::Path, bug_id: Option<&str>| repair_space(index, bug_id, &[]);
     let repair = |bug_id: &str| repair_with(&idx, Some(bug_id));
     for wrong in ["Jsoup-41", "d4j:Jsoup-41", "defects4j:jsoup-41"] {
         let out = repair(wrong);
@@ -1125,6 +1127,12 @@ fn issue_31_repair_refuses_a_bug_id_in_the_wrong_form() {
     let out = repair("defects4j:Jsoup-41");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(!stderr(&out).contains("--bug-id"), "{}", stderr(&out));
+    // `--space` given to patterns: a space it does not search is said, even the default's
+    // name; its own space, or none given, says nothing.
+    let said = "warning: --strategy patterns searches the code space: --space code+cause is not used";
+    assert!(stderr(&repair_space(&idx, None, &["--space", "code+cause"])).contains(said));
+    assert!(!stderr(&repair_space(&idx, None, &["--space", "code"])).contains("--space"));
+    assert!(!stderr(&out).contains("--space"));
 
     // An index without the code space is refused before the run, not warned about per bug.
     std::fs::remove_file(&report).unwrap();

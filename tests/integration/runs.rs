@@ -125,6 +125,12 @@ fn compare_pairs_bugs_and_merge_joins_shards() {
     assert_eq!((c["validations"]["a_lower"].as_u64(), c["validations"]["b_lower"].as_u64()), (Some(0), Some(3)));
     let text = fixdex(&["eval", "compare", a.to_str().unwrap(), b.to_str().unwrap()], None);
     assert!(String::from_utf8_lossy(&text.stdout).contains("| correct | 1 | 0 | 1 | 1 |"));
+    assert!(!String::from_utf8_lossy(&text.stderr).contains("same run folder"));
+    // A run compared with itself (here by another spelling of its path) is warned about.
+    let again = tmp.path().join(".").join("a");
+    let same = fixdex(&["eval", "compare", a.to_str().unwrap(), again.to_str().unwrap()], None);
+    assert!(same.status.success());
+    assert!(String::from_utf8_lossy(&same.stderr).contains("are the same run folder: every bug ties"));
 
     let (s0, s1, all) = (tmp.path().join("s0"), tmp.path().join("s1"), tmp.path().join("all"));
     write_run(&s0, &["Cli-1", "Cli-3"], Some((0, 2)));

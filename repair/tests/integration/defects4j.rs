@@ -171,8 +171,12 @@ fn bad_inputs_name_the_bug_and_what_to_do() {
     assert!(err.contains("Demo-2") && err.contains("applying") && err.contains("does not fit"), "{err}");
 
     let mut empty_repo = harness(root.path(), &meta, &root.path().join("elsewhere"));
-    let err = empty_repo.prepare(&"Demo-1".parse().unwrap()).unwrap_err().to_string();
-    assert!(err.contains("--repo") && err.contains("does not exist"), "{err}");
+    let err = empty_repo.prepare(&"Demo-1".parse().unwrap()).unwrap_err();
+    // Alone it names the bug; under a line headed by the bug (a run's infra reason) it does not
+    // repeat it.
+    let (shown, detail) = (err.to_string(), err.detail());
+    assert!(shown.starts_with("Demo-1: ") && shown.contains("--repo") && shown.contains("does not exist"), "{shown}");
+    assert_eq!(format!("Demo-1: {detail}"), shown);
     let other = root.path().join("other");
     std::fs::create_dir_all(&other).unwrap();
     assert!(Command::new("git").args(["init", "-q"]).current_dir(&other).status().unwrap().success());

@@ -130,7 +130,7 @@ fn check(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<ExitC
         let line = match &outcome {
             Ok(c) if c.passed => "passed".to_string(),
             Ok(c) => format!("infra: {}", c.reason.clone().unwrap_or_default()),
-            Err(e) => format!("infra: {e}"),
+            Err(e) => format!("infra: {}", e.detail()),
         };
         eprintln!("[{n}/{}] {}: {line} ({:.1} s)", bugs.len(), bugs[i], started.elapsed().as_secs_f64());
         (outcome, started.elapsed().as_secs_f64())
@@ -140,7 +140,7 @@ fn check(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<ExitC
     for (bug, (outcome, seconds)) in bugs.iter().zip(&results) {
         let (passed, reason, check) = match outcome {
             Ok(c) => (c.passed, c.reason.clone(), Some(c)),
-            Err(e) => (false, Some(e.to_string()), None),
+            Err(e) => (false, Some(e.detail()), None),
         };
         if !passed {
             infra.push(serde_json::json!({"bug": bug.to_string(), "reason": reason}));

@@ -61,7 +61,7 @@ impl Repairer<'_> {
         let mut rec = blank(id, self.localization);
         let prepared = match self.harness.prepare(id) {
             Ok(p) => p,
-            Err(e) => return infra(rec, e.to_string(), started),
+            Err(e) => return infra(rec, e.detail(), started),
         };
         rec.modified_files = prepared.touched.keys().cloned().collect();
         if !prepared.check.passed {

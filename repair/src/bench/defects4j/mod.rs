@@ -110,6 +110,18 @@ impl D4jError {
     pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> D4jError + '_ {
         move |source| D4jError::Io { path: path.to_path_buf(), source }
     }
+
+    /// The message for a line already headed by the bug's id (a run's `infra` reason, the
+    /// progress line `Cli-32: infra: …`): [`D4jError::Repo`] and [`D4jError::Tool`] without
+    /// their leading `BUG: `, every other error as its `Display`.
+    #[must_use]
+    pub fn detail(&self) -> String {
+        match self {
+            D4jError::Repo { reason, .. } => reason.clone(),
+            D4jError::Tool { step, detail, .. } => format!("{step} failed: {detail}"),
+            other => other.to_string(),
+        }
+    }
 }
 
 /// Where a Defects4J run finds its inputs and keeps its work.

@@ -156,6 +156,21 @@ impl super::Strategy for Patterns {
     }
 
     fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop> {
+        // An insertion point (lines holding no statement) is widened to the statement that
+        // follows it, and said in the report.
+        let widened = problem.language.and_then(|l| templates::insertion_point(&problem.source, l, problem.lines));
+        let widened = widened.map(|(a, b)| {
+            session.report.warnings.push(format!(
+                "patterns: lines {}-{} of {} hold no statement (an insertion point): the templates edit lines {a}-{b}, \
+                 up to the statement after it",
+                problem.lines.0,
+                problem.lines.1,
+                problem.bug.file.display()
+            ));
+            let (code, numbered) = Problem::excerpt(&problem.source, a, b);
+            Problem { lines: (a, b), code, numbered, ..problem.clone() }
+        });
+        let problem = widened.as_ref().unwrap_or(problem);
         let text = &problem.source;
         let edits = problem.language.map(|l| templates::edits(text, l, problem.lines)).unwrap_or_default();
         // Bad input is said in the report, and the search goes on with what applies.

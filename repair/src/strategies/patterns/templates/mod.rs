@@ -19,6 +19,7 @@ mod refuse;
 mod statements;
 
 pub use refuse::{Original, refused};
+pub use statements::insertion_point;
 
 /// The kind of fix a template makes, in the hand-written default order that breaks ties in
 /// [`super::order`] (and was the `--no-retrieval` order before the fitted prior): operator
@@ -55,10 +56,12 @@ pub enum Template {
     /// A one-argument call replaced by its argument where its value is used
     /// (`add(flatten(x))` → `add(x)`, `yield f(x)` → `yield x`).
     UnwrapCall,
-    /// An early return added at the top of the method body, per parameter: Java
-    /// `if (p == null) return D;` (arrays and collections also when empty; numbers when
-    /// `p <= 0`), Python `if not p: return D`; `D` from the return type (Java) or among
-    /// `p`, `None`, `0` (Python); `return;` in a `void` method.
+    /// An early return added at the top of the method body, per parameter (TBar FP2 "Insert
+    /// Null Pointer Checker", its return form): Java `if (p == null) return D;` (arrays,
+    /// strings and collections also `p == null || p.isEmpty()`, `.length == 0`; numbers
+    /// `p <= 0`), Python `if not p: return D`; `D` from the return type (Java) or among `p`,
+    /// `None`, `0` (Python); `return;` in a `void` method. Made when the lines hold the method
+    /// or its body's first statement.
     AddGuard,
     /// A null check before a dereference: a condition `c` that dereferences `r` becomes
     /// `r == null || c` or `r != null && c` (`r is None or c`, `r is not None and c`), and a
@@ -230,7 +233,7 @@ pub fn edits(text: &str, language: Language, lines: (usize, usize)) -> Vec<Edit>
         cx.range_checker(*node, &mut out);
         cx.move_statement(*node, &mut out);
     }
-    if let Some(method) = method {
+    if let Some(method) = method.or_else(|| statements::body_begins_in(&file, lines)) {
         cx.guard(method, &mut out);
     }
     cx.identifiers(&nodes, &mut out);
@@ -1216,7 +1219,8 @@ impl Cx<'_> {
     }
 }
 
-/// The conditions of a Java guard on parameter `name` of type `ty`.
+/// The conditions of a Java guard on parameter `name` of type `ty`: the null check first,
+/// then null-or-empty for arrays, strings and collections.
 fn java_guard_conditions(name: &str, ty: &str) -> Vec<String> {
     let collection = ["String", "List", "Set", "Map", "Collection", "Queue", "Deque"];
     if JAVA_NUMBERS.contains(&ty) {
@@ -1224,9 +1228,9 @@ fn java_guard_conditions(name: &str, ty: &str) -> Vec<String> {
     } else if ty == "boolean" || ty == "char" || ty.is_empty() {
         Vec::new()
     } else if ty.ends_with(']') {
-        vec![format!("{name} == null || {name}.length == 0")]
+        vec![format!("{name} == null"), format!("{name} == null || {name}.length == 0")]
     } else if collection.iter().any(|c| ty.split('<').next().unwrap_or(ty).ends_with(c)) {
-        vec![format!("{name} == null || {name}.isEmpty()")]
+        vec![format!("{name} == null"), format!("{name} == null || {name}.isEmpty()")]
     } else {
         vec![format!("{name} == null")]
     }
@@ -1346,14 +1350,17 @@ mod tests {
         // An order against `null` is never generated (it cannot compile).
         assert!(!r.iter().any(|(_, out)| out.contains("<= null") || out.contains("< null")));
         assert!(has(Template::ChangeOperator, "node.next != null"));
-        // Arrays and collections are also guarded when empty; `void` methods return nothing.
+        // Arrays and collections are guarded against null, then also when empty; `void`
+        // methods return nothing.
         let v = "class B {\n  void f(int[] xs, List<Integer> ys, int n) {\n    g(xs, n);\n  }\n}\n";
         let r = results(v, Language::Java);
         let guards: Vec<&String> = r.iter().filter(|(t, _)| *t == Template::AddGuard).map(|(_, o)| o).collect();
-        assert_eq!(guards.len(), 3, "{guards:#?}");
-        assert!(guards[0].contains("if (xs == null || xs.length == 0) return;\n    g(xs, n);"));
-        assert!(guards[1].contains("if (ys == null || ys.isEmpty()) return;"));
-        assert!(guards[2].contains("if (n <= 0) return;"));
+        assert_eq!(guards.len(), 5, "{guards:#?}");
+        assert!(guards[0].contains("if (xs == null) return;\n    g(xs, n);"));
+        assert!(guards[1].contains("if (xs == null || xs.length == 0) return;\n    g(xs, n);"));
+        assert!(guards[2].contains("if (ys == null) return;"));
+        assert!(guards[3].contains("if (ys == null || ys.isEmpty()) return;"));
+        assert!(guards[4].contains("if (n <= 0) return;"));
     }
 
     #[test]

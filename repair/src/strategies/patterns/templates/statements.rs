@@ -203,6 +203,68 @@ impl Cx<'_> {
     }
 }
 
+/// Whether a node of `kind` is a statement a localized span can hold (Java and Python: every
+/// `…_statement`, a Java local declaration).
+fn is_statement(kind: &str) -> bool {
+    kind.ends_with("_statement") || kind == "local_variable_declaration"
+}
+
+/// The function-like node (Java method or constructor, Python function) deepest among
+/// `file`'s nodes that holds 0-based `row`.
+fn function_at<'t>(file: &[Node<'t>], row: usize) -> Option<Node<'t>> {
+    let kinds = ["method_declaration", "constructor_declaration", "function_definition"];
+    file.iter()
+        .copied()
+        .filter(|n| kinds.contains(&n.kind()) && n.start_position().row <= row && row <= n.end_position().row)
+        .max_by_key(|n| n.start_byte())
+}
+
+/// Lines `lines` (1-based, inclusive) widened when they hold no statement: an *insertion
+/// point*, where the fix only adds code. Defects4J's perfect localization of such a fix is the
+/// line the insertion follows ([`crate::bench::defects4j::meta::touched_lines`]), often a brace,
+/// a blank line or a comment, on which no template has a node to edit; a user's `--lines`
+/// can be one too. The span then runs on to the first line of the next statement of the
+/// enclosing method or function (the statement the inserted code would precede), or, with
+/// no statement after it, back from the last statement before it. `None` when the lines
+/// hold a statement, lie in no method, or the method has no statement. The insertion
+/// templates ([`Template::AddGuard`] at the top of a body, the checkers and null checks
+/// around the next statement) then have a place to insert at.
+#[must_use]
+pub fn insertion_point(text: &str, language: Language, lines: (usize, usize)) -> Option<(usize, usize)> {
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&language.grammar()).ok()?;
+    let tree = parser.parse(text, None)?;
+    let file = descendants(tree.root_node());
+    let within = |n: &Node<'_>| n.start_position().row + 1 >= lines.0 && n.end_position().row < lines.1;
+    if file.iter().any(|n| is_statement(n.kind()) && within(n)) {
+        return None;
+    }
+    let function = function_at(&file, lines.1.saturating_sub(1))?;
+    let statements: Vec<Node<'_>> = descendants(function).into_iter().filter(|n| is_statement(n.kind())).collect();
+    if let Some(next) =
+        statements.iter().filter(|n| n.start_position().row + 1 > lines.1).min_by_key(|n| n.start_byte())
+    {
+        return Some((lines.0, next.start_position().row + 1));
+    }
+    let before = statements.iter().filter(|n| n.end_position().row + 1 < lines.0).max_by_key(|n| n.end_byte())?;
+    Some((before.start_position().row + 1, lines.1))
+}
+
+/// The method or function (`method_declaration`, `function_definition`) whose body's first
+/// statement begins within `lines`: where [`Template::AddGuard`] inserts, so a span at the top
+/// of a body (or an insertion point widened to it, [`insertion_point`]) gets the guards as a
+/// span holding the whole method does.
+pub(super) fn body_begins_in<'t>(file: &[Node<'t>], lines: (usize, usize)) -> Option<Node<'t>> {
+    file.iter().copied().find(|m| {
+        matches!(m.kind(), "method_declaration" | "function_definition")
+            && m.child_by_field_name("body").is_some_and(|body| {
+                let mut c = body.walk();
+                let first = body.named_children(&mut c).find(|n| !n.kind().ends_with("comment"));
+                first.is_some_and(|f| (lines.0..=lines.1).contains(&(f.start_position().row + 1)))
+            })
+    })
+}
+
 /// The function or lambda `node` is in, if any.
 fn enclosing_function(node: Node<'_>) -> Option<Node<'_>> {
     let mut cur = node.parent();
@@ -440,5 +502,37 @@ mod tests {
         assert!(outs.contains(&text.replace("    for x in xs:\n        if x < 0:\n            break\n", "")));
         assert!(outs.contains(&text.replace("    return xs\n", "")));
         assert!(outs.iter().all(|o| parses(o, Language::Python)), "{outs:#?}");
+    }
+
+    #[test]
+    fn an_insertion_point_widens_to_the_next_statement_and_gets_guards() {
+        use super::insertion_point;
+        // Defects4J Cli-5-like: the fix inserts a null guard after the `{` line (line 3).
+        let text = "class Util {\n    static String strip(String str)\n    {\n        if (str.startsWith(\"--\"))\n        \
+                    {\n            return str.substring(2);\n        }\n\n        // the rest\n        return str;\n    }\n}\n";
+        assert_eq!(insertion_point(text, Language::Java, (3, 3)), Some((3, 4)));
+        // A blank line or a comment between statements: on to the next one.
+        assert_eq!(insertion_point(text, Language::Java, (8, 9)), Some((8, 10)));
+        // After the last statement: back to the last statement before.
+        assert_eq!(insertion_point(text, Language::Java, (11, 11)), Some((10, 11)));
+        // A span that holds a statement, or lies in no method, is left alone.
+        assert_eq!(insertion_point(text, Language::Java, (10, 10)), None);
+        assert_eq!(insertion_point(text, Language::Java, (1, 1)), None);
+        // The widened span reaches the body's first statement, so the guards apply there;
+        // the `{` line alone gives nothing to edit.
+        let guards: Vec<String> = edits(text, Language::Java, (3, 4))
+            .into_iter()
+            .filter(|e| e.template == Template::AddGuard)
+            .map(|e| apply(text, &e))
+            .collect();
+        let want =
+            text.replace("    {\n        if (str.s", "    {\n        if (str == null) return null;\n        if (str.s");
+        assert!(guards.contains(&want), "{guards:#?}");
+        assert!(edits(text, Language::Java, (3, 3)).is_empty());
+        // Python: the line after `def` holds a docstring statement, a comment line does not.
+        let py = "def f(xs):\n    # first\n    total = 0\n    return total\n";
+        assert_eq!(insertion_point(py, Language::Python, (2, 2)), Some((2, 3)));
+        assert_eq!(insertion_point(py, Language::Python, (3, 3)), None);
+        assert!(edits(py, Language::Python, (2, 3)).iter().any(|e| e.template == Template::AddGuard));
     }
 }

@@ -162,10 +162,12 @@ impl super::Strategy for Patterns {
         let widened = widened.map(|(a, b)| {
             session.report.warnings.push(format!(
                 "patterns: lines {}-{} of {} hold no statement (an insertion point): the templates edit lines {a}-{b}, \
-                 up to the statement after it",
+                 {} the statement {} it",
                 problem.lines.0,
                 problem.lines.1,
-                problem.bug.file.display()
+                problem.bug.file.display(),
+                if b > problem.lines.1 { "up to" } else { "back to" },
+                if b > problem.lines.1 { "after" } else { "before" },
             ));
             let (code, numbered) = Problem::excerpt(&problem.source, a, b);
             Problem { lines: (a, b), code, numbered, ..problem.clone() }

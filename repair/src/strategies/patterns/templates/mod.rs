@@ -1079,7 +1079,8 @@ impl Cx<'_> {
     fn guard(&self, method: Node<'_>, out: &mut Vec<Edit>) {
         let Some(body) = method.child_by_field_name("body") else { return };
         let mut cursor = body.walk();
-        let Some(first) = body.named_children(&mut cursor).find(|n| n.kind() != "comment") else { return };
+        // Java's comments are `line_comment`/`block_comment`, Python's `comment`.
+        let Some(first) = body.named_children(&mut cursor).find(|n| !n.kind().ends_with("comment")) else { return };
         let Some(indent) = self.indent(first) else { return };
         for (name, ty) in self.parameters(method).into_iter().take(MAX_GUARDED_PARAMETERS) {
             let (conditions, returns) = match self.language {
@@ -1091,6 +1092,13 @@ impl Cx<'_> {
             };
             for c in &conditions {
                 for r in &returns {
+                    // Under `p == null`, `return p` is `return null`: one candidate, the plain one.
+                    let null_twice = *c == format!("{name} == null")
+                        && *r == format!("return {name}")
+                        && returns.iter().any(|r| r == "return null");
+                    if null_twice {
+                        continue;
+                    }
                     let guard = match self.language {
                         Language::Java => format!("if ({c}) {r};"),
                         Language::Python => format!("if {c}:\n{indent}    {r}"),

@@ -528,7 +528,24 @@ mod tests {
         let want =
             text.replace("    {\n        if (str.s", "    {\n        if (str == null) return null;\n        if (str.s");
         assert!(guards.contains(&want), "{guards:#?}");
+        // Under `str == null`, `return str` is `return null`: made once.
+        assert!(!guards.iter().any(|g| g.contains("if (str == null) return str;")), "{guards:#?}");
         assert!(edits(text, Language::Java, (3, 3)).is_empty());
+        // A comment above the first statement: the guard goes below it, at the statement.
+        let commented =
+            text.replace("    {\n        if (str.s", "    {\n        // strip one or two\n        if (str.s");
+        assert_eq!(insertion_point(&commented, Language::Java, (4, 4)), Some((4, 5)));
+        let guards: Vec<String> = edits(&commented, Language::Java, (4, 5))
+            .into_iter()
+            .filter(|e| e.template == Template::AddGuard)
+            .map(|e| apply(&commented, &e))
+            .collect();
+        assert!(
+            guards
+                .iter()
+                .any(|g| g.contains("// strip one or two\n        if (str == null) return null;\n        if (str.s")),
+            "{guards:#?}"
+        );
         // Python: the line after `def` holds a docstring statement, a comment line does not.
         let py = "def f(xs):\n    # first\n    total = 0\n    return total\n";
         assert_eq!(insertion_point(py, Language::Python, (2, 2)), Some((2, 3)));

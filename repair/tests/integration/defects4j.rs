@@ -180,9 +180,30 @@ fn bad_inputs_name_the_bug_and_what_to_do() {
     let other = root.path().join("other");
     std::fs::create_dir_all(&other).unwrap();
     assert!(Command::new("git").args(["init", "-q"]).current_dir(&other).status().unwrap().success());
-    empty_repo.repos.insert("Demo".into(), other);
+    empty_repo.repos.insert("Demo".into(), other.clone());
     let err = empty_repo.prepare(&"Demo-1".parse().unwrap()).unwrap_err().to_string();
     assert!(err.contains("lacks the fixed revision"), "{err}");
+    // A wrong bundle given once is not kept for the project: the right one is cloned anew.
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .current_dir(&other)
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    std::fs::write(other.join("x.txt"), "x\n").unwrap();
+    git(&["add", "."]);
+    git(&["commit", "-qm", "unrelated"]);
+    let wrong = root.path().join("wrong.bundle");
+    git(&["bundle", "create", wrong.to_str().unwrap(), "--all"]);
+    let err = harness(root.path(), &meta, &wrong).prepare(&"Demo-1".parse().unwrap()).unwrap_err().to_string();
+    assert!(err.contains("lacks the fixed revision") && err.contains("wrong.bundle"), "{err}");
+    let right = root.path().join("demo.bundle");
+    let p = harness(root.path(), &meta, &right).prepare(&"Demo-1".parse().unwrap());
+    assert!(p.is_ok_and(|p| p.check.passed), "the right bundle after a wrong one");
 
     let mut no_jars = harness(root.path(), &meta, &repo);
     no_jars.java_dir = root.path().join("no-java");

@@ -3,7 +3,7 @@
 //! copy with `patches/<N>.src.patch` applied), `classes/{fixed,buggy,test}` (`javac`, with
 //! the source folders' other files copied beside the classes, as resources), and
 //! `check.json` ([`super::check`]). Repositories given as bundles are cloned once into
-//! `<work>/repos/<Project>.git`; the runner is compiled once per JDK into
+//! `<work>/repos/<Project>-<hash>.git` (one per bundle path); the runner is compiled once per JDK into
 //! `<work>/runner/<hash>/`.
 //!
 //! Everything is made in a temporary folder beside its final place and renamed into it, so
@@ -168,7 +168,9 @@ fn materialise(harness: &Harness, p: &mut Prepared, tmp: &Path, patch: &str) -> 
 }
 
 /// The git directory of `meta`'s project holding the fixed revision: the `--repo` folder
-/// itself, or for a bundle its bare clone in the work folder (made once).
+/// itself, or for a bundle its bare clone in the work folder, made once per bundle path
+/// (`repos/PROJECT-HASH.git`, HASH the FNV-1a of the bundle's absolute path): another
+/// `--repo` for the project is another clone, so a wrong bundle given once is not kept.
 fn repository(harness: &Harness, meta: &BugMeta) -> Result<PathBuf, D4jError> {
     let bug = meta.id.to_string();
     let given = harness.repos.get(&meta.id.project).ok_or_else(|| D4jError::Repo {
@@ -179,7 +181,9 @@ fn repository(harness: &Harness, meta: &BugMeta) -> Result<PathBuf, D4jError> {
         ),
     })?;
     let git_dir = if given.is_file() {
-        let clone = harness.work.join("repos").join(format!("{}.git", meta.id.project));
+        let source = std::fs::canonicalize(given).unwrap_or_else(|_| given.clone());
+        let key = crate::retrieve::rank::fnv(&source.to_string_lossy());
+        let clone = harness.work.join("repos").join(format!("{}-{key:016x}.git", meta.id.project));
         if !clone.is_dir() {
             let tmp = tmp_beside(&clone)?;
             std::fs::remove_dir(&tmp).map_err(D4jError::io(&tmp))?;

@@ -86,10 +86,12 @@ fn check_python(python: &Path, dir: &Path, timeout: Duration) -> Result<()> {
     }
 }
 
-/// The rc file: relative file names, the measured sources, the data file in `work`.
+/// The rc file: relative file names, the measured sources, the data file in `work`, and
+/// `work` itself (the pytest plugin fixdex writes there) never measured.
 fn rc_text(work: &Path, sources: &[std::path::PathBuf]) -> String {
     let mut rc = String::from("[run]\nrelative_files = True\nbranch = False\n");
     rc.push_str(&format!("data_file = {}\n", work.join(DATA_FILE).display()));
+    rc.push_str(&format!("omit =\n    {}/*\n    */{}/*\n", work.display(), super::WORK_DIR));
     if !sources.is_empty() {
         rc.push_str("source =\n");
         for s in sources {
@@ -169,7 +171,8 @@ mod tests {
         let rc = rc_text(Path::new("/w"), &["src".into(), "lib/pkg".into()]);
         assert_eq!(
             rc,
-            "[run]\nrelative_files = True\nbranch = False\ndata_file = /w/coverage.data\nsource =\n    src\n    lib/pkg\n"
+            "[run]\nrelative_files = True\nbranch = False\ndata_file = /w/coverage.data\nomit =\n    /w/*\n    */.fixdex-fl/*\n\
+             source =\n    src\n    lib/pkg\n"
         );
     }
 }

@@ -95,6 +95,19 @@ fn sbfl_runs_in_a_scratch_copy() {
     assert_eq!(json["tests"][0]["outcome"], "failed");
 }
 
+/// Measuring the whole project (`--sbfl-source .`) never ranks fixdex's own pytest plugin,
+/// which it writes into the project's `.fixdex-fl` folder (helper-25: it ranked first).
+#[test]
+fn the_whole_project_as_source_leaves_the_plugin_out() {
+    let r = runner(Lang::Python);
+    let mut spec = quixbugs::sbfl_spec(&r, &program(Lang::Python, "sum_to"));
+    let Target::Python(t) = &mut spec.target else { panic!("python spec") };
+    t.sources = vec![PathBuf::from(".")];
+    let report = fl::sbfl(&minibugs(), &spec).unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.lines.iter().all(|l| !l.file.contains(fl::WORK_DIR)), "{report:#?}");
+    assert_eq!(report.methods[0].name, "sum_to", "{report:#?}");
+}
+
 #[test]
 fn missing_jacoco_jars_are_named() {
     let r = runner(Lang::Java);

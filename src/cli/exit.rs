@@ -4,7 +4,7 @@
 //! | --- | --- |
 //! | 0 | success (a search with no hit above the threshold is a success) |
 //! | 1 | error: bad input, I/O, model mismatch, invalid parameter; `eval quixbugs` (without `--check`): a program ended in error (outcome `error` or `preflight_failed`, or localization failed), after the summary is printed |
-//! | 2 | usage error (unknown flag, missing argument) from clap; a `--project` or `--lang` filter that matches nothing in the index; an `eval defects4j --bugs` or `eval quixbugs --programs` selection that names an unknown bug, project or program; a `repair --bug-id` that names no record but is one's id in another form |
+//! | 2 | usage error (unknown flag, missing argument) from clap; a `--project` or `--lang` filter that matches nothing in the index; an `eval defects4j --bugs` or `eval quixbugs --programs` selection that names an unknown bug, project or program; a `repair --bug-id` that names no record but is one's id in another form; a `repair` with no fault location or a malformed `--lines` |
 //! | 3 | the index is corrupt or not an index (open or `verify` failed, or a search met a damaged vector) |
 //! | 4 | `repair`: no plausible patch (search space, budget or time exhausted); `label`: some rows got no root cause (model errors, unusable answers, a budget or time stop; the output is written, a rerun resumes); `eval quixbugs`: not used |
 

@@ -209,7 +209,10 @@ fn locate(a: &Args) -> anyhow::Result<(PathBuf, Location, Option<serde_json::Val
         }
         (None, Some(l), false) => Ok((given(), parse_lines(l)?, None, LineWeights::Uniform)),
         (None, None, true) => sbfl(a),
-        _ => bail!("give the fault location: --method NAME or --lines START-END (with --file), or --sbfl"),
+        _ => Err(super::exit::Usage(
+            "give the fault location: --method NAME or --lines START-END (with --file), or --sbfl".into(),
+        )
+        .into()),
     }
 }
 
@@ -227,13 +230,16 @@ fn check_method(a: &Args, file: PathBuf, m: &str) -> anyhow::Result<PathBuf> {
     }
 }
 
-/// `--lines START-END` as a location.
+/// `--lines START-END` as a location; a malformed or empty range is a usage error (exit 2).
 fn parse_lines(l: &str) -> anyhow::Result<Location> {
-    let (s, e) = l.split_once('-').context("--lines must be START-END, e.g. 12-30")?;
-    let (start, end): (usize, usize) =
-        (s.trim().parse().context("--lines START")?, e.trim().parse().context("--lines END")?);
+    let usage = |why: &str| anyhow::Error::new(super::exit::Usage(format!("--lines {l}: {why}, e.g. 12-30")));
+    let (s, e) = l.split_once('-').ok_or_else(|| usage("must be START-END"))?;
+    let number = |t: &str, name: &str| {
+        t.trim().parse::<usize>().map_err(|_| usage(&format!("{name} `{}` is not a line number", t.trim())))
+    };
+    let (start, end) = (number(s, "START")?, number(e, "END")?);
     if start == 0 || end < start {
-        bail!("--lines {l}: lines are 1-based and START must not be after END, e.g. 12-30");
+        return Err(usage("lines are 1-based and START must not be after END"));
     }
     Ok(Location::Lines(start, end))
 }

@@ -89,8 +89,14 @@ fn repair_usage_errors() {
     let root = minibugs();
     let base = ["repair", "--project", root.to_str().unwrap(), "--test-cmd", "true", "--file"];
     let out = fixdex(&[&base[..], &["java_programs/SUM_TO.java"]].concat(), None);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--method NAME or --lines START-END"), "{}", stderr(&out));
+    // A malformed --lines is a usage error too, naming what is wrong.
+    for (lines, says) in [("abc", "must be START-END"), ("a-3", "START `a` is not a line number"), ("0-0", "1-based")] {
+        let out = fixdex(&[&base[..], &["java_programs/SUM_TO.java", "--lines", lines]].concat(), None);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains(&format!("--lines {lines}: ")) && stderr(&out).contains(says), "{}", stderr(&out));
+    }
     let out = fixdex(&[&base[..], &["nope.java", "--method", "x"]].concat(), None);
     assert!(stderr(&out).contains("nope.java is not a file"), "{}", stderr(&out));
     let out = fixdex(&[&base[..], &["java_programs/SUM_TO.java", "--method", "sum_to"]].concat(), None);
@@ -619,17 +625,17 @@ fn issue_11_repair_with_patterns_needs_no_model() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--no-retrieval applies to --strategy patterns"), "{}", stderr(&out));
 
-    let bad = |extra: &[&str]| {
+    let bad = |code: i32, extra: &[&str]| {
         let mut a = vec!["repair", "--strategy", "patterns", "--project", root.to_str().unwrap()];
         a.extend(["--test-cmd", "false", "--report", report.to_str().unwrap()]);
         a.extend(extra);
         let out = fixdex(&a, None);
-        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
         stderr(&out)
     };
-    let reversed = bad(&["--file", "java_programs/SUM_TO.java", "--lines", "5-3"]);
+    let reversed = bad(2, &["--file", "java_programs/SUM_TO.java", "--lines", "5-3"]);
     assert!(reversed.contains("--lines 5-3: lines are 1-based and START must not be after END"), "{reversed}");
-    let outside = bad(&["--file", "../../../../README.md", "--lines", "1-3"]);
+    let outside = bad(1, &["--file", "../../../../README.md", "--lines", "1-3"]);
     assert!(outside.contains("is not a file under --project"), "{outside}");
 }
 

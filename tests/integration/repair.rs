@@ -95,7 +95,11 @@ fn repair_usage_errors() {
     for (lines, says) in [("abc", "must be START-END"), ("a-3", "START `a` is not a line number"), ("0-0", "1-based")] {
         let out = fixdex(&[&base[..], &["java_programs/SUM_TO.java", "--lines", lines]].concat(), None);
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-        assert!(stderr(&out).contains(&format!("--lines {lines}: ")) && stderr(&out).contains(says), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("--lines {lines}: ")) && stderr(&out).contains(says),
+            "{}",
+            stderr(&out)
+        );
     }
     let out = fixdex(&[&base[..], &["nope.java", "--method", "x"]].concat(), None);
     assert!(stderr(&out).contains("nope.java is not a file"), "{}", stderr(&out));
@@ -110,6 +114,34 @@ fn repair_usage_errors() {
         "{}",
         stderr(&out)
     );
+}
+
+/// Issue 32: `--lines` on a method's header line is an insertion point: the templates edit up
+/// to the first statement (a guard goes there), and the report says so; lines outside any
+/// method give no candidate, and the report says why.
+#[test]
+fn patterns_widen_an_insertion_point_and_say_when_nothing_applies() {
+    let root = minibugs();
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let run = |lines: &str| {
+        let mut a = vec!["repair", "--strategy", "patterns", "--project", root.to_str().unwrap()];
+        a.extend(["--file", "java_programs/SUM_TO.java", "--lines", lines, "--test-cmd", "false"]);
+        a.extend(["--report", report.to_str().unwrap()]);
+        let out = fixdex(&a, None);
+        assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+        let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        (stderr(&out), r)
+    };
+    let (err, r) = run("4-4");
+    assert!(
+        err.contains("lines 4-4 of java_programs/SUM_TO.java hold no statement (an insertion point): the templates edit lines 4-5, up to the statement after it"),
+        "{err}"
+    );
+    assert!(r["details"]["generated"]["ADD_GUARD"].as_u64().unwrap_or(0) >= 1, "{}", r["details"]);
+    let (err, r) = run("1-2");
+    assert!(err.contains("no template applies to lines 1-2 of java_programs/SUM_TO.java"), "{err}");
+    assert_eq!(r["details"]["generated"], serde_json::json!({}));
 }
 
 #[test]

@@ -192,6 +192,12 @@ impl super::Strategy for Patterns {
                         l.as_str(),
                         edits.len()
                     ));
+                } else if edits.is_empty() {
+                    session.report.warnings.push(format!(
+                        "patterns: no template applies to lines {from}-{to} of {}: nothing there is a statement of a \
+                         method or function that a template edits; give the buggy statement's lines, or --method",
+                        problem.bug.file.display()
+                    ));
                 }
             }
         }

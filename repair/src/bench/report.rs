@@ -56,7 +56,7 @@ fn firsts(r: &BugRecord) -> Firsts {
 }
 
 fn pct(r: Rate) -> String {
-    format!("{:.1}% [{:.1}, {:.1}]", 100.0 * r.value, 100.0 * r.low, 100.0 * r.high)
+    r.percent()
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {

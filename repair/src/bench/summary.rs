@@ -93,6 +93,16 @@ impl Rate {
         let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
         Rate { value: p, low: (centre - half).max(0.0), high: (centre + half).min(1.0) }
     }
+
+    /// `13.1% [6.8, 23.8]`; `n/a (no bug ran)` for a rate of no trials (its interval is
+    /// [0, 0], which [`Rate::wilson`] gives only then).
+    #[must_use]
+    pub fn percent(&self) -> String {
+        if self.value == 0.0 && self.low == 0.0 && self.high == 0.0 {
+            return "n/a (no bug ran)".into();
+        }
+        format!("{:.1}% [{:.1}, {:.1}]", 100.0 * self.value, 100.0 * self.low, 100.0 * self.high)
+    }
 }
 
 /// The unbiased estimator of pass@k (Chen et al. 2021, "Evaluating Large Language Models
@@ -370,7 +380,7 @@ impl Summary {
     #[must_use]
     pub fn line(&self) -> String {
         let c = &self.counts;
-        let pct = |r: Rate| format!("{:.1}% [{:.1}, {:.1}]", 100.0 * r.value, 100.0 * r.low, 100.0 * r.high);
+        let pct = |r: Rate| r.percent();
         let mut s = format!(
             "{}: {} plausible ({} exact, {} ast, {} needs review), {} correct ({}), {} infra, {}; {}",
             count(c.total, "bug"),
@@ -522,6 +532,10 @@ pub(crate) mod tests {
         // 0 of 10 -> 0 .. 0.2775.
         let r = Rate::wilson(0, 10);
         assert!(r.low == 0.0 && (r.high - 0.2775).abs() < 5e-4, "{r:?}");
+        assert_eq!(r.percent(), "0.0% [0.0, 27.8]");
+        // No trial: no rate.
+        assert_eq!(Rate::wilson(0, 0).percent(), "n/a (no bug ran)");
+        assert_eq!(Rate::wilson(1, 3).percent(), "33.3% [6.1, 79.2]");
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::path::Path;
 
 use crate::bench::grade;
 use crate::bench::record::{self, BugRecord, RunRecord, Status, Tier};
-use crate::bench::summary::{Counts, Rate, Summary};
+use crate::bench::summary::{Counts, Summary};
 
 /// Re-grades every kept patch of `rec` (run folder `dir`) from its files, sets the patches'
 /// tiers and the bug's best tier. Returns how many patches changed tier. A patch whose files
@@ -53,10 +53,6 @@ type Firsts = (Option<usize>, Option<usize>);
 fn firsts(r: &BugRecord) -> Firsts {
     let correct = r.patches.iter().filter(|p| p.tier.is_some_and(Tier::correct)).map(|p| p.validation).min();
     (r.first_plausible_validation, correct)
-}
-
-fn pct(r: Rate) -> String {
-    r.percent()
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
@@ -139,12 +135,12 @@ fn bug_cells(r: &BugRecord) -> Vec<String> {
 fn settings_lines(run: &RunRecord, s: &Summary) -> Vec<String> {
     let mut lines = vec![
         format!("fixdex {} · seed {} · {} bugs", run.fixdex_version, run.seed, run.bugs.len()),
-        format!("plausible: {} of {} that ran, {}", s.counts.plausible, s.counts.ran(), pct(s.plausible_rate)),
+        format!("plausible: {} of {} that ran, {}", s.counts.plausible, s.counts.ran(), s.plausible_rate.percent()),
         format!(
             "correct (exact or AST match with the developer's fix): {} of {}, {}",
             s.counts.correct,
             s.counts.ran(),
-            pct(s.correct_rate)
+            s.correct_rate.percent()
         ),
         format!(
             "validations: {} in all, median {} per bug, median {} s each",

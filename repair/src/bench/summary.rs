@@ -380,7 +380,6 @@ impl Summary {
     #[must_use]
     pub fn line(&self) -> String {
         let c = &self.counts;
-        let pct = |r: Rate| r.percent();
         let mut s = format!(
             "{}: {} plausible ({} exact, {} ast, {} needs review), {} correct ({}), {} infra, {}; {}",
             count(c.total, "bug"),
@@ -389,7 +388,7 @@ impl Summary {
             c.ast,
             c.needs_review,
             c.correct,
-            pct(self.correct_rate),
+            self.correct_rate.percent(),
             c.infra,
             count(c.errors, "error"),
             count(self.validations, "validation")

@@ -160,14 +160,13 @@ impl super::Strategy for Patterns {
         // follows it, and said in the report.
         let widened = problem.language.and_then(|l| templates::insertion_point(&problem.source, l, problem.lines));
         let widened = widened.map(|(a, b)| {
+            let (way, side) = if b > problem.lines.1 { ("up to", "after") } else { ("back to", "before") };
             session.report.warnings.push(format!(
                 "patterns: lines {}-{} of {} hold no statement (an insertion point): the templates edit lines {a}-{b}, \
-                 {} the statement {} it",
+                 {way} the statement {side} it",
                 problem.lines.0,
                 problem.lines.1,
                 problem.bug.file.display(),
-                if b > problem.lines.1 { "up to" } else { "back to" },
-                if b > problem.lines.1 { "after" } else { "before" },
             ));
             let (code, numbered) = Problem::excerpt(&problem.source, a, b);
             Problem { lines: (a, b), code, numbered, ..problem.clone() }

@@ -625,8 +625,8 @@ impl<'t> Cx<'t> {
     }
 }
 
-/// The named children of `node` other than comments.
-fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
+/// The named children of `node` other than comments (a block's statements).
+pub(super) fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
     let mut c = node.walk();
     node.named_children(&mut c).filter(|n| !n.kind().ends_with("comment")).collect()
 }

@@ -50,8 +50,8 @@ pub enum Template {
     /// many arguments, or its pair among `any`/`all`, `min`/`max` and the like.
     DifferentMethod,
     /// One statement of a block deleted (TBar FP15 "Remove Buggy Statement";
-    /// `statements.rs`): an expression statement, an `if` (with its `else`), a loop, a
-    /// `break`/`continue`/`return`/`throw`/`raise` or an `assert`.
+    /// `statements.rs`): an expression statement, an `if` (with its `else`), a loop, or a
+    /// `break`/`continue`/`return`/`throw`/`raise`.
     DeleteStatement,
     /// A one-argument call replaced by its argument where its value is used
     /// (`add(flatten(x))` → `add(x)`, `yield f(x)` → `yield x`).
@@ -1078,9 +1078,8 @@ impl Cx<'_> {
     /// Early returns at the top of `method`'s body, per parameter (see [`Template::AddGuard`]).
     fn guard(&self, method: Node<'_>, out: &mut Vec<Edit>) {
         let Some(body) = method.child_by_field_name("body") else { return };
-        let mut cursor = body.walk();
-        // Java's comments are `line_comment`/`block_comment`, Python's `comment`.
-        let Some(first) = body.named_children(&mut cursor).find(|n| !n.kind().ends_with("comment")) else { return };
+        // Not a comment (Java's `line_comment`/`block_comment`, Python's `comment`).
+        let Some(&first) = calls::named_children(body).first() else { return };
         let Some(indent) = self.indent(first) else { return };
         for (name, ty) in self.parameters(method).into_iter().take(MAX_GUARDED_PARAMETERS) {
             let (conditions, returns) = match self.language {

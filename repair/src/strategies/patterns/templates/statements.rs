@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::calls::targets;
+use super::calls::{named_children, targets};
 use super::{Cx, Edit, Template, descendants, nested, one_line};
 use crate::Language;
 
@@ -47,8 +47,7 @@ impl Cx<'_> {
         let alone = self.text[line_start..node.start_byte()].trim().is_empty()
             && self.text[node.end_byte()..line_end].trim().is_empty();
         let python = self.language == Language::Python;
-        let mut c = parent.walk();
-        let only = parent.named_children(&mut c).filter(|n| !n.kind().ends_with("comment")).count() == 1;
+        let only = named_children(parent).len() == 1;
         let (start, end, replacement) = match (alone, python && (only || !alone)) {
             (_, true) => (node.start_byte(), node.end_byte(), "pass"),
             (true, false) => (line_start, line_end, ""),
@@ -74,9 +73,7 @@ impl Cx<'_> {
         }
         let Some(method) = parent.parent().filter(|m| m.kind() == "method_declaration") else { return false };
         let void = method.child_by_field_name("type").is_some_and(|t| t.kind() == "void_type");
-        let mut c = parent.walk();
-        let last = parent.named_children(&mut c).filter(|n| !n.kind().ends_with("comment")).last();
-        !void && last == Some(node)
+        !void && named_children(parent).last() == Some(&node)
     }
 
     /// Each statement of a block swapped with the next statement of that block (see
@@ -257,11 +254,9 @@ pub fn insertion_point(text: &str, language: Language, lines: (usize, usize)) ->
 pub(super) fn body_begins_in<'t>(file: &[Node<'t>], lines: (usize, usize)) -> Option<Node<'t>> {
     file.iter().copied().find(|m| {
         matches!(m.kind(), "method_declaration" | "function_definition")
-            && m.child_by_field_name("body").is_some_and(|body| {
-                let mut c = body.walk();
-                let first = body.named_children(&mut c).find(|n| !n.kind().ends_with("comment"));
-                first.is_some_and(|f| (lines.0..=lines.1).contains(&(f.start_position().row + 1)))
-            })
+            && m.child_by_field_name("body")
+                .and_then(|body| named_children(body).first().copied())
+                .is_some_and(|first| (lines.0..=lines.1).contains(&(first.start_position().row + 1)))
     })
 }
 

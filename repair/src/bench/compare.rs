@@ -128,7 +128,7 @@ impl Comparison {
     /// the bugs unique to each run.
     #[must_use]
     pub fn markdown(&self, name_a: &str, name_b: &str) -> String {
-        let mut s = format!("# {name_a} against {name_b}\n\n{} bugs compared", self.bugs);
+        let mut s = format!("# {name_a} against {name_b}\n\n{} compared", super::summary::count(self.bugs, "bug"));
         if !self.left_out.is_empty() {
             s.push_str(&format!(
                 " ({} left out: in one run only, or infra: {})",

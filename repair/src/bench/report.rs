@@ -134,7 +134,7 @@ fn bug_cells(r: &BugRecord) -> Vec<String> {
 
 fn settings_lines(run: &RunRecord, s: &Summary) -> Vec<String> {
     let mut lines = vec![
-        format!("fixdex {} · seed {} · {} bugs", run.fixdex_version, run.seed, run.bugs.len()),
+        format!("fixdex {} · seed {} · {}", run.fixdex_version, run.seed, super::summary::count(run.bugs.len(), "bug")),
         format!("plausible: {} of {} that ran, {}", s.counts.plausible, s.counts.ran(), s.plausible_rate.percent()),
         format!(
             "correct (exact or AST match with the developer's fix): {} of {}, {}",

@@ -18,7 +18,7 @@ use engine::shard::Shard;
 use repair::bench::batch;
 use repair::bench::defects4j::{BugId, Harness, Installed, Repairer};
 use repair::bench::record::{BugRecord, RunRecord, Status};
-use repair::bench::summary::Summary;
+use repair::bench::summary::{Summary, count};
 
 mod args;
 
@@ -156,7 +156,7 @@ fn check(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<ExitC
         let summary = serde_json::json!({"total": bugs.len(), "passed": passed, "infra": infra, "bugs": rows});
         out!("{summary}")?;
     } else {
-        out!("{passed} of {} bugs pass the gold check", bugs.len())?;
+        out!("{passed} of {} pass the gold check", count(bugs.len(), "bug"))?;
         for i in &infra {
             out!("  infra {}: {}", i["bug"].as_str().unwrap_or(""), i["reason"].as_str().unwrap_or(""))?;
         }
@@ -175,7 +175,7 @@ fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<Ex
     let todo = batch::open(&dir, &record, a.resume, a.retry_failed)?;
     let skipped = bugs.len() - todo.len();
     if skipped > 0 {
-        eprintln!("resuming {}: {skipped} of {} bugs done, {} to run", dir.display(), bugs.len(), todo.len());
+        eprintln!("resuming {}: {skipped} of {} done, {} to run", dir.display(), count(bugs.len(), "bug"), todo.len());
     }
     let make = || a.strategy.strategy().expect("the strategy was built once already");
     let repairer = Repairer {

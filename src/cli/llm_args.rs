@@ -112,19 +112,19 @@ impl LlmArgs {
     }
 
     /// The client for `strategy`: [`ClientChoice::NoModel`] when it needs no model (the
-    /// model options are then ignored, with a warning on stderr for a `--replay` or
-    /// `--record` file given), else [`Self::client`], its error headed by the strategy's
+    /// model options are then ignored, with a warning on stderr naming those given that have
+    /// no default: `--replay`, `--record`, `--seed`, the budgets, `--llm-context`, the
+    /// prices), else [`Self::client`], its error headed by the strategy's
     /// [`model_note`](repair::strategies::Strategy::model_note) when no model was given.
     pub fn client_for(&self, strategy: &dyn repair::strategies::Strategy) -> anyhow::Result<Client> {
         if !strategy.needs_model() {
-            for (flag, given) in [("--replay", &self.replay), ("--record", &self.record)] {
-                if let Some(path) = given {
-                    eprintln!(
-                        "warning: --strategy {} calls no model: {flag} {} is not used",
-                        strategy.name(),
-                        path.display()
-                    );
-                }
+            let unused = self.given_model_options();
+            if !unused.is_empty() {
+                eprintln!(
+                    "warning: --strategy {} calls no model: {} not used",
+                    strategy.name(),
+                    if unused.len() == 1 { format!("{} is", unused[0]) } else { format!("{} are", unused.join(", ")) }
+                );
             }
             return build(ClientChoice::NoModel);
         }
@@ -135,6 +135,29 @@ impl LlmArgs {
             Some(note) if self.llm_url.is_none() && self.replay.is_none() => client.context(note),
             _ => client,
         }
+    }
+
+    /// The model options given that have no default, as `--flag VALUE` (the endpoint's URL
+    /// and model also come from the environment, and are left out: an exported variable is
+    /// no mistake).
+    fn given_model_options(&self) -> Vec<String> {
+        let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
+        let num = |n: Option<u64>| n.map(|n| n.to_string());
+        let usd = |x: Option<f64>| x.map(|x| x.to_string());
+        [
+            ("--replay", path(&self.replay)),
+            ("--record", path(&self.record)),
+            ("--seed", num(self.seed)),
+            ("--max-calls", num(self.max_calls)),
+            ("--max-total-tokens", num(self.max_total_tokens)),
+            ("--max-usd", usd(self.max_usd)),
+            ("--llm-context", num(self.llm_context)),
+            ("--price-in", usd(self.price_in)),
+            ("--price-out", usd(self.price_out)),
+        ]
+        .into_iter()
+        .filter_map(|(flag, v)| v.map(|v| format!("{flag} {v}")))
+        .collect()
     }
 
     /// Opens the replay file, or configures the endpoint (recording when asked).

@@ -108,6 +108,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     let (file, location, fault_localization, weights) = locate(a)?;
     let retriever = retriever(a)?;
     let strategy = a.strategy.strategy()?;
+    a.retrieval.warn_without_index();
     if let (Some(r), Some(path)) = (&retriever, &a.retrieval.index) {
         super::model::check_space(
             r,

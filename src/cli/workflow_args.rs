@@ -172,10 +172,37 @@ impl RetrievalArgs {
         &self,
         strategy: &dyn repair::strategies::Strategy,
     ) -> anyhow::Result<Option<repair::retrieve::Retriever>> {
-        let Some(path) = self.index.as_deref() else { return Ok(None) };
+        let Some(path) = self.index.as_deref() else {
+            self.warn_without_index();
+            return Ok(None);
+        };
         let r = crate::cli::model::open_retriever(path, self.model.as_deref(), repair::retrieve::Exclusion::default())?;
         crate::cli::model::check_space(&r, path, strategy, self.params()?.space, self.space.is_some())?;
         Ok(Some(r))
+    }
+
+    /// The retrieval options given that do nothing without `--index` (`--space`,
+    /// `--threshold`), as flags; empty with `--index`.
+    pub fn unused_without_index(&self) -> Vec<&'static str> {
+        if self.index.is_some() {
+            return Vec::new();
+        }
+        [("--space", self.space.is_some()), ("--threshold", self.threshold.is_some())]
+            .into_iter()
+            .filter_map(|(flag, given)| given.then_some(flag))
+            .collect()
+    }
+
+    /// Warns on stderr of [`Self::unused_without_index`], if any.
+    pub fn warn_without_index(&self) {
+        let unused = self.unused_without_index();
+        if !unused.is_empty() {
+            eprintln!(
+                "warning: {} without --index: no similar fix is searched, so {} not used",
+                unused.join(" and "),
+                if unused.len() == 1 { "it is" } else { "they are" }
+            );
+        }
     }
 
     /// The retrieval parameters.

@@ -650,6 +650,15 @@ fn issue_11_repair_with_patterns_needs_no_model() {
         "{}",
         stderr(&out)
     );
+    // So are budgets and prices, and retrieval options without --index.
+    let extra = ["--max-calls", "5", "--price-in", "0.5", "--space", "code", "--threshold", "0.3"];
+    let out = fixdex(&[&args[..], &extra].concat(), None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("calls no model: --max-calls 5, --price-in 0.5 are not used"), "{err}");
+    assert!(err.contains("warning: --space and --threshold without --index: no similar fix is searched"), "{err}");
+    let plain = stderr(&fixdex(&args, None));
+    assert!(!plain.contains("not used"), "no such warning without such options: {plain}");
     // --no-retrieval is the patterns strategy's ablation; ReinFix refuses it.
     let mut reinfix: Vec<&str> = args.iter().map(|a| if *a == "patterns" { "reinfix" } else { a }).collect();
     reinfix.push("--no-retrieval");

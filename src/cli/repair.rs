@@ -280,12 +280,16 @@ fn print_result(
     Ok(())
 }
 
-/// `OUTCOME: N candidates tried (V validated), C LLM calls, T tokens, S s[; error][; SYNTHETIC ...]
-/// (report: PATH)`: V leaves out the duplicates and refused patches, which cost no test run.
+/// `OUTCOME: N candidates tried (V validated[, P plausible]), C LLM calls, T tokens, S s[; error]
+/// [; SYNTHETIC ...] (report: PATH)`: V leaves out the duplicates and refused patches, which
+/// cost no test run; P, the plausible candidates, is given when there is more than one
+/// (`--all`).
 fn summary_line(report: &repair::run::report::RepairReport, path: &std::path::Path) -> String {
     let validated = report.candidates.iter().filter(|c| c.verdict.validated()).count();
+    let plausible = report.candidates.iter().filter(|c| c.verdict == repair::validate::Verdict::Plausible).count();
+    let plausible = if plausible > 1 { format!(", {plausible} plausible") } else { String::new() };
     format!(
-        "{}: {} candidates tried ({validated} validated), {} LLM calls, {} tokens, {:.1} s{}{} (report: {})",
+        "{}: {} candidates tried ({validated} validated{plausible}), {} LLM calls, {} tokens, {:.1} s{}{} (report: {})",
         report.outcome.as_str(),
         report.candidates.len(),
         report.llm.calls,

@@ -136,6 +136,7 @@ fn append_takes_a_bare_file_name_refuses_conflicting_settings_and_inspect_reads_
     assert_eq!(stdout_json(&o)["documents"].as_u64(), Some(60));
     let idx = s.path("idx.fdx");
     assert_eq!(documents(&s, &idx), 60);
+    assert!(!s.path("idx.fdx.lock").exists(), "the append's lock file is removed when it ends");
 
     // Settings that differ from the index's are refused, naming the flag; the index is unchanged.
     let before = std::fs::read(&idx).unwrap();

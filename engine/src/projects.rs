@@ -126,7 +126,14 @@ pub fn closest<'a>(value: &str, candidates: impl IntoIterator<Item = &'a str>, n
         .filter_map(|c| {
             let lower = c.to_lowercase();
             let tail = lower.rsplit('/').next().unwrap_or(&lower);
-            let d = if identity(c) == id { 0 } else { levenshtein(&want, &lower).min(levenshtein(&want, tail)) };
+            let d = if identity(c) == id {
+                0
+            } else if want.chars().count() >= 3 && lower.contains(&want) {
+                // `commons` → `apache/commons-cli`: a part of the name given.
+                1
+            } else {
+                levenshtein(&want, &lower).min(levenshtein(&want, tail))
+            };
             (d <= limit).then_some((d, c))
         })
         .collect();
@@ -134,6 +141,24 @@ pub fn closest<'a>(value: &str, candidates: impl IntoIterator<Item = &'a str>, n
     scored.dedup_by(|a, b| a.1 == b.1);
     scored.into_iter().take(n).map(|(_, c)| c.to_string()).collect()
 }
+
+/// [`closest`], or, when no name is close and there are at most [`LIST_ALL`] names, all of
+/// them (sorted): a user who guessed wrong sees what there is (`--lang cobol` → `java`,
+/// `python`).
+pub fn closest_or_all<'a>(value: &str, candidates: impl IntoIterator<Item = &'a str>, n: usize) -> Vec<String> {
+    let all: Vec<&str> = candidates.into_iter().collect();
+    let close = closest(value, all.iter().copied(), n);
+    if !close.is_empty() || all.len() > LIST_ALL {
+        return close;
+    }
+    let mut all: Vec<String> = all.into_iter().map(String::from).collect();
+    all.sort_unstable();
+    all.dedup();
+    all
+}
+
+/// Most names [`closest_or_all`] lists when none is close.
+pub const LIST_ALL: usize = 8;
 
 /// Edit distance (insertions, deletions, substitutions) between `a` and `b`, in
 /// characters. O(|a| · |b|).
@@ -185,6 +210,14 @@ mod tests {
         assert_eq!(closest("closure", names, 3), vec!["Closure", "google/closure-compiler"]);
         assert_eq!(closest("proj", names, 3), vec!["proj1"]);
         assert!(closest("zzzzzzzz", names, 3).is_empty());
+        // A part of a name is close to it.
+        assert_eq!(closest("commons", names, 3), vec!["apache/commons-lang"]);
+        assert_eq!(closest("compiler", names, 3), vec!["google/closure-compiler"]);
+        // Nothing close: every name when they are few, none when they are many.
+        assert_eq!(closest_or_all("cobol", ["python", "java"], 3), vec!["java", "python"]);
+        assert_eq!(closest_or_all("jav", ["python", "java"], 3), vec!["java"]);
+        let many: Vec<String> = (0..=LIST_ALL).map(|i| format!("project{i}")).collect();
+        assert!(closest_or_all("zzzzzzzz", many.iter().map(String::as_str), 3).is_empty());
         assert_eq!(levenshtein("kitten", "sitting"), 3);
     }
 }

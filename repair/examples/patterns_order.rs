@@ -2,7 +2,8 @@
 //! `repair/src/strategies/patterns/order.rs`) on a split of a bug-fix corpus, with no test
 //! run: for every pair whose fix is exactly one template edit of its buggy snippet
 //! (whitespace aside), the rank of that edit among the snippet's candidates in the default
-//! order and in the shipped order, and what another rule needs to rank it (per template: its
+//! order, in the prior's order (`rank_prior`, no hits) and in the shipped order (`rank`;
+//! `top_score`, the best hit's cosine), and what another rule needs to rank it (per template: its
 //! instances `n`, the instances that make a hit's own edit `c`, the hits' template vote).
 //! `scripts/patterns-order.py` fits and compares rules on the output; QuixBugs (never read
 //! here) stays the measurement.
@@ -113,13 +114,16 @@ fn measure(
     }
     let shipped = order::order(edits, &hits, &LineWeights::Uniform);
     let rank = shipped.iter().position(|&i| i == truth).unwrap_or(0) + 1;
+    let prior = order::order(edits, &[], &LineWeights::Uniform);
+    let rank_prior = prior.iter().position(|&i| i == truth).unwrap_or(0) + 1;
     Ok(json!({
         "id": id, "source": field("source"), "language": lang.as_str(),
         "template": te.template, "summary": te.summary,
         "n": n, "c": c, "vote": order::template_vote(&hits), "concrete": order::concrete(te, &hits),
         "before_concrete": before[0], "before_nonconcrete": before[1],
         "hits": fixes.len(), "voting_hits": hits.len(), "edits": edits.len(),
-        "rank_default": truth + 1, "rank": rank,
+        "rank_default": truth + 1, "rank": rank, "rank_prior": rank_prior,
+        "top_score": fixes.first().map(|f| f.score),
     }))
 }
 

@@ -158,48 +158,12 @@ impl super::Strategy for Patterns {
     fn repair(&self, problem: &Problem, session: &mut Session<'_>) -> Result<(), Stop> {
         // An insertion point (lines holding no statement) is widened to the statement that
         // follows it, and said in the report.
-        let widened = problem.language.and_then(|l| templates::insertion_point(&problem.source, l, problem.lines));
-        let widened = widened.map(|(a, b)| {
-            let (way, side) = if b > problem.lines.1 { ("up to", "after") } else { ("back to", "before") };
-            session.report.warnings.push(format!(
-                "patterns: lines {}-{} of {} hold no statement (an insertion point): the templates edit lines {a}-{b}, \
-                 {way} the statement {side} it",
-                problem.lines.0,
-                problem.lines.1,
-                problem.bug.file.display(),
-            ));
-            let (code, numbered) = Problem::excerpt(&problem.source, a, b);
-            Problem { lines: (a, b), code, numbered, ..problem.clone() }
-        });
+        let widened = widen(problem, &mut session.report.warnings);
         let problem = widened.as_ref().unwrap_or(problem);
         let text = &problem.source;
         let edits = problem.language.map(|l| templates::edits(text, l, problem.lines)).unwrap_or_default();
         // Bad input is said in the report, and the search goes on with what applies.
-        let (from, to) = problem.lines;
-        match problem.language {
-            None => session.report.warnings.push(format!(
-                "patterns: no template applies: {} is in a language the templates do not parse (Java and Python)",
-                problem.bug.file.display()
-            )),
-            Some(l) => {
-                if let Some(n) = templates::syntax_errors(text, l, problem.lines).filter(|n| *n > 0) {
-                    session.report.warnings.push(format!(
-                        "patterns: lines {from}-{to} of {} have {n} syntax error{} as {}: the templates apply to the \
-                         rest ({} candidates)",
-                        problem.bug.file.display(),
-                        if n == 1 { "" } else { "s" },
-                        l.as_str(),
-                        edits.len()
-                    ));
-                } else if edits.is_empty() {
-                    session.report.warnings.push(format!(
-                        "patterns: no template applies to lines {from}-{to} of {}: nothing there is a statement of a \
-                         method or function that a template edits; give the buggy statement's lines, or --method",
-                        problem.bug.file.display()
-                    ));
-                }
-            }
-        }
+        warn_unparsed(problem, edits.len(), &mut session.report.warnings);
         let (hits, retrieval, fixes) = match session.retriever().filter(|_| self.retrieval) {
             Some(r) => self.hit_edits(r, problem, session),
             None => (Vec::new(), None, Vec::new()),
@@ -238,6 +202,49 @@ impl super::Strategy for Patterns {
             plausible: search.plausible,
         });
         ended
+    }
+}
+
+/// `problem` with its lines widened to the statement an insertion point precedes (or
+/// follows; [`templates::insertion_point`]), said in `warnings`; `None` when the lines hold
+/// a statement (or the language is not parsed).
+fn widen(problem: &Problem, warnings: &mut Vec<String>) -> Option<Problem> {
+    let (a, b) = problem.language.and_then(|l| templates::insertion_point(&problem.source, l, problem.lines))?;
+    let (way, side) = if b > problem.lines.1 { ("up to", "after") } else { ("back to", "before") };
+    warnings.push(format!(
+        "patterns: lines {}-{} of {} hold no statement (an insertion point): the templates edit lines {a}-{b}, \
+         {way} the statement {side} it",
+        problem.lines.0,
+        problem.lines.1,
+        problem.bug.file.display(),
+    ));
+    let (code, numbered) = Problem::excerpt(&problem.source, a, b);
+    Some(Problem { lines: (a, b), code, numbered, ..problem.clone() })
+}
+
+/// Says in `warnings` why the templates made few or no candidates (`edits` of them) on
+/// `problem`'s lines: a language they do not parse, syntax errors, or nothing to edit there.
+fn warn_unparsed(problem: &Problem, edits: usize, warnings: &mut Vec<String>) {
+    let (from, to) = problem.lines;
+    let file = problem.bug.file.display();
+    let Some(l) = problem.language else {
+        warnings.push(format!(
+            "patterns: no template applies: {file} is in a language the templates do not parse (Java and Python)"
+        ));
+        return;
+    };
+    if let Some(n) = templates::syntax_errors(&problem.source, l, problem.lines).filter(|n| *n > 0) {
+        warnings.push(format!(
+            "patterns: lines {from}-{to} of {file} have {n} syntax error{} as {}: the templates apply to the rest \
+             ({edits} candidates)",
+            if n == 1 { "" } else { "s" },
+            l.as_str(),
+        ));
+    } else if edits == 0 {
+        warnings.push(format!(
+            "patterns: no template applies to lines {from}-{to} of {file}: nothing there is a statement of a method \
+             or function that a template edits; give the buggy statement's lines, or --method"
+        ));
     }
 }
 

@@ -714,6 +714,15 @@ fn issue_32_repair_chain_patterns_then_reinfix() {
     assert_eq!((r["strategy"].as_str(), r["outcome"].as_str()), (Some("patterns,reinfix"), Some("plausible")));
     assert_eq!((r["llm"]["calls"].as_u64(), r["details"]["fixed_by"].as_str()), (Some(0), Some("patterns")), "{r:#}");
     assert_eq!(r["details"]["stages"].as_array().map(Vec::len), Some(1), "ReinFix never ran: {r:#}");
+    // A replay recorded for ReinFix alone: the templates fix the bug first and its recordings
+    // are not needed, which is no error (the patch is printed, exit 0, a note).
+    let session = recordings(dir.path(), 0);
+    let with_session: Vec<&str> =
+        args.iter().map(|a| if *a == empty.to_str().unwrap() { session.to_str().unwrap() } else { a }).collect();
+    let out = fixdex(&with_session, None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("+        for (int i = 1; i <= n; i++) {"));
+    assert!(stderr(&out).contains("note: the run ended early; 3 recording(s)"), "{}", stderr(&out));
 
     let truth = root.join("quixbugs.jsonl");
     let mut eval = vec!["eval", "quixbugs", "--root", root.to_str().unwrap(), "--lang", "java", "--programs", "SUM_TO"];

@@ -50,9 +50,13 @@ pub enum Error {
     },
     /// No record survived reading, validation, exclusions and dedup.
     #[error(
-        "no valid records to index in {}: {rows} rows read, {skipped} skipped as invalid, the rest \
-         excluded or duplicates; check the inputs{}",
+        "no valid records to index in {}: {}; check the inputs{}",
         inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+        if *rows == 0 {
+            "the input holds no row".to_string()
+        } else {
+            format!("{rows} rows read, {skipped} skipped as invalid, the rest excluded or duplicates")
+        },
         report.as_ref().map(|r| format!(" and the build report {}", r.display())).unwrap_or_default()
     )]
     Empty {

@@ -50,7 +50,7 @@ pub enum Error {
         limit_s: u64,
     },
     /// A strategy's limit on validations (tested candidates) was reached.
-    #[error("validation budget of {limit} candidates reached")]
+    #[error("validation budget of {} reached", crate::bench::summary::count(*.limit, "candidate"))]
     ValidationBudget {
         /// The limit.
         limit: usize,

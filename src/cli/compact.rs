@@ -64,7 +64,12 @@ fn lock_in_place(args: &Args, in_place: bool) -> anyhow::Result<Option<indexer::
 fn compact(args: &Args) -> anyhow::Result<(CompactStats, Vec<PathBuf>)> {
     let segments = Segments::open(&args.manifest).with_context(|| format!("opening {}", args.manifest.display()))?;
     let old: Vec<PathBuf> = segments.paths().to_vec();
-    eprintln!("compacting {} segments ({} documents) of {} ...", old.len(), segments.len(), args.manifest.display());
+    eprintln!(
+        "compacting {} ({}) of {} ...",
+        crate::cli::count(old.len(), "segment"),
+        crate::cli::count(segments.len(), "document"),
+        args.manifest.display()
+    );
     let stats = engine::compact::compact(&segments, &args.output).with_context(|| {
         format!("compacting {} into {} failed (nothing was replaced)", args.manifest.display(), args.output.display())
     })?;
@@ -98,10 +103,10 @@ fn print_json(stats: &CompactStats, removed: usize) -> anyhow::Result<()> {
 fn print_line(args: &Args, stats: &CompactStats, removed: usize) -> std::io::Result<()> {
     let removed = if args.remove_segments { format!("; removed {removed} old segment files") } else { String::new() };
     out!(
-        "compacted {} segments into {}: {} documents ({} duplicate ids dropped), {:.1} MiB; graph {:.1} s, write {:.1} s{removed}",
-        stats.segments,
+        "compacted {} into {}: {} ({} duplicate ids dropped), {:.1} MiB; graph {:.1} s, write {:.1} s{removed}",
+        crate::cli::count(stats.segments, "segment"),
         args.output.display(),
-        stats.documents,
+        crate::cli::count(stats.documents, "document"),
         stats.duplicate_ids,
         stats.index_bytes as f64 / 1048576.0,
         stats.graph_seconds,

@@ -32,6 +32,8 @@ pub mod serve;
 pub mod verify;
 pub mod workflow_args;
 
+/// `1 bug`, `2 bugs`: a count with its noun in agreement.
+pub(crate) use ::repair::bench::summary::count;
 use std::path::{Path, PathBuf};
 
 /// Checks, before any work, that the output file `path` given with `flag` may be written,

@@ -291,10 +291,10 @@ fn summary_line(report: &repair::run::report::RepairReport, path: &std::path::Pa
     let plausible = report.candidates.iter().filter(|c| c.verdict == repair::validate::Verdict::Plausible).count();
     let plausible = if plausible > 1 { format!(", {plausible} plausible") } else { String::new() };
     format!(
-        "{}: {} candidates tried ({validated} validated{plausible}), {} LLM calls, {} tokens, {:.1} s{}{} (report: {})",
+        "{}: {} tried ({validated} validated{plausible}), {}, {} tokens, {:.1} s{}{} (report: {})",
         report.outcome.as_str(),
-        report.candidates.len(),
-        report.llm.calls,
+        crate::cli::count(report.candidates.len(), "candidate"),
+        crate::cli::count(report.llm.calls, "LLM call"),
         report.llm.tokens(),
         report.wall_s,
         report.error.as_ref().map(|e| format!("; {e}")).unwrap_or_default(),

@@ -250,7 +250,7 @@ fn issue_9_bench_llm_oracle_reports_errors() {
     let table = run(false);
     assert_eq!(table.status.code(), Some(1), "{}", stderr(&table));
     let text = String::from_utf8_lossy(&table.stdout);
-    assert!(text.contains("1 java programs: 0 plausible, 0 no plausible patch, 1 errors"), "{text}");
+    assert!(text.contains("1 java program: 0 plausible, 0 no plausible patch, 1 error"), "{text}");
     assert!(text.contains(&format!("error: SUM_TO: {error}")), "{text}");
 }
 

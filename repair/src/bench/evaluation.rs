@@ -214,7 +214,7 @@ impl Costs {
     pub fn line(&self) -> String {
         let cost = self.cost_usd.map_or_else(|| "cost unknown".into(), |c| format!("${c:.4}"));
         let per = self.cost_usd_per_plausible.map(|c| format!(" (${c:.4} per plausible bug)")).unwrap_or_default();
-        format!("LLM: {} calls, {} tokens, {cost}{per}", self.calls, self.tokens)
+        format!("LLM: {}, {} tokens, {cost}{per}", super::summary::count(self.calls, "call"), self.tokens)
     }
 }
 
@@ -308,6 +308,6 @@ mod tests {
         assert!((c.cost_usd_per_plausible.unwrap() - 0.03).abs() < 1e-12);
         assert_eq!(c.line(), "LLM: 6 calls, 60 tokens, $0.0600 ($0.0300 per plausible bug)");
         let unpriced = Costs::of(&[priced(Outcome::Plausible, 1, None)]);
-        assert_eq!((unpriced.cost_usd, unpriced.line().as_str()), (None, "LLM: 1 calls, 10 tokens, cost unknown"));
+        assert_eq!((unpriced.cost_usd, unpriced.line().as_str()), (None, "LLM: 1 call, 10 tokens, cost unknown"));
     }
 }

@@ -149,8 +149,8 @@ fn settings_lines(run: &RunRecord, s: &Summary) -> Vec<String> {
             opt(s.validation_median_s.map(|v| format!("{v:.2}")))
         ),
         format!(
-            "LLM: {} calls, {} tokens, cost {}, {} per plausible bug",
-            s.calls,
+            "LLM: {}, {} tokens, cost {}, {} per plausible bug",
+            super::summary::count(s.calls, "call"),
             s.tokens,
             opt(s.cost_usd.map(|c| format!("${c:.4}"))),
             opt(s.cost_usd_per_plausible.map(|c| format!("${c:.4}")))
@@ -159,10 +159,10 @@ fn settings_lines(run: &RunRecord, s: &Summary) -> Vec<String> {
     lines.extend(s.stages.iter().map(|t| format!("stage {}", t.line())));
     for a in &s.at_k {
         lines.push(format!(
-            "plausible@{k} {:.3}, correct@{k} {:.3} over {} bugs",
+            "plausible@{k} {:.3}, correct@{k} {:.3} over {}",
             a.plausible,
             a.correct,
-            a.bugs,
+            super::summary::count(a.bugs, "bug"),
             k = a.k
         ));
     }

@@ -125,8 +125,8 @@ pub fn pass_at_k(n: usize, c: usize, k: usize) -> Option<f64> {
 /// `n` and `noun`, plural unless `n` is 1: `count(1, "bug")` is `1 bug`, `count(3, "bug")`
 /// is `3 bugs` (nouns with a plain `s` plural only).
 #[must_use]
-pub fn count(n: usize, noun: &str) -> String {
-    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+pub fn count<N: Copy + std::fmt::Display + TryInto<u64>>(n: N, noun: &str) -> String {
+    if n.try_into().ok() == Some(1) { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
 /// The summary of a run.

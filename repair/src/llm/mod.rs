@@ -238,7 +238,7 @@ pub enum LlmError {
         native_calls_seen: bool,
     },
     /// A [`Budget`] limit was reached before a call.
-    #[error("LLM budget exceeded: {used} {what} used, the limit is {limit}")]
+    #[error("LLM budget exceeded: {used} {} used, the limit is {limit}", if *.used == 1 { .what.trim_end_matches('s') } else { .what })]
     BudgetExceeded {
         /// `"calls"`, `"tokens"` or `"micro-USD"` (millionths of a dollar).
         what: &'static str,

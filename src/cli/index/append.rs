@@ -94,29 +94,37 @@ fn print_outcome(index: &Path, stats: &AppendStats) -> std::io::Result<()> {
     match &stats.segment {
         Some(seg) => print_appended(index, stats, seg),
         None if stats.build.already_indexed > 0 && stats.build.indexed == 0 => print_nothing_new(index, stats),
-        None => out!("{} did not exist: built it with {} bug-fix pairs", index.display(), stats.build.indexed),
+        None => out!(
+            "{} did not exist: built it with {}",
+            index.display(),
+            crate::cli::count(stats.build.indexed, "bug-fix pair")
+        ),
     }
 }
 
 /// The first line of an append that wrote the new segment `seg`.
 fn print_appended(index: &Path, stats: &AppendStats, seg: &Path) -> std::io::Result<()> {
     out!(
-        "appended {} bug-fix pairs to {} as segment {} ({} already indexed, skipped); it now has {} segments, {} documents",
-        stats.build.indexed,
+        "appended {} to {} as segment {} ({} already indexed, skipped); it now has {}, {}",
+        crate::cli::count(stats.build.indexed, "bug-fix pair"),
         index.display(),
         seg.display(),
         stats.build.already_indexed,
-        stats.segments,
-        stats.documents
+        crate::cli::count(stats.segments, "segment"),
+        crate::cli::count(stats.documents, "document")
     )
 }
 
 /// The first line of an append whose every record was already indexed.
 fn print_nothing_new(index: &Path, stats: &AppendStats) -> std::io::Result<()> {
     out!(
-        "nothing to append to {}: all {} records are already indexed; the index is unchanged ({} documents)",
+        "nothing to append to {}: {} already indexed; the index is unchanged ({})",
         index.display(),
-        stats.build.already_indexed,
-        stats.documents
+        if stats.build.already_indexed == 1 {
+            "its 1 record is".to_string()
+        } else {
+            format!("all {} records are", stats.build.already_indexed)
+        },
+        crate::cli::count(stats.documents, "document")
     )
 }

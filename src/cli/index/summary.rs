@@ -101,8 +101,8 @@ pub(super) fn note_empty_shard(opts: &BuildOptions, s: &BuildStats) {
 /// The summary of a build: the first line, then [`print_details`].
 pub(super) fn print_summary(opts: &BuildOptions, s: &BuildStats) -> std::io::Result<()> {
     out!(
-        "indexed {} bug-fix pairs into {} ({:.1} MiB){}",
-        s.indexed,
+        "indexed {} into {} ({:.1} MiB){}",
+        crate::cli::count(s.indexed, "bug-fix pair"),
         opts.output.display(),
         s.index_bytes as f64 / 1048576.0,
         if s.empty { ", an empty segment" } else { "" }

@@ -148,11 +148,11 @@ fn summary_line(counts: &evaluation::Counts, lang: Lang, synthetic: bool) -> Str
         n => format!(", {n} trace only (no patch sought)"),
     };
     format!(
-        "{} {lang} programs: {} plausible, {} no plausible patch, {} errors{trace_only}{}",
-        counts.total,
+        "{}: {} plausible, {} no plausible patch, {}{trace_only}{}",
+        crate::cli::count(counts.total, &format!("{lang} program")),
         counts.plausible,
         counts.no_plausible,
-        counts.errors,
+        crate::cli::count(counts.errors, "error"),
         if synthetic { " (SYNTHETIC answers: not repair results)" } else { "" }
     )
 }

@@ -165,7 +165,8 @@ fn exit_status(failed: &[(usize, u8)], name: &str) -> ExitCode {
     let Some(status) = failed.iter().map(|f| f.1).max() else { return ExitCode::SUCCESS };
     let shown: Vec<String> = failed.iter().take(10).map(|f| f.0.to_string()).collect();
     let more = if failed.len() > 10 { ", ..." } else { "" };
-    eprintln!("error: {} of the queries in --batch {name} failed (line {}{more})", failed.len(), shown.join(", "));
+    let lines = if failed.len() == 1 { "line" } else { "lines" };
+    eprintln!("error: {} of the queries in --batch {name} failed ({lines} {}{more})", failed.len(), shown.join(", "));
     ExitCode::from(status)
 }
 

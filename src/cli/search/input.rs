@@ -36,7 +36,10 @@ pub(super) fn buggy_lines(arg: Option<&str>, code: &str) -> anyhow::Result<Optio
 pub(super) fn read_code(arg: Option<&str>, space: Space) -> anyhow::Result<String> {
     match arg {
         None if space == Space::Cause => Ok(String::new()),
-        None => anyhow::bail!("--code FILE (or - for stdin) is required for the {space} space"),
+        None => {
+            Err(crate::cli::exit::Usage(format!("--code FILE (or - for stdin) is required for the {space} space"))
+                .into())
+        }
         Some(path) => read_query_text(path, "--code"),
     }
 }

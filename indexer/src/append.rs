@@ -109,7 +109,15 @@ pub fn append(
     current.indexes()[0].check_model(model)?;
     adopt_settings(&current, &mut opts)?;
     let dir = segments_dir(index);
+    let created = !dir.exists();
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    // A folder this append made and left empty (a failed or empty build) is removed again;
+    // `remove_dir` never removes one that holds a file.
+    let tidy = || {
+        if created {
+            let _ = std::fs::remove_dir(&dir);
+        }
+    };
     let next = next_number(&dir, &current)?;
     // A single index file becomes segment `next`, the new records `next + 1`.
     let single = current.manifest().is_none();
@@ -117,9 +125,10 @@ pub fn append(
     let mut paths: Vec<PathBuf> = current.paths().to_vec();
     let current = Arc::new(current);
     opts.known = Some(Arc::clone(&current));
-    let build = build_index(&opts, model, progress)?;
+    let build = build_index(&opts, model, progress).inspect_err(|_| tidy())?;
     if build.indexed == 0 {
         let _ = std::fs::remove_file(&opts.output);
+        tidy();
         return Ok(AppendStats { build, segment: None, segments: paths.len(), documents: current.len() as u64 });
     }
     let mut written = vec![opts.output.clone()];

@@ -132,6 +132,11 @@ fn append_takes_a_bare_file_name_refuses_conflicting_settings_and_inspect_reads_
     };
     // A bare file name in the current folder: the manifest's folder is ".".
     assert!(run_in_dir(&["index", "a.jsonl", "-o", "idx.fdx", "-q"]).status.success());
+    // A failed first append leaves no segments folder behind.
+    std::fs::write(s.path("bad.jsonl"), "{\"id\": \"x\", \"buggy_code\": 3}\n").unwrap();
+    let o = run_in_dir(&["index", "--append", "idx.fdx", "bad.jsonl"]);
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("bad.jsonl:1"), "{o:?}");
+    assert!(!s.path("idx.fdx.segments").exists() && !s.path("idx.fdx.lock").exists());
     let o = run_in_dir(&["index", "--append", "idx.fdx", "b.jsonl", "--json"]);
     assert_eq!(stdout_json(&o)["documents"].as_u64(), Some(60));
     let idx = s.path("idx.fdx");

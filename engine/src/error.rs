@@ -184,7 +184,7 @@ pub enum Error {
     /// no document has, so it would silently return nothing; or an id to keep out
     /// (`repair --bug-id`) that no record has though one has it in another form, so it would
     /// silently keep nothing out.
-    #[error("{flag} `{value}` matches no {what} in the index{}", suggest(.suggestions))]
+    #[error("{flag} `{value}` matches no {what} in the index{}", suggest(.suggestions, *.all))]
     NoMatch {
         /// The flag, as the CLI spells it.
         flag: &'static str,
@@ -192,8 +192,12 @@ pub enum Error {
         value: String,
         /// `project`, `language` or `record id`.
         what: &'static str,
-        /// The closest names the index has, best first (may be empty).
+        /// The closest names the index has, best first (may be empty); every name it has
+        /// when `all`.
         suggestions: Vec<String>,
+        /// `suggestions` are all the names the index has, none of them close
+        /// ([`crate::projects::closest_or_all`]).
+        all: bool,
     },
 }
 
@@ -217,12 +221,12 @@ fn version_remedy(got: u32, current: u32) -> String {
     }
 }
 
-fn suggest(names: &[String]) -> String {
+fn suggest(names: &[String], all: bool) -> String {
     if names.is_empty() {
         return String::new();
     }
     let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-    format!("; did you mean {}?", quoted.join(", "))
+    if all { format!("; it has {}", quoted.join(", ")) } else { format!("; did you mean {}?", quoted.join(", ")) }
 }
 
 impl Error {

@@ -142,19 +142,19 @@ pub fn closest<'a>(value: &str, candidates: impl IntoIterator<Item = &'a str>, n
     scored.into_iter().take(n).map(|(_, c)| c.to_string()).collect()
 }
 
-/// [`closest`], or, when no name is close and there are at most [`LIST_ALL`] names, all of
-/// them (sorted): a user who guessed wrong sees what there is (`--lang cobol` → `java`,
-/// `python`).
-pub fn closest_or_all<'a>(value: &str, candidates: impl IntoIterator<Item = &'a str>, n: usize) -> Vec<String> {
+/// ([`closest`], false), or, when no name is close and there are at most [`LIST_ALL`]
+/// names, (all of them, sorted, true): a user who guessed wrong sees what there is
+/// (`--lang cobol` → `java`, `python`).
+pub fn closest_or_all<'a>(value: &str, candidates: impl IntoIterator<Item = &'a str>, n: usize) -> (Vec<String>, bool) {
     let all: Vec<&str> = candidates.into_iter().collect();
     let close = closest(value, all.iter().copied(), n);
     if !close.is_empty() || all.len() > LIST_ALL {
-        return close;
+        return (close, false);
     }
     let mut all: Vec<String> = all.into_iter().map(String::from).collect();
     all.sort_unstable();
     all.dedup();
-    all
+    (all, true)
 }
 
 /// Most names [`closest_or_all`] lists when none is close.
@@ -214,10 +214,10 @@ mod tests {
         assert_eq!(closest("commons", names, 3), vec!["apache/commons-lang"]);
         assert_eq!(closest("compiler", names, 3), vec!["google/closure-compiler"]);
         // Nothing close: every name when they are few, none when they are many.
-        assert_eq!(closest_or_all("cobol", ["python", "java"], 3), vec!["java", "python"]);
-        assert_eq!(closest_or_all("jav", ["python", "java"], 3), vec!["java"]);
+        assert_eq!(closest_or_all("cobol", ["python", "java"], 3), (vec!["java".to_string(), "python".into()], true));
+        assert_eq!(closest_or_all("jav", ["python", "java"], 3), (vec!["java".to_string()], false));
         let many: Vec<String> = (0..=LIST_ALL).map(|i| format!("project{i}")).collect();
-        assert!(closest_or_all("zzzzzzzz", many.iter().map(String::as_str), 3).is_empty());
+        assert!(closest_or_all("zzzzzzzz", many.iter().map(String::as_str), 3).0.is_empty());
         assert_eq!(levenshtein("kitten", "sitting"), 3);
     }
 }

@@ -316,15 +316,15 @@ impl Segments {
             self.indexes.iter().flat_map(|i| i.meta().languages.iter().map(String::as_str)).collect();
         for l in &filter.languages {
             if !languages.iter().any(|x| x.eq_ignore_ascii_case(l)) {
-                let suggestions = crate::projects::closest_or_all(l, languages.iter().copied(), 3);
-                return Err(Error::NoMatch { flag: "--lang", value: l.clone(), what: "language", suggestions });
+                let (suggestions, all) = crate::projects::closest_or_all(l, languages.iter().copied(), 3);
+                return Err(Error::NoMatch { flag: "--lang", value: l.clone(), what: "language", suggestions, all });
             }
         }
         let projects: BTreeSet<&str> = self.indexes.iter().flat_map(Index::project_names).collect();
         for p in &filter.projects {
             if !projects.contains(p.as_str()) {
-                let suggestions = crate::projects::closest_or_all(p, projects.iter().copied(), 3);
-                return Err(Error::NoMatch { flag: "--project", value: p.clone(), what: "project", suggestions });
+                let (suggestions, all) = crate::projects::closest_or_all(p, projects.iter().copied(), 3);
+                return Err(Error::NoMatch { flag: "--project", value: p.clone(), what: "project", suggestions, all });
             }
         }
         Ok(filter.exclude_projects.iter().map(|given| self.excluded_by(given)).collect())

@@ -16,24 +16,13 @@
 //! in 9; and the every-occurrence edits would add 295,105 candidates (36 a pair). So they
 //! are not shipped: the function stays here, with the measurement that decided it.
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io::BufRead;
 
-use anyhow::Context;
-use repair::Language;
 use repair::strategies::patterns::templates::{self, Template};
-use serde_json::{Value, json};
+use serde_json::json;
 use templates::{Edit, squash};
 
-const SKIP_SOURCES: [&str; 3] = ["quixbugs", "defects4j", "bugsinpy"];
-
-fn fnv(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
+#[path = "shared/split.rs"]
+mod split;
 
 /// Every-occurrence edits of `edits` (of `text`): for each set of two or more
 /// non-overlapping edits of one template that make the same change (`original` →
@@ -94,58 +83,34 @@ fn every_occurrence(text: &str, edits: &[Edit]) -> Vec<Edit> {
 }
 
 fn main() -> anyhow::Result<()> {
-    let mut split = (0u64, 1u64);
-    let mut data = Vec::new();
-    let mut it = std::env::args().skip(1);
-    while let Some(a) = it.next() {
-        if a == "--split" {
-            let v = it.next().context("--split K/M")?;
-            let (k, m) = v.split_once('/').context("--split K/M")?;
-            split = (k.parse()?, m.parse()?);
-        } else {
-            data.push(a);
-        }
-    }
-    let (mut seen, mut single, mut every) =
-        (0usize, BTreeMap::<Template, usize>::new(), BTreeMap::<Template, usize>::new());
+    let a = split::args()?;
+    let (mut single, mut every) = (BTreeMap::<Template, usize>::new(), BTreeMap::<Template, usize>::new());
     let mut contested = BTreeMap::<Template, usize>::new();
     let mut offered = BTreeMap::<Template, usize>::new();
-    for path in &data {
-        let file = std::fs::File::open(path).with_context(|| format!("opening {path}"))?;
-        for (row, line) in std::io::BufReader::new(file).lines().enumerate() {
-            let rec: Value = serde_json::from_str(&line?).with_context(|| format!("{path}:{}", row + 1))?;
-            let field = |k: &str| rec.get(k).and_then(Value::as_str).unwrap_or("");
-            if SKIP_SOURCES.contains(&field("source")) || fnv(field("id")) % split.1 != split.0 {
-                continue;
-            }
-            let Some(lang) = Language::from_name(field("language")) else { continue };
-            let (buggy, fixed) = (field("buggy_code"), field("fixed_code"));
-            if buggy.lines().count() > templates::SNIPPET_MAX_LINES || buggy.contains("\n...\n") {
-                continue;
-            }
-            seen += 1;
-            let edits = templates::snippet_edits(buggy, lang);
-            let all = every_occurrence(buggy, &edits);
-            for e in &all {
-                *offered.entry(e.template).or_default() += 1;
-            }
-            if let Some(i) = templates::fixing_edit(buggy, fixed, &edits) {
-                let e = &edits[i];
-                *single.entry(e.template).or_default() += 1;
-                let key = |t: Template, o: &str, r: &str| (t, templates::squash(o), templates::squash(r));
-                let multi: HashSet<_> = all
-                    .iter()
-                    .filter_map(|a| edits.iter().find(|x| x.start == a.start && x.template == a.template))
-                    .map(|x| key(x.template, &x.original, &x.replacement))
-                    .collect();
-                if multi.contains(&key(e.template, &e.original, &e.replacement)) {
-                    *contested.entry(e.template).or_default() += 1;
-                }
-            } else if let Some(j) = templates::fixing_edit(buggy, fixed, &all) {
-                *every.entry(all[j].template).or_default() += 1;
-            }
+    let seen = split::for_each_pair(&a, |p| {
+        let (buggy, fixed) = (p.buggy, p.fixed);
+        let edits = templates::snippet_edits(buggy, p.lang);
+        let all = every_occurrence(buggy, &edits);
+        for e in &all {
+            *offered.entry(e.template).or_default() += 1;
         }
-    }
+        if let Some(i) = templates::fixing_edit(buggy, fixed, &edits) {
+            let e = &edits[i];
+            *single.entry(e.template).or_default() += 1;
+            let key = |t: Template, o: &str, r: &str| (t, templates::squash(o), templates::squash(r));
+            let multi: HashSet<_> = all
+                .iter()
+                .filter_map(|a| edits.iter().find(|x| x.start == a.start && x.template == a.template))
+                .map(|x| key(x.template, &x.original, &x.replacement))
+                .collect();
+            if multi.contains(&key(e.template, &e.original, &e.replacement)) {
+                *contested.entry(e.template).or_default() += 1;
+            }
+        } else if let Some(j) = templates::fixing_edit(buggy, fixed, &all) {
+            *every.entry(all[j].template).or_default() += 1;
+        }
+        Ok(true)
+    })?;
     let total = |m: &BTreeMap<Template, usize>| m.values().sum::<usize>();
     println!(
         "{}",

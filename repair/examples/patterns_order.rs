@@ -19,11 +19,9 @@
 //! and hunk records are skipped.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::io::Write;
 use std::sync::Arc;
 
-use anyhow::{Context, bail};
 use engine::Space;
 use engine::embed::BertEmbedder;
 use repair::Language;
@@ -34,49 +32,8 @@ use repair::strategies::patterns::order;
 use repair::strategies::patterns::templates::{self, Edit, Template};
 use serde_json::{Value, json};
 
-const SKIP_SOURCES: [&str; 3] = ["quixbugs", "defects4j", "bugsinpy"];
-const MAX_LINES: usize = templates::SNIPPET_MAX_LINES;
-
-fn fnv(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
-struct Args {
-    /// The index and its model; `None`: no retrieval (every hit list empty).
-    index: Option<(PathBuf, PathBuf)>,
-    split: (u64, u64),
-    max: usize,
-    data: Vec<PathBuf>,
-}
-
-fn args() -> anyhow::Result<Args> {
-    let mut it = std::env::args().skip(1);
-    let (mut index, mut model, mut split, mut max, mut data) = (None, None, (0, 1), usize::MAX, Vec::new());
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--index" => index = it.next().map(PathBuf::from),
-            "--model" => model = it.next().map(PathBuf::from),
-            "--split" => {
-                let v = it.next().context("--split K/M")?;
-                let (k, m) = v.split_once('/').context("--split K/M")?;
-                split = (k.parse()?, m.parse()?);
-            }
-            "--max" => max = it.next().context("--max N")?.parse()?,
-            _ => data.push(PathBuf::from(a)),
-        }
-    }
-    let index = match (index, model) {
-        (Some(index), Some(model)) => Some((index, model)),
-        (None, None) => None,
-        _ => bail!("--index and --model go together (neither: the prior's counts alone, no retrieval)"),
-    };
-    Ok(Args { index, split, max, data })
-}
+#[path = "shared/split.rs"]
+mod split;
 
 /// The line of one pair a template edit fixes: `edits` of its buggy code, `truth` the
 /// fixing one's index.
@@ -128,7 +85,7 @@ fn measure(
 }
 
 fn main() -> anyhow::Result<()> {
-    let a = args()?;
+    let a = split::args()?;
     let retriever = match &a.index {
         Some((index, model)) => {
             let model = BertEmbedder::load_with(model, engine::embed::Backend::Fast)?;
@@ -138,33 +95,15 @@ fn main() -> anyhow::Result<()> {
     };
     let out = std::io::stdout();
     let mut out = out.lock();
-    let (mut seen, mut fixable) = (0usize, 0usize);
-    for path in &a.data {
-        let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
-        for (row, line) in std::io::BufReader::new(file).lines().enumerate() {
-            if fixable >= a.max {
-                break;
-            }
-            let line = line?;
-            let rec: Value = serde_json::from_str(&line).with_context(|| format!("{}:{}", path.display(), row + 1))?;
-            let field = |k: &str| rec.get(k).and_then(Value::as_str).unwrap_or("");
-            let id = field("id");
-            if SKIP_SOURCES.contains(&field("source")) || fnv(id) % a.split.1 != a.split.0 {
-                continue;
-            }
-            let Some(lang) = Language::from_name(field("language")) else { continue };
-            let (buggy, fixed) = (field("buggy_code"), field("fixed_code"));
-            if buggy.lines().count() > MAX_LINES || buggy.contains("\n...\n") {
-                continue;
-            }
-            seen += 1;
-            let edits = templates::snippet_edits(buggy, lang);
-            let Some(truth) = templates::fixing_edit(buggy, fixed, &edits) else { continue };
-            fixable += 1;
-            let o = measure(retriever.as_ref(), &rec, lang, &edits, truth)?;
-            writeln!(out, "{o}")?;
-        }
-    }
+    let mut fixable = 0usize;
+    let seen = split::for_each_pair(&a, |p| {
+        let edits = templates::snippet_edits(p.buggy, p.lang);
+        let Some(truth) = templates::fixing_edit(p.buggy, p.fixed, &edits) else { return Ok(false) };
+        fixable += 1;
+        let o = measure(retriever.as_ref(), p.rec, p.lang, &edits, truth)?;
+        writeln!(out, "{o}")?;
+        Ok(true)
+    })?;
     eprintln!("records in split: {seen}; fixed by one template edit: {fixable}");
     Ok(())
 }

@@ -191,6 +191,21 @@ impl Lock {
     /// names the lock file and the other pid), or the lock file exists and is not a
     /// regular file; [`Error::Io`] naming the lock file when it cannot be created.
     pub fn acquire(target: &Path) -> Result<Lock> {
+        Lock::take(target, false)
+    }
+
+    /// As [`Lock::acquire`], but waits while another process holds the lock (appends to one
+    /// index take turns: `indexer::append::lock_index`).
+    ///
+    /// # Errors
+    /// [`Error::Output`] naming `target` when the lock file is not a regular file, or keeps
+    /// being replaced; [`Error::Io`] naming the lock file when it cannot be created or locked.
+    pub fn wait(target: &Path) -> Result<Lock> {
+        Lock::take(target, true)
+    }
+
+    /// [`Lock::acquire`] (`wait` false) or [`Lock::wait`].
+    fn take(target: &Path, wait: bool) -> Result<Lock> {
         let path = lock_path(target);
         for _ in 0..LOCK_TRIES {
             if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) {
@@ -199,10 +214,14 @@ impl Lock {
             let io = |e| Error::io(&path, e);
             let open = std::fs::OpenOptions::new().create(true).truncate(false).read(true).write(true).open(&path);
             let mut file = open.map_err(io)?;
-            match file.try_lock() {
-                Ok(()) => {}
-                Err(std::fs::TryLockError::WouldBlock) => return Err(held(target, &path, &mut file)),
-                Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
+            if wait {
+                file.lock().map_err(io)?;
+            } else {
+                match file.try_lock() {
+                    Ok(()) => {}
+                    Err(std::fs::TryLockError::WouldBlock) => return Err(held(target, &path, &mut file)),
+                    Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
+                }
             }
             // A run that finished between our open and our lock removed the file: lock the
             // new one instead, or two runs could each hold a lock on another file.

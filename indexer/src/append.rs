@@ -207,54 +207,16 @@ fn link_or_copy(from: &Path, to: &Path) -> Result<()> {
     })
 }
 
-/// An exclusive advisory lock on `INDEX.lock`, held until the returned guard is dropped (or
-/// the process dies): appends, and a compaction that replaces INDEX, take it so that none of
-/// them publishes a state built from a manifest another has since replaced. Waits for a
-/// holder. The guard removes the lock file when dropped (before unlocking, as
-/// [`engine::output::Lock`] does), so no `INDEX.lock` is left beside the index; a waiter
-/// whose file was removed meanwhile takes the lock again on a new one.
+/// An exclusive advisory lock on `INDEX.lock` ([`engine::output::Lock::wait`]: waits for a
+/// holder), held until the returned guard is dropped (or the process dies): appends, and a
+/// compaction that replaces INDEX, take it so that none of them publishes a state built from
+/// a manifest another has since replaced. The guard removes the lock file when dropped, so no
+/// `INDEX.lock` is left beside the index.
 ///
 /// # Errors
-/// [`Error::Io`] naming the lock file when it cannot be created or locked.
-pub fn lock_index(index: &Path) -> Result<IndexLock> {
-    let path = beside(index, ".lock");
-    loop {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| Error::io(&path, e))?;
-        file.lock().map_err(|e| Error::io(&path, e))?;
-        // The holder we waited for removed this file: lock the one that is there now, or two
-        // processes could each hold a lock on another file.
-        if still_at(&file, &path) {
-            return Ok(IndexLock { path, file });
-        }
-    }
-}
-
-/// The lock [`lock_index`] takes; dropping it removes `INDEX.lock` and unlocks.
-#[derive(Debug)]
-pub struct IndexLock {
-    path: PathBuf,
-    file: std::fs::File,
-}
-
-impl Drop for IndexLock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-        let _ = self.file.unlock();
-    }
-}
-
-/// Whether `path` is still the file `file` has open (same device and inode).
-fn still_at(file: &std::fs::File, path: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (file.metadata(), std::fs::metadata(path)) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-        _ => false,
-    }
+/// [`Error::Engine`] naming the lock file when it cannot be created or locked.
+pub fn lock_index(index: &Path) -> Result<engine::output::Lock> {
+    Ok(engine::output::Lock::wait(index)?)
 }
 
 /// A build setting that every segment of an index shares, so an append takes it from the

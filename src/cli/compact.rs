@@ -55,7 +55,7 @@ fn check_paths(args: &Args) -> anyhow::Result<bool> {
 /// When replacing MANIFEST (`in_place`), its lock, so that no append publishes meanwhile (its
 /// new segment would be dropped by this rename) and none starts from a manifest that is
 /// about to vanish.
-fn lock_in_place(args: &Args, in_place: bool) -> anyhow::Result<Option<indexer::append::IndexLock>> {
+fn lock_in_place(args: &Args, in_place: bool) -> anyhow::Result<Option<engine::output::Lock>> {
     Ok(if in_place { Some(indexer::append::lock_index(&args.manifest)?) } else { None })
 }
 

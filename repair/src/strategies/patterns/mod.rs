@@ -235,9 +235,8 @@ fn warn_unparsed(problem: &Problem, edits: usize, warnings: &mut Vec<String>) {
     };
     if let Some(n) = templates::syntax_errors(&problem.source, l, problem.lines).filter(|n| *n > 0) {
         warnings.push(format!(
-            "patterns: lines {from}-{to} of {file} have {n} syntax error{} as {}: the templates apply to the rest \
-             ({edits} candidates)",
-            if n == 1 { "" } else { "s" },
+            "patterns: lines {from}-{to} of {file} have {} as {}: the templates apply to the rest ({edits} candidates)",
+            crate::bench::summary::count(n, "syntax error"),
             l.as_str(),
         ));
     } else if edits == 0 {

@@ -87,14 +87,51 @@ fn main() -> anyhow::Result<()> {
     let (mut single, mut every) = (BTreeMap::<Template, usize>::new(), BTreeMap::<Template, usize>::new());
     let mut contested = BTreeMap::<Template, usize>::new();
     let mut offered = BTreeMap::<Template, usize>::new();
+    // With `--localized`: the every-occurrence edits whose first and last places lie on the
+    // first and last lines of a span of two or more lines (`ends`), and what putting them
+    // first would gain (`ends_fixes`) and cost (`ends_before_single`: single-edit fixes
+    // delayed, by `ends_delay` candidates in all).
+    let (mut ends_offered, mut ends_fixes, mut ends_before_single, mut ends_delay) = (0usize, 0usize, 0usize, 0usize);
+    let mut spans = 0usize;
     let seen = split::for_each_pair(&a, |p| {
         let (buggy, fixed) = (p.buggy, p.fixed);
-        let edits = templates::snippet_edits(buggy, p.lang);
+        let mut edits = templates::snippet_edits(buggy, p.lang);
+        let mut span = None;
+        if a.localized {
+            let Some(s) = split::changed_span(buggy, fixed) else { return Ok(false) };
+            edits.retain(|e| split::within(buggy, e, s));
+            span = Some(s);
+            spans += 1;
+        }
         let all = every_occurrence(buggy, &edits);
+        let ends: Vec<usize> = match span {
+            Some((first, last)) if last > first => (0..all.len())
+                .filter(|&i| {
+                    let e = &all[i];
+                    e.line == first && split::within(buggy, e, (first, last)) && {
+                        let end_line = e.line + buggy[e.start..e.end].matches('\n').count();
+                        end_line == last
+                    }
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        ends_offered += ends.len();
+        let single_fix = templates::fixing_edit(buggy, fixed, &edits);
+        if !ends.is_empty() {
+            if single_fix.is_some() {
+                ends_before_single += 1;
+                ends_delay += ends.len();
+            }
+            let chosen: Vec<Edit> = ends.iter().map(|&i| all[i].clone()).collect();
+            if single_fix.is_none() && templates::fixing_edit(buggy, fixed, &chosen).is_some() {
+                ends_fixes += 1;
+            }
+        }
         for e in &all {
             *offered.entry(e.template).or_default() += 1;
         }
-        if let Some(i) = templates::fixing_edit(buggy, fixed, &edits) {
+        if let Some(i) = single_fix {
             let e = &edits[i];
             *single.entry(e.template).or_default() += 1;
             let key = |t: Template, o: &str, r: &str| (t, templates::squash(o), templates::squash(r));
@@ -115,7 +152,9 @@ fn main() -> anyhow::Result<()> {
     println!(
         "{}",
         json!({
-            "records": seen,
+            "records": seen, "localized": a.localized, "with_span": spans,
+            "ends_offered": ends_offered, "ends_fixes": ends_fixes,
+            "ends_before_single": ends_before_single, "ends_delay": ends_delay,
             "single_edit_fixes": total(&single), "every_occurrence_fixes": total(&every),
             "single_with_other_places": total(&contested),
             "every_occurrence_edits_offered": total(&offered),

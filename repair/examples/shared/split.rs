@@ -24,7 +24,7 @@ pub fn fnv(s: &str) -> u64 {
     h
 }
 
-/// `[--index I.fdx --model DIR] [--split K/M] [--max N] DATA.jsonl...`.
+/// `[--index I.fdx --model DIR] [--split K/M] [--max N] [--localized] DATA.jsonl...`.
 pub struct Args {
     /// The index and its model; `None`: no retrieval.
     pub index: Option<(PathBuf, PathBuf)>,
@@ -34,6 +34,9 @@ pub struct Args {
     pub max: usize,
     /// The corpus files.
     pub data: Vec<PathBuf>,
+    /// Edits only within the lines the fix changes ([`changed_span`]), as Defects4J's
+    /// perfect localization gives them; the examples that read it say so.
+    pub localized: bool,
 }
 
 /// The command line's [`Args`].
@@ -43,6 +46,7 @@ pub struct Args {
 pub fn args() -> anyhow::Result<Args> {
     let mut it = std::env::args().skip(1);
     let (mut index, mut model, mut split, mut max, mut data) = (None, None, (0, 1), usize::MAX, Vec::new());
+    let mut localized = false;
     while let Some(a) = it.next() {
         match a.as_str() {
             "--index" => index = it.next().map(PathBuf::from),
@@ -53,6 +57,7 @@ pub fn args() -> anyhow::Result<Args> {
                 split = (k.parse()?, m.parse()?);
             }
             "--max" => max = it.next().context("--max N")?.parse()?,
+            "--localized" => localized = true,
             _ => data.push(PathBuf::from(a)),
         }
     }
@@ -61,7 +66,7 @@ pub fn args() -> anyhow::Result<Args> {
         (None, None) => None,
         _ => bail!("--index and --model go together"),
     };
-    Ok(Args { index, split, max, data })
+    Ok(Args { index, split, max, data, localized })
 }
 
 /// One pair of the split: its record, language, buggy and fixed code.
@@ -109,4 +114,23 @@ pub fn for_each_pair(a: &Args, mut f: impl FnMut(&Pair<'_>) -> anyhow::Result<bo
         }
     }
     Ok(seen)
+}
+
+/// The 1-based lines `(first, last)` of `buggy` from the first to the last line the fix
+/// changes: the lines before and after that `fixed` keeps as they are (whitespace aside) are
+/// left out. This is Defects4J's perfect localization (first to last line of the buggy file
+/// the developer's patch touches, `repair::bench::defects4j`). `None` when the fix only
+/// inserts lines (no buggy line changes) or changes nothing.
+pub fn changed_span(buggy: &str, fixed: &str) -> Option<(usize, usize)> {
+    let b: Vec<String> = buggy.lines().map(templates::squash).collect();
+    let f: Vec<String> = fixed.lines().map(templates::squash).collect();
+    let prefix = b.iter().zip(&f).take_while(|(x, y)| x == y).count();
+    let suffix = b[prefix..].iter().rev().zip(f[prefix..].iter().rev()).take_while(|(x, y)| x == y).count();
+    (prefix + suffix < b.len()).then(|| (prefix + 1, b.len() - suffix))
+}
+
+/// Whether `e` (an edit of `text`, lines 1-based) lies within lines `span`.
+pub fn within(text: &str, e: &templates::Edit, span: (usize, usize)) -> bool {
+    let last = e.line + text.get(e.start..e.end).map_or(0, |s| s.matches('\n').count());
+    e.line >= span.0 && last <= span.1
 }

@@ -117,16 +117,18 @@ pub fn for_each_pair(a: &Args, mut f: impl FnMut(&Pair<'_>) -> anyhow::Result<bo
 }
 
 /// The 1-based lines `(first, last)` of `buggy` from the first to the last line the fix
-/// changes: the lines before and after that `fixed` keeps as they are (whitespace aside) are
-/// left out. This is Defects4J's perfect localization (first to last line of the buggy file
-/// the developer's patch touches, `repair::bench::defects4j`). `None` when the fix only
-/// inserts lines (no buggy line changes) or changes nothing.
+/// changes: the lines before and after that `fixed` keeps as they are (whitespace aside,
+/// blank lines skipped) are left out. This is Defects4J's perfect localization (first to
+/// last line of the buggy file the developer's patch touches, `repair::bench::defects4j`).
+/// `None` when the fix only inserts lines (no buggy line changes) or changes nothing.
 pub fn changed_span(buggy: &str, fixed: &str) -> Option<(usize, usize)> {
-    let b: Vec<String> = buggy.lines().map(templates::squash).collect();
-    let f: Vec<String> = fixed.lines().map(templates::squash).collect();
-    let prefix = b.iter().zip(&f).take_while(|(x, y)| x == y).count();
-    let suffix = b[prefix..].iter().rev().zip(f[prefix..].iter().rev()).take_while(|(x, y)| x == y).count();
-    (prefix + suffix < b.len()).then(|| (prefix + 1, b.len() - suffix))
+    let solid = |t: &str| -> Vec<(usize, String)> {
+        t.lines().enumerate().map(|(i, l)| (i + 1, templates::squash(l))).filter(|(_, l)| !l.is_empty()).collect()
+    };
+    let (b, f) = (solid(buggy), solid(fixed));
+    let prefix = b.iter().zip(&f).take_while(|(x, y)| x.1 == y.1).count();
+    let suffix = b[prefix..].iter().rev().zip(f[prefix..].iter().rev()).take_while(|(x, y)| x.1 == y.1).count();
+    (prefix + suffix < b.len()).then(|| (b[prefix].0, b[b.len() - suffix - 1].0))
 }
 
 /// Whether `e` (an edit of `text`, lines 1-based) lies within lines `span`.

@@ -221,7 +221,8 @@ fn issue_32_a_neighbours_fix_is_transplanted_with_its_names_mapped() {
     assert!(first["diff"].as_str().unwrap().contains("+    for i in range(1, n + 1):"), "{d:#}");
     let tried = report.candidates[0].applied_diff.as_deref().unwrap_or("");
     assert!(tried.contains("+    for i in range(1, n + 1):"), "{tried}");
-    assert_eq!(report.candidates[0].suggestion, Template::ALL.len(), "TRANSPLANT is the last template");
+    let transplant = Template::ALL.iter().position(|t| *t == Template::Transplant).unwrap() + 1;
+    assert_eq!(report.candidates[0].suggestion, transplant, "the place of TRANSPLANT in Template::ALL");
 
     // `--no-transplant`, the ablation: the same neighbours only order the templates.
     let retriever = index_of(

@@ -22,7 +22,13 @@
 //! first. Then come the transplants ([`transplant`]), before every other template edit:
 //! each hit whose fix is a small token edit, applied where it fits the method with its names
 //! mapped, by similarity × fit (an edit with an earlier one's result is dropped). Without
-//! retrieval, or when it fails, the prior's order alone and no transplant.
+//! retrieval, or when it fails, the prior's order alone and no transplant. After every
+//! single edit come the two-edit candidates ([`pairs`]: two of the best-scored edits made
+//! together, [`Template::TwoEdits`]), so they spend only the budget the single edits leave.
+//! Under perfect localization (uniform weights) over two or more lines, which run from the
+//! first to the last line the fix changes, the candidates (single edits, then pairs) that
+//! change both that first and that last line go first: one that leaves either as it is
+//! cannot be the developer's fix. The report's `details.covering` counts them.
 //!
 //! # Report
 //! Shared fields: `retrieved` (the similar fixes), `suggestions` (one list: the action
@@ -37,13 +43,16 @@
 //! `matched` (places of the method it was applied to) and `why` it made none: too large,
 //! another language, unparsable, no fit, unknown identifier...; empty without retrieval),
 //! `probabilities` (template → `p(t)`), `max_validations`, `max_wall_s`,
-//! `generated` (edits per template, `TRANSPLANT` the transplants), `validated` (candidates
+//! `generated` (edits per template, `TRANSPLANT` the transplants, `TWO_EDITS` the pairs),
+//! `covering` (candidates tried first for changing both ends of the localized lines),
+//! `validated` (candidates
 //! whose tests ran), `first_plausible_at` (1-based rank of the first plausible candidate
 //! among those validated, `null` when none), and `plausible`: every plausible candidate
 //! (`validated_at`, `template`, `summary`, `line`, `diff`, and `from`, the hit's id, for a
 //! transplant), for judging overfitting.
 
 pub mod order;
+pub mod pairs;
 pub mod templates;
 pub mod transplant;
 
@@ -179,6 +188,15 @@ impl super::Strategy for Patterns {
             *generated.entry(e.template).or_default() += 1;
         }
         let lead = edits.iter().filter(|e| order::concrete(e, &hits)).count();
+        // Two edits together ([`pairs`]), after every single one; with perfect localization
+        // (uniform weights) over two or more lines, the candidates that touch its first and
+        // its last line go first.
+        let ends = ends(problem);
+        let scores = order::scores(&edits, &hits, &problem.weights);
+        let (pairs, covering) = pairs::two_edits(text, &edits, &scores, self.max_validations, ends);
+        if !pairs.is_empty() {
+            generated.insert(Template::TwoEdits, pairs.len());
+        }
         let ordered = transplant::then_templates(
             &transplants,
             order::order(&edits, &hits, &problem.weights).into_iter().map(|i| &edits[i]),
@@ -186,6 +204,7 @@ impl super::Strategy for Patterns {
             text,
             problem.lines,
         );
+        let (ordered, covering) = ends_first(ordered, &pairs, covering, text, ends);
         let mut search = Search::default();
         let ended = self.search(problem, session, &ordered, &mut search);
         session.report.details = Details::new(PatternsRecord {
@@ -197,12 +216,41 @@ impl super::Strategy for Patterns {
             max_validations: self.max_validations,
             max_wall_s: self.max_wall.as_secs(),
             generated,
+            covering,
             validated: search.validated,
             first_plausible_at: search.first_plausible_at,
             plausible: search.plausible,
         });
         ended
     }
+}
+
+/// The span whose ends a fix must touch: `problem.lines` when they are two or more lines
+/// under uniform weights (perfect localization, which runs from the first to the last line
+/// the fix changes, so a candidate that leaves either end as it is cannot be the fix);
+/// `None` for one line or SBFL weights. A method's or file's span holds almost no candidate
+/// that touches its first and last lines, so there the order stays as it is.
+fn ends(problem: &Problem) -> Option<(usize, usize)> {
+    let (first, last) = problem.lines;
+    (last > first && matches!(problem.weights, crate::fl::LineWeights::Uniform)).then_some((first, last))
+}
+
+/// The validation order and how many candidates lead it for covering `ends`: with `ends`,
+/// the single edits of `ordered` that change both its first and last line (in their
+/// order), then the first `covering` of `pairs` (those that change both), then the other
+/// single edits, then the other pairs; without, `ordered` then `pairs`. The measurement
+/// behind it is in [`pairs`]' docs.
+fn ends_first<'e>(
+    ordered: Vec<&'e Edit>,
+    pairs: &'e [Edit],
+    covering: usize,
+    text: &str,
+    ends: Option<(usize, usize)>,
+) -> (Vec<&'e Edit>, usize) {
+    let Some(span) = ends else { return (ordered.into_iter().chain(pairs).collect(), 0) };
+    let (cover, rest): (Vec<&Edit>, Vec<&Edit>) = ordered.into_iter().partition(|e| pairs::covers(text, e, span));
+    let lead = cover.len() + covering;
+    (cover.into_iter().chain(&pairs[..covering]).chain(rest).chain(&pairs[covering..]).collect(), lead)
 }
 
 /// `problem` with its lines widened to the statement an insertion point precedes (or
@@ -269,6 +317,9 @@ pub struct PatternsRecord {
     pub max_wall_s: u64,
     /// Edits generated per template.
     pub generated: BTreeMap<Template, usize>,
+    /// Candidates (single edits and pairs) tried first for changing both the first and the
+    /// last localized line; 0 for one line or SBFL weights.
+    pub covering: usize,
     /// Candidates whose tests ran.
     pub validated: usize,
     /// 1-based rank of the first plausible candidate among those validated.

@@ -77,12 +77,13 @@ use crate::retrieve::SimilarFix;
 pub const VOTE_WEIGHT: f32 = 0.1;
 
 /// Pairs of the fit split (module docs, prior v5: 568 pairs) that each template fixes, in the
-/// order of [`Template::ALL`]: the prior is `(count + 1) / (568 + 25)`. The last,
-/// [`Template::Transplant`], is 0: no template edit of a pair is a transplant (transplants
-/// are ordered before every template edit, [`super::transplant`]); its add-one share only
-/// scales the others' by 592/593, which keeps their order.
+/// order of [`Template::ALL`]: the prior is `(count + 1) / (568 + 26)`. The last two,
+/// [`Template::Transplant`] and [`Template::TwoEdits`], are 0: [`super::templates::edits`]
+/// makes neither (transplants are ordered before every template edit, [`super::transplant`],
+/// and two-edit candidates after, [`super::pairs`]); their add-one shares only scale the
+/// others' by 592/594, which keeps their order.
 pub const TEMPLATE_FIXES: [u32; Template::ALL.len()] =
-    [137, 35, 100, 8, 11, 4, 19, 54, 7, 0, 9, 0, 52, 20, 10, 9, 1, 1, 12, 1, 0, 0, 17, 61, 0];
+    [137, 35, 100, 8, 11, 4, 19, 54, 7, 0, 9, 0, 52, 20, 10, 9, 1, 1, 12, 1, 0, 0, 17, 61, 0, 0];
 
 /// `prior(t)` of the module docs, in (0, 1); the shares sum to 1.
 #[must_use]
@@ -172,22 +173,28 @@ pub fn concrete(edit: &Edit, hits: &[HitEdit]) -> bool {
     hits.iter().any(|h| h.template == edit.template && h.before == before && h.after == after)
 }
 
-/// The indexes of `edits` (given in the default order) in the order of the module docs
-/// under `hits` (empty: the prior's order, no tier 0) and `sus`. O(e log e + e · h) for e
-/// edits and h hits.
+/// Each edit's score in the order of the module docs, `p(t) / n(t)` × the suspiciousness of
+/// its line under `hits` and `sus`: one per edit of `edits`, in (0, 1]. O(e + h) for e edits
+/// and h hits.
 #[must_use]
-pub fn order(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<usize> {
+pub fn scores(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<f32> {
     let p = template_probabilities(hits);
     let mut count: BTreeMap<Template, usize> = BTreeMap::new();
     for e in edits {
         *count.entry(e.template).or_default() += 1;
     }
-    let ranks: Vec<Rank> = edits
-        .iter()
-        .map(|e| Rank {
-            tier: if concrete(e, hits) { 0 } else { 1 },
-            score: p[&e.template] / count[&e.template] as f32 * sus.weight(e.line),
-        })
+    edits.iter().map(|e| p[&e.template] / count[&e.template] as f32 * sus.weight(e.line)).collect()
+}
+
+/// The indexes of `edits` (given in the default order) in the order of the module docs
+/// under `hits` (empty: the prior's order, no tier 0) and `sus`. O(e log e + e · h) for e
+/// edits and h hits.
+#[must_use]
+pub fn order(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<usize> {
+    let ranks: Vec<Rank> = scores(edits, hits, sus)
+        .into_iter()
+        .zip(edits)
+        .map(|(score, e)| Rank { tier: if concrete(e, hits) { 0 } else { 1 }, score })
         .collect();
     let mut idx: Vec<usize> = (0..edits.len()).collect();
     // A stable sort: equal keys keep the default order.
@@ -243,8 +250,8 @@ mod tests {
     fn the_prior_is_the_fitted_shares_and_sums_to_one() {
         let total: f32 = Template::ALL.iter().map(|t| prior(*t)).sum();
         assert!((total - 1.0).abs() < 1e-5);
-        assert!((prior(Template::ChangeOperator) - 138.0 / 593.0).abs() < 1e-6);
-        assert!((prior(Template::AddGuard) - 1.0 / 593.0).abs() < 1e-6);
+        assert!((prior(Template::ChangeOperator) - 138.0 / 594.0).abs() < 1e-6);
+        assert!((prior(Template::AddGuard) - 1.0 / 594.0).abs() < 1e-6);
         // Without hits p(t) is the prior, and every template has one.
         let p = template_probabilities(&[]);
         assert_eq!(p.len(), Template::ALL.len());

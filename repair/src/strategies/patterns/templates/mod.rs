@@ -122,11 +122,15 @@ pub enum Template {
     /// [`edits`]: transplants need the neighbours, and come before every template edit.
     /// Not an action kind: the JSON name is `TRANSPLANT`.
     Transplant,
+    /// Two template edits of the method made together (`super::pairs`; issue 32's
+    /// multi-edit candidates), tried after every single edit. Never made by [`edits`]. Not
+    /// an action kind: the JSON name is `TWO_EDITS`.
+    TwoEdits,
 }
 
 impl Template {
     /// Every template, in the default order.
-    pub const ALL: [Template; 25] = [
+    pub const ALL: [Template; 26] = [
         Template::ChangeOperator,
         Template::ChangeOperand,
         Template::ChangeNumeral,
@@ -152,6 +156,7 @@ impl Template {
         Template::MoveStatement,
         Template::ChangeIdentifier,
         Template::Transplant,
+        Template::TwoEdits,
     ];
 }
 

@@ -67,7 +67,7 @@ use crate::error::Error;
 use crate::patch::{Change, Splice};
 use crate::retrieve::suggest::{Suggestion, Voter, suggest_with_prior};
 use crate::retrieve::{RetrieveParams, Retriever, SimilarFix};
-use crate::run::bug::Problem;
+use crate::run::bug::{Location, Problem};
 use crate::run::report::Details;
 use crate::run::session::{Place, Session, Stop};
 use crate::validate::Verdict;
@@ -225,14 +225,17 @@ impl super::Strategy for Patterns {
     }
 }
 
-/// The span whose ends a fix must touch: `problem.lines` when they are two or more lines
-/// under uniform weights (perfect localization, which runs from the first to the last line
-/// the fix changes, so a candidate that leaves either end as it is cannot be the fix);
-/// `None` for one line or SBFL weights. A method's or file's span holds almost no candidate
-/// that touches its first and last lines, so there the order stays as it is.
+/// The span whose ends a fix must touch: `problem.lines` when the bug is located by lines
+/// ([`Location::Lines`]), two or more of them, under uniform weights (perfect localization,
+/// which runs from the first to the last line the fix changes, so a candidate that leaves
+/// either end as it is cannot be the fix); `None` for a method (`--method`, QuixBugs), one
+/// line or SBFL weights. A span that is a whole method or file (`eval defects4j
+/// --localization method|file`) holds almost no candidate that changes its first and last
+/// lines, so there the order stays as it is.
 fn ends(problem: &Problem) -> Option<(usize, usize)> {
     let (first, last) = problem.lines;
-    (last > first && matches!(problem.weights, crate::fl::LineWeights::Uniform)).then_some((first, last))
+    let by_lines = matches!(problem.bug.location, Location::Lines(..));
+    (by_lines && last > first && matches!(problem.weights, crate::fl::LineWeights::Uniform)).then_some((first, last))
 }
 
 /// The validation order and how many candidates lead it for covering `ends`: with `ends`,

@@ -163,3 +163,31 @@ fn shared_mine_bugsinpy_tqdm_rate() {
     assert_eq!(total, 9);
     assert!(hit * 100 >= total * 80, "{hit}/{total} below 80 %");
 }
+
+/// `eval defects4j` with bugs of two projects and no `--repo` for either names both, with the
+/// `--repo` each needs, before anything is built (exit 2).
+#[test]
+fn shared_eval_defects4j_names_every_project_without_a_repo() {
+    let meta = shared_dir().join("benchmarks/defects4j/projects");
+    let run = tempfile::tempdir().unwrap();
+    let run_dir = run.path().join("run");
+    let out = fixdex(
+        &[
+            "eval",
+            "defects4j",
+            "--d4j-meta",
+            meta.to_str().unwrap(),
+            "--bugs",
+            "Cli-1,JxPath-2",
+            "--strategy",
+            "patterns",
+            "--run-dir",
+            run_dir.to_str().unwrap(),
+        ],
+        None,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("Cli (bugs Cli-1)") && err.contains("JxPath (bugs JxPath-2)"), "{err}");
+    assert!(err.contains("--repo Cli=PATH --repo JxPath=PATH"), "{err}");
+}

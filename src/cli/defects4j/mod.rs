@@ -100,13 +100,21 @@ fn select(a: &Defects4jArgs, h: &Harness) -> anyhow::Result<Vec<BugId>> {
     if h.installed.is_none() {
         let missing: std::collections::BTreeSet<&str> =
             bugs.iter().map(|b| b.project.as_str()).filter(|p| !h.repos.contains_key(*p)).collect();
-        if let Some(project) = missing.first() {
-            let list: Vec<String> =
-                bugs.iter().filter(|b| b.project == *project).map(ToString::to_string).take(5).collect();
+        if !missing.is_empty() {
+            // Every project without one, so a user fixes the command once.
+            let each: Vec<String> = missing
+                .iter()
+                .map(|project| {
+                    let list: Vec<String> =
+                        bugs.iter().filter(|b| b.project == *project).map(ToString::to_string).take(5).collect();
+                    format!("{project} (bugs {}{})", list.join(", "), if list.len() == 5 { ", ..." } else { "" })
+                })
+                .collect();
+            let give: Vec<String> = missing.iter().map(|p| format!("--repo {p}=PATH")).collect();
             return Err(Usage(format!(
-                "no --repo for {project} (bugs {}{}): give --repo {project}=PATH (a work tree, a bare repository or a bundle of its upstream history), or --d4j-home",
-                list.join(", "),
-                if list.len() == 5 { ", ..." } else { "" }
+                "no --repo for {}: give {} (a work tree, a bare repository or a bundle of its upstream history), or --d4j-home",
+                each.join("; "),
+                give.join(" ")
             ))
             .into());
         }

@@ -70,7 +70,7 @@ pub struct Args {
     bug_id: Option<String>,
     /// Projects never retrieved (repeatable), by identity: `Closure` also excludes
     /// `google/closure-compiler` (the report's `retrieval.excluded_projects` lists the matches).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = clap::builder::NonEmptyStringValueParser::new())]
     exclude_project: Vec<String>,
     /// Limit per build or test run, seconds.
     #[arg(long, default_value_t = 300)]

@@ -47,18 +47,18 @@ pub struct Args {
     #[arg(long)]
     no_int8: bool,
     /// Only hits in this language (repeatable).
-    #[arg(long = "lang", allow_hyphen_values = true)]
+    #[arg(long = "lang", allow_hyphen_values = true, value_parser = clap::builder::NonEmptyStringValueParser::new())]
     languages: Vec<String>,
     /// Only hits from this project (repeatable).
-    #[arg(long = "project", allow_hyphen_values = true)]
+    #[arg(long = "project", allow_hyphen_values = true, value_parser = clap::builder::NonEmptyStringValueParser::new())]
     projects: Vec<String>,
     /// Never return this id, e.g. the bug under repair (repeatable).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = clap::builder::NonEmptyStringValueParser::new())]
     exclude_id: Vec<String>,
     /// Never return hits from this project (repeatable). Matched by identity: a benchmark
     /// project and its upstream repository are one (`Closure` = `google/closure-compiler`),
     /// case-insensitively, with or without `https://github.com/` or `.git`.
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = clap::builder::NonEmptyStringValueParser::new())]
     exclude_project: Vec<String>,
     /// Embedding model folder; must be the index's model [default: data/models/all-MiniLM-L6-v2].
     #[arg(long, env = "FIXDEX_MODEL")]

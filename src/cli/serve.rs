@@ -51,11 +51,11 @@ pub struct Args {
     #[arg(long)]
     project: Option<PathBuf>,
     /// Never return this id, e.g. the bug under repair (repeatable).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = clap::builder::NonEmptyStringValueParser::new())]
     exclude_id: Vec<String>,
     /// Never return fixes from this project (repeatable), by identity: `Closure` also
     /// excludes `google/closure-compiler`.
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = clap::builder::NonEmptyStringValueParser::new())]
     exclude_project: Vec<String>,
     /// Embedding model folder; must be the index's model [default: data/models/all-MiniLM-L6-v2].
     #[arg(long, env = "FIXDEX_MODEL")]

@@ -179,6 +179,12 @@ fn bad_parameters_are_refused() {
         assert_eq!(code(&o), 1, "{a:?}");
         assert!(stderr(&o).contains(msg), "{a:?}: {}", stderr(&o));
     }
+    // An empty filter value is a usage error of its own, not a name to suggest others for.
+    for flag in ["--project", "--lang", "--exclude-project", "--exclude-id"] {
+        let o = s.run(&["search", i, "--code", qs, flag, ""]);
+        assert_eq!(code(&o), 2, "{flag}");
+        assert!(stderr(&o).contains(&format!("a value is required for '{flag}")), "{flag}: {}", stderr(&o));
+    }
 }
 
 #[test]

@@ -83,8 +83,8 @@ fn pairs_above(scores: &[f32], t: f32) -> usize {
     n
 }
 
-/// With a span of two or more lines: `[pairs, rank]`, the pairs of one edit on its first
-/// line and one ending on its last (the candidates a rule "cover both ends of the span"
+/// With a span of two or more lines: `[pairs, rank]`, the pairs of one edit changing its
+/// first line and one changing its last (`pairs::changed_lines`) (the candidates a rule "cover both ends of the span"
 /// would make) and the rank of `(x, y)` among them by the product of prior scores
 /// (`null` when it is not one of them).
 fn ends_rank(
@@ -95,9 +95,8 @@ fn ends_rank(
     (x, y): (usize, usize),
 ) -> Option<(usize, Option<usize>)> {
     let (first, last) = span.filter(|s| s.1 > s.0)?;
-    let end_line = |e: &Edit| e.line + text[e.start..e.end].matches('\n').count();
-    let a: Vec<usize> = (0..edits.len()).filter(|&i| edits[i].line == first).collect();
-    let b: Vec<usize> = (0..edits.len()).filter(|&i| end_line(&edits[i]) == last).collect();
+    let a: Vec<usize> = (0..edits.len()).filter(|&i| pairs::changed_lines(text, &edits[i]).0 == first).collect();
+    let b: Vec<usize> = (0..edits.len()).filter(|&i| pairs::changed_lines(text, &edits[i]).1 == last).collect();
     let mut products: Vec<f32> = Vec::new();
     for &i in &a {
         for &j in &b {
@@ -106,7 +105,7 @@ fn ends_rank(
             }
         }
     }
-    let is_ends = edits[x].line == first && end_line(&edits[y]) == last;
+    let is_ends = pairs::changed_lines(text, &edits[x]).0 == first && pairs::changed_lines(text, &edits[y]).1 == last;
     let t = score[x] * score[y];
     Some((products.len(), is_ends.then(|| products.iter().filter(|&&p| p > t).count() + 1)))
 }

@@ -11,7 +11,10 @@
 //! pruning, stays f32. The same idea as the query path's int8 traversal with f32 rerank.
 //!
 //! Node levels are drawn from a seeded generator per node id (`⌊-ln U · 1/ln M⌋`, capped at
-//! 15), so the level structure is reproducible; with one thread the whole build is.
+//! 15), so the level structure is reproducible; with one thread, or up to
+//! [`SEQUENTIAL_PREFIX`] nodes (inserted one by one before the parallel insertion), the
+//! whole build is. A node is linked back into its neighbours' lists only once all its own
+//! lists are written, so no concurrent insertion descends into a half-written node.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, RwLock};

@@ -154,7 +154,8 @@ fn batch_bad_lines_name_their_line_and_the_rest_answers() {
     assert!(error(3).contains("unknown field `kk`"), "{}", error(3));
     assert_eq!(got[2]["id"], "a", "the id of a line with a bad field is echoed");
     assert!(error(4).contains("invalid type"), "{}", error(4));
-    assert!(error(6).contains("no-such"), "{}", error(6));
+    // Named by the line's JSON field, which is what the user wrote, not by the flag.
+    assert!(error(6).contains("\"project\" `no-such` matches no project"), "{}", error(6));
     assert!(error(7).contains("\"code\" is required"), "{}", error(7));
     assert!(error(8).contains("outside"), "{}", error(8));
     assert!(error(9).contains("a string or an array of strings"), "{}", error(9));

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use engine::Space;
 use rayon::prelude::*;
-use repair::retrieve::Retriever;
+use repair::retrieve::{RetrieveError, Retriever};
 use repair::serve::lines::{TooLong, read_line};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -238,7 +238,8 @@ fn one_query(args: &Args, retriever: &Retriever, n: usize) -> anyhow::Result<Ans
     let code = code(args, params.space)?;
     let lines = super::input::buggy_lines(args.lines.as_deref(), &code)?;
     engine::query::check_query_text(params.space, &code, &args.cause).context("the query")?;
-    let answer = super::answer(&retriever.with_exclusion(super::exclusion(args)), args, &params, (&code, lines))?;
+    let answer = super::answer(&retriever.with_exclusion(super::exclusion(args)), args, &params, (&code, lines))
+        .map_err(field_names)?;
     for m in answer.exclude_projects.iter().filter(|m| m.matched.is_empty()) {
         eprintln!(
             "warning: line {n}: exclude_project {} matches no project in the index; it excludes nothing",
@@ -246,6 +247,23 @@ fn one_query(args: &Args, retriever: &Retriever, n: usize) -> anyhow::Result<Ans
         );
     }
     Ok(answer)
+}
+
+/// `e` with a filter that matched nothing named by the line's JSON field (`"project"`,
+/// `"lang"`), not by the command line's flag (`--project`), which the line did not use.
+fn field_names(e: anyhow::Error) -> anyhow::Error {
+    match e.downcast::<RetrieveError>() {
+        Ok(RetrieveError::Engine(engine::Error::NoMatch { flag, value, what, suggestions, all })) => {
+            let field = match flag {
+                "--project" => "\"project\"",
+                "--lang" => "\"lang\"",
+                other => other,
+            };
+            RetrieveError::Engine(engine::Error::NoMatch { flag: field, value, what, suggestions, all }).into()
+        }
+        Ok(other) => other.into(),
+        Err(e) => e,
+    }
 }
 
 /// The snippet of a `--batch` line: its `code`, which only the `cause` space may lack.

@@ -183,28 +183,16 @@ impl super::Strategy for Patterns {
             Some(l) if self.transplant && !fixes.is_empty() => transplant::transplants(&fixes, text, l, problem.lines),
             _ => (Vec::new(), Vec::new()),
         };
-        let mut generated: BTreeMap<Template, usize> = BTreeMap::new();
-        for e in edits.iter().chain(&transplants) {
-            *generated.entry(e.template).or_default() += 1;
-        }
-        let lead = edits.iter().filter(|e| order::concrete(e, &hits)).count();
         // Two edits together ([`pairs`]), after every single one; with perfect localization
-        // (uniform weights) over two or more lines, the candidates that touch its first and
-        // its last line go first.
+        // over two or more lines, the candidates that change its first and last line first.
         let ends = ends(problem);
         let scores = order::scores(&edits, &hits, &problem.weights);
         let (pairs, covering) = pairs::two_edits(text, &edits, &scores, self.max_validations, ends);
-        if !pairs.is_empty() {
-            generated.insert(Template::TwoEdits, pairs.len());
+        let mut generated: BTreeMap<Template, usize> = BTreeMap::new();
+        for e in edits.iter().chain(&transplants).chain(&pairs) {
+            *generated.entry(e.template).or_default() += 1;
         }
-        let ordered = transplant::then_templates(
-            &transplants,
-            order::order(&edits, &hits, &problem.weights).into_iter().map(|i| &edits[i]),
-            lead,
-            text,
-            problem.lines,
-        );
-        let (ordered, covering) = ends_first(ordered, &pairs, covering, text, ends);
+        let (ordered, covering) = validation_order(problem, (&edits, &hits), &transplants, (&pairs, covering), ends);
         let mut search = Search::default();
         let ended = self.search(problem, session, &ordered, &mut search);
         session.report.details = Details::new(PatternsRecord {
@@ -236,6 +224,27 @@ fn ends(problem: &Problem) -> Option<(usize, usize)> {
     let (first, last) = problem.lines;
     let by_lines = matches!(problem.bug.location, Location::Lines(..));
     (by_lines && last > first && matches!(problem.weights, crate::fl::LineWeights::Uniform)).then_some((first, last))
+}
+
+/// The validation order of `edits` (ordered by `hits`, [`order`]), the `transplants` and
+/// the `pairs` (the first `covering` of which cover `ends`), and how many candidates lead
+/// it for covering `ends` ([`ends_first`]).
+fn validation_order<'e>(
+    problem: &Problem,
+    (edits, hits): (&'e [Edit], &[HitEdit]),
+    transplants: &'e [Edit],
+    (pairs, covering): (&'e [Edit], usize),
+    ends: Option<(usize, usize)>,
+) -> (Vec<&'e Edit>, usize) {
+    let lead = edits.iter().filter(|e| order::concrete(e, hits)).count();
+    let singles = transplant::then_templates(
+        transplants,
+        order::order(edits, hits, &problem.weights).into_iter().map(|i| &edits[i]),
+        lead,
+        &problem.source,
+        problem.lines,
+    );
+    ends_first(singles, pairs, covering, &problem.source, ends)
 }
 
 /// The validation order and how many candidates lead it for covering `ends`: with `ends`,

@@ -138,14 +138,7 @@ fn main() -> anyhow::Result<()> {
         let ends = span.filter(|s| s.1 > s.0);
         let (two, covering) = pairs::two_edits(p.buggy, &edits, &score, 200, ends);
         let singles: Vec<&Edit> = prior.iter().map(|&i| &edits[i]).collect();
-        let shipped: Vec<&Edit> = match ends {
-            Some(s) => {
-                let (cover, rest): (Vec<&Edit>, Vec<&Edit>) =
-                    singles.iter().partition(|e| pairs::covers(p.buggy, e, s));
-                cover.into_iter().chain(&two[..covering]).chain(rest).chain(&two[covering..]).collect()
-            }
-            None => singles.iter().copied().chain(&two).collect(),
-        };
+        let (shipped, _) = pairs::ends_first(singles, &two, covering, p.buggy, ends);
         let owned: Vec<Edit> = shipped.iter().map(|e| (*e).clone()).collect();
         let rank_shipped = templates::fixing_edit(p.buggy, p.fixed, &owned).map(|i| i + 1);
         let base = json!({"id": p.field("id"), "source": p.field("source"), "language": p.lang.as_str(),
@@ -167,9 +160,7 @@ fn main() -> anyhow::Result<()> {
         };
         double += 1;
         let (ex, ey) = (&edits[x], &edits[y]);
-        let same_change = ex.template == ey.template
-            && squash(&ex.original) == squash(&ey.original)
-            && squash(&ex.replacement) == squash(&ey.replacement);
+        let same_change = pairs::same_change(ex, ey);
         let o = json!({
             "base": base, "kind": "double", "fixing_pairs": pairs.len(),
             "templates": [ex.template, ey.template], "summaries": [ex.summary, ey.summary],

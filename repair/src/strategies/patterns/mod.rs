@@ -228,7 +228,7 @@ fn ends(problem: &Problem) -> Option<(usize, usize)> {
 
 /// The validation order of `edits` (ordered by `hits`, [`order`]), the `transplants` and
 /// the `pairs` (the first `covering` of which cover `ends`), and how many candidates lead
-/// it for covering `ends` ([`ends_first`]).
+/// it for covering `ends` ([`pairs::ends_first`]).
 fn validation_order<'e>(
     problem: &Problem,
     (edits, hits): (&'e [Edit], &[HitEdit]),
@@ -244,25 +244,7 @@ fn validation_order<'e>(
         &problem.source,
         problem.lines,
     );
-    ends_first(singles, pairs, covering, &problem.source, ends)
-}
-
-/// The validation order and how many candidates lead it for covering `ends`: with `ends`,
-/// the single edits of `ordered` that change both its first and last line (in their
-/// order), then the first `covering` of `pairs` (those that change both), then the other
-/// single edits, then the other pairs; without, `ordered` then `pairs`. The measurement
-/// behind it is in [`pairs`]' docs.
-fn ends_first<'e>(
-    ordered: Vec<&'e Edit>,
-    pairs: &'e [Edit],
-    covering: usize,
-    text: &str,
-    ends: Option<(usize, usize)>,
-) -> (Vec<&'e Edit>, usize) {
-    let Some(span) = ends else { return (ordered.into_iter().chain(pairs).collect(), 0) };
-    let (cover, rest): (Vec<&Edit>, Vec<&Edit>) = ordered.into_iter().partition(|e| pairs::covers(text, e, span));
-    let lead = cover.len() + covering;
-    (cover.into_iter().chain(&pairs[..covering]).chain(rest).chain(&pairs[covering..]).collect(), lead)
+    pairs::ends_first(singles, pairs, covering, &problem.source, ends)
 }
 
 /// `problem` with its lines widened to the statement an insertion point precedes (or

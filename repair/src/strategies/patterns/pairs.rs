@@ -128,11 +128,31 @@ pub fn two_edits(
 
 /// Whether `a` and `b` make one change (the same template, original and replacement,
 /// whitespace aside) at two places.
-fn same_change(a: &Edit, b: &Edit) -> bool {
+#[must_use]
+pub fn same_change(a: &Edit, b: &Edit) -> bool {
     use super::templates::squash;
     a.template == b.template
         && squash(&a.original) == squash(&b.original)
         && squash(&a.replacement) == squash(&b.replacement)
+}
+
+/// The validation order and how many candidates lead it for covering `ends`: with `ends`,
+/// the single edits of `ordered` that change both its first and last line (in their
+/// order), then the first `covering` of `pairs` (those that change both), then the other
+/// single edits, then the other pairs; without, `ordered` then `pairs`. The measurement
+/// behind it is in the module docs.
+#[must_use]
+pub fn ends_first<'e>(
+    ordered: Vec<&'e Edit>,
+    pairs: &'e [Edit],
+    covering: usize,
+    text: &str,
+    ends: Option<(usize, usize)>,
+) -> (Vec<&'e Edit>, usize) {
+    let Some(span) = ends else { return (ordered.into_iter().chain(pairs).collect(), 0) };
+    let (cover, rest): (Vec<&Edit>, Vec<&Edit>) = ordered.into_iter().partition(|e| covers(text, e, span));
+    let lead = cover.len() + covering;
+    (cover.into_iter().chain(&pairs[..covering]).chain(rest).chain(&pairs[covering..]).collect(), lead)
 }
 
 /// Appends `pairs` (key, first, second) to `out` as [`Template::TwoEdits`] edits in

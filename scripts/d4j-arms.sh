@@ -51,7 +51,8 @@ else
   bin=$(scripts/fixdex-path.sh dev)
 fi
 mkdir -p "$out" "$(dirname "$index")"
-if [ ! -f "$index" ]; then
+# Only the retrieval arms read the index.
+if [ ! -f "$index" ] && [[ " ${arms[*]} " =~ " ordered " || " ${arms[*]} " =~ " transplant " ]]; then
   corpus=()
   for f in "$shared"/data/*.jsonl; do
     case $(basename "$f") in quixbugs.jsonl | codexglue_refinement.jsonl) ;; *) corpus+=("$f") ;; esac

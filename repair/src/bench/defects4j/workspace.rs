@@ -190,7 +190,8 @@ fn repository(harness: &Harness, meta: &BugMeta) -> Result<PathBuf, D4jError> {
             let mut cmd = Command::new("git");
             cmd.args(["clone", "--quiet", "--bare"]).arg(given).arg(&tmp);
             run_tool(cmd, &bug, &format!("cloning the bundle {}", given.display()))?;
-            replace_dir(&tmp, &clone)?;
+            // Another worker may have cloned it meanwhile and be reading it: keep theirs.
+            keep_first(&tmp, &clone)?;
         }
         clone
     } else if given.is_dir() {
@@ -374,7 +375,7 @@ fn runner(harness: &Harness, jars: &[PathBuf], bug: &str) -> Result<PathBuf, D4j
         .args(["-cp", &class_path(jars)])
         .arg(&source);
     run_tool(cmd, bug, "compiling the JUnit runner")?;
-    replace_dir(&tmp, &dir)?;
+    keep_first(&tmp, &dir)?;
     Ok(dir)
 }
 
@@ -445,9 +446,61 @@ fn replace_dir(tmp: &Path, dest: &Path) -> Result<(), D4jError> {
     }
 }
 
+/// Moves `tmp` to `dest` unless `dest` is there already (another worker of the run made it
+/// meanwhile and may be reading it), in which case `tmp` is removed: for what is the same
+/// whoever makes it (a bundle's clone, the compiled runner), where [`replace_dir`] would pull a folder from under
+/// a reader.
+fn keep_first(tmp: &Path, dest: &Path) -> Result<(), D4jError> {
+    // One rename, which fails when `dest` is a folder with files: no window between a check
+    // and the move.
+    match std::fs::rename(tmp, dest) {
+        Ok(()) => Ok(()),
+        Err(_) if dest.is_dir() => std::fs::remove_dir_all(tmp).map_err(D4jError::io(tmp)),
+        Err(e) => Err(D4jError::Io { path: dest.to_path_buf(), source: e }),
+    }
+}
+
 /// Copies the tree `src` into `dest` (`cp -a`: links, modes and times kept).
 fn copy_tree(src: &Path, dest: &Path) -> Result<(), D4jError> {
     let mut cp = Command::new("cp");
     cp.arg("-a").arg(src).arg(dest);
     run_tool(cp, "", &format!("copying {}", src.display())).map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A folder `tmp_beside` `dest` holding one file `name` with `text`.
+    fn made(dest: &Path, name: &str, text: &str) -> PathBuf {
+        let tmp = tmp_beside(dest).unwrap();
+        std::fs::write(tmp.join(name), text).unwrap();
+        tmp
+    }
+
+    /// Two workers of one run clone the same bundle on a fresh work folder: the second must
+    /// not pull the first one's clone from under it (it did with `replace_dir`, and the first
+    /// worker's bug failed as "the repository lacks the fixed revision").
+    #[test]
+    fn keep_first_leaves_a_folder_already_there_and_drops_the_late_copy() {
+        let work = tempfile::tempdir().unwrap();
+        let dest = work.path().join("repos").join("Cli-0.git");
+        let first = made(&dest, "HEAD", "first");
+        keep_first(&first, &dest).unwrap();
+        assert_eq!(std::fs::read_to_string(dest.join("HEAD")).unwrap(), "first");
+        assert!(!first.exists());
+        // A reader holds the folder open; the late copy must leave it as it is.
+        let reader = std::fs::File::open(dest.join("HEAD")).unwrap();
+        let late = made(&dest, "HEAD", "late");
+        keep_first(&late, &dest).unwrap();
+        assert_eq!(std::fs::read_to_string(dest.join("HEAD")).unwrap(), "first");
+        assert!(!late.exists(), "the late copy is removed");
+        drop(reader);
+        let left: Vec<_> = std::fs::read_dir(dest.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, ["Cli-0.git"], "no temporary folder is left behind");
+        // replace_dir, for what goes stale (a bug's prepared folder), does replace.
+        let newer = made(&dest, "HEAD", "newer");
+        replace_dir(&newer, &dest).unwrap();
+        assert_eq!(std::fs::read_to_string(dest.join("HEAD")).unwrap(), "newer");
+    }
 }

@@ -144,6 +144,31 @@ fn patterns_widen_an_insertion_point_and_say_when_nothing_applies() {
     assert_eq!(r["details"]["generated"], serde_json::json!({}));
 }
 
+/// Issue 32: with `--lines` over two or more lines (perfect localization: the first to the
+/// last line the fix changes) the candidates that change both lead (`details.covering`); a
+/// loop's header line alone is an insertion point widened to the body's statement, and those
+/// widened lines are not the fix's, so nothing leads for them (Defects4J Cli-11 lost its
+/// single-edit patch to 200 such pairs).
+#[test]
+fn patterns_put_nothing_first_for_the_ends_of_widened_lines() {
+    let root = minibugs();
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let covering = |lines: &str| {
+        let mut a = vec!["repair", "--strategy", "patterns", "--project", root.to_str().unwrap()];
+        a.extend(["--file", "java_programs/SPIN.java", "--lines", lines, "--test-cmd", "false"]);
+        a.extend(["--report", report.to_str().unwrap()]);
+        let out = fixdex(&a, None);
+        assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+        let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        (stderr(&out).contains("the templates edit lines 6-7"), r["details"]["covering"].as_u64().unwrap())
+    };
+    let (widened, given) = (covering("6-6"), covering("6-7"));
+    assert!(widened.0, "line 6 alone is an insertion point");
+    assert!(given.1 > 0, "lines 6-7 as given: the candidates changing both lead");
+    assert_eq!(widened.1, 0, "lines 6-7 widened from 6: none leads");
+}
+
 #[test]
 fn bench_quixbugs_ground_truth_on_minibugs() {
     let root = minibugs();

@@ -192,12 +192,13 @@ pub enum Error {
         value: String,
         /// `project`, `language` or `record id`.
         what: &'static str,
-        /// The closest names the index has, best first (may be empty); every name it has
-        /// when `all`.
+        /// The closest names the index has, best first (may be empty); when `all` is not 0,
+        /// none is close and these are the first names it has in sorted order.
         suggestions: Vec<String>,
-        /// `suggestions` are all the names the index has, none of them close
-        /// ([`crate::projects::closest_or_all`]).
-        all: bool,
+        /// 0 when `suggestions` are close names; otherwise how many names the index has
+        /// (`suggestions` all of them, or the first [`crate::projects::LIST_ALL`];
+        /// [`crate::projects::closest_or_all`]).
+        all: usize,
     },
 }
 
@@ -221,12 +222,16 @@ fn version_remedy(got: u32, current: u32) -> String {
     }
 }
 
-fn suggest(names: &[String], all: bool) -> String {
+fn suggest(names: &[String], all: usize) -> String {
     if names.is_empty() {
         return String::new();
     }
     let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-    if all { format!("; it has {}", quoted.join(", ")) } else { format!("; did you mean {}?", quoted.join(", ")) }
+    match all {
+        0 => format!("; did you mean {}?", quoted.join(", ")),
+        n if n <= names.len() => format!("; it has {}", quoted.join(", ")),
+        n => format!("; none is close: it has {n}, the first in order {}, …", quoted.join(", ")),
+    }
 }
 
 impl Error {

@@ -142,19 +142,25 @@ pub fn closest<'a>(value: &str, candidates: impl IntoIterator<Item = &'a str>, n
     scored.into_iter().take(n).map(|(_, c)| c.to_string()).collect()
 }
 
-/// ([`closest`], false), or, when no name is close and there are at most [`LIST_ALL`]
-/// names, (all of them, sorted, true): a user who guessed wrong sees what there is
-/// (`--lang cobol` → `java`, `python`).
-pub fn closest_or_all<'a>(value: &str, candidates: impl IntoIterator<Item = &'a str>, n: usize) -> (Vec<String>, bool) {
+/// ([`closest`], 0), or, when no name is close, (the first [`LIST_ALL`] names in sorted
+/// order, how many names there are): a user who guessed wrong sees what there is (`--lang
+/// cobol` → `java`, `python`), or for many projects how they are spelled (`owner/name`).
+pub fn closest_or_all<'a>(
+    value: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    n: usize,
+) -> (Vec<String>, usize) {
     let all: Vec<&str> = candidates.into_iter().collect();
     let close = closest(value, all.iter().copied(), n);
-    if !close.is_empty() || all.len() > LIST_ALL {
-        return (close, false);
+    if !close.is_empty() {
+        return (close, 0);
     }
     let mut all: Vec<String> = all.into_iter().map(String::from).collect();
     all.sort_unstable();
     all.dedup();
-    (all, true)
+    let count = all.len();
+    all.truncate(LIST_ALL);
+    (all, count)
 }
 
 /// Most names [`closest_or_all`] lists when none is close.
@@ -213,11 +219,24 @@ mod tests {
         // A part of a name is close to it.
         assert_eq!(closest("commons", names, 3), vec!["apache/commons-lang"]);
         assert_eq!(closest("compiler", names, 3), vec!["google/closure-compiler"]);
-        // Nothing close: every name when they are few, none when they are many.
-        assert_eq!(closest_or_all("cobol", ["python", "java"], 3), (vec!["java".to_string(), "python".into()], true));
-        assert_eq!(closest_or_all("jav", ["python", "java"], 3), (vec!["java".to_string()], false));
-        let many: Vec<String> = (0..=LIST_ALL).map(|i| format!("project{i}")).collect();
-        assert!(closest_or_all("zzzzzzzz", many.iter().map(String::as_str), 3).0.is_empty());
+        // Nothing close: every name when they are few, the first LIST_ALL and their count
+        // when they are many.
+        assert_eq!(closest_or_all("cobol", ["python", "java"], 3), (vec!["java".to_string(), "python".into()], 2));
+        assert_eq!(closest_or_all("jav", ["python", "java"], 3), (vec!["java".to_string()], 0));
+        let many: Vec<String> = (0..=LIST_ALL + 2).rev().map(|i| format!("project{i}")).collect();
+        let (first, count) = closest_or_all("zzzzzzzz", many.iter().map(String::as_str), 3);
+        assert_eq!((first.len(), count, first[0].as_str()), (LIST_ALL, LIST_ALL + 3, "project0"));
+        // What a user reads: how the names are spelled, and that there are more.
+        let e = crate::Error::NoMatch {
+            flag: "--project",
+            value: "zzzzzzzz".into(),
+            what: "project",
+            suggestions: first,
+            all: count,
+        };
+        let text = e.to_string();
+        assert!(text.starts_with("--project `zzzzzzzz` matches no project in the index; none is close: it has 11, the first in order `project0`, `project1`,"), "{text}");
+        assert!(text.ends_with("`project6`, …"), "{text}");
         assert_eq!(levenshtein("kitten", "sitting"), 3);
     }
 }

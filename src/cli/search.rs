@@ -142,14 +142,9 @@ pub fn check_ids(r: &Retriever, flag: &'static str) -> anyhow::Result<()> {
             eprintln!("warning: {flag} {} names no record of the index; nothing is excluded by id", m.given);
             continue;
         }
-        return Err(engine::Error::NoMatch {
-            flag,
-            value: m.given,
-            what: "record id",
-            suggestions: m.similar,
-            all: false,
-        }
-        .into());
+        return Err(
+            engine::Error::NoMatch { flag, value: m.given, what: "record id", suggestions: m.similar, all: 0 }.into()
+        );
     }
     Ok(())
 }

@@ -222,7 +222,7 @@ fn batch_answer(
                     "expected a JSON object (one query per line, e.g. {\"code\": \"...\", \"cause\": \"...\"})"
                         .to_string()
                 }
-                _ => e.to_string(),
+                _ => json_error(&e),
             };
             return (id, Err(LineError::usage(format!("invalid query: {why}"))));
         }
@@ -230,6 +230,16 @@ fn batch_answer(
     let id = query.id.clone();
     let args = query.args(base).map_err(|e| LineError::usage(format!("{e:#}")));
     (id, args.and_then(|args| Ok(one_query(&args, retriever, n)?)))
+}
+
+/// serde's message for a line that is no query, placed by column only: its "at line 1" is
+/// the line within the line, which the answer's `line` (the file's) would contradict.
+fn json_error(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(i) if e.column() > 0 => format!("{} at column {}", &text[..i], e.column()),
+        _ => text,
+    }
 }
 
 /// Answers one `--batch` query whose flags are `args` (`code` holds the snippet itself).

@@ -116,23 +116,27 @@ fn repair_usage_errors() {
     );
 }
 
+/// `repair --strategy patterns` on minibugs' `file` at `lines` with a test that always fails
+/// (exit 4): its stderr and its report.
+fn patterns_on_lines(file: &str, lines: &str) -> (String, serde_json::Value) {
+    let root = minibugs();
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let mut a = vec!["repair", "--strategy", "patterns", "--project", root.to_str().unwrap()];
+    a.extend(["--file", file, "--lines", lines, "--test-cmd", "false"]);
+    a.extend(["--report", report.to_str().unwrap()]);
+    let out = fixdex(&a, None);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    (stderr(&out), r)
+}
+
 /// Issue 32: `--lines` on a method's header line is an insertion point: the templates edit up
 /// to the first statement (a guard goes there), and the report says so; lines outside any
 /// method give no candidate, and the report says why.
 #[test]
 fn patterns_widen_an_insertion_point_and_say_when_nothing_applies() {
-    let root = minibugs();
-    let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().join("report.json");
-    let run = |lines: &str| {
-        let mut a = vec!["repair", "--strategy", "patterns", "--project", root.to_str().unwrap()];
-        a.extend(["--file", "java_programs/SUM_TO.java", "--lines", lines, "--test-cmd", "false"]);
-        a.extend(["--report", report.to_str().unwrap()]);
-        let out = fixdex(&a, None);
-        assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
-        let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
-        (stderr(&out), r)
-    };
+    let run = |lines: &str| patterns_on_lines("java_programs/SUM_TO.java", lines);
     let (err, r) = run("4-4");
     assert!(
         err.contains("lines 4-4 of java_programs/SUM_TO.java hold no statement (an insertion point): the templates edit lines 4-5, up to the statement after it"),
@@ -151,17 +155,9 @@ fn patterns_widen_an_insertion_point_and_say_when_nothing_applies() {
 /// single-edit patch to 200 such pairs).
 #[test]
 fn patterns_put_nothing_first_for_the_ends_of_widened_lines() {
-    let root = minibugs();
-    let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().join("report.json");
     let covering = |lines: &str| {
-        let mut a = vec!["repair", "--strategy", "patterns", "--project", root.to_str().unwrap()];
-        a.extend(["--file", "java_programs/SPIN.java", "--lines", lines, "--test-cmd", "false"]);
-        a.extend(["--report", report.to_str().unwrap()]);
-        let out = fixdex(&a, None);
-        assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
-        let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
-        (stderr(&out).contains("the templates edit lines 6-7"), r["details"]["covering"].as_u64().unwrap())
+        let (err, r) = patterns_on_lines("java_programs/SPIN.java", lines);
+        (err.contains("the templates edit lines 6-7"), r["details"]["covering"].as_u64().unwrap())
     };
     let (widened, given) = (covering("6-6"), covering("6-7"));
     assert!(widened.0, "line 6 alone is an insertion point");

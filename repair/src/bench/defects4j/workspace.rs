@@ -448,8 +448,8 @@ fn replace_dir(tmp: &Path, dest: &Path) -> Result<(), D4jError> {
 
 /// Moves `tmp` to `dest` unless `dest` is there already (another worker of the run made it
 /// meanwhile and may be reading it), in which case `tmp` is removed: for what is the same
-/// whoever makes it (a bundle's clone, the compiled runner), where [`replace_dir`] would pull a folder from under
-/// a reader.
+/// whoever makes it (a bundle's clone, the compiled runner), where [`replace_dir`] would
+/// pull a folder from under a reader.
 fn keep_first(tmp: &Path, dest: &Path) -> Result<(), D4jError> {
     // One rename, which fails when `dest` is a folder with files: no window between a check
     // and the move.

@@ -185,8 +185,7 @@ impl super::Strategy for Patterns {
         };
         // Two edits together ([`pairs`]), after every single one; with perfect localization
         // over two or more lines, the candidates that change its first and last line first.
-        // A widened insertion point is not the first to the last line the fix changes.
-        let ends = if widened.is_some() { None } else { ends(problem) };
+        let ends = ends(problem, widened.is_some());
         let scores = order::scores(&edits, &hits, &problem.weights);
         let (pairs, covering) = pairs::two_edits(text, &edits, &scores, self.max_validations, ends);
         let mut generated: BTreeMap<Template, usize> = BTreeMap::new();
@@ -220,13 +219,14 @@ impl super::Strategy for Patterns {
 /// either end as it is cannot be the fix); `None` for a method (`--method`, QuixBugs), one
 /// line or SBFL weights. A span that is a whole method or file (`eval defects4j
 /// --localization method|file`) holds almost no candidate that changes its first and last
-/// lines, so there the order stays as it is. Not for an insertion point widened to the next
-/// statement (`widen`): the fix changes no line of that statement's (Defects4J Cli-11, whose
+/// lines, so there the order stays as it is. Not when `widened`: an insertion point widened to
+/// the next statement (`widen`) is not the first to the last line the fix changes; the fix changes no line of that statement's (Defects4J Cli-11, whose
 /// single-edit patch its covering pairs pushed past the budget).
-fn ends(problem: &Problem) -> Option<(usize, usize)> {
+fn ends(problem: &Problem, widened: bool) -> Option<(usize, usize)> {
     let (first, last) = problem.lines;
     let by_lines = matches!(problem.bug.location, Location::Lines(..));
-    (by_lines && last > first && matches!(problem.weights, crate::fl::LineWeights::Uniform)).then_some((first, last))
+    (by_lines && !widened && last > first && matches!(problem.weights, crate::fl::LineWeights::Uniform))
+        .then_some((first, last))
 }
 
 /// The validation order of `edits` (ordered by `hits`, [`order`]), the `transplants` and

@@ -106,6 +106,8 @@ pub fn two_edits(
         pool.truncate(POOL);
         pool
     };
+    // What each edit changes, made once ([`change`]): pairs compare them.
+    let changes: Vec<Change> = edits.iter().map(change).collect();
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     let mut covering = 0;
@@ -118,7 +120,7 @@ pub fn two_edits(
                 if edits[a].end <= edits[b].start && a != b {
                     // One change made at both ends (Cli-27's `getOpt()` → `getKey()` twice) first:
                     // half the covering two-edit fixes of the corpus split.
-                    let boost = if same_change(&edits[a], &edits[b]) { 1.0 } else { 0.0 };
+                    let boost = if changes[a] == changes[b] { 1.0 } else { 0.0 };
                     pairs.push((boost + scores[a] * scores[b], a, b));
                 }
             }
@@ -127,7 +129,7 @@ pub fn two_edits(
         push_pairs(text, edits, pairs, max / 2, &mut seen, &mut out);
         covering = out.len();
     }
-    push_pairs(text, edits, same_changes(edits, scores), max, &mut seen, &mut out);
+    push_pairs(text, edits, same_changes(edits, &changes, scores), max, &mut seen, &mut out);
     let pool = best(&|_| true);
     let mut pairs = Vec::new();
     for (x, &i) in pool.iter().enumerate() {
@@ -146,15 +148,15 @@ pub fn two_edits(
     (out, covering)
 }
 
-/// Every pair of non-overlapping edits of `edits` that make one change at two places
-/// ([`same_change`]), among all of them, not only the [`POOL`] best: (product of scores, first,
-/// second). Transplants are not paired. O(edits) to group, then the pairs within a group.
-fn same_changes(edits: &[Edit], scores: &[f32]) -> Vec<(f32, usize, usize)> {
-    use super::templates::squash;
-    let mut groups: std::collections::HashMap<(Template, String, String), Vec<usize>> =
-        std::collections::HashMap::new();
-    for (i, e) in edits.iter().enumerate().filter(|(_, e)| e.template != Template::Transplant) {
-        groups.entry((e.template, squash(&e.original), squash(&e.replacement))).or_default().push(i);
+/// Every pair of non-overlapping edits of `edits` (each making `changes[i]`) that make one
+/// change at two places ([`same_change`]), among all of them, not only the [`POOL`] best:
+/// (product of scores, first, second). Transplants are not paired. O(edits) to group, then
+/// the pairs within a group.
+fn same_changes(edits: &[Edit], changes: &[Change], scores: &[f32]) -> Vec<(f32, usize, usize)> {
+    // Ordered, so that pairs of equal score and place come in the same order on every run.
+    let mut groups: std::collections::BTreeMap<&Change, Vec<usize>> = std::collections::BTreeMap::new();
+    for i in (0..edits.len()).filter(|&i| edits[i].template != Template::Transplant) {
+        groups.entry(&changes[i]).or_default().push(i);
     }
     let mut pairs = Vec::new();
     for group in groups.values() {
@@ -170,14 +172,21 @@ fn same_changes(edits: &[Edit], scores: &[f32]) -> Vec<(f32, usize, usize)> {
     pairs
 }
 
+/// What an edit changes, wherever it is made: its template, original and replacement,
+/// whitespace aside.
+type Change = (Template, String, String);
+
+/// The change `e` makes ([`Change`]).
+fn change(e: &Edit) -> Change {
+    use super::templates::squash;
+    (e.template, squash(&e.original), squash(&e.replacement))
+}
+
 /// Whether `a` and `b` make one change (the same template, original and replacement,
 /// whitespace aside) at two places.
 #[must_use]
 pub fn same_change(a: &Edit, b: &Edit) -> bool {
-    use super::templates::squash;
-    a.template == b.template
-        && squash(&a.original) == squash(&b.original)
-        && squash(&a.replacement) == squash(&b.replacement)
+    change(a) == change(b)
 }
 
 /// The validation order and how many candidates lead it for covering `ends`: with `ends`,
@@ -270,6 +279,11 @@ mod tests {
 }
 ";
 
+    /// Whether pair `p` makes one change twice, by its summary (`"A; A"`).
+    fn twice(p: &Edit) -> bool {
+        p.summary.split_once("; ").is_some_and(|(a, b)| a == b)
+    }
+
     fn apply(text: &str, e: &Edit) -> String {
         format!("{}{}{}", &text[..e.start], e.replacement, &text[e.end..])
     }
@@ -286,8 +300,7 @@ mod tests {
         assert_eq!(pairs[at].summary, "getOpt → getKey; getOpt → getKey");
         // Without the span's ends (no localization), one change made twice still leads the
         // pairs: only such pairs come before the fix.
-        let same = |p: &Edit| p.summary.split_once("; ").is_some_and(|(a, b)| a == b);
-        assert!(pairs[..=at].iter().all(same), "{:?}", pairs[..=at].iter().map(|p| &p.summary).collect::<Vec<_>>());
+        assert!(pairs[..=at].iter().all(twice), "{:?}", pairs[..=at].iter().map(|p| &p.summary).collect::<Vec<_>>());
         assert!(at < 10, "{at}");
         // Every pair is two disjoint edits, made as their two edits would make them.
         for p in &pairs {
@@ -311,8 +324,7 @@ mod tests {
         let at = templates::fixing_edit(CLI_27, &fixed, &pairs).expect("a pair makes the fix");
         assert!(at < covering, "the fix covers the span: {at} of {covering}");
         // One change made at both ends comes before two different changes.
-        let same = |p: &Edit| p.summary.split_once("; ").is_some_and(|(a, b)| a == b);
-        assert!(pairs[..=at].iter().all(same), "{:?}", pairs[..=at].iter().map(|p| &p.summary).collect::<Vec<_>>());
+        assert!(pairs[..=at].iter().all(twice), "{:?}", pairs[..=at].iter().map(|p| &p.summary).collect::<Vec<_>>());
         assert!(at < 10, "{at}");
         // They take at most half the budget: the single edits keep the rest.
         let (few, lead) = two_edits(CLI_27, &edits, &scores, 10, Some((13, 15)));

@@ -14,6 +14,7 @@ use crate::Language;
 mod calls;
 mod checkers;
 mod conditions;
+mod constants;
 mod literals;
 mod refuse;
 mod statements;
@@ -113,6 +114,11 @@ pub enum Template {
     /// A statement moved one position up or down in its block (TBar FP14 "Move Statement";
     /// `statements.rs`).
     MoveStatement,
+    /// A name or an arithmetic expression replaced by a literal (`f(p1)` → `f(0)`,
+    /// `x = w - 1` → `x = 1`, `f(flag)` → `f(true)`, `g(obj)` → `g(null)`): numbers take
+    /// `0` and `1`, booleans both values, Java objects `null` (`constants.rs`; 0.6 % of the
+    /// corpus's fixes, which [`Template::MutateLiteral`] cannot make: it replaces literals).
+    ReplaceWithLiteral,
     /// One identifier replaced by another identifier the method uses; in Java only by one
     /// declared (parameter, local, field, loop variable) with the same type text in a scope
     /// that holds the use.
@@ -130,7 +136,7 @@ pub enum Template {
 
 impl Template {
     /// Every template, in the default order.
-    pub const ALL: [Template; 26] = [
+    pub const ALL: [Template; 27] = [
         Template::ChangeOperator,
         Template::ChangeOperand,
         Template::ChangeNumeral,
@@ -154,6 +160,7 @@ impl Template {
         Template::InsertCastChecker,
         Template::InsertRangeChecker,
         Template::MoveStatement,
+        Template::ReplaceWithLiteral,
         Template::ChangeIdentifier,
         Template::Transplant,
         Template::TwoEdits,
@@ -237,6 +244,7 @@ pub fn edits(text: &str, language: Language, lines: (usize, usize)) -> Vec<Edit>
         cx.cast_checker(*node, &mut out);
         cx.range_checker(*node, &mut out);
         cx.move_statement(*node, &mut out);
+        cx.to_literal(*node, &mut out);
     }
     if let Some(method) = method.or_else(|| statements::body_begins_in(&file, lines)) {
         cx.guard(method, &mut out);

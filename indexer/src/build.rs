@@ -213,8 +213,12 @@ pub struct BuildStats {
     pub wall_seconds: f64,
     /// Size of the index file in bytes.
     pub index_bytes: u64,
-    /// The report file, when rows were skipped, deduplicated or excluded.
+    /// The report file, when rows were skipped, deduplicated or excluded (by this run or,
+    /// for an append, by an earlier one: its lines stay).
     pub report: Option<PathBuf>,
+    /// Lines this run added to [`BuildStats::report`] (0: an append's report holds only
+    /// earlier runs' rows).
+    pub report_lines: u64,
 }
 
 /// Checks that the index and the report can be written at their paths
@@ -333,6 +337,7 @@ fn read_all(opts: &BuildOptions, stats: &mut BuildStats, progress: &dyn Progress
     }
     progress.finish();
     stats.read_seconds = t.elapsed().as_secs_f64();
+    stats.report_lines = acc.report.lines();
     stats.report = acc.report.finish()?;
     let empty_shard = opts.shard.is_some() && stats.other_shards > 0;
     let nothing_new = opts.known.is_some() && stats.already_indexed > 0;

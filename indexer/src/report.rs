@@ -80,6 +80,11 @@ impl Report {
         Ok(())
     }
 
+    /// The lines this run added (not the old ones an appending report keeps).
+    pub(crate) fn lines(&self) -> u64 {
+        self.lines
+    }
+
     /// Publishes the report when it has lines and returns its path; with no line, removes a
     /// stale report left at the path by an earlier build and returns `None` (an appending
     /// report leaves the old one and returns its path when there is one).

@@ -167,3 +167,28 @@ fn append_takes_a_bare_file_name_refuses_conflicting_settings_and_inspect_reads_
     let text = String::from_utf8_lossy(&s.run(&["inspect", idx.to_str().unwrap()]).stdout).into_owned();
     assert!(text.contains("manifest (v1) of 2 segments, 60 documents"), "{text}");
 }
+
+/// An append keeps the build report already there (`INDEX.report.jsonl`); the summary says
+/// how many of its rows this run added, so an append that dropped no row does not pass the
+/// earlier runs' rows off as its own.
+#[test]
+fn an_append_says_how_many_report_rows_are_its_own() {
+    let s = Scratch::new();
+    let all = records(30);
+    let mut first = all[..20].to_vec();
+    first.push(all[0].clone()); // a repeated row: listed in the report
+    let idx = s.path("idx.fdx");
+    let o = s.index(&s.corpus("base.jsonl", &first), &idx, &[]);
+    assert_eq!(o["report_lines"].as_u64(), Some(1), "{o}");
+    let more = s.corpus("more.jsonl", &all[20..]);
+    let out = s.run(&["index", "--append", idx.to_str().unwrap(), more.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", crate::common::stderr(&out));
+    assert!(text.contains("idx.fdx.report.jsonl (none from this run: it holds earlier runs' rows)"), "{text}");
+    // Rows already indexed are this run's report rows, after the old one.
+    let again = s.corpus("again.jsonl", &all[..2]);
+    let o = stdout_json(&s.run(&["index", "--append", idx.to_str().unwrap(), again.to_str().unwrap(), "--json"]));
+    assert_eq!((o["already_indexed"].as_u64(), o["report_lines"].as_u64()), (Some(2), Some(2)), "{o}");
+    let report = std::fs::read_to_string(s.path("idx.fdx.report.jsonl")).unwrap();
+    assert_eq!(report.lines().count(), 3);
+}

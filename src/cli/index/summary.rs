@@ -116,7 +116,11 @@ pub(super) fn print_details(opts: &BuildOptions, s: &BuildStats) -> std::io::Res
     print_embedding(opts, s)?;
     print_times(s)?;
     if let Some(r) = &s.report {
-        out!("  report of skipped/duplicate/excluded rows: {}", r.display())?;
+        let this_run = match s.report_lines {
+            0 => "none from this run: it holds earlier runs' rows".to_string(),
+            n => format!("{} from this run", crate::cli::count(n, "row")),
+        };
+        out!("  report of skipped/duplicate/excluded rows: {} ({this_run})", r.display())?;
     }
     Ok(())
 }

@@ -45,6 +45,12 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().filter_map(|e| e.downcast_ref::<std::io::Error>()).any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
+/// `err` and its [`causes`] on one line, `: `-separated (what stderr says, for a JSON
+/// answer).
+pub fn message(err: &anyhow::Error) -> String {
+    std::iter::once(err.to_string()).chain(causes(err)).collect::<Vec<_>>().join(": ")
+}
+
 /// Prints `err` and its [`causes`] to stderr.
 fn print(err: &anyhow::Error) {
     eprintln!("error: {err}");

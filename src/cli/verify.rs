@@ -21,11 +21,21 @@ pub struct Args {
 /// Runs `fixdex verify`: the engine's checks ([`Index::verify`]) on the index file or on
 /// every segment of a manifest (plus the manifest's own counts,
 /// [`Segments::verify_manifest`]), then every document's repair actions read as this
-/// build's actions ([`FixActions::of`]). Exit code 3 when the index is corrupt.
+/// build's actions ([`FixActions::of`]). Exit code 3 when the index is corrupt; with
+/// `--json`, a check that fails is also one JSON object on stdout, `{"ok": false, "error":
+/// "…"}` (the error and its causes, as stderr says them), so a script reads the verdict in
+/// one place either way.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let t = Instant::now();
-    let segments = open(args)?;
-    let (total, each) = verify_segments(&segments)?;
+    let checked = open(args).and_then(|segments| verify_segments(&segments).map(|r| (segments, r)));
+    let (segments, (total, each)) = match checked {
+        Ok(v) => v,
+        Err(e) if args.json => {
+            out!("{}", serde_json::json!({ "ok": false, "error": super::exit::message(&e) }))?;
+            return Err(e);
+        }
+        Err(e) => return Err(e),
+    };
     let seconds = t.elapsed().as_secs_f64();
     if args.json {
         print_json(&segments, &total, each, seconds)?;

@@ -212,6 +212,12 @@ fn damaged_index_files_are_refused() {
     let o = s.run(&["verify", i]);
     assert_eq!(code(&o), 3);
     assert!(stderr(&o).contains("checksum mismatch in the vectors section"), "{}", stderr(&o));
+    // With --json the verdict is on stdout too, as one object; the exit code is the same.
+    let o = s.run(&["verify", i, "--json"]);
+    assert_eq!(code(&o), 3);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["ok"], false, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("checksum mismatch in the vectors section"), "{v}");
 }
 
 #[test]

@@ -89,6 +89,58 @@ fn issue_8_index_report_and_shard_outputs_are_checked_before_any_work() {
     assert!(!s.path("seg-{shard}.fdx").exists());
 }
 
+/// A build replaces only an index at `-o` and only a build report at `--report`: a file
+/// that is neither (a corpus meant as a second input, notes, a file a link points to) is
+/// refused before any work, byte for byte as it was; an index and a report are replaced.
+#[test]
+fn index_outputs_replace_only_an_index_and_a_report() {
+    let s = Scratch::new();
+    let corpus = s.corpus("c.jsonl", &records(5));
+    let other = s.corpus("b.jsonl", &records(3));
+    let notes = s.path("notes.txt");
+    std::fs::write(&notes, "my notes\n").unwrap();
+    let idx = s.path("idx.fdx");
+    let run = |out: &Path, report: Option<&Path>| {
+        let mut args = vec!["index", corpus.to_str().unwrap(), "-o", out.to_str().unwrap()];
+        if let Some(r) = report {
+            args.extend(["--report", r.to_str().unwrap()]);
+        }
+        s.run(&args)
+    };
+    for out in [&other, &notes] {
+        let before = std::fs::read(out).unwrap();
+        let o = run(out, None);
+        assert_eq!(code(&o), 1, "{}", stderr(&o));
+        assert!(stderr(&o).contains("is not a fixdex index"), "{}", stderr(&o));
+        assert_eq!(std::fs::read(out).unwrap(), before);
+    }
+    // The report: refused over notes, also through a symbolic link, which stays.
+    let link = s.path("r.link");
+    std::os::unix::fs::symlink(&notes, &link).unwrap();
+    for report in [&notes, &link] {
+        let o = run(&idx, Some(report));
+        assert_eq!(code(&o), 1, "{}", stderr(&o));
+        assert!(stderr(&o).contains("is not a fixdex build report"), "{}", stderr(&o));
+        assert_eq!(std::fs::read_to_string(&notes).unwrap(), "my notes\n");
+        assert!(!idx.exists());
+    }
+    // An index and a report (an empty file too) are replaced.
+    let empty = s.path("empty.fdx");
+    std::fs::write(&empty, "").unwrap();
+    for out in [&idx, &idx, &empty] {
+        let o = run(out, None);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+    let dup = s.corpus("dup.jsonl", &[records(2)[0].clone(), records(2)[0].clone(), records(2)[1].clone()]);
+    let report = s.path("r.jsonl");
+    for _ in 0..2 {
+        let o =
+            s.run(&["index", dup.to_str().unwrap(), "-o", idx.to_str().unwrap(), "--report", report.to_str().unwrap()]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        assert_eq!(std::fs::read_to_string(&report).unwrap().lines().count(), 1);
+    }
+}
+
 /// `fixdex manifest -o UNWRITABLE` names the manifest path, not its temporary file.
 #[test]
 fn issue_8_manifest_output_names_the_path_given() {

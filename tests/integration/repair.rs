@@ -139,7 +139,7 @@ fn patterns_widen_an_insertion_point_and_say_when_nothing_applies() {
     let run = |lines: &str| patterns_on_lines("java_programs/SUM_TO.java", lines);
     let (err, r) = run("4-4");
     assert!(
-        err.contains("lines 4-4 of java_programs/SUM_TO.java hold no statement (an insertion point): the templates edit lines 4-5, up to the statement after it"),
+        err.contains("lines 4-4 of java_programs/SUM_TO.java hold no whole statement (a header, brace, blank line or comment: an insertion point): the templates edit lines 4-5, up to the statement after it"),
         "{err}"
     );
     assert!(r["details"]["generated"]["ADD_GUARD"].as_u64().unwrap_or(0) >= 1, "{}", r["details"]);

@@ -13,7 +13,7 @@ use repair::run::bug::{Bug, Location};
 use repair::run::config::RunConfig;
 use repair::run::report::{Outcome, RepairReport};
 use repair::run::workflow::Workflow;
-use repair::strategies::patterns::{DEFAULT_K, Patterns, Template};
+use repair::strategies::patterns::{DEFAULT_K, Patterns, Template, order};
 
 use crate::common::{minibugs, runner};
 
@@ -134,7 +134,9 @@ fn issue_11_retrieval_orders_the_templates_and_no_retrieval_keeps_the_prior() {
     assert_eq!((squares["before"].as_str(), squares["after"].as_str()), (Some("n"), Some("n+1")), "{d:#}");
     // p(t): the vote (all on the operand template) mixed with the prior.
     let p = &d["probabilities"];
-    assert!(p["CHANGE_OPERAND"].as_f64().unwrap() > 0.1 + 0.9 * 0.06, "{d:#}");
+    let (alpha, prior) = (f64::from(order::VOTE_WEIGHT), f64::from(order::prior(Template::ChangeOperand)));
+    let want = alpha + (1.0 - alpha) * prior;
+    assert!((p["CHANGE_OPERAND"].as_f64().unwrap() - want).abs() < 1e-4, "want {want}: {d:#}");
     // The label suggestions stay in the report for the reader.
     // Smoothed by the index's label prior: the decoy's kind (its record excluded) comes
     // from the prior alone, with no hit as evidence.

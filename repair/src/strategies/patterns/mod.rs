@@ -257,7 +257,7 @@ fn widen(problem: &Problem, warnings: &mut Vec<String>) -> Option<Problem> {
     let (a, b) = problem.language.and_then(|l| templates::insertion_point(&problem.source, l, problem.lines))?;
     let (way, side) = if b > problem.lines.1 { ("up to", "after") } else { ("back to", "before") };
     warnings.push(format!(
-        "patterns: lines {}-{} of {} hold no statement (an insertion point): the templates edit lines {a}-{b}, \
+        "patterns: lines {}-{} of {} hold no whole statement (a header, brace, blank line or comment: an insertion point): the templates edit lines {a}-{b}, \
          {way} the statement {side} it",
         problem.lines.0,
         problem.lines.1,

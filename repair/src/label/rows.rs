@@ -175,19 +175,22 @@ impl Serialize for Fields {
 ///
 /// # Errors
 /// [`LabelError::Io`] when it cannot be read; [`LabelError::BadRow`] for the first line
-/// that is not a JSON object, lacks `buggy_code` or `fixed_code`, or has a field of the
-/// wrong type (see [`Row::parse`]).
+/// that is not UTF-8 (the byte named, as `fixdex index` names it), is not a JSON object,
+/// lacks `buggy_code` or `fixed_code`, or has a field of the wrong type (see
+/// [`Row::parse`]). Lines end at `\n` or `\r\n`, as [`str::lines`] splits them.
 pub fn read_rows(path: &Path) -> Result<Vec<Row>, LabelError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LabelError::Io { path: path.to_owned(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| LabelError::Io { path: path.to_owned(), source })?;
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
     let mut rows = Vec::new();
-    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let row = Row::parse(line, i + 1).map_err(|(field, message)| LabelError::BadRow {
-            path: path.to_owned(),
-            line: i + 1,
-            field,
-            message,
-        })?;
-        rows.push(row);
+    for (i, raw) in bytes.split(|b| *b == b'\n').enumerate() {
+        let bad = |field, message| LabelError::BadRow { path: path.to_owned(), line: i + 1, field, message };
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let line =
+            std::str::from_utf8(raw).map_err(|e| bad(None, format!("invalid UTF-8 at byte {}", e.valid_up_to())))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        rows.push(Row::parse(line, i + 1).map_err(|(field, message)| bad(field, message))?);
     }
     Ok(rows)
 }
@@ -247,6 +250,27 @@ mod tests {
         assert_eq!(bad(r#"{"buggy_code":"x","fixed_code":"y","meta":[]}"#).0, Some("meta"));
         assert_eq!(bad(r#"["buggy_code"]"#).0, None);
         assert_eq!(bad("not json").0, None);
+    }
+
+    /// Bad UTF-8 is named by line and byte, as `fixdex index` names it; CRLF and blank
+    /// lines read as before.
+    #[test]
+    fn label_rows_name_the_line_of_bad_utf8() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.jsonl");
+        let good = br#"{"buggy_code":"x","fixed_code":"y"}"#;
+        let mut bytes = [&good[..], b"\r\n\n", &good[..], b"\n"].concat();
+        std::fs::write(&path, &bytes).unwrap();
+        let rows = read_rows(&path).unwrap();
+        assert_eq!(rows.iter().map(|r| r.line).collect::<Vec<_>>(), [1, 3]);
+        bytes.extend_from_slice(b"{\"buggy_code\":\"\xff\"}\n");
+        std::fs::write(&path, &bytes).unwrap();
+        match read_rows(&path).unwrap_err() {
+            LabelError::BadRow { line, message, .. } => {
+                assert_eq!((line, message.as_str()), (4, "invalid UTF-8 at byte 15"));
+            }
+            e => panic!("{e}"),
+        }
     }
 
     #[test]

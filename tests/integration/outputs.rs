@@ -118,10 +118,14 @@ fn issue_29_outputs_write_through_symbolic_links() {
     let corpus = s.corpus("c.jsonl", &records(6));
     let idx = index(&s, "idx.fdx", 6);
     std::fs::create_dir(s.path("real")).unwrap();
+    // What `index -o` replaces must be an index (indexer_hardening's
+    // index_outputs_replace_only_an_index_and_a_report).
+    let small = std::fs::read(index(&s, "small.fdx", 3)).unwrap();
     let outputs = [("index", "built.fdx"), ("manifest", "m.json"), ("compact", "one.fdx")];
     for (command, name) in outputs {
         let target = s.path("real").join(name);
-        std::fs::write(&target, "old").unwrap();
+        let old = if command == "index" { small.clone() } else { b"old".to_vec() };
+        std::fs::write(&target, &old).unwrap();
         let link = s.path(&format!("link-{name}"));
         std::os::unix::fs::symlink(Path::new("real").join(name), &link).unwrap();
         let l = link.to_str().unwrap();
@@ -132,7 +136,7 @@ fn issue_29_outputs_write_through_symbolic_links() {
         let o = s.run(&args);
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
         assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "{command}: the link stays");
-        assert_ne!(std::fs::read(&target).unwrap(), b"old", "{command}: the target was written");
+        assert_ne!(std::fs::read(&target).unwrap(), old, "{command}: the target was written");
         let o = s.run(&["verify", l]);
         assert!(o.status.success(), "{command}: {}", stderr(&o));
     }

@@ -224,7 +224,7 @@ pub struct BuildStats {
 /// Checks that the index and the report can be written at their paths
 /// ([`engine::output::check`]: not a device or folder, not a corpus file being read, not
 /// each other, in a folder that accepts new files), and that what they would replace is
-/// an index (or manifest) and a build report ([`ours`]): `-o b.jsonl` meant as a second
+/// an index (or manifest) and a build report (`ours`): `-o b.jsonl` meant as a second
 /// input, or `--report notes.txt`, must not destroy the file there. Runs before any
 /// reading or embedding. [`build_index`] calls it first; callers that load a model before
 /// building call it earlier still.

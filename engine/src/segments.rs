@@ -143,12 +143,23 @@ impl Segments {
     /// manifest's `documents` counts only the others' rows.
     ///
     /// # Errors
+    /// [`Error::InvalidParameter`] when `segments` is empty or lists one file twice (by
+    /// any path to it: [`crate::output::same_place`]).
     /// [`Error::Output`] naming `path` when it cannot be written ([`crate::output::check`]:
     /// a device, a folder, one of `segments`, a missing folder), checked before any segment
     /// is opened; as [`Segments::open`]; [`Error::Io`] naming `path` when writing fails.
     pub fn write_manifest(path: &Path, segments: &[PathBuf]) -> Result<Manifest> {
         if segments.is_empty() {
             return Err(Error::InvalidParameter { name: "segments", reason: "a manifest needs at least one".into() });
+        }
+        // One segment listed twice would count and search its documents twice.
+        for (i, a) in segments.iter().enumerate() {
+            if let Some(b) = segments[i + 1..].iter().find(|b| crate::output::same_place(a, b)) {
+                return Err(Error::InvalidParameter {
+                    name: "segments",
+                    reason: format!("{} and {} are one file: list each segment once", a.display(), b.display()),
+                });
+            }
         }
         let inputs: Vec<&Path> = segments.iter().map(PathBuf::as_path).collect();
         let given = path;

@@ -187,3 +187,18 @@ fn issue_29_a_second_index_run_on_one_output_is_refused() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(out.exists() && !s.path("c.fdx.lock").exists());
 }
+
+/// `manifest` refuses one segment listed twice (by any path to it): its documents would be
+/// counted and searched twice.
+#[test]
+fn a_manifest_lists_each_segment_once() {
+    let s = Scratch::new();
+    let idx = index(&s, "idx.fdx", 6);
+    let again = s.path("sub/../idx.fdx");
+    std::fs::create_dir(s.path("sub")).unwrap();
+    let out = s.path("m.json");
+    let o = s.run(&["manifest", "-o", out.to_str().unwrap(), idx.to_str().unwrap(), again.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("are one file: list each segment once"), "{}", stderr(&o));
+    assert!(!out.exists());
+}

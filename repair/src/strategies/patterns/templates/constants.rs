@@ -11,7 +11,8 @@
 
 use tree_sitter::Node;
 
-use super::{Cx, Edit, Template};
+use super::literals::{enclosing, visit};
+use super::{Cx, Edit, NUMERIC_TYPES, Template, squash};
 use crate::Language;
 
 /// Java types a name may hold, with the literals tried for it (boxed types keep their kind:
@@ -67,7 +68,7 @@ impl Cx<'_> {
         match self.language {
             Language::Java => {
                 let visible = self.visible_types(node);
-                let Some(ty) = visible.get(name).map(|t| t.split_whitespace().collect::<String>()) else {
+                let Some(ty) = visible.get(name).map(|t| squash(t)) else {
                     return Vec::new();
                 };
                 if let Some((_, literals)) = JAVA_LITERALS.iter().find(|(t, _)| *t == ty) {
@@ -154,8 +155,8 @@ impl Cx<'_> {
                 let number = |n: Node<'_>| {
                     n.kind().ends_with("integer_literal")
                         || n.kind().ends_with("floating_point_literal")
-                        || (n.kind() == "identifier" && !self.not_numeric(n))
-                            && self.visible_types(n).contains_key(self.of(n))
+                        || (n.kind() == "identifier"
+                            && self.visible_types(n).get(self.of(n)).is_some_and(|ty| NUMERIC_TYPES.contains(ty)))
                 };
                 !self.not_numeric(node) && (number(l) || number(r))
             }
@@ -175,18 +176,14 @@ impl Cx<'_> {
     /// plain assignment of a number literal (`best = 0`, `i = j = -1`) or a `for` over
     /// `range(…)`.
     fn python_numbers(&self, node: Node<'_>) -> Vec<&str> {
-        let mut scope = node.parent();
-        while let Some(s) = scope.filter(|s| s.kind() != "function_definition") {
-            scope = s.parent();
-        }
-        let scope = scope.unwrap_or(self.root);
+        let scope = enclosing(node, &["function_definition"]).unwrap_or(self.root);
         let mut names = Vec::new();
-        let mut stack = vec![scope];
-        while let Some(n) = stack.pop() {
+        visit(scope, |n| {
+            if n != scope && matches!(n.kind(), "function_definition" | "class_definition" | "lambda") {
+                return false;
+            }
             let (left, right) = match n.kind() {
-                "assignment" => (n.child_by_field_name("left"), n.child_by_field_name("right")),
-                "for_statement" => (n.child_by_field_name("left"), n.child_by_field_name("right")),
-                "function_definition" | "class_definition" | "lambda" if n != scope => continue,
+                "assignment" | "for_statement" => (n.child_by_field_name("left"), n.child_by_field_name("right")),
                 _ => (None, None),
             };
             if let (Some(left), Some(right)) = (left, right) {
@@ -211,9 +208,8 @@ impl Cx<'_> {
                     names.push(left);
                 }
             }
-            let mut c = n.walk();
-            stack.extend(n.named_children(&mut c));
-        }
+            true
+        });
         let mut out: Vec<&str> = names.into_iter().map(|n| &self.text[n.byte_range()]).collect();
         out.sort_unstable();
         out.dedup();

@@ -503,7 +503,7 @@ struct StringParts<'t> {
 }
 
 /// The nearest ancestor of `node` of one of `kinds`.
-fn enclosing<'n>(node: Node<'n>, kinds: &[&str]) -> Option<Node<'n>> {
+pub(super) fn enclosing<'n>(node: Node<'n>, kinds: &[&str]) -> Option<Node<'n>> {
     let mut up = node.parent();
     while let Some(p) = up {
         if kinds.contains(&p.kind()) {
@@ -516,7 +516,7 @@ fn enclosing<'n>(node: Node<'n>, kinds: &[&str]) -> Option<Node<'n>> {
 
 /// Calls `f` on `root` and the nodes below it in source order, without a list; below a node
 /// only when `f` returns true for it.
-fn visit<'n>(root: Node<'n>, mut f: impl FnMut(Node<'n>) -> bool) {
+pub(super) fn visit<'n>(root: Node<'n>, mut f: impl FnMut(Node<'n>) -> bool) {
     let mut cursor = root.walk();
     loop {
         if f(cursor.node()) && cursor.goto_first_child() {

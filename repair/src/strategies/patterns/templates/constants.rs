@@ -188,8 +188,8 @@ impl Cx<'_> {
             };
             if let (Some(left), Some(right)) = (left, right) {
                 let mut value = right;
+                // `i = j = -1`: `i` takes the last value; `j = -1` is visited on its own.
                 while value.kind() == "assignment" {
-                    names.extend(value.child_by_field_name("left").filter(|l| l.kind() == "identifier"));
                     match value.child_by_field_name("right") {
                         Some(r) => value = r,
                         None => break,
@@ -314,19 +314,24 @@ mod tests {
         let text = "def solve(n, xl, yl):
     dp = [[0] * n for i in range(n)]
     best = -1
+    k = m = len(xl)
+    lo = hi = 0
     for j in range(1, n):
         dp[j][0] = max(dp[j - 1]) + xl[j] + yl[j]
     name = 'a' + 'b'
-    return best + n, name
+    return best + n + m + hi, name
 ";
-        let all = made(text, Language::Python, (5, 5));
+        let all = made(text, Language::Python, (7, 7));
         assert!(has(&all, "j", "0"), "{all:?}");
         assert!(has(&all, "j - 1", "1"));
         // `dp`, `xl` and `yl` are bound to no number; `n` is a parameter.
         assert!(!all.iter().any(|(o, _)| ["dp", "xl", "yl", "n"].contains(&o.as_str())), "{all:?}");
-        let last = made(text, Language::Python, (6, 7));
+        let last = made(text, Language::Python, (8, 9));
         assert!(has(&last, "best", "0"), "{last:?}");
-        assert!(has(&last, "best + n", "1"));
+        assert!(has(&last, "best + n + m + hi", "1"));
+        // A chain binds every name to its last value: `hi` to `0`, `m` to `len(xl)`.
+        assert!(has(&last, "hi", "0"), "{last:?}");
+        assert!(!last.iter().any(|(o, _)| o == "m"), "{last:?}");
         assert!(!last.iter().any(|(o, _)| o.contains('\'')), "{last:?}");
     }
 }

@@ -226,6 +226,13 @@ impl<'a> Session<'a> {
         (self.skip)(rel, is_dir)
     }
 
+    /// The filter behind [`Session::skips`], for a reader of the project tree that takes one
+    /// (`patterns`' project classes, [`crate::strategies::patterns::templates::ProjectTypes`]).
+    #[must_use]
+    pub fn scratch_filter(&self) -> ScratchFilter {
+        std::sync::Arc::clone(&self.skip)
+    }
+
     /// When the run started.
     #[must_use]
     pub fn started(&self) -> Instant {

@@ -36,7 +36,8 @@
 //! (attempt 1; `suggestion` is the template's 1-based place in [`Template::ALL`]; `choice`
 //! the candidate's rank in the order), `patch`. Its `details`:
 //! `order` (`retrieval` when hits voted or were transplanted, else `prior`), `suspiciousness`
-//! (`uniform` or `sbfl`), `retrieval` (`null` without an index or with `--no-retrieval`; else
+//! (`uniform` or `sbfl`), `project_classes` (the Java classes read from the project for the
+//! method template, [`templates::ProjectTypes`]), `retrieval` (`null` without an index or with `--no-retrieval`; else
 //! `hits`, `error`, `hit_edits`: each hit a template reproduces, with `id`, `score`,
 //! `template`, `before`, `after`, `summary`), `transplants` (each hit considered for a
 //! transplant: `id`, `score`, `before`/`after` (its changed tokens, whitespace removed),
@@ -170,7 +171,14 @@ impl super::Strategy for Patterns {
         let widened = widen(problem, &mut session.report.warnings);
         let problem = widened.as_ref().unwrap_or(problem);
         let text = &problem.source;
-        let edits = problem.language.map(|l| templates::edits(text, l, problem.lines)).unwrap_or_default();
+        // The project's own classes (Java): what the receiver of a call can call instead.
+        let project = match problem.language {
+            Some(crate::Language::Java) => {
+                templates::ProjectTypes::scan_skipping(&problem.bug.root, session.scratch_filter())
+            }
+            _ => templates::ProjectTypes::default(),
+        };
+        let edits = problem.language.map(|l| templates::edits_in(text, l, problem.lines, &project)).unwrap_or_default();
         // Bad input is said in the report, and the search goes on with what applies.
         warn_unparsed(problem, edits.len(), &mut session.report.warnings);
         let (hits, retrieval, fixes) = match session.retriever().filter(|_| self.retrieval) {
@@ -198,6 +206,7 @@ impl super::Strategy for Patterns {
         session.report.details = Details::new(PatternsRecord {
             order: if hits.is_empty() && transplants.is_empty() { "prior" } else { "retrieval" },
             suspiciousness: problem.weights.name(),
+            project_classes: project.len(),
             probabilities: order::template_probabilities(&hits),
             retrieval,
             transplants: transplant_records,
@@ -301,6 +310,9 @@ pub struct PatternsRecord {
     pub order: &'static str,
     /// `uniform` or `sbfl` ([`crate::fl::LineWeights::name`]).
     pub suspiciousness: &'static str,
+    /// Java classes (interfaces, enums, records) read from the project root for the
+    /// method template ([`templates::ProjectTypes`]); 0 for Python.
+    pub project_classes: usize,
     /// The similar fixes searched; `None` without an index or with `--no-retrieval`.
     pub retrieval: Option<RetrievalRecord>,
     /// What became of each similar fix as a transplant ([`transplant`]); empty without

@@ -16,9 +16,11 @@ mod checkers;
 mod conditions;
 mod constants;
 mod literals;
+mod project;
 mod refuse;
 mod statements;
 
+pub use project::{MethodDecl, ProjectTypes, simple_type};
 pub use refuse::{Original, refused};
 pub use statements::insertion_point;
 
@@ -48,7 +50,8 @@ pub enum Template {
     SwapOperands,
     /// A called method replaced by another of the same arity (ManySStuBs4J's "different
     /// method, same arguments"): one declared in the file, one called elsewhere in it with as
-    /// many arguments, or its pair among `any`/`all`, `min`/`max` and the like.
+    /// many arguments, its pair among `any`/`all`, `min`/`max` and the like, or (Java)
+    /// another method of the receiver's class in the project or of `String` (TBar FP7).
     DifferentMethod,
     /// One statement of a block deleted (TBar FP15 "Remove Buggy Statement";
     /// `statements.rs`): an expression statement, an `if` (with its `else`), a loop, or a
@@ -193,10 +196,18 @@ pub struct Edit {
 const MAX_IDENTIFIER_EDITS: usize = 400;
 
 /// Every edit the templates make on the nodes within lines `lines.0..=lines.1` (1-based) of
-/// `text`, in the default order ([`Template::ALL`], then source order). Empty when the text
-/// does not parse as `language`.
+/// `text`, in the default order ([`Template::ALL`], then source order), with the file alone
+/// (no project declarations: [`edits_in`]). Empty when the text does not parse as `language`.
 #[must_use]
 pub fn edits(text: &str, language: Language, lines: (usize, usize)) -> Vec<Edit> {
+    edits_in(text, language, lines, &ProjectTypes::default())
+}
+
+/// [`edits`], with the project's Java declarations (`project`, [`ProjectTypes::scan`]): a
+/// call on a receiver of a project class can become another method of that class
+/// ([`Template::DifferentMethod`]).
+#[must_use]
+pub fn edits_in(text: &str, language: Language, lines: (usize, usize), project: &ProjectTypes) -> Vec<Edit> {
     let mut parser = Parser::new();
     if parser.set_language(&language.grammar()).is_err() {
         return Vec::new();
@@ -219,6 +230,7 @@ pub fn edits(text: &str, language: Language, lines: (usize, usize)) -> Vec<Edit>
         calls,
         root: tree.root_node(),
         method,
+        project,
     };
     let mut out = Vec::new();
     for node in &nodes {
@@ -421,6 +433,8 @@ struct Cx<'t> {
     root: Node<'t>,
     /// The first method or function declared within the edited lines (the localized one).
     method: Option<Node<'t>>,
+    /// Java: the project's classes ([`ProjectTypes`]; empty with the file alone).
+    project: &'t ProjectTypes,
 }
 
 /// Pairs of functions that a bug swaps for one another though nothing in the file calls the
@@ -858,6 +872,8 @@ impl Cx<'_> {
     /// receiver with as many arguments; an unqualified (`this.`, `super.`) one, a method the
     /// file declares or calls unqualified. With every method of the file, javac refused 9 in
     /// 10 of this template's candidates on Defects4J Cli and JxPath ("cannot find symbol").
+    /// After those (at most [`MAX_METHOD_EDITS`]), the other methods of the receiver's class
+    /// as the project declares it ([`Cx::class_methods`], with [`edits_in`]).
     fn different_method(&self, node: Node<'_>, out: &mut Vec<Edit>) {
         let Some((name, args)) = call_parts(node) else { return };
         let (current, n) = (self.of(name), arity(Some(args)));
@@ -877,7 +893,8 @@ impl Cx<'_> {
         } else {
             self.methods.iter().filter(|(_, k)| *k == n).map(|(m, _)| *m).collect()
         };
-        for other in pairs.chain(file).take(MAX_METHOD_EDITS) {
+        let class = self.class_methods(node, current, n);
+        for other in pairs.chain(file).take(MAX_METHOD_EDITS).chain(class) {
             if !done.contains(&other) {
                 done.push(other);
                 self.push(out, Template::DifferentMethod, name, other.to_string());

@@ -39,7 +39,7 @@ use crate::Language;
 
 /// Methods of `java.lang.String` (Java 8) with their parameter counts: a call on a `String`
 /// the file never makes is still one javac accepts.
-const STRING_METHODS: &[(&str, &[usize])] = &[
+pub(super) const STRING_METHODS: &[(&str, &[usize])] = &[
     ("charAt", &[1]),
     ("codePointAt", &[1]),
     ("compareTo", &[1]),

@@ -3,8 +3,8 @@
 //! | code | meaning |
 //! | --- | --- |
 //! | 0 | success (a search with no hit above the threshold is a success) |
-//! | 1 | error: bad input, I/O, model mismatch, invalid parameter; `eval quixbugs` (without `--check`): a program ended in error (outcome `error` or `preflight_failed`, or localization failed), after the summary is printed |
-//! | 2 | usage error (unknown flag, missing argument) from clap; a `--project` or `--lang` filter that matches nothing in the index; an `eval defects4j --bugs` or `eval quixbugs --programs` selection that names an unknown bug, project or program; a `repair --bug-id` that names no record but is one's id in another form; a `repair` with no fault location or a malformed `--lines` |
+//! | 1 | error: bad input, I/O, model mismatch, an index without the `--space` asked for; `eval quixbugs` (without `--check`): a program ended in error (outcome `error` or `preflight_failed`, or localization failed), after the summary is printed |
+//! | 2 | usage error (unknown flag, missing argument, a value of the wrong type) from clap; a flag's value out of range or unknown (`-k 0`, `--threshold 2`, `--space bogus`, `--lines 5-2`, `mine --since yesterday`), as clap's own `-k abc` is; a `--project` or `--lang` filter that matches nothing in the index; an `eval defects4j --bugs` or `eval quixbugs --programs` selection that names an unknown bug, project or program; a `repair --bug-id` that names no record but is one's id in another form; a `repair` with no fault location or a malformed `--lines` |
 //! | 3 | the index is corrupt or not an index (open or `verify` failed, or a search met a damaged vector) |
 //! | 4 | `repair`: no plausible patch (search space, budget or time exhausted); `label`: some rows got no root cause (model errors, unusable answers, a budget or time stop; the output is written, a rerun resumes); `eval quixbugs`: not used |
 
@@ -76,7 +76,8 @@ fn causes(err: &anyhow::Error) -> Vec<String> {
 }
 
 /// The exit code for `err`: [`CORRUPT`] for a damaged, foreign or other-version index,
-/// [`USAGE`] for a filter that matches nothing, strategy options that do not go together
+/// [`USAGE`] for a filter that matches nothing, a flag's value out of range or an unknown
+/// space name, strategy options that do not go together
 /// (another strategy's option), a [`Usage`] error, a malformed or unknown bug selection or
 /// an unknown QuixBugs program, else
 /// [`ERROR`].
@@ -101,7 +102,10 @@ pub(crate) fn code_for(err: &anyhow::Error) -> u8 {
     }
     match engine_error(err) {
         Some(e) if is_corrupt(e) => CORRUPT,
-        Some(engine::Error::NoMatch { .. }) => USAGE,
+        Some(engine::Error::NoMatch { .. } | engine::Error::UnknownSpace(_)) => USAGE,
+        // A flag's value (the name as the CLI spells it); not an internal check such as a
+        // query vector that is not finite.
+        Some(engine::Error::InvalidParameter { name, .. }) if name.starts_with('-') => USAGE,
         _ => ERROR,
     }
 }

@@ -160,23 +160,28 @@ fn bad_parameters_are_refused() {
     let idx = s.path("idx.fdx");
     let corpus = s.corpus("c.jsonl", &records(20));
     let o = s.run(&["index", corpus.to_str().unwrap(), "-o", idx.to_str().unwrap(), "--spaces", "code+cause,tokens"]);
-    assert_eq!(code(&o), 1);
+    assert_eq!(code(&o), 2, "an unknown space name is a usage error");
     assert!(stderr(&o).contains("unknown vector space `tokens`"), "{}", stderr(&o));
     s.index(&corpus, &idx, &[]);
     let q = s.path("q.java");
     std::fs::write(&q, "int x;").unwrap();
     let (i, qs) = (idx.to_str().unwrap(), q.to_str().unwrap());
-    for (args, msg) in [
-        (vec!["-k", "0"], "-k: must be at least 1"),
-        (vec!["--threshold", "1.5"], "--threshold: 1.5 is outside [-1, 1]"),
-        (vec!["--threshold", "-2"], "--threshold: -2 is outside [-1, 1]"),
-        (vec!["--space", "nope"], "unknown vector space `nope`"),
-        (vec!["--space", "code"], "the index has no vector space `code`; it has: code+cause"),
+    // A value out of range or unknown is a usage error, as clap's own `-k abc` is; a space
+    // the index lacks is the index's, not the flag's.
+    for (args, msg, exit) in [
+        (vec!["-k", "0"], "-k: must be at least 1", 2),
+        (vec!["-k", "abc"], "invalid value 'abc' for '-k", 2),
+        (vec!["--threshold", "1.5"], "--threshold: 1.5 is outside [-1, 1]", 2),
+        (vec!["--threshold", "-2"], "--threshold: -2 is outside [-1, 1]", 2),
+        (vec!["--space", "nope"], "unknown vector space `nope`", 2),
+        (vec!["--lines", "5-2"], "--lines", 2),
+        (vec!["--lines", "1-9"], "--lines 1-9 is outside the --code snippet (1 lines)", 2),
+        (vec!["--space", "code"], "the index has no vector space `code`; it has: code+cause", 1),
     ] {
         let mut a = vec!["search", i, "--code", qs, "--cause", "c"];
         a.extend(args);
         let o = s.run(&a);
-        assert_eq!(code(&o), 1, "{a:?}");
+        assert_eq!(code(&o), exit, "{a:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(msg), "{a:?}: {}", stderr(&o));
     }
     // An empty filter value is a usage error of its own, not a name to suggest others for.

@@ -685,7 +685,7 @@ fn mine_dates_and_branches_restrict_the_walk() {
         std::fs::write(&out, "keep").unwrap();
         let o = mine(&[repo.path(), "-o", out.to_str().unwrap(), flag, value]);
         let err = stderr(&o);
-        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert_eq!(o.status.code(), Some(2), "a malformed date is a usage error: {err}");
         assert!(err.contains(flag) && err.contains(value), "{err}");
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep");
     }

@@ -169,8 +169,9 @@ fn batch_bad_lines_name_their_line_and_the_rest_answers() {
     assert_eq!(o.status.code(), Some(2), "usage errors dominate: {}", stderr(&o));
     assert!(stderr(&o).contains("8 of the queries"), "{}", stderr(&o));
 
-    // Only a non-usage failure: exit 1.
-    let file = batch_file(&s, &[serde_json::json!({"code": "x = 1", "lines": "9"}).to_string()]);
+    // Only a non-usage failure (a query with nothing to embed): exit 1. Lines outside the
+    // snippet are a usage error, as `--lines` is for one search.
+    let file = batch_file(&s, &[serde_json::json!({"code": " \u{200B} ", "cause": ""}).to_string()]);
     let o = s.run(&["search", idx.to_str().unwrap(), "--batch", file.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert_eq!(answers(&o).len(), 1);

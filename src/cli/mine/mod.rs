@@ -189,7 +189,7 @@ fn date_range(args: &Args) -> anyhow::Result<(Option<i64>, Option<i64>)> {
 
 /// Unix seconds of the date or time `text` given with `flag` ([`indexer::mine::parse_date`]).
 fn parse_date(flag: &str, text: &str) -> anyhow::Result<i64> {
-    indexer::mine::parse_date(text).map_err(|e| anyhow::anyhow!("{flag} {text:?}: {e}"))
+    indexer::mine::parse_date(text).map_err(|e| crate::cli::exit::Usage(format!("{flag} {text:?}: {e}")).into())
 }
 
 /// `OUTPUT.tmp-PID`, beside the output: where the pairs are written before the rename.

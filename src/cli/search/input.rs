@@ -28,7 +28,7 @@ pub(super) fn buggy_lines(arg: Option<&str>, code: &str) -> anyhow::Result<Optio
     let r: LineRange = arg.parse()?;
     let n = code.lines().count();
     if r.last > n {
-        anyhow::bail!("--lines {r} is outside the --code snippet ({n} lines)");
+        return Err(crate::cli::exit::Usage(format!("--lines {r} is outside the --code snippet ({n} lines)")).into());
     }
     Ok(Some(r))
 }

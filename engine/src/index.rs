@@ -548,10 +548,18 @@ fn parse_header(bytes: &[u8]) -> Result<FileHeader> {
     let (header, _) = FileHeader::read_from_prefix(bytes)
         .map_err(|_| Error::corrupt(format!("file is {} bytes, shorter than the header", bytes.len())))?;
     let version = header.version.get();
+    let crc_ok = header.compute_crc() == header.header_crc.get();
     if !(OLDEST_SUPPORTED_VERSION..=FORMAT_VERSION).contains(&version) {
+        // Another version's header is whole (its checksum covers the version field); a
+        // damaged byte in the version field is damage, not a newer fixdex.
+        if !crc_ok {
+            return Err(Error::corrupt(format!(
+                "header checksum mismatch (its version field reads {version}: the header is damaged)"
+            )));
+        }
         return Err(Error::Version { got: version, oldest: OLDEST_SUPPORTED_VERSION, current: FORMAT_VERSION });
     }
-    if header.compute_crc() != header.header_crc.get() || header.header_len.get() as usize != HEADER_LEN {
+    if !crc_ok || header.header_len.get() as usize != HEADER_LEN {
         return Err(Error::corrupt("header checksum mismatch"));
     }
     if header.file_len.get() != bytes.len() as u64 {

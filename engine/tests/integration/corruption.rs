@@ -74,11 +74,20 @@ fn header_damage_magic_and_version() {
     let mut b = bytes.clone();
     b[0] = b'X';
     assert!(matches!(Index::from_bytes(&b).unwrap_err(), Error::NotAnIndex));
+    // A newer format's header is whole: its checksum covers the version field.
     let mut b = bytes.clone();
     b[8] = 9; // version 9
+    let crc = crc32c::crc32c(&b[..124]);
+    b[124..128].copy_from_slice(&crc.to_le_bytes());
     let e = Index::from_bytes(&b).unwrap_err();
     assert!(e.to_string().contains("index format v9, this build reads v2..=v2"), "{e}");
     assert!(e.to_string().contains("written by a newer fixdex"), "{e}");
+    // A damaged version byte is damage, not a newer fixdex.
+    let mut b = bytes.clone();
+    b[8] ^= 0x10;
+    let e = Index::from_bytes(&b).unwrap_err();
+    assert!(matches!(e, Error::Corrupt(_)), "{e}");
+    assert!(e.to_string().contains("header checksum mismatch (its version field reads 18"), "{e}");
     let mut b = bytes;
     b[44] ^= 1; // n_docs, covered by the header CRC
     assert!(Index::from_bytes(&b).unwrap_err().to_string().contains("header checksum"));

@@ -20,7 +20,7 @@ mod project;
 mod refuse;
 mod statements;
 
-pub use project::{MethodDecl, ProjectTypes, simple_type};
+pub use project::{MAX_FILE_BYTES, MethodDecl, ProjectTypes, simple_type};
 pub use refuse::{Original, refused};
 pub use statements::insertion_point;
 

@@ -86,7 +86,7 @@ impl ProjectTypes {
     /// widens what the templates try, so a missing class costs candidates, never an error.
     #[must_use]
     pub fn scan(root: &Path) -> ProjectTypes {
-        ProjectTypes::read(crate::tools::source::Project::new(root))
+        ProjectTypes::read(&crate::tools::source::Project::new(root))
     }
 
     /// [`ProjectTypes::scan`] without the entries `skip` names (root-relative path, is a
@@ -94,10 +94,10 @@ impl ProjectTypes {
     /// tools' view (QuixBugs' `correct_java_programs`, which holds the fixes) is never read.
     #[must_use]
     pub fn scan_skipping(root: &Path, skip: crate::validate::scratch::ScratchFilter) -> ProjectTypes {
-        ProjectTypes::read(crate::tools::source::Project::new(root).with_skip(skip))
+        ProjectTypes::read(&crate::tools::source::Project::new(root).with_skip(skip))
     }
 
-    fn read(project: crate::tools::source::Project) -> ProjectTypes {
+    fn read(project: &crate::tools::source::Project) -> ProjectTypes {
         let mut out = ProjectTypes::default();
         let mut parser = Parser::new();
         if parser.set_language(&Language::Java.grammar()).is_err() {

@@ -232,7 +232,9 @@ impl<'t> Cx<'t> {
     /// `this.` call, the enclosing class's (the file's own are [`Cx::calls`] already, this
     /// adds the inherited ones). Only when the class has the called method itself with that
     /// arity (else the receiver's type was misread, or the method is inherited from outside
-    /// the project), and only names [`close`] to the called one. Order: the methods with the called one's parameter types first, then by
+    /// the project), and only names [`close`] to the called one; never a `void` method where the
+    /// call's value is used (javac refuses it: a validation spent on a compile error). Order:
+    /// the methods with the called one's parameter types first, then its return type, then by
     /// the camel-case words their names share with it (`getService` → `getSharedService`)
     /// and the length of their common prefix (`equals` → `equalsIgnoreCase` before
     /// `contentEquals`), then nearest class and source order; at most [`MAX_CLASS_METHOD_EDITS`].
@@ -256,13 +258,22 @@ impl<'t> Cx<'t> {
         }
         let project: &'t ProjectTypes = self.project;
         let declared = project.methods(&class, n);
-        let Some(params) = declared.iter().find(|m| m.name == current).map(|m| &m.params) else { return Vec::new() };
+        let Some(called) = declared.iter().find(|m| m.name == current) else { return Vec::new() };
+        // A `void` method where the call's value is used does not compile (JLS 15.12.3).
+        let value_used = call.parent().is_some_and(|p| p.kind() != "expression_statement");
         let mut found: Vec<&'t MethodDecl> = declared
             .iter()
             .copied()
-            .filter(|m| m.name != current && (!statics_only || m.is_static) && close(current, &m.name))
+            .filter(|m| {
+                m.name != current
+                    && (!statics_only || m.is_static)
+                    && !(value_used && m.returns == "void")
+                    && close(current, &m.name)
+            })
             .collect();
-        found.sort_by_key(|m| (&m.params != params, std::cmp::Reverse(closeness(current, &m.name))));
+        found.sort_by_key(|m| {
+            (m.params != called.params, m.returns != called.returns, std::cmp::Reverse(closeness(current, &m.name)))
+        });
         let mut out: Vec<&'t str> = Vec::new();
         for m in found {
             if !out.contains(&m.name.as_str()) && out.len() < MAX_CLASS_METHOD_EDITS {
@@ -551,6 +562,7 @@ mod tests {
         public Item find(int id) { return null; }\n\
         public void delete(String key) {}\n\
         public Item findOrCreate(String key) { return null; }\n\
+        public void findAll(String key) {}\n\
         public int count() { return 0; }\n\
         public static Repository open(String path) { return null; }\n\
         public static Repository create(String path) { return null; }\n\
@@ -569,13 +581,14 @@ mod tests {
         Item c = primary().find(name);\n\
         Item d = this.repo.find(name);\n\
         Repository r = Repository.open(name);\n\
+        repo.find(name);\n\
         return name.equals(\"x\") ? a : b;\n\
         }\n\
         }\n";
 
     /// The other methods the method template tries on line `line` of [`SERVICE`], in order.
     fn others(project: &ProjectTypes, line: usize) -> Vec<String> {
-        super::super::edits_in(SERVICE, Language::Java, (2, 9), project)
+        super::super::edits_in(SERVICE, Language::Java, (2, 10), project)
             .into_iter()
             .filter(|e| e.template == super::super::Template::DifferentMethod && e.line == line)
             .map(|e| e.replacement)
@@ -587,18 +600,22 @@ mod tests {
         let project = ProjectTypes::of_sources(&[REPOSITORY, BASE, SERVICE]);
         // A field of the superclass, an element of an array field, a method's return type,
         // a field access on `this`: all a `Repository`. Only close names (`delete` is not);
-        // `count` has another arity, `find(int)` is the called name.
+        // `count` has another arity, `find(int)` is the called name; `findAll` returns
+        // `void`, and these calls' values are used.
         for line in 3..=6 {
             assert_eq!(others(&project, line), ["findOrCreate"], "line {line}");
         }
+        // A call whose value is dropped may call a `void` method; the called one's return
+        // type first.
+        assert_eq!(others(&project, 8), ["findOrCreate", "findAll"]);
         // A class name receiver: its static methods only (`openAll` shares a word with
         // `open`, `create` none: not tried).
         assert_eq!(others(&project, 7), ["openAll"]);
         // A String: String's methods with one parameter, the closest names first.
-        assert_eq!(others(&project, 8), ["equalsIgnoreCase", "contentEquals"]);
+        assert_eq!(others(&project, 9), ["equalsIgnoreCase", "contentEquals"]);
         // The file alone knows none of them.
         let alone = ProjectTypes::default();
-        assert!((3..=7).all(|line| others(&alone, line).is_empty()), "{:?}", others(&alone, 3));
+        assert!((3..=8).all(|line| others(&alone, line).is_empty()), "{:?}", others(&alone, 3));
     }
 
     #[test]

@@ -26,7 +26,8 @@ impl Exclusions {
     ///
     /// # Errors
     /// [`Error::Io`] when it cannot be read; [`Error::Row`] for a `project:` line with no
-    /// name.
+    /// name, or a JSON line (a corpus given as the exclusion file: its records' ids would
+    /// exclude nothing).
     pub fn read(path: &Path) -> Result<Exclusions> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::Io { path: path.into(), source: e })?;
         let mut ex = Exclusions::default();
@@ -44,11 +45,17 @@ impl Exclusions {
     /// Adds one line of an exclusion file.
     ///
     /// # Errors
-    /// A reason string for a `project:` line without a name.
+    /// A reason string for a `project:` line without a name, or a line that is a JSON
+    /// object or array.
     pub fn add_line(&mut self, line: &str) -> std::result::Result<(), String> {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             return Ok(());
+        }
+        if line.starts_with('{') || line.starts_with('[') {
+            return Err("a JSON record, not an id: an exclusion file lists record ids (`defects4j:Lang-1`) \
+                        or `project:NAME`, one a line (is this a corpus?)"
+                .into());
         }
         match line.strip_prefix("project:") {
             Some(p) if p.trim().is_empty() => Err("`project:` needs a project name".into()),
@@ -127,5 +134,15 @@ mod tests {
         std::fs::write(&p, "a\nproject:  \n").unwrap();
         let e = Exclusions::read(&p).unwrap_err().to_string();
         assert!(e.contains("ex.txt:2") && e.contains("project name"), "{e}");
+    }
+
+    /// A corpus given as the exclusion file would exclude nothing, silently.
+    #[test]
+    fn a_corpus_is_not_an_exclusion_file() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("corpus.jsonl");
+        std::fs::write(&p, "# ids\nx:1\n{\"id\": \"x:2\", \"buggy_code\": \"a\"}\n").unwrap();
+        let e = Exclusions::read(&p).unwrap_err().to_string();
+        assert!(e.contains("corpus.jsonl:3") && e.contains("JSON record"), "{e}");
     }
 }

@@ -34,8 +34,9 @@ pub struct Args {
     /// Project root (never modified: patches are tested in scratch copies).
     #[arg(long)]
     project: PathBuf,
-    /// Test command, run with `sh -c` in the project copy; exit 0 = all tests pass.
-    #[arg(long, allow_hyphen_values = true)]
+    /// Test command, run with `sh -c` in the project copy; exit 0 = all tests pass (an empty
+    /// one is refused, exit 2).
+    #[arg(long, allow_hyphen_values = true, value_parser = clap::builder::NonEmptyStringValueParser::new())]
     test_cmd: String,
     /// A test that fails on the buggy version (repeatable; a substring of the failing test
     /// names, e.g. `GCD_TEST#test_1`): the pre-flight checks that it fails. With named tests,

@@ -88,7 +88,8 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Answer many queries with one model and index load: QUERIES.jsonl (`-`: standard
-    /// input) holds one JSON object per line, `{"code": TEXT, "cause": TEXT}` plus any of
+    /// input) holds one JSON object per line, `{"code": TEXT, "cause": TEXT}` (`root_cause`,
+    /// as `fixdex serve`'s `search_similar_fixes` names it, is taken for `cause`) plus any of
     /// `id` (echoed back), `k`, `threshold`, `space`, `ef`, `exact`, `no_int8`, `lang`,
     /// `project`, `exclude_id`, `exclude_project` (a string or an array of strings),
     /// `rank`, `query_lang` and `lines`, named as the flags with `_` for `-`; a field a line

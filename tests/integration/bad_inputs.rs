@@ -190,6 +190,10 @@ fn bad_parameters_are_refused() {
         assert_eq!(code(&o), 2, "{flag}");
         assert!(stderr(&o).contains(&format!("a value is required for '{flag}")), "{flag}: {}", stderr(&o));
     }
+    // So is an empty test command (it used to fail only at pre-flight, after copying the project).
+    let o = s.run(&["repair", "--project", s.path("").to_str().unwrap(), "--test-cmd", "", "--file", qs]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("a value is required for '--test-cmd"), "{}", stderr(&o));
 }
 
 #[test]

@@ -28,6 +28,8 @@ const MAX_BATCH_LINE: usize = 8 << 20;
 struct BatchQuery {
     id: Option<Value>,
     code: Option<String>,
+    /// `root_cause` too: a `fixdex serve` request line is a batch line as it is.
+    #[serde(alias = "root_cause")]
     cause: Option<String>,
     k: Option<usize>,
     threshold: Option<f32>,

@@ -3,6 +3,7 @@
 
 use tree_sitter::Node;
 
+use super::project::simple_type;
 use super::{Cx, Edit, Template, call_parts, descendants, nested, one_line, squash};
 use crate::Language;
 
@@ -32,10 +33,12 @@ struct Scoped<'t> {
 impl<'t> Cx<'t> {
     /// A call given one argument more or one fewer (see [`Template::ChangeArgumentCount`];
     /// TBar FP10 "Mutate Method Invocation Expression"): where the file declares or calls
-    /// the called name with one parameter fewer, each argument dropped in turn; where with
-    /// one more, a name in scope (parameters, locals declared before the call, fields; Python
-    /// `self.x` attributes) inserted at each position, the last position first. Java, when
-    /// the file declares that overload: names whose declared type is its parameter's at the
+    /// the called name with one parameter fewer, or Java's receiver class has that overload
+    /// in the project ([`Cx::class_overload`]: a method the file calls but another file
+    /// declares), each argument dropped in turn; where with one more, a name in scope
+    /// (parameters, locals declared before the call, fields; Python `self.x` attributes)
+    /// inserted at each position, the last position first. Java, when the file or the
+    /// project declares that overload: names whose declared type is its parameter's at the
     /// position come first. Python: only calls whose arguments are all positional (no
     /// keyword or `*`/`**` argument), and never a capitalised name (a constructor:
     /// [`Cx::constructor_arguments`]). Caps: [`MAX_ADDED_NAMES`] names per position,
@@ -54,8 +57,10 @@ impl<'t> Cx<'t> {
         }
         let list = arguments(args);
         let n = list.len();
-        let more = self.methods.contains(&(m, n + 1));
-        let fewer = n > 0 && self.methods.contains(&(m, n - 1));
+        let inherited = |arity: usize| self.class_overload(node, m, n, arity);
+        let more_types = inherited(n + 1);
+        let more = self.methods.contains(&(m, n + 1)) || more_types.is_some();
+        let fewer = n > 0 && (self.methods.contains(&(m, n - 1)) || inherited(n - 1).is_some());
         if !more && !fewer {
             return;
         }
@@ -64,7 +69,7 @@ impl<'t> Cx<'t> {
             made.extend((0..n).map(|i| self.without_argument(args, &list, i)));
         }
         if more {
-            let types = self.declared_parameter_types("method_declaration", m, n + 1);
+            let types = self.declared_parameter_types("method_declaration", m, n + 1).or(more_types);
             made.extend(self.added_arguments(node, args, &list, types.as_deref()));
         }
         for r in made.into_iter().take(MAX_ARGUMENT_COUNT_EDITS) {
@@ -91,7 +96,7 @@ impl<'t> Cx<'t> {
                 else {
                     return;
                 };
-                (simple_type_name(self.of(ty)), args)
+                (simple_type(self.of(ty)).0, args)
             }
             (Language::Python, "call") => {
                 let Some((name, args)) = call_parts(node) else { return };
@@ -429,7 +434,7 @@ impl<'t> Cx<'t> {
                     }
                 }
                 (Language::Java, "object_creation_expression")
-                    if d.child_by_field_name("type").is_some_and(|t| simple_type_name(self.of(t)) == class) =>
+                    if d.child_by_field_name("type").is_some_and(|t| simple_type(self.of(t)).0 == class) =>
                 {
                     out.push(d.child_by_field_name("arguments").map_or(0, |a| arguments(a).len()));
                 }
@@ -644,12 +649,6 @@ fn positional(args: Node<'_>) -> bool {
 /// Whether `name` looks like a class name (a capital first letter: `Point`).
 fn is_class_name(name: &str) -> bool {
     name.starts_with(|c: char| c.is_ascii_uppercase())
-}
-
-/// The simple name of a Java type: `Map.Entry<K, V>` → `Entry`, `ArrayList<>` → `ArrayList`.
-fn simple_type_name(ty: &str) -> &str {
-    let base = ty.split('<').next().unwrap_or(ty).trim();
-    base.rsplit('.').next().unwrap_or(base).trim()
 }
 
 /// The identifiers a Python assignment or loop target binds (`a`, `a, b`, `(a, [b, c])`;

@@ -283,6 +283,29 @@ impl<'t> Cx<'t> {
         out
     }
 
+    /// Java: the parameter types (as written) of method `name`'s overload with `arity`
+    /// parameters in the class call `call` (made with `called` arguments) is made on, as
+    /// [`Cx::class_methods`] finds that class: its own or a project supertype's overload,
+    /// static only for a class name receiver; `None` when the class is unknown or does not
+    /// declare the called method with `called` parameters itself (the type was misread).
+    pub(super) fn class_overload(
+        &self,
+        call: Node<'_>,
+        name: &str,
+        called: usize,
+        arity: usize,
+    ) -> Option<Vec<&'t str>> {
+        if self.language != Language::Java {
+            return None;
+        }
+        let (class, statics_only) = self.receiver_class(call)?;
+        let project: &'t ProjectTypes = self.project;
+        project.methods(&class, called).iter().find(|m| m.name == name)?;
+        let overload =
+            project.methods(&class, arity).into_iter().find(|m| m.name == name && (!statics_only || m.is_static))?;
+        Some(overload.params.iter().map(String::as_str).collect())
+    }
+
     /// Java: the simple class name a call is made on, and whether only its static methods
     /// apply (a class name receiver); `None` when the type is unknown or an array.
     fn receiver_class(&self, call: Node<'_>) -> Option<(String, bool)> {
@@ -638,6 +661,41 @@ mod tests {
         assert!(at(4).is_empty(), "Repository declares no lookup(String): the receiver was misread");
     }
 
+    /// An overload another file declares gives the argument-count template its arities and,
+    /// for an added argument, its parameter types.
+    #[test]
+    fn a_project_overload_adds_or_drops_an_argument() {
+        let store = "class Store {\n\
+            Item get(String key) { return null; }\n\
+            Item get(String key, boolean fresh) { return null; }\n\
+            Item peek(String key) { return null; }\n\
+            Item peek(String key, int n) { return null; }\n\
+            }\n";
+        let user = "class User {\n\
+            Item load(Store store, String k, int n, boolean fresh) {\n\
+            Item a = store.peek(k);\n\
+            Item b = store.get(k, fresh);\n\
+            return other.peek(k); } }\n";
+        let edits = |project: &ProjectTypes, line: usize| -> Vec<String> {
+            super::super::edits_in(user, Language::Java, (2, 5), project)
+                .into_iter()
+                .filter(|e| e.template == super::super::Template::ChangeArgumentCount && e.line == line)
+                .map(|e| e.replacement)
+                .collect()
+        };
+        let project = ProjectTypes::of_sources(&[store, user]);
+        // One more: the name of the parameter's type first, at the last position first.
+        let more = edits(&project, 3);
+        assert_eq!(more.first().map(String::as_str), Some("(k, n)"), "{more:?}");
+        // One fewer: each argument dropped.
+        assert_eq!(edits(&project, 4), ["(fresh)", "(k)"]);
+        // Nothing where the receiver's class is unknown, nor without the project (the file
+        // calls `peek` and `get` with one arity each).
+        assert!(edits(&project, 5).is_empty());
+        let alone = ProjectTypes::default();
+        assert!((3..=5).all(|line| edits(&alone, line).is_empty()), "{:?}", edits(&alone, 3));
+    }
+
     #[test]
     fn types_are_simple_names_with_their_array_depth() {
         assert_eq!(simple_type("a.b.Foo<java.util.List<T>>[]"), ("Foo", 1));
@@ -645,6 +703,9 @@ mod tests {
         assert_eq!(simple_type("int[][]"), ("int", 2));
         assert_eq!(simple_type("String..."), ("String", 1));
         assert_eq!(simple_type("java.util.Map"), ("Map", 0));
+        // A creation's type (the constructor template's use).
+        assert_eq!(simple_type("Map.Entry<K, V>"), ("Entry", 0));
+        assert_eq!(simple_type("ArrayList<>"), ("ArrayList", 0));
     }
 
     #[test]

@@ -88,7 +88,8 @@ pub enum Template {
     /// type (Python: any parameter) (TBar FP12 "Mutate Return Statement"; `literals.rs`).
     MutateReturn,
     /// A call given one argument more or fewer, where the called method has such an overload
-    /// in the file; the extra argument from the variables in scope (TBar FP10 "Mutate Method
+    /// in the file or (Java) in the receiver's project class (`project.rs`); the extra
+    /// argument from the variables in scope (TBar FP10 "Mutate Method
     /// Invocation Expression"; `calls.rs`).
     ChangeArgumentCount,
     /// A constructor call's arguments changed: one dropped or added where the class has such

@@ -4,7 +4,9 @@
 //! that a one-file template cannot see: a call on a receiver declared with a class of another
 //! file can become another method of that class ([`Template::DifferentMethod`]), as TBar's
 //! FP7 "Mutate Method Invocation" draws on the receiver type's methods (Liu et al., ISSTA
-//! 2019; TBar resolves types with the project's sources too).
+//! 2019; TBar resolves types with the project's sources too), or be given one argument more
+//! or fewer where that class declares the overload ([`Template::ChangeArgumentCount`], TBar
+//! FP10, [`Cx::class_overload`]).
 //!
 //! Why (issue 32): of the 895 single-token method-name fixes (`x.m(…)` → `x.n(…)`, same
 //! arguments) in the Java pairs of manysstubs4j, mined_git_history, gitbug_java and
@@ -26,6 +28,7 @@
 //! and hidden folders are skipped as the tools skip them.
 //!
 //! [`Template::DifferentMethod`]: super::Template::DifferentMethod
+//! [`Template::ChangeArgumentCount`]: super::Template::ChangeArgumentCount
 
 use std::collections::HashMap;
 use std::path::Path;

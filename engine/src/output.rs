@@ -103,6 +103,83 @@ pub fn check(path: &Path, inputs: &[&Path]) -> Result<PathBuf> {
     Ok(target)
 }
 
+/// What a command writes at an output path: an existing file there is replaced only when it
+/// is of the same kind ([`check_replaces`]), so that a mistyped `-o` does not destroy a
+/// corpus, notes or sources.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// An index file (the format's magic bytes) or a manifest (JSON naming
+    /// `fixdex_manifest`): `index -o`, `compact -o`, `manifest -o`.
+    Index,
+    /// A build report (`INDEX.report.jsonl`): its first line a JSON object with `kind` and
+    /// `row`.
+    BuildReport,
+    /// A JSON report fixdex wrote (`repair --report`): a JSON object naming
+    /// `fixdex_version`.
+    Report,
+    /// JSON lines (`mine -o`, `label -o`): the first non-blank line a JSON object. A corpus
+    /// is JSON lines too, so this kind guards against notes and sources, not against a
+    /// corpus given as the output.
+    JsonLines,
+}
+
+impl Kind {
+    /// The kind in words, for messages.
+    fn what(self) -> &'static str {
+        match self {
+            Kind::Index => "a fixdex index or manifest",
+            Kind::BuildReport => "a fixdex build report",
+            Kind::Report => "a fixdex report",
+            Kind::JsonLines => "a JSON-lines file",
+        }
+    }
+}
+
+/// Whether the file at `path` (through a symbolic link) may be replaced by an output of
+/// `kind`: it does not exist, is empty, is not a regular file (that is [`check`]'s to
+/// refuse), cannot be read (writing it will say why), or is one ([`Kind`]). Reads at most
+/// the first 64 KiB.
+#[must_use]
+pub fn replaceable(path: &Path, kind: Kind) -> bool {
+    let Ok(file) = File::open(path) else { return true };
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return true;
+    }
+    let mut head = Vec::new();
+    if file.take(1 << 16).read_to_end(&mut head).is_err() {
+        return true;
+    }
+    let text = String::from_utf8_lossy(&head);
+    let text = text.trim_start();
+    let first = text.lines().next().unwrap_or("");
+    head.is_empty()
+        || match kind {
+            Kind::Index => {
+                head.starts_with(&crate::format::MAGIC)
+                    || (text.starts_with('{') && text.contains("\"fixdex_manifest\""))
+            }
+            Kind::BuildReport => first.starts_with('{') && first.contains("\"kind\":") && first.contains("\"row\":"),
+            Kind::Report => text.starts_with('{') && text.contains("\"fixdex_version\""),
+            Kind::JsonLines => text.is_empty() || first.starts_with('{'),
+        }
+}
+
+/// Refuses, before any work, to replace an existing file at `path` that is not of `kind`
+/// ([`replaceable`]); `by` names what would replace it (`the build`, `the report`).
+///
+/// # Errors
+/// [`Error::Output`] naming `path`: "exists and is not KIND, which BY would replace:
+/// remove it first, or write elsewhere".
+pub fn check_replaces(path: &Path, kind: Kind, by: &str) -> Result<()> {
+    if replaceable(path, kind) {
+        return Ok(());
+    }
+    Err(Error::output(
+        path,
+        format!("exists and is not {}, which {by} would replace: remove it first, or write elsewhere", kind.what()),
+    ))
+}
+
 /// Whether the outputs `a` and `b` are one file: the same place once links and `..` are
 /// resolved ([`target`] then canonical folders), whether they exist or not.
 pub fn same_place(a: &Path, b: &Path) -> bool {

@@ -146,8 +146,9 @@ impl Segments {
     /// [`Error::InvalidParameter`] when `segments` is empty or lists one file twice (by
     /// any path to it: [`crate::output::same_place`]).
     /// [`Error::Output`] naming `path` when it cannot be written ([`crate::output::check`]:
-    /// a device, a folder, one of `segments`, a missing folder), checked before any segment
-    /// is opened; as [`Segments::open`]; [`Error::Io`] naming `path` when writing fails.
+    /// a device, a folder, one of `segments`, a missing folder) or when it holds a file that
+    /// is neither an index nor a manifest ([`crate::output::check_replaces`]), checked
+    /// before any segment is opened; as [`Segments::open`]; [`Error::Io`] naming `path` when writing fails.
     pub fn write_manifest(path: &Path, segments: &[PathBuf]) -> Result<Manifest> {
         if segments.is_empty() {
             return Err(Error::InvalidParameter { name: "segments", reason: "a manifest needs at least one".into() });
@@ -164,6 +165,7 @@ impl Segments {
         let inputs: Vec<&Path> = segments.iter().map(PathBuf::as_path).collect();
         let given = path;
         let path = &crate::output::check(given, &inputs)?;
+        crate::output::check_replaces(given, crate::output::Kind::Index, "the manifest")?;
         let indexes = segments.iter().map(|p| Index::open(p)).collect::<Result<Vec<_>>>()?;
         check_consistent(&indexes)?;
         // `Path::parent` of a bare file name is "", which `absolute` refuses: that is ".".

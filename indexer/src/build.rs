@@ -224,7 +224,7 @@ pub struct BuildStats {
 /// Checks that the index and the report can be written at their paths
 /// ([`engine::output::check`]: not a device or folder, not a corpus file being read, not
 /// each other, in a folder that accepts new files), and that what they would replace is
-/// an index (or manifest) and a build report (`ours`): `-o b.jsonl` meant as a second
+/// an index (or manifest) and a build report ([`engine::output::check_replaces`]): `-o b.jsonl` meant as a second
 /// input, or `--report notes.txt`, must not destroy the file there. Runs before any
 /// reading or embedding. [`build_index`] calls it first; callers that load a model before
 /// building call it earlier still.
@@ -239,57 +239,9 @@ pub fn check_outputs(opts: &BuildOptions) -> Result<()> {
     let inputs: Vec<&Path> = opts.inputs.iter().map(PathBuf::as_path).collect();
     engine::output::check(&opts.output, &inputs)?;
     engine::output::check(&report, &inputs)?;
-    for (path, what, kind) in
-        [(&opts.output, "a fixdex index", Ours::Index), (&report, "a fixdex build report", Ours::Report)]
-    {
-        if !ours(path, kind) {
-            return Err(engine::Error::output(
-                path,
-                format!("exists and is not {what}, which the build would replace: remove it first, or write elsewhere"),
-            )
-            .into());
-        }
-    }
+    engine::output::check_replaces(&opts.output, engine::output::Kind::Index, "the build")?;
+    engine::output::check_replaces(&report, engine::output::Kind::BuildReport, "the build")?;
     Ok(())
-}
-
-/// What a build may replace at one of its output paths ([`ours`]).
-#[derive(Clone, Copy)]
-enum Ours {
-    /// An index file or an append's manifest.
-    Index,
-    /// A build report (`INDEX.report.jsonl`).
-    Report,
-}
-
-/// Whether the file at `path` (through a symbolic link) may be replaced by a build's
-/// output of `kind`: it does not exist, is empty, or is one: an index starts with the
-/// format's magic bytes, a manifest is JSON naming `fixdex_manifest`, a report's first line
-/// is a JSON object with `kind` and `row` (what [`Accumulator`] writes). Reads at most the
-/// first 64 KiB.
-fn ours(path: &Path, kind: Ours) -> bool {
-    use std::io::Read;
-    let Ok(file) = std::fs::File::open(path) else { return true };
-    if !file.metadata().is_ok_and(|m| m.is_file()) {
-        return true; // a device or folder: engine::output::check's to refuse
-    }
-    let mut head = Vec::new();
-    if file.take(1 << 16).read_to_end(&mut head).is_err() {
-        return true; // unreadable: writing it will say why
-    }
-    let text = String::from_utf8_lossy(&head);
-    let text = text.trim_start();
-    head.is_empty()
-        || match kind {
-            Ours::Index => {
-                head.starts_with(&engine::format::MAGIC)
-                    || (text.starts_with('{') && text.contains("\"fixdex_manifest\""))
-            }
-            Ours::Report => {
-                let first = text.lines().next().unwrap_or("");
-                first.starts_with('{') && first.contains("\"kind\":") && first.contains("\"row\":")
-            }
-        }
 }
 
 /// Runs the whole build and writes the index to `opts.output`.

@@ -45,6 +45,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 fn check_paths(args: &Args) -> anyhow::Result<bool> {
     let inputs = inputs(&args.manifest);
     super::check_output("-o", &args.output, &inputs.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
+    super::check_replaces("-o", &args.output, engine::output::Kind::Index, "the compacted index")?;
     let in_place = same_file(&args.manifest, &args.output);
     if args.remove_segments && !in_place {
         anyhow::bail!("--remove-segments deletes the old segments only when -o is MANIFEST itself");

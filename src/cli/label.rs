@@ -104,7 +104,8 @@ fn default_cache(output: &Path) -> PathBuf {
 
 /// Checks, before any work, the input, the output, the cache and `--record`
 /// ([`super::check_output`]); the files to write the output and the cache to. The output
-/// may be the input (it is replaced at the end); the cache (`--cache`, else
+/// may be the input (it is replaced at the end), else a new file or JSON lines
+/// ([`super::check_replaces`]: never notes or sources); the cache (`--cache`, else
 /// [`default_cache`]) is neither.
 fn check_paths(a: &Args) -> anyhow::Result<(PathBuf, PathBuf)> {
     if !a.input.is_file() {
@@ -112,6 +113,9 @@ fn check_paths(a: &Args) -> anyhow::Result<(PathBuf, PathBuf)> {
     }
     let cache = a.cache.clone().unwrap_or_else(|| default_cache(&a.output));
     let output = super::check_output("--output", &a.output, &[&cache])?;
+    if !engine::output::same_place(&a.input, &a.output) {
+        super::check_replaces("--output", &a.output, engine::output::Kind::JsonLines, "the labelled corpus")?;
+    }
     let cache = super::check_output("--cache", &cache, &[&a.input, &a.output])?;
     if !a.mechanical {
         a.llm.check_outputs(&[&a.input, &a.output, &cache])?;

@@ -48,6 +48,15 @@ pub(crate) fn check_output(flag: &str, path: &Path, inputs: &[&Path]) -> anyhow:
     engine::output::check(path, inputs).map_err(|e| anyhow::anyhow!("{flag}: {e}"))
 }
 
+/// Refuses to replace an existing file at the output `path` given with `flag` that is not
+/// of `kind` ([`engine::output::check_replaces`]; `by`: what would replace it).
+///
+/// # Errors
+/// One line naming the flag, the path and what is there.
+pub(crate) fn check_replaces(flag: &str, path: &Path, kind: engine::output::Kind, by: &str) -> anyhow::Result<()> {
+    engine::output::check_replaces(path, kind, by).map_err(|e| anyhow::anyhow!("{flag}: {e}"))
+}
+
 /// Takes the lock of the output `target` (from [`check_output`]) for this run
 /// ([`engine::output::Lock`]): a second run on the same output is refused at once.
 ///

@@ -166,6 +166,7 @@ fn check_inputs(a: &Args) -> anyhow::Result<()> {
     let inputs: Vec<&std::path::Path> =
         buggy.iter().map(PathBuf::as_path).chain(a.retrieval.index.as_deref()).collect();
     super::check_output("--report", &a.report, &inputs)?;
+    super::check_replaces("--report", &a.report, engine::output::Kind::Report, "the repair report")?;
     a.llm.check_outputs(&inputs)?;
     if !a.project.is_dir() {
         bail!("--project {} is not a folder", a.project.display());

@@ -301,11 +301,11 @@ fn label_bad_input_and_missing_model_are_errors() {
     let input = dir.path().join("in.jsonl");
     std::fs::write(&input, format!("{}\n\n{{\"id\": \"x\", \"fixed_code\": \"y\"}}\n", sum_row(0))).unwrap();
     let out = dir.path().join("out.jsonl");
-    std::fs::write(&out, "keep me\n").unwrap();
+    std::fs::write(&out, "{\"keep\": \"me\"}\n").unwrap();
     let o = fixdex(&["label", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "--mechanical"], None);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("in.jsonl:3: field `buggy_code` is missing"), "{}", stderr(&o));
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me\n");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "{\"keep\": \"me\"}\n");
 
     std::fs::write(&input, sum_row(0) + "\n").unwrap();
     let o = fixdex(&["label", input.to_str().unwrap(), "-o", out.to_str().unwrap()], None);

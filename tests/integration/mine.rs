@@ -589,7 +589,7 @@ fn assert_refused(tmp: &Path, input: &Path, what: &str) {
         let out = tmp.join("refused.jsonl");
         let _ = std::fs::remove_file(&out);
         if existing {
-            std::fs::write(&out, "keep").unwrap();
+            std::fs::write(&out, r#"{"keep": 1}"#).unwrap();
         }
         let o = mine(&[input.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"]);
         let err = stderr(&o);
@@ -597,7 +597,7 @@ fn assert_refused(tmp: &Path, input: &Path, what: &str) {
         assert!(err.contains(input.to_str().unwrap()) && err.contains(what), "{input:?}: want {what:?}: {err}");
         assert!(o.stdout.is_empty());
         if existing {
-            assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep");
+            assert_eq!(std::fs::read_to_string(&out).unwrap(), r#"{"keep": 1}"#);
         } else {
             assert!(!out.exists(), "{input:?}: the output was created");
         }
@@ -682,18 +682,18 @@ fn mine_dates_and_branches_restrict_the_walk() {
     assert_eq!(stats["commits_scanned"], 4, "{stats}");
 
     for (flag, value) in [("--since", "yesterday"), ("--until", "2020-13-01")] {
-        std::fs::write(&out, "keep").unwrap();
+        std::fs::write(&out, r#"{"keep": 1}"#).unwrap();
         let o = mine(&[repo.path(), "-o", out.to_str().unwrap(), flag, value]);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "a malformed date is a usage error: {err}");
         assert!(err.contains(flag) && err.contains(value), "{err}");
-        assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), r#"{"keep": 1}"#);
     }
     let o = mine(&[repo.path(), "-o", out.to_str().unwrap(), "--branch", "no-such-branch"]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("--branch no-such-branch"), "{err}");
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), r#"{"keep": 1}"#);
 }
 
 #[test]
@@ -794,7 +794,7 @@ fn mine_refuses_outputs_that_would_destroy_something() {
     assert_eq!(std::fs::read(&bundle).unwrap(), before, "the bundle is untouched");
     assert!(std::fs::read_to_string(&inside).unwrap().contains("LIMIT"), "the source is untouched");
     let target = tmp.path().join("target.jsonl");
-    std::fs::write(&target, "keep\n").unwrap();
+    std::fs::write(&target, "{\"keep\": 1}\n").unwrap();
     let link = tmp.path().join("link.jsonl");
     std::os::unix::fs::symlink(&target, &link).unwrap();
     let (stats, _) = mine_json(repo.path(), &link, &[]);

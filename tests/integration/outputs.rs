@@ -118,13 +118,14 @@ fn issue_29_outputs_write_through_symbolic_links() {
     let corpus = s.corpus("c.jsonl", &records(6));
     let idx = index(&s, "idx.fdx", 6);
     std::fs::create_dir(s.path("real")).unwrap();
-    // What `index -o` replaces must be an index (indexer_hardening's
-    // index_outputs_replace_only_an_index_and_a_report).
+    // What they replace must be an index or manifest (indexer_hardening's
+    // index_outputs_replace_only_an_index_and_a_report, and
+    // outputs_replace_only_a_file_of_their_own_kind).
     let small = std::fs::read(index(&s, "small.fdx", 3)).unwrap();
     let outputs = [("index", "built.fdx"), ("manifest", "m.json"), ("compact", "one.fdx")];
     for (command, name) in outputs {
         let target = s.path("real").join(name);
-        let old = if command == "index" { small.clone() } else { b"old".to_vec() };
+        let old = small.clone();
         std::fs::write(&target, &old).unwrap();
         let link = s.path(&format!("link-{name}"));
         std::os::unix::fs::symlink(Path::new("real").join(name), &link).unwrap();
@@ -201,4 +202,54 @@ fn a_manifest_lists_each_segment_once() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("are one file: list each segment once"), "{}", stderr(&o));
     assert!(!out.exists());
+}
+
+/// A mistyped output path must not destroy what is there: `compact`, `manifest`, `mine`,
+/// `label` and `repair --report` replace only a file of the kind they write (an index or
+/// manifest; JSON lines; a fixdex report), as `index` does; they used to replace a corpus
+/// or notes with exit 0.
+#[test]
+fn outputs_replace_only_a_file_of_their_own_kind() {
+    let s = Scratch::new();
+    let idx = index(&s, "idx.fdx", 6);
+    let corpus = s.corpus("c.jsonl", &records(6));
+    let notes = s.path("notes.txt");
+    let text = "my notes: nothing fixdex wrote\n";
+    std::fs::write(&notes, text).unwrap();
+    let kept = std::fs::read(&corpus).unwrap();
+    std::fs::create_dir(s.path("repo")).unwrap();
+    let (i, c, n) = (idx.to_str().unwrap(), corpus.to_str().unwrap(), notes.to_str().unwrap());
+    let project = s.path("repo");
+    let p = project.to_str().unwrap();
+    let cases: [(Vec<&str>, &str); 7] = [
+        (vec!["compact", i, "-o", c], "is not a fixdex index or manifest"),
+        (vec!["manifest", i, "-o", c], "is not a fixdex index or manifest"),
+        (vec!["manifest", i, "-o", n], "is not a fixdex index or manifest"),
+        (vec!["mine", p, "-o", n], "is not a JSON-lines file"),
+        (vec!["label", c, "-o", n, "--mechanical"], "is not a JSON-lines file"),
+        (
+            vec!["repair", "--project", p, "--test-cmd", "true", "--file", "A.java", "--report", n],
+            "is not a fixdex report",
+        ),
+        (
+            vec!["repair", "--project", p, "--test-cmd", "true", "--file", "A.java", "--report", c],
+            "is not a fixdex report",
+        ),
+    ];
+    for (args, says) in cases {
+        let o = s.run(&args);
+        assert_refused(&o, &args, says);
+        assert!(stderr(&o).contains("remove it first, or write elsewhere"), "{args:?}: {}", stderr(&o));
+    }
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), text);
+    assert_eq!(std::fs::read(&corpus).unwrap(), kept);
+    // A file of their own kind is replaced: an earlier labelled corpus, an index.
+    let labelled = s.path("labelled.jsonl");
+    for _ in 0..2 {
+        let o = s.run(&["label", c, "-o", labelled.to_str().unwrap(), "--mechanical"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let other = index(&s, "other.fdx", 3);
+    let o = s.run(&["compact", i, "-o", other.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }

@@ -85,6 +85,7 @@ pub(super) fn run(a: &AnnArgs) -> anyhow::Result<ExitCode> {
 fn check_index(a: &AnnArgs) -> anyhow::Result<()> {
     if !a.reuse {
         crate::cli::check_output("--index", &a.index, &[a.base.as_path(), a.queries.as_path()])?;
+        crate::cli::check_replaces("--index", &a.index, engine::output::Kind::Index, "the build")?;
     }
     Ok(())
 }

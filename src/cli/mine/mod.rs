@@ -86,11 +86,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Checks `--output` ([`super::check_output`]; no repository may be overwritten): the file
-/// to write.
+/// Checks `--output` ([`super::check_output`]; no repository may be overwritten, nor a file
+/// that is not JSON lines: [`super::check_replaces`]): the file to write.
 fn check_output(args: &Args) -> anyhow::Result<PathBuf> {
     let inputs: Vec<&Path> = args.repos.iter().map(PathBuf::as_path).collect();
-    super::check_output("--output", &args.output, &inputs)
+    let target = super::check_output("--output", &args.output, &inputs)?;
+    super::check_replaces("--output", &args.output, engine::output::Kind::JsonLines, "the mined pairs")?;
+    Ok(target)
 }
 
 /// The temporary folder for the bundles' repositories (removed when dropped).

@@ -171,6 +171,10 @@ pub struct BuildStats {
     pub duplicate_pairs: u64,
     /// Records left out by `--exclude`.
     pub excluded: u64,
+    /// The `--exclude` entries (`defects4j:Lang-1`, `project:Math`) that no row read
+    /// matched, in any shard: each excludes nothing, which a misspelt benchmark project
+    /// name would do silently (the CLI warns about each).
+    pub unmatched_exclusions: Vec<String>,
     /// Valid records that belong to other shards (sharded builds).
     pub other_shards: u64,
     /// Records skipped because the index appended to already holds their id
@@ -320,7 +324,7 @@ fn build_meta(s: &BuildStats, shard: Option<Shard>) -> serde_json::Value {
         "shard": shard.map(|s| format!("{}/{}", s.index, s.count)),
         "inputs": s.files.iter().map(|f| f.path.display().to_string()).collect::<Vec<_>>(),
         "records_read": s.records_read, "skipped": s.skipped, "duplicate_ids": s.duplicate_ids,
-        "conflicting_ids": s.conflicting_ids, "duplicate_pairs": s.duplicate_pairs, "excluded": s.excluded, "other_shards": s.other_shards,
+        "conflicting_ids": s.conflicting_ids, "duplicate_pairs": s.duplicate_pairs, "excluded": s.excluded, "unmatched_exclusions": s.unmatched_exclusions, "other_shards": s.other_shards,
         "already_indexed": s.already_indexed,
         "indexed": s.indexed,
         "without_cause": s.without_cause, "truncated": s.truncated, "windowed": s.windowed, "tokens": s.tokens,
@@ -342,6 +346,8 @@ fn read_all(opts: &BuildOptions, stats: &mut BuildStats, progress: &dyn Progress
     progress.finish();
     stats.read_seconds = t.elapsed().as_secs_f64();
     stats.report_lines = acc.report.lines();
+    stats.unmatched_exclusions =
+        opts.exclusions.entries().into_iter().filter(|e| !acc.excluded_by.contains(e)).collect();
     stats.report = acc.report.finish()?;
     let empty_shard = opts.shard.is_some() && stats.other_shards > 0;
     let nothing_new = opts.known.is_some() && stats.already_indexed > 0;
@@ -365,6 +371,8 @@ struct Accumulator<'a> {
     origins: Vec<Origin>,
     dedup: Dedup,
     report: Report,
+    /// The `--exclude` entries some row matched (in any shard).
+    excluded_by: std::collections::HashSet<String>,
 }
 
 impl<'a> Accumulator<'a> {
@@ -374,7 +382,8 @@ impl<'a> Accumulator<'a> {
         } else {
             Report::new(&opts.report_path())
         };
-        Accumulator { opts, docs: Vec::new(), origins: Vec::new(), dedup: Dedup::new(), report }
+        let excluded_by = std::collections::HashSet::new();
+        Accumulator { opts, docs: Vec::new(), origins: Vec::new(), dedup: Dedup::new(), report, excluded_by }
     }
 
     /// Handles one row from a reader.
@@ -391,6 +400,9 @@ impl<'a> Accumulator<'a> {
             Err(e) => return Err(e),
         };
         let origin = Origin { file, row };
+        if !self.opts.exclusions.is_empty() {
+            self.excluded_by.extend(self.opts.exclusions.matches(&rec));
+        }
         if self.opts.shard.is_some_and(|s| !s.owns(&rec.id)) {
             stats.other_shards += 1;
             return Ok(());

@@ -6,7 +6,7 @@
 //! ([`engine::projects::identity`]): `project:Closure` also leaves out the records of
 //! `google/closure-compiler`, case-insensitively, with or without `https://github.com/`.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use engine::Record;
@@ -17,8 +17,9 @@ use crate::{Error, Result};
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Exclusions {
     ids: HashSet<String>,
-    /// Project identities ([`engine::projects::identity`]).
-    projects: HashSet<String>,
+    /// Project identity ([`engine::projects::identity`]) → the name as the file first wrote
+    /// it (for messages).
+    projects: HashMap<String, String>,
 }
 
 impl Exclusions {
@@ -60,7 +61,8 @@ impl Exclusions {
         match line.strip_prefix("project:") {
             Some(p) if p.trim().is_empty() => Err("`project:` needs a project name".into()),
             Some(p) => {
-                self.projects.insert(engine::projects::identity(p));
+                let p = p.trim();
+                self.projects.entry(engine::projects::identity(p)).or_insert_with(|| p.to_string());
                 Ok(())
             }
             None => {
@@ -78,8 +80,26 @@ impl Exclusions {
 
     /// Whether `r` is excluded (by id, or by project identity).
     pub fn excludes(&self, r: &Record) -> bool {
-        self.ids.contains(&r.id)
-            || (!self.projects.is_empty() && self.projects.contains(&engine::projects::identity(&r.project)))
+        self.matches(r).next().is_some()
+    }
+
+    /// The entries that exclude `r`, as the file writes them (`defects4j:Lang-1`,
+    /// `project:Math`): its id and its project, when listed.
+    pub fn matches<'s>(&'s self, r: &Record) -> impl Iterator<Item = String> + 's {
+        let id = self.ids.contains(&r.id).then(|| r.id.clone());
+        let project = (!self.projects.is_empty())
+            .then(|| engine::projects::identity(&r.project))
+            .and_then(|p| self.projects.get(&p))
+            .map(|written| format!("project:{written}"));
+        id.into_iter().chain(project)
+    }
+
+    /// Every entry, as [`Exclusions::matches`] names them, sorted.
+    pub fn entries(&self) -> Vec<String> {
+        let mut out: Vec<String> =
+            self.ids.iter().cloned().chain(self.projects.values().map(|p| format!("project:{p}"))).collect();
+        out.sort();
+        out
     }
 
     /// Number of listed ids and projects.
@@ -111,6 +131,11 @@ mod tests {
         assert!(ex.excludes(&rec("defects4j:Lang-1", "Lang")));
         assert!(ex.excludes(&rec("x", "Math")));
         assert!(!ex.excludes(&rec("defects4j:Lang-2", "Lang")));
+        assert_eq!(
+            ex.matches(&rec("defects4j:Lang-1", "math")).collect::<Vec<_>>(),
+            ["defects4j:Lang-1", "project:Math"]
+        );
+        assert_eq!(ex.entries(), ["defects4j:Lang-1", "project:Math"]);
     }
 
     /// Issue 8 item 18: `project:Closure` also leaves out the mined history of

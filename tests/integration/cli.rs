@@ -78,9 +78,19 @@ fn filters_and_exclusions_from_the_cli() {
     let corpus = s.corpus("c.jsonl", &records(60));
     let idx = s.path("idx.fdx");
     let ex = s.path("exclude.txt");
-    std::fs::write(&ex, "# leakage control\ntest:5\nproject:proj2\n").unwrap();
+    // `Proj2` is `proj2` (names compare case-insensitively); `project:proj9` and `test:999`
+    // match nothing: each is warned about (a misspelt benchmark project would leak).
+    std::fs::write(&ex, "# leakage control\ntest:5\nproject:Proj2\nproject:proj9\ntest:999\n").unwrap();
     let stats = s.index(&corpus, &idx, &["--exclude", ex.to_str().unwrap()]);
     assert_eq!(stats["excluded"], 20); // 20 in proj2, test:5 is in proj2 too
+    assert_eq!(stats["unmatched_exclusions"], serde_json::json!(["project:proj9", "test:999"]));
+    let o = s.run(&["index", corpus.to_str().unwrap(), "-o", idx.to_str().unwrap(), "--exclude", ex.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", crate::common::stderr(&o));
+    for entry in ["project:proj9", "test:999"] {
+        let warning = format!("warning: --exclude entry `{entry}` matches no row read: it excludes nothing");
+        assert!(crate::common::stderr(&o).contains(&warning), "{}", crate::common::stderr(&o));
+    }
+    assert!(!crate::common::stderr(&o).contains("`test:5`"), "test:5 matched a row (excluded by its project too)");
     assert_eq!(stats["indexed"], 40);
     let report = std::fs::read_to_string(s.path("idx.fdx.report.jsonl")).unwrap();
     assert_eq!(report.lines().filter(|l| l.contains("\"excluded\"")).count(), 20);

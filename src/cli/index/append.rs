@@ -11,7 +11,7 @@ use indexer::append::{AppendStats, Recorded, Setting};
 use indexer::build::BuildOptions;
 
 use super::Args;
-use super::summary::{Precision, print_details, warn_conflicts};
+use super::summary::{Precision, print_details, warn_conflicts, warn_unmatched_exclusions};
 use crate::cli::progress::Bars;
 
 /// Runs `fixdex index --append INDEX`.
@@ -22,6 +22,7 @@ pub(super) fn run(args: &Args, index: &Path, mut opts: BuildOptions) -> anyhow::
     let (precision, model) = super::load_model(args)?;
     let stats = append(args, index, &opts, &model)?;
     warn_conflicts(&stats.build);
+    warn_unmatched_exclusions(&stats.build);
     if args.json {
         out!("{}", serde_json::to_string(&precision.json_of(&stats)?)?)?;
     } else {

@@ -13,7 +13,9 @@ use indexer::corpus::{Format, ReadOptions};
 use indexer::exclude::Exclusions;
 use indexer::shard::{SHARD_PLACEHOLDER, Shard};
 
-use self::summary::{Precision, note_empty_shard, print_summary, warn_conflicts, warn_no_cause};
+use self::summary::{
+    Precision, note_empty_shard, print_summary, warn_conflicts, warn_no_cause, warn_unmatched_exclusions,
+};
 use super::progress::Bars;
 
 mod append;
@@ -141,6 +143,7 @@ fn build(args: &Args, opts: &BuildOptions) -> anyhow::Result<ExitCode> {
 /// The warnings and notes of a build on stderr: conflicting ids, an empty shard.
 fn warn(opts: &BuildOptions, stats: &BuildStats) {
     warn_conflicts(stats);
+    warn_unmatched_exclusions(stats);
     warn_no_cause(opts, stats);
     if stats.empty {
         note_empty_shard(opts, stats);

@@ -58,6 +58,14 @@ impl Precision {
     }
 }
 
+/// A warning on stderr for each `--exclude` entry that no row matched (a misspelt
+/// benchmark project would leak into the index; README "Leakage control").
+pub(super) fn warn_unmatched_exclusions(s: &BuildStats) {
+    for entry in &s.unmatched_exclusions {
+        eprintln!("warning: --exclude entry `{entry}` matches no row read: it excludes nothing");
+    }
+}
+
 /// A warning on stderr when rows were lost to an id that another row with other content
 /// had (unlike a repeated row, a conflict drops data).
 pub(super) fn warn_conflicts(s: &BuildStats) {

@@ -103,9 +103,9 @@ pub(crate) fn code_for(err: &anyhow::Error) -> u8 {
     match engine_error(err) {
         Some(e) if is_corrupt(e) => CORRUPT,
         Some(engine::Error::NoMatch { .. } | engine::Error::UnknownSpace(_)) => USAGE,
-        // A flag's value (the name as the CLI spells it); not an internal check such as a
-        // query vector that is not finite.
-        Some(engine::Error::InvalidParameter { name, .. }) if name.starts_with('-') => USAGE,
+        // A flag's value (the name as the CLI spells it) or `manifest`'s segment list (one
+        // listed twice); not an internal check such as a query vector that is not finite.
+        Some(engine::Error::InvalidParameter { name, .. }) if name.starts_with('-') || *name == "segments" => USAGE,
         _ => ERROR,
     }
 }

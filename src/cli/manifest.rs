@@ -22,11 +22,33 @@ pub struct Args {
 
 /// Runs `fixdex manifest`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let m = Segments::write_manifest(&args.output, &args.segments)?;
+    let m = Segments::write_manifest(&args.output, &args.segments).map_err(|e| name_segment(e, &args.segments))?;
     if args.json {
         out!("{}", serde_json::to_string(&m)?)?;
     } else {
         out!("{}: {} segments, {} documents", args.output.display(), m.segments.len(), m.documents)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Names the segment a manifest error is about, which the engine's message does not: the
+/// first segment that does not open as an index (a manifest among them is said to be one:
+/// manifests do not nest), or the two segments built differently. Other errors (the
+/// output, a segment listed twice) already name their paths.
+fn name_segment(e: engine::Error, segments: &[PathBuf]) -> anyhow::Error {
+    let context = match &e {
+        engine::Error::Output { .. } | engine::Error::InvalidParameter { .. } => None,
+        engine::Error::SegmentMismatch { segment, .. } => {
+            segments.get(*segment).map(|p| format!("segment {} against segment {}", p.display(), segments[0].display()))
+        }
+        _ => segments.iter().find(|p| engine::Index::open(p).is_err()).map(|p| {
+            let nested = Segments::open(p).is_ok_and(|s| s.paths().first().is_some_and(|first| first != p));
+            let hint = if nested { " (a manifest: list its segments instead; manifests do not nest)" } else { "" };
+            format!("segment {}{hint}", p.display())
+        }),
+    };
+    match context {
+        Some(c) => anyhow::Error::new(e).context(c),
+        None => e.into(),
+    }
 }

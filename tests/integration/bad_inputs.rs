@@ -162,6 +162,24 @@ fn bad_parameters_are_refused() {
     let o = s.run(&["index", corpus.to_str().unwrap(), "-o", idx.to_str().unwrap(), "--spaces", "code+cause,tokens"]);
     assert_eq!(code(&o), 2, "an unknown space name is a usage error");
     assert!(stderr(&o).contains("unknown vector space `tokens`"), "{}", stderr(&o));
+    // So are the build's numbers out of range, refused before any reading.
+    for (flag, value) in [
+        ("--m", "0"),
+        ("--m", "1000"),
+        ("--ef-construction", "0"),
+        ("--max-batch-tokens", "0"),
+        ("--max-batch-items", "0"),
+        ("--cause-max-tokens", "0"),
+        ("--shard", "3/2"),
+    ] {
+        let o = s.run(&["index", corpus.to_str().unwrap(), "-o", idx.to_str().unwrap(), flag, value]);
+        assert_eq!(code(&o), 2, "{flag} {value}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&format!("invalid value '{value}' for '{flag}")), "{flag}: {}", stderr(&o));
+    }
+    assert!(!idx.exists());
+    let o =
+        s.run(&["mine", s.path("").to_str().unwrap(), "-o", s.path("m.jsonl").to_str().unwrap(), "--max-files", "0"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
     s.index(&corpus, &idx, &[]);
     let q = s.path("q.java");
     std::fs::write(&q, "int x;").unwrap();

@@ -199,7 +199,7 @@ fn a_manifest_lists_each_segment_once() {
     std::fs::create_dir(s.path("sub")).unwrap();
     let out = s.path("m.json");
     let o = s.run(&["manifest", "-o", out.to_str().unwrap(), idx.to_str().unwrap(), again.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "a usage error: {}", stderr(&o));
     assert!(stderr(&o).contains("are one file: list each segment once"), "{}", stderr(&o));
     assert!(!out.exists());
 }

@@ -71,7 +71,7 @@ fn bad_shard_specs_and_mismatched_segments_are_refused() {
     let out = s.path("x.fdx");
     for spec in ["3/3", "auto/2", "two/4"] {
         let o = s.run(&["index", corpus.to_str().unwrap(), "-o", out.to_str().unwrap(), "--shard", spec]);
-        assert_eq!(o.status.code(), Some(1), "{spec}");
+        assert_eq!(o.status.code(), Some(2), "{spec}: a usage error");
         assert!(
             String::from_utf8_lossy(&o.stderr).contains(&format!("--shard {spec}")),
             "{}",
@@ -84,9 +84,22 @@ fn bad_shard_specs_and_mismatched_segments_are_refused() {
     s.index(&corpus, &b, &["--spaces", "code"]);
     let o = s.run(&["manifest", "-o", s.path("m.fdxm").to_str().unwrap(), a.to_str().unwrap(), b.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("segment 1 differs from segment 0 in spaces"),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("segment 1 differs from segment 0 in spaces"), "{err}");
+    assert!(err.contains(&format!("segment {} against segment {}", b.display(), a.display())), "{err}");
+    // A file that is not an index, and a manifest given as a segment, are named.
+    let m = s.path("ab.fdxm");
+    assert!(s.run(&["manifest", "-o", m.to_str().unwrap(), a.to_str().unwrap()]).status.success());
+    for (segment, says) in [(&corpus, "not a fixdex index"), (&m, "a manifest: list its segments instead")] {
+        let o = s.run(&[
+            "manifest",
+            "-o",
+            s.path("n.fdxm").to_str().unwrap(),
+            a.to_str().unwrap(),
+            segment.to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{err}");
+        assert!(err.contains(&format!("segment {}", segment.display())) && err.contains(says), "{err}");
+    }
 }

@@ -44,7 +44,7 @@ pub struct Args {
     /// Index one shard of the corpus: `i/n`, or `auto/n` to take i from JOB_COMPLETION_INDEX
     /// (Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID (Slurm array). Records go to shard
     /// FNV-1a(id) mod n. Combine the segments with `fixdex manifest`.
-    #[arg(long, value_name = "I/N")]
+    #[arg(long, value_name = "I/N", value_parser = shard_flag)]
     shard: Option<String>,
     /// Input format of every corpus file, when the extension does not tell: jsonl (JSON
     /// Lines), parquet (Apache Parquet) or arrow (Arrow IPC file or stream).
@@ -77,11 +77,11 @@ pub struct Args {
     /// --json.
     #[arg(long, default_value = "f32", value_parser = ["auto", "f32", "bf16"])]
     precision: String,
-    /// HNSW: neighbours per node on upper levels (level 0 keeps 2·M).
-    #[arg(long, default_value_t = HnswConfig::default().m)]
+    /// HNSW: neighbours per node on upper levels (level 0 keeps 2·M), 2 to 128.
+    #[arg(long, default_value_t = HnswConfig::default().m, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=128))]
     m: usize,
-    /// HNSW: beam width while building.
-    #[arg(long, default_value_t = HnswConfig::default().ef_construction)]
+    /// HNSW: beam width while building (at least 1).
+    #[arg(long, default_value_t = HnswConfig::default().ef_construction, value_parser = at_least(1))]
     ef_construction: usize,
     /// Also store int8 codes of the vectors for graph traversal (4× less memory touched;
     /// the candidates are reranked with the f32 vectors, so scores stay exact): `int8` or
@@ -93,14 +93,14 @@ pub struct Args {
     /// slower at the same recall) or `hnsw_rs`.
     #[arg(long, default_value = "native", value_parser = ["native", "native-f32", "hnsw_rs"])]
     builder: String,
-    /// Embedding batch limit in padded tokens (items × longest sequence).
-    #[arg(long, default_value_t = BatchConfig::default().max_batch_tokens)]
+    /// Embedding batch limit in padded tokens (items × longest sequence; at least 1).
+    #[arg(long, default_value_t = BatchConfig::default().max_batch_tokens, value_parser = at_least(1))]
     max_batch_tokens: usize,
-    /// Embedding batch limit in sequences.
-    #[arg(long, default_value_t = BatchConfig::default().max_batch_items)]
+    /// Embedding batch limit in sequences (at least 1).
+    #[arg(long, default_value_t = BatchConfig::default().max_batch_items, value_parser = at_least(1))]
     max_batch_items: usize,
-    /// Root-cause tokens kept before the code in the code+cause space.
-    #[arg(long, default_value_t = engine::embed::CAUSE_MAX_TOKENS)]
+    /// Root-cause tokens kept before the code in the code+cause space (at least 1).
+    #[arg(long, default_value_t = engine::embed::CAUSE_MAX_TOKENS, value_parser = at_least(1))]
     cause_max_tokens: usize,
     /// How the embedded text is composed: `window-v1` (rule cause-first-window-v1: a long
     /// method is embedded as its signature plus the lines around those its fix changes) or
@@ -193,6 +193,17 @@ fn options(args: &Args) -> anyhow::Result<BuildOptions> {
     opts.exclusions = exclusions(args)?;
     set_embedding(args, &mut opts)?;
     Ok(opts)
+}
+
+/// A `usize` flag's parser that refuses values below `min` (exit 2, as clap's own errors).
+pub(crate) fn at_least(min: u64) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(min..)
+}
+
+/// `--shard`'s parser: `i/n` or `auto/n` ([`Shard`]), checked when the flags are parsed so
+/// that a bad one is a usage error (exit 2).
+fn shard_flag(s: &str) -> Result<String, String> {
+    s.parse::<Shard>().map(|_| s.to_string()).map_err(|e| e.to_string())
 }
 
 /// The `--exclude` files' ids and projects.

@@ -25,11 +25,11 @@ pub struct Args {
     /// One pair per modified method, or one per commit with all its methods.
     #[arg(long, value_parser = ["method", "commit"], default_value = "method")]
     granularity: String,
-    /// Skip commits that change more than this many non-test files (any type).
-    #[arg(long, default_value_t = 5)]
+    /// Skip commits that change more than this many non-test files (any type; at least 1).
+    #[arg(long, default_value_t = 5, value_parser = crate::cli::index::at_least(1))]
     max_files: usize,
-    /// Skip commits that modify more than this many methods (refactorings).
-    #[arg(long, default_value_t = 10)]
+    /// Skip commits that modify more than this many methods (refactorings; at least 1).
+    #[arg(long, default_value_t = 10, value_parser = crate::cli::index::at_least(1))]
     max_methods: usize,
     /// Skip methods longer than this many bytes (either version), counted from the
     /// method's own start.

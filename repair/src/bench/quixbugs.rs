@@ -654,13 +654,25 @@ pub fn check_program(
     })
 }
 
-/// Look up programs by name (case-insensitive); an empty `names` selects all.
+/// Look up programs by name (case-insensitive), in the order named, each once (`GCD,gcd`
+/// runs GCD once: a program counted twice would skew the totals); an empty `names` selects
+/// all.
+///
+/// # Errors
+/// [`QuixbugsError::UnknownProgram`] for a name no program has, listing the known ones.
 pub fn select(programs: Vec<Program>, names: &[String]) -> Result<Vec<Program>, QuixbugsError> {
     if names.is_empty() {
         return Ok(programs);
     }
+    let mut seen: Vec<String> = Vec::new();
     names
         .iter()
+        .filter(|n| {
+            let key = n.to_ascii_uppercase();
+            let first = !seen.contains(&key);
+            seen.push(key);
+            first
+        })
         .map(|n| {
             programs.iter().find(|p| p.name.eq_ignore_ascii_case(n)).cloned().ok_or_else(|| {
                 QuixbugsError::UnknownProgram {

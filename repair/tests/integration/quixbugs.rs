@@ -21,6 +21,10 @@ fn discovers_programs_and_tests() {
     assert_eq!(py.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["spin", "sum_to"]);
     let e = quixbugs::discover(Path::new(env!("CARGO_MANIFEST_DIR")), Lang::Java).unwrap_err();
     assert!(e.to_string().contains("java_programs not found"), "{e}");
+    // In the order named, each once (`SUM_TO,spin,sum_to` used to run SUM_TO twice).
+    let names = ["SUM_TO", "spin", "sum_to"].map(String::from);
+    let picked = quixbugs::select(java.clone(), &names).unwrap();
+    assert_eq!(picked.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["SUM_TO", "SPIN"]);
     let e = quixbugs::select(java, &["NOPE".to_string()]).unwrap_err();
     assert!(e.to_string().contains("unknown java program `NOPE` (known: SPIN, SUM_TO)"), "{e}");
 }

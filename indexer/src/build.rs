@@ -400,8 +400,12 @@ impl<'a> Accumulator<'a> {
             Err(e) => return Err(e),
         };
         let origin = Origin { file, row };
-        if !self.opts.exclusions.is_empty() {
-            self.excluded_by.extend(self.opts.exclusions.matches(&rec));
+        // Matched before the shard and append checks, so that an entry matching only rows
+        // of other shards is not reported unmatched; one lookup serves both.
+        let mut excluded = false;
+        for entry in self.opts.exclusions.matches(&rec) {
+            excluded = true;
+            self.excluded_by.insert(entry);
         }
         if self.opts.shard.is_some_and(|s| !s.owns(&rec.id)) {
             stats.other_shards += 1;
@@ -413,7 +417,7 @@ impl<'a> Accumulator<'a> {
             stats.already_indexed += 1;
             return self.note(path, row, &rec.id, "already-indexed", "the index appended to already holds this id");
         }
-        if self.opts.exclusions.excludes(&rec) {
+        if excluded {
             stats.excluded += 1;
             return self.note(path, row, &rec.id, "excluded", "listed in --exclude (by id or project)");
         }

@@ -34,7 +34,7 @@ impl<'t> Cx<'t> {
     /// A call given one argument more or one fewer (see [`Template::ChangeArgumentCount`];
     /// TBar FP10 "Mutate Method Invocation Expression"): where the file declares or calls
     /// the called name with one parameter fewer, or Java's receiver class has that overload
-    /// in the project ([`Cx::class_overload`]: a method the file calls but another file
+    /// in the project ([`Cx::class_overloads`]: a method the file calls but another file
     /// declares), each argument dropped in turn; where with one more, a name in scope
     /// (parameters, locals declared before the call, fields; Python `self.x` attributes)
     /// inserted at each position, the last position first. Java, when the file or the
@@ -57,10 +57,9 @@ impl<'t> Cx<'t> {
         }
         let list = arguments(args);
         let n = list.len();
-        let inherited = |arity: usize| self.class_overload(node, m, n, arity);
-        let more_types = inherited(n + 1);
+        let [fewer_types, more_types] = self.class_overloads(node, m, n);
         let more = self.methods.contains(&(m, n + 1)) || more_types.is_some();
-        let fewer = n > 0 && (self.methods.contains(&(m, n - 1)) || inherited(n - 1).is_some());
+        let fewer = n > 0 && (self.methods.contains(&(m, n - 1)) || fewer_types.is_some());
         if !more && !fewer {
             return;
         }

@@ -6,7 +6,7 @@
 //! FP7 "Mutate Method Invocation" draws on the receiver type's methods (Liu et al., ISSTA
 //! 2019; TBar resolves types with the project's sources too), or be given one argument more
 //! or fewer where that class declares the overload ([`Template::ChangeArgumentCount`], TBar
-//! FP10, [`Cx::class_overload`]).
+//! FP10, [`Cx::class_overloads`]).
 //!
 //! Why (issue 32): of the 895 single-token method-name fixes (`x.m(…)` → `x.n(…)`, same
 //! arguments) in the Java pairs of manysstubs4j, mined_git_history, gitbug_java and
@@ -286,27 +286,27 @@ impl<'t> Cx<'t> {
         out
     }
 
-    /// Java: the parameter types (as written) of method `name`'s overload with `arity`
-    /// parameters in the class call `call` (made with `called` arguments) is made on, as
-    /// [`Cx::class_methods`] finds that class: its own or a project supertype's overload,
-    /// static only for a class name receiver; `None` when the class is unknown or does not
-    /// declare the called method with `called` parameters itself (the type was misread).
-    pub(super) fn class_overload(
-        &self,
-        call: Node<'_>,
-        name: &str,
-        called: usize,
-        arity: usize,
-    ) -> Option<Vec<&'t str>> {
+    /// Java: the parameter types (as written) of method `name`'s overloads with one
+    /// parameter fewer and one more, `[fewer, more]`, than the `called` arguments of `call`,
+    /// in the class the call is made on, as [`Cx::class_methods`] finds that class: its own
+    /// or a project supertype's overloads, static only for a class name receiver. Both
+    /// `None` when the class is unknown or does not declare the called method with `called`
+    /// parameters itself (the type was misread). One receiver lookup for both.
+    pub(super) fn class_overloads(&self, call: Node<'_>, name: &str, called: usize) -> [Option<Vec<&'t str>>; 2] {
         if self.language != Language::Java {
-            return None;
+            return [None, None];
         }
-        let (class, statics_only) = self.receiver_class(call)?;
+        let Some((class, statics_only)) = self.receiver_class(call) else { return [None, None] };
         let project: &'t ProjectTypes = self.project;
-        project.methods(&class, called).iter().find(|m| m.name == name)?;
-        let overload =
-            project.methods(&class, arity).into_iter().find(|m| m.name == name && (!statics_only || m.is_static))?;
-        Some(overload.params.iter().map(String::as_str).collect())
+        if !project.methods(&class, called).iter().any(|m| m.name == name) {
+            return [None, None];
+        }
+        let overload = |arity: usize| {
+            let found =
+                project.methods(&class, arity).into_iter().find(|m| m.name == name && (!statics_only || m.is_static));
+            found.map(|m| m.params.iter().map(String::as_str).collect())
+        };
+        [called.checked_sub(1).and_then(overload), overload(called + 1)]
     }
 
     /// Java: the simple class name a call is made on, and whether only its static methods

@@ -44,9 +44,10 @@ pub struct Method {
     pub bytes: Range<usize>,
     /// First and last line of [`Method::bytes`], 1-based, inclusive.
     pub lines: (usize, usize),
-    /// FNV-1a hash of the declaration's syntax tree without comments: node kinds in preorder
-    /// with a mark at each node's end, and leaf texts. Two versions with the same hash differ only in layout or comments
-    /// (Python indentation is structure: a re-indented block changes the tree).
+    /// FNV-1a hash of the declaration's syntax tree without comments and docstrings: node
+    /// kinds in preorder with a mark at each node's end, and leaf texts. Two versions with the
+    /// same hash differ only in layout, comments or docstrings (Python indentation is
+    /// structure: a re-indented block changes the tree).
     pub code_hash: u64,
 }
 
@@ -206,6 +207,16 @@ fn squeeze(text: &str) -> String {
     out
 }
 
+/// Whether `n` is a statement holding only a string: a Python docstring (or a string left
+/// bare elsewhere, which runs no code either). Left out of the hashes as comments are, so a
+/// change to a docstring alone is not a code change (`fixdex mine`). Java has no such
+/// statement.
+fn is_docstring(n: Node<'_>) -> bool {
+    n.kind() == "expression_statement"
+        && n.named_child_count() == 1
+        && n.named_child(0).is_some_and(|c| matches!(c.kind(), "string" | "concatenated_string"))
+}
+
 /// See [`Method::code_hash`].
 fn code_hash(text: &str, node: Node<'_>) -> u64 {
     tree_hash(text, node, &[])
@@ -230,7 +241,7 @@ pub fn outline_hash(text: &str, lang: Language, skip: &[Range<usize>]) -> Result
 }
 
 /// FNV-1a over `node`'s subtree: kinds in preorder with an end mark per node, leaf texts;
-/// comments and nodes inside a `skip` range left out.
+/// comments, docstrings and nodes inside a `skip` range left out.
 fn tree_hash(text: &str, node: Node<'_>, skip: &[Range<usize>]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut feed = |bytes: &[u8]| {
@@ -254,7 +265,7 @@ fn tree_hash(text: &str, node: Node<'_>, skip: &[Range<usize>]) -> u64 {
             feed(b")");
             continue;
         };
-        if COMMENTS.contains(&n.kind()) || inside(n) {
+        if COMMENTS.contains(&n.kind()) || is_docstring(n) || inside(n) {
             continue;
         }
         feed(n.kind().as_bytes());
@@ -319,6 +330,11 @@ mod tests {
         let block = py("def f(x):\n    if x:\n        a()\n        b()\n");
         assert_ne!(block, py("def f(x):\n    if x:\n        a()\n    b()\n"), "Python indentation is structure");
         assert_eq!(block, py("def f(x):\n  if x:  # c\n    a()\n    b()\n"));
+        // Docstrings are documentation (tqdm's `TMonitor._atexit_signal` changed only its own).
+        let doc = py("def f(x):\n    \"\"\"Old words.\"\"\"\n    return x\n");
+        assert_eq!(doc, py("def f(x):\n    \"\"\"New words,\n    two lines.\"\"\"\n    return x\n"));
+        assert_eq!(doc, py("def f(x):\n    return x\n"));
+        assert_ne!(doc, py("def f(x):\n    \"\"\"Old words.\"\"\"\n    return x + 1\n"));
     }
 
     #[test]

@@ -672,6 +672,16 @@ fn mine_dates_and_branches_restrict_the_walk() {
     assert_eq!(counts(&stats, "skipped_commits"), pairs(&[("root_commit", 1)]));
     assert!(got.is_empty());
 
+    // --max-commits: the newest N of the walk within the dates (a new user's request).
+    let (stats, _) = mine_json(repo.path(), &out, &["--since", "2020-01-03", "--max-commits", "4"]);
+    assert_eq!(stats["commits_scanned"], 4, "{stats}");
+    let (stats, got) = mine_json(repo.path(), &out, &["--until", "2020-01-03", "--max-commits", "1"]);
+    assert_eq!(stats["commits_scanned"], 1, "{stats}");
+    assert_eq!(got.len(), 1, "the newest before day 3 is the off-by-one fix");
+    assert_eq!(got[0]["meta"]["commit"], shas.off_by_one);
+    let o = mine(&[repo.path(), "-o", out.to_str().unwrap(), "--max-commits", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+
     // --branch side: days 1 to 7 only (no merge, nothing after it).
     let (stats, got) = mine_json(repo.path(), &out, &["--branch", "side"]);
     assert_eq!(stats["commits_scanned"], 7, "{stats}");

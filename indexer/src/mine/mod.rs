@@ -7,7 +7,7 @@
 //! files, and pairs each modified method before and after the commit with tree-sitter spans
 //! ([`actions::methods`], [`commit::changes`]): test files, generated files, renames
 //! without changes, binary and non-UTF-8 files, files tree-sitter cannot parse and changes
-//! of layout or comments only are skipped, each counted by reason in [`MineStats`].
+//! of layout, comments or (Python) docstrings only are skipped, each counted by reason in [`MineStats`].
 //! Commits are processed in parallel (rayon); the output order is the walk's
 //! (newest first, topological), then path, then source order, whatever the thread count.
 //!
@@ -87,7 +87,7 @@ pub enum Skip {
     MissingObject,
     /// A change libgit2 reports that is none of the above (type change, ...).
     Unsupported,
-    /// A method whose change is layout or comments only.
+    /// A method whose change is layout, comments or docstrings only.
     LayoutOrCommentOnly,
     /// A method longer than `--max-method-bytes` on either side.
     MethodTooLong,
@@ -167,6 +167,9 @@ pub struct MineOptions {
     pub since: Option<i64>,
     /// Only commits whose committer time is before this (Unix seconds).
     pub until: Option<i64>,
+    /// Only the first this many commits of the walk (newest first) within the dates; `None`:
+    /// all. A sample of a large history, or a quick try.
+    pub max_commits: Option<usize>,
     /// Start the walk at these refs or revisions (`master`, `origin/main`, a SHA); empty:
     /// every branch, remote branch and tag.
     pub branches: Vec<String>,
@@ -191,6 +194,7 @@ impl Default for MineOptions {
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             since: None,
             until: None,
+            max_commits: None,
             branches: Vec::new(),
             project: None,
             hunks: true,
@@ -376,7 +380,8 @@ fn tally(
     }
 }
 
-/// The commits to mine, in walk order (topological, newest first), within the dates.
+/// The commits to mine, in walk order (topological, newest first), within the dates, at most
+/// [`MineOptions::max_commits`].
 fn walk(repo: &Repository, source: &Source, opts: &MineOptions) -> Result<Vec<Oid>> {
     let fail = |e: git2::Error| Error::File {
         path: source.given.clone(),
@@ -402,6 +407,9 @@ fn walk(repo: &Repository, source: &Source, opts: &MineOptions) -> Result<Vec<Oi
     }
     let mut oids = Vec::new();
     for oid in walk {
+        if opts.max_commits.is_some_and(|m| oids.len() >= m) {
+            break;
+        }
         let oid = oid.map_err(fail)?;
         let time = repo.find_commit(oid).map_err(fail)?.time().seconds();
         if opts.since.is_none_or(|s| time >= s) && opts.until.is_none_or(|u| time < u) {

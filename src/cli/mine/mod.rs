@@ -45,6 +45,10 @@ pub struct Args {
     /// Only commits committed before this date (`2020-01-01` or RFC 3339).
     #[arg(long)]
     until: Option<String>,
+    /// Only the newest this many commits of each repository's walk within the dates (at
+    /// least 1) [default: all].
+    #[arg(long, value_parser = crate::cli::index::at_least(1))]
+    max_commits: Option<usize>,
     /// Walk from these branches, tags or commits (repeatable) [default: every branch,
     /// remote branch and tag].
     #[arg(long)]
@@ -163,6 +167,7 @@ fn options(args: &Args) -> anyhow::Result<MineOptions> {
         max_file_bytes: args.max_file_bytes,
         since,
         until,
+        max_commits: args.max_commits,
         branches: args.branch.clone(),
         project: args.project.clone(),
         hunks: !args.no_hunks,

@@ -210,6 +210,35 @@ impl Segments {
         Ok(false)
     }
 
+    /// How many documents hold an id that an earlier segment also holds (segments built
+    /// from overlapping corpora): search and compact keep one document per id, while a
+    /// manifest's `documents` counts every segment's rows. Hashes are compared first
+    /// ([`Index::id_hashes`]) and each match confirmed on the stored ids. O(n) hash reads plus
+    /// O(log n) per match.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when a matched document cannot be decoded.
+    pub fn repeated_ids(&self) -> Result<u64> {
+        let mut seen: std::collections::HashSet<u64> = std::collections::HashSet::new();
+        let mut repeated = 0;
+        for (j, index) in self.indexes.iter().enumerate() {
+            for (hash, row) in index.id_hashes() {
+                if !seen.contains(&hash) {
+                    continue;
+                }
+                let id = index.doc(row)?.id;
+                for earlier in &self.indexes[..j] {
+                    if earlier.find_id(&id)?.is_some() {
+                        repeated += 1;
+                        break;
+                    }
+                }
+            }
+            seen.extend(index.id_hashes().map(|(h, _)| h));
+        }
+        Ok(repeated)
+    }
+
     /// Checks the manifest against its segments: each entry's document count and byte size
     /// must be the file's (a segment replaced or truncated after the manifest was written
     /// fails here). Nothing to check for a single index file. O(segments); the segments'

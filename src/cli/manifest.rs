@@ -20,11 +20,24 @@ pub struct Args {
     json: bool,
 }
 
-/// Runs `fixdex manifest`.
+/// Runs `fixdex manifest`. Warns when segments repeat ids (`repeated_ids` in `--json`;
+/// [`Segments::repeated_ids`]): the manifest's `documents` counts them once per segment.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let m = Segments::write_manifest(&args.output, &args.segments).map_err(|e| name_segment(e, &args.segments))?;
+    let repeated = Segments::open(&args.output)?.repeated_ids()?;
+    if repeated > 0 {
+        let verb = if repeated == 1 { "repeats" } else { "repeat" };
+        eprintln!(
+            "warning: {repeated} of the {} documents {verb} an id that an earlier segment holds: search and \
+             compact keep one document per id ({} distinct ids)",
+            m.documents,
+            m.documents - repeated
+        );
+    }
     if args.json {
-        out!("{}", serde_json::to_string(&m)?)?;
+        let mut v = serde_json::to_value(&m)?;
+        v["repeated_ids"] = repeated.into();
+        out!("{v}")?;
     } else {
         out!("{}: {} segments, {} documents", args.output.display(), m.segments.len(), m.documents)?;
     }

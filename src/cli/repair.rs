@@ -212,7 +212,11 @@ fn locate(a: &Args) -> anyhow::Result<(PathBuf, Location, Option<serde_json::Val
         (Some(m), None, false) => {
             Ok((check_method(a, given(), m)?, Location::Method(m.clone()), None, LineWeights::Uniform))
         }
-        (None, Some(l), false) => Ok((given(), parse_lines(l)?, None, LineWeights::Uniform)),
+        (None, Some(l), false) => {
+            let location = parse_lines(l)?;
+            check_lines(&a.project, &given(), l, &location)?;
+            Ok((given(), location, None, LineWeights::Uniform))
+        }
         (None, None, true) => sbfl(a),
         _ => Err(super::exit::Usage(
             "give the fault location: --method NAME or --lines START-END (with --file), or --sbfl".into(),
@@ -247,6 +251,20 @@ fn parse_lines(l: &str) -> anyhow::Result<Location> {
         return Err(usage("lines are 1-based and START must not be after END"));
     }
     Ok(Location::Lines(start, end))
+}
+
+/// A usage error (exit 2) when `--lines` ends past the end of `file` (in `project`): a
+/// new user's `--lines 1000-1001` on a 26-line file ran the pre-flight and ended in error.
+/// A file that cannot be read is left to the run, which names it.
+fn check_lines(project: &std::path::Path, file: &std::path::Path, l: &str, location: &Location) -> anyhow::Result<()> {
+    let Location::Lines(_, end) = *location else { return Ok(()) };
+    let Ok(text) = std::fs::read_to_string(project.join(file)) else { return Ok(()) };
+    let n = text.lines().count();
+    if end > n {
+        let lines = crate::cli::count(n, "line");
+        return Err(super::exit::Usage(format!("--lines {l}: {} has {lines}", file.display())).into());
+    }
+    Ok(())
 }
 
 /// The validator running `--build-cmd` and `--test-cmd`.

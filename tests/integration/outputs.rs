@@ -204,6 +204,28 @@ fn a_manifest_lists_each_segment_once() {
     assert!(!out.exists());
 }
 
+/// A new user's finding: a manifest over two segments holding the same ids said 12
+/// documents where search finds 6. It still writes the manifest (a legitimate overlap), but
+/// warns and says `repeated_ids` in `--json`; segments with distinct ids get no warning.
+#[test]
+fn a_manifest_over_segments_with_the_same_ids_warns() {
+    let s = Scratch::new();
+    let (a, b) = (index(&s, "a.fdx", 6), index(&s, "b.fdx", 6));
+    let out = s.path("m.json");
+    let o = s.run(&["manifest", "--json", "-o", out.to_str().unwrap(), a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["documents"].as_u64(), v["repeated_ids"].as_u64()), (Some(12), Some(6)), "{v}");
+    assert!(stderr(&o).contains("warning: 6 of the 12 documents repeat an id"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("(6 distinct ids)"), "{}", stderr(&o));
+    let one = s.path("one.json");
+    let o = s.run(&["manifest", "--json", "-o", one.to_str().unwrap(), a.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["repeated_ids"].as_u64(), Some(0), "{v}");
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+}
+
 /// A mistyped output path must not destroy what is there: `compact`, `manifest`, `mine`,
 /// `label` and `repair --report` replace only a file of the kind they write (an index or
 /// manifest; JSON lines; a fixdex report), as `index` does; they used to replace a corpus

@@ -697,6 +697,9 @@ fn issue_11_repair_with_patterns_needs_no_model() {
     };
     let reversed = bad(2, &["--file", "java_programs/SUM_TO.java", "--lines", "5-3"]);
     assert!(reversed.contains("--lines 5-3: lines are 1-based and START must not be after END"), "{reversed}");
+    let past = bad(2, &["--file", "java_programs/SUM_TO.java", "--lines", "1000-1001"]);
+    assert!(past.contains("--lines 1000-1001: java_programs/SUM_TO.java has "), "{past}");
+    assert!(!past.contains("candidates tried"), "refused before any run: {past}");
     let outside = bad(1, &["--file", "../../../../README.md", "--lines", "1-3"]);
     assert!(outside.contains("is not a file under --project"), "{outside}");
 }

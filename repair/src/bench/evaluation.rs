@@ -225,7 +225,7 @@ impl Costs {
 pub fn summary(run: &RunInfo, bugs: &[BugResult], counts: &Counts, totals: Option<&EvalTotals>) -> serde_json::Value {
     let costs = Costs::of(bugs);
     let mut summary = serde_json::json!({
-        "lang": run.lang, "oracle": "llm", "strategy": run.strategy,
+        "lang": run.lang, "strategy": run.strategy,
         "total": counts.total, "plausible": counts.plausible,
         "no_plausible": counts.no_plausible, "errors": counts.errors, "trace_only": counts.trace_only,
         "outcomes": counts.outcomes,

@@ -104,6 +104,14 @@ fn names_readable(pre: &Validation) -> bool {
 fn nothing_to_repair(bug: &Bug, pre: &Validation) -> Option<String> {
     match pre.verdict {
         Verdict::Plausible => return Some("the tests pass on the buggy version: nothing to repair".into()),
+        // With no build command (Python), the compile error is read from the test output: a
+        // syntax or import error that stops pytest collecting the tests.
+        Verdict::CompileError if pre.build.is_none() => {
+            return Some(format!(
+                "the buggy version's tests could not be collected (a syntax or import error in the test output):\n{}",
+                pre.feedback(2000)
+            ));
+        }
         Verdict::CompileError => {
             return Some(format!("the buggy version does not build:\n{}", pre.feedback(2000)));
         }
@@ -181,5 +189,30 @@ mod tests {
         // A project's own missing module, or a real test failure, is a failure to repair.
         assert_eq!(runner_missing(&run(1, "ModuleNotFoundError: No module named 'mypkg.util'\n")), None);
         assert_eq!(runner_missing(&run(1, "java.lang.NoClassDefFoundError: org/apache/Foo\n")), None);
+    }
+
+    /// A new user's finding: a pytest collection error was worded "does not build".
+    #[test]
+    fn a_compile_error_without_a_build_command_is_a_collection_error() {
+        let bug = Bug {
+            id: None,
+            root: "p".into(),
+            file: "m.py".into(),
+            location: crate::run::bug::Location::Lines(1, 1),
+            failing_tests: Vec::new(),
+        };
+        let collect = run(2, "E   SyntaxError: invalid syntax\nERROR collecting t.py\n");
+        let pre = |build: Option<RunOutput>| Validation {
+            verdict: Verdict::CompileError,
+            build,
+            test: Some(collect.clone()),
+            failing_tests: Vec::new(),
+            wall_ms: 10,
+        };
+        let python = nothing_to_repair(&bug, &pre(None)).unwrap();
+        assert!(python.starts_with("the buggy version's tests could not be collected"), "{python}");
+        assert!(python.contains("SyntaxError"), "{python}");
+        let javac = nothing_to_repair(&bug, &pre(Some(run(1, "A.java:3: error: ';' expected\n")))).unwrap();
+        assert!(javac.starts_with("the buggy version does not build"), "{javac}");
     }
 }

@@ -39,7 +39,7 @@ TEMPLATES = ["CHANGE_OPERATOR", "CHANGE_OPERAND", "CHANGE_NUMERAL", "CHANGE_UNAR
              "SWAP_OPERANDS", "DIFFERENT_METHOD", "DELETE_STATEMENT", "UNWRAP_CALL", "ADD_GUARD", "ADD_NULL_CHECK",
              "WRAP_TRY_CATCH", "MUTATE_LITERAL", "MUTATE_CONDITION", "MUTATE_RETURN", "CHANGE_ARGUMENT_COUNT",
              "CONSTRUCTOR_ARGUMENTS", "INSERT_MISSED_CALL", "MUTATE_DATA_TYPE", "FLOAT_DIVISION", "INSERT_CAST_CHECKER",
-             "INSERT_RANGE_CHECKER", "MOVE_STATEMENT", "REPLACE_WITH_LITERAL", "CHANGE_IDENTIFIER",
+             "INSERT_RANGE_CHECKER", "MOVE_STATEMENT", "MUTATE_JUMP", "REPLACE_WITH_LITERAL", "CHANGE_IDENTIFIER",
              "TRANSPLANT"]
 BUDGET = 200
 
@@ -129,6 +129,24 @@ def report(name, recs, ranks, base):
           f"  ≤{BUDGET} {within:.3f}  vs default {wins}/{losses} p={sign_p(wins, losses):.2g}")
 
 
+def against(args, keep, fit, test):
+    """The test split's pairs within BUDGET under the shipped rule, old code against new: gained,
+    lost (McNemar exact p), and how far the pairs both fix move."""
+    old_fit, old_test = ([r for r in map(json.loads, open(f)) if keep(r)] for f in args.against)
+    ranked = lambda f, t: {r["id"]: rank(r, mix(r, SHIPPED_ALPHA, empirical(f))) for r in t}
+    old, new = ranked(old_fit, old_test), ranked(fit, test)
+    within = lambda rs: {k for k, v in rs.items() if v <= BUDGET}
+    gained, lost = within(new) - within(old), within(old) - within(new)
+    both = set(old) & set(new)
+    moved = [new[k] - old[k] for k in both if new[k] != old[k]]
+    print(f"against the old code: fixable pairs {len(old)} -> {len(new)}; within {BUDGET}: "
+          f"{len(within(old))} -> {len(within(new))} ({len(gained)} gained, {len(lost)} lost, "
+          f"McNemar exact p = {sign_p(len(gained), len(lost)):.2g}); pairs both fix: {len(moved)} move, "
+          f"median {statistics.median(moved) if moved else 0:+}, earlier {sum(d < 0 for d in moved)}")
+    print("  gained:", sorted(gained))
+    print("  lost:", sorted(lost))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fit", required=True, help="simulator output the template prior is fitted on")
@@ -137,6 +155,9 @@ def main():
     ap.add_argument("--exclude-source", action="append", default=[],
                     help="leave out a corpus source from both splits (e.g. the abstracted "
                          "codexglue-code-refinement, whose identifiers are VAR_1, METHOD_2)")
+    ap.add_argument("--against", nargs=2, metavar=("OLD_FIT", "OLD_TEST"),
+                    help="the simulator outputs of the code before a template change: compare the pairs "
+                         "ranked within the budget under the shipped rule, each code fitted on its own fit split")
     args = ap.parse_args()
     keep = lambda r: r["source"] not in args.exclude_source
     fit = [r for r in map(json.loads, open(args.fit)) if keep(r)]
@@ -151,6 +172,8 @@ def main():
     agree = sum(rank(r, mix(r, SHIPPED_ALPHA, prior)) == r["rank"] for r in test)
     print(f"order.rs cross-check: {agree}/{len(test)} shipped ranks reproduced "
           "(all when its TEMPLATE_FIXES are this fit split's counts)")
+    if args.against:
+        against(args, keep, fit, test)
     for split, recs in (("fit", fit), ("test", test)):
         groups = [("all", recs)]
         if args.by_source:

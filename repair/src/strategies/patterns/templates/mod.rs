@@ -118,6 +118,15 @@ pub enum Template {
     /// A statement moved one position up or down in its block (TBar FP14 "Move Statement";
     /// `statements.rs`).
     MoveStatement,
+    /// A jump made another (`statements.rs`): `break` ↔ `continue` (a `break` only inside a
+    /// loop), a `break`/`continue` made a `return` of the method's default value, and (Java) a
+    /// `throw` made that `return` (`return;`, `return false;`/`true`, `return 0;`,
+    /// `return null;` by the return type; Python `return`). Not in TBar, and rare: of the
+    /// corpus's 16,931 one-hunk Java fixes, 14 make one of these edits (7 `throw` → default
+    /// return, 4 `break` ↔ `continue`, 3 `break`/`continue` → `return`), against 4,843
+    /// one-token substitutions (`scripts/jump-fixes.py`); a jump has at most three, so the
+    /// prior orders them late at little cost.
+    MutateJump,
     /// A name or an arithmetic expression replaced by a literal (`f(p1)` → `f(0)`,
     /// `x = w - 1` → `x = 1`, `f(flag)` → `f(true)`, `g(obj)` → `g(null)`): numbers take
     /// `0` and `1`, booleans both values, Java objects `null` (`constants.rs`; 0.6 % of the
@@ -140,7 +149,7 @@ pub enum Template {
 
 impl Template {
     /// Every template, in the default order.
-    pub const ALL: [Template; 27] = [
+    pub const ALL: [Template; 28] = [
         Template::ChangeOperator,
         Template::ChangeOperand,
         Template::ChangeNumeral,
@@ -164,6 +173,7 @@ impl Template {
         Template::InsertCastChecker,
         Template::InsertRangeChecker,
         Template::MoveStatement,
+        Template::MutateJump,
         Template::ReplaceWithLiteral,
         Template::ChangeIdentifier,
         Template::Transplant,
@@ -257,6 +267,7 @@ pub fn edits_in(text: &str, language: Language, lines: (usize, usize), project: 
         cx.cast_checker(*node, &mut out);
         cx.range_checker(*node, &mut out);
         cx.move_statement(*node, &mut out);
+        cx.jump(*node, &mut out);
         cx.to_literal(*node, &mut out);
     }
     if let Some(method) = method.or_else(|| statements::body_begins_in(&file, lines)) {
@@ -1165,16 +1176,23 @@ impl Cx<'_> {
     /// parameter itself when it has that type.
     fn java_returns(&self, method: Node<'_>, name: &str, ty: &str) -> Vec<String> {
         let ret = method.child_by_field_name("type").map_or("void", |t| self.of(t));
-        let mut out: Vec<String> = match ret {
-            "void" => vec!["return".into()],
-            "boolean" => vec!["return false".into(), "return true".into()],
-            r if JAVA_NUMBERS.contains(&r) || r == "char" => vec!["return 0".into()],
-            _ => vec!["return null".into()],
-        };
+        let mut out = self.java_default_returns(method);
         if ret == ty && ret != "void" {
             out.insert(0, format!("return {name}"));
         }
         out
+    }
+
+    /// The returns of `method`'s default value, without the `;`, by its return type: `return`
+    /// (`void`, a constructor), `return false` and `return true`, `return 0` (numbers,
+    /// `char`), `return null` (any other type).
+    fn java_default_returns(&self, method: Node<'_>) -> Vec<String> {
+        match method.child_by_field_name("type").map_or("void", |t| self.of(t)) {
+            "void" => vec!["return".into()],
+            "boolean" => vec!["return false".into(), "return true".into()],
+            r if JAVA_NUMBERS.contains(&r) || r == "char" => vec!["return 0".into()],
+            _ => vec!["return null".into()],
+        }
     }
 
     /// A null check before the dereferences in `node` (see [`Template::AddNullCheck`]).

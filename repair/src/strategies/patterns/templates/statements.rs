@@ -1,5 +1,5 @@
 //! A statement moved one position up or down in its block (TBar FP14) or deleted (TBar FP15;
-//! Liu et al., ISSTA 2019).
+//! Liu et al., ISSTA 2019), and a jump made another ([`Template::MutateJump`]).
 
 use tree_sitter::Node;
 
@@ -260,6 +260,58 @@ pub(super) fn body_begins_in<'t>(file: &[Node<'t>], lines: (usize, usize)) -> Op
     })
 }
 
+/// The loops (Java and Python kinds) that a `break` or `continue` leaves or resumes.
+const LOOPS: [&str; 4] = ["for_statement", "enhanced_for_statement", "while_statement", "do_statement"];
+
+impl Cx<'_> {
+    /// A jump made another (see [`Template::MutateJump`]): an unlabelled `break` inside a loop
+    /// becomes `continue`, an unlabelled `continue` becomes `break`, and a `break`,
+    /// `continue` or (Java) `throw` becomes a `return` of the enclosing method's default value
+    /// (every default of a `boolean` method: `return false;` and `return true;`). No `return`
+    /// where the jump is in a lambda, an initializer or a class body outside a method (javac
+    /// and Python reject it or it means another thing there). A `break` of a `switch` that no
+    /// loop holds stays a `break` (`continue` needs a loop).
+    pub(super) fn jump(&self, node: Node<'_>, out: &mut Vec<Edit>) {
+        let java = self.language == Language::Java;
+        let labelled = node.named_child_count() > 0;
+        let (function, in_loop) = jump_scope(node);
+        let swapped = match node.kind() {
+            "break_statement" => in_loop.then_some("continue"),
+            "continue_statement" => Some("break"),
+            "throw_statement" if java => None,
+            _ => return,
+        };
+        let end = if java { ";" } else { "" };
+        let mut made: Vec<String> = swapped.filter(|_| !labelled).map(|j| format!("{j}{end}")).into_iter().collect();
+        if let Some(f) = function {
+            let returns = if java { self.java_default_returns(f) } else { vec!["return".into()] };
+            made.extend(returns.into_iter().map(|r| format!("{r}{end}")));
+        }
+        for replacement in made {
+            self.push(out, Template::MutateJump, node, replacement);
+        }
+    }
+}
+
+/// The method, constructor or function whose own code holds the jump `node` (`None` in a
+/// lambda, an initializer or a class body), and whether a loop lies between them.
+fn jump_scope(node: Node<'_>) -> (Option<Node<'_>>, bool) {
+    let mut in_loop = false;
+    let mut cur = node.parent();
+    while let Some(p) = cur {
+        match p.kind() {
+            "method_declaration" | "constructor_declaration" | "function_definition" => return (Some(p), in_loop),
+            "lambda_expression" | "lambda" | "class_body" | "static_initializer" | "class_definition" => {
+                return (None, in_loop);
+            }
+            k if LOOPS.contains(&k) => in_loop = true,
+            _ => {}
+        }
+        cur = p.parent();
+    }
+    (None, in_loop)
+}
+
 /// The function or lambda `node` is in, if any.
 fn enclosing_function(node: Node<'_>) -> Option<Node<'_>> {
     let mut cur = node.parent();
@@ -292,6 +344,53 @@ mod tests {
     use super::super::testing::{apply, parses};
     use super::super::{Edit, Template, edits};
     use crate::Language;
+
+    fn jumps(text: &str, language: Language) -> Vec<(usize, String, String)> {
+        let n = text.lines().count();
+        edits(text, language, (1, n))
+            .into_iter()
+            .filter(|e| e.template == Template::MutateJump)
+            .inspect(|e| assert!(parses(&apply(text, e), language), "{}", apply(text, e)))
+            .map(|e| (e.line, e.original, e.replacement))
+            .collect()
+    }
+
+    #[test]
+    fn java_jumps_become_each_other_and_the_methods_default_return() {
+        // Apache Commons CLI's Parser.processProperties, shortened (Defects4J Cli-28: the fix
+        // is `break;` -> `continue;`).
+        let text = "class P {\n  boolean f(String[] keys, int k) {\n    for (String key : keys) {\n      if (key.isEmpty()) {\n        break;\n      }\n      if (key.equals(\"x\")) {\n        continue;\n      }\n    }\n    switch (k) {\n      case 1:\n        break;\n      default:\n        throw new IllegalStateException(\"k\");\n    }\n    return true;\n  }\n}\n";
+        let got = jumps(text, Language::Java);
+        let at = |line: usize| -> Vec<&str> { got.iter().filter(|j| j.0 == line).map(|j| j.2.as_str()).collect() };
+        assert_eq!(at(5), ["continue;", "return false;", "return true;"], "{got:?}");
+        assert_eq!(at(8), ["break;", "return false;", "return true;"], "{got:?}");
+        // A switch's break outside a loop: no `continue`.
+        assert_eq!(at(13), ["return false;", "return true;"], "{got:?}");
+        assert_eq!(at(15), ["return false;", "return true;"], "{got:?}");
+        assert!(got.iter().all(|j| j.1.ends_with(';')));
+    }
+
+    #[test]
+    fn java_jumps_in_void_methods_constructors_and_lambdas() {
+        let text = "class P {\n  P(int[] a) {\n    for (int x : a) {\n      if (x < 0) throw new IllegalArgumentException();\n    }\n  }\n  void g(java.util.List<Integer> l) {\n    l.forEach(x -> {\n      throw new RuntimeException();\n    });\n    outer:\n    for (int i = 0; i < 3; i++) {\n      while (true) {\n        break outer;\n      }\n    }\n  }\n  String h() {\n    throw new UnsupportedOperationException();\n  }\n}\n";
+        let got = jumps(text, Language::Java);
+        let at = |line: usize| -> Vec<&str> { got.iter().filter(|j| j.0 == line).map(|j| j.2.as_str()).collect() };
+        assert_eq!(at(4), ["return;"], "a constructor returns nothing: {got:?}");
+        assert!(at(9).is_empty(), "no return out of a lambda: {got:?}");
+        assert_eq!(at(14), ["return;"], "a labelled break keeps its kind: {got:?}");
+        assert_eq!(at(19), ["return null;"], "{got:?}");
+    }
+
+    #[test]
+    fn python_break_and_continue_swap_and_return() {
+        let text = "def first_even(xs):\n    for x in xs:\n        if x % 2:\n            continue\n        break\n    raise ValueError(xs)\n";
+        let got = jumps(text, Language::Python);
+        assert_eq!(
+            got.iter().map(|j| (j.0, j.2.as_str())).collect::<Vec<_>>(),
+            [(4, "break"), (4, "return"), (5, "continue"), (5, "return")],
+            "`raise` is Java's `throw` only: {got:?}"
+        );
+    }
 
     fn moves(text: &str, language: Language, lines: (usize, usize)) -> Vec<(Edit, String)> {
         edits(text, language, lines)

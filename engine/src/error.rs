@@ -62,7 +62,9 @@ pub enum Error {
         row: usize,
     },
     /// A named vector space is not in the index.
-    #[error("the index has no vector space `{name}`; it has: {available}")]
+    #[error(
+        "the index has no vector space `{name}`; it has: {available} (build it with `fixdex index --spaces`, e.g. `--spaces code+cause,code,cause`)"
+    )]
     NoSuchSpace {
         /// The requested space.
         name: String,

@@ -444,6 +444,13 @@ impl Index {
         self.table.find(kind, None, 0).map_or(&[], |s| &self.bytes[s.range.clone()])
     }
 
+    /// A section's space for messages: `space 0 (code+cause)` (its number in the space list
+    /// and, where the metadata names it, its name), or `every space` for a shared section.
+    fn space_label(&self, space: Option<u32>) -> String {
+        let name = space.and_then(|n| self.meta.spaces.get(n as usize)).map(|m| format!(" ({})", m.name));
+        format!("{}{}", crate::format::space_label(space), name.unwrap_or_default())
+    }
+
     /// Checks every section's CRC32C, the graph invariants, the vectors (finite, unit norm
     /// within 1e-3), the per-document tables and every document. O(file size).
     ///
@@ -456,7 +463,7 @@ impl Index {
                 return Err(Error::corrupt(format!(
                     "checksum mismatch in the {} section ({}, level {}, bytes {}..{})",
                     s.kind.name(),
-                    crate::format::space_label(s.space),
+                    self.space_label(s.space),
                     s.level,
                     s.range.start,
                     s.range.end

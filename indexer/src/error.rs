@@ -54,6 +54,8 @@ pub enum Error {
         inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
         if *rows == 0 {
             "the input holds no row".to_string()
+        } else if skipped == rows {
+            format!("{rows} rows read, every one skipped as invalid")
         } else {
             format!("{rows} rows read, {skipped} skipped as invalid, the rest excluded or duplicates")
         },

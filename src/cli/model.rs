@@ -109,5 +109,17 @@ pub fn load(dir: &Path) -> anyhow::Result<BertEmbedder> {
 /// The engine's model error (including a CPU without AVX512_BF16), with the folder named.
 pub fn load_with(dir: &Path, bf16: bool) -> anyhow::Result<BertEmbedder> {
     let backend = if bf16 { engine::embed::Backend::FastBf16 } else { engine::embed::Backend::Fast };
-    BertEmbedder::load_with(dir, backend).with_context(|| format!("loading the embedding model from {}", dir.display()))
+    BertEmbedder::load_with(dir, backend).with_context(|| {
+        // An installed or copied binary has no repository beside it ([`resolve`]): say how to
+        // point at the model (a new user's finding).
+        let hint = if dir == Path::new(DEFAULT_MODEL_DIR) && !dir.is_dir() {
+            format!(
+                " (the default, {DEFAULT_MODEL_DIR} under the current folder or the repository that built \
+                 this binary, is not there: give --model DIR or set FIXDEX_MODEL=DIR)"
+            )
+        } else {
+            String::new()
+        };
+        format!("loading the embedding model from {}{hint}", dir.display())
+    })
 }

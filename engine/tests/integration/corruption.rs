@@ -29,7 +29,10 @@ fn flipped_byte_in_vectors_is_caught_by_verify() {
     std::fs::write(&path, &bytes).unwrap();
     let index = Index::open(&path).unwrap(); // open is O(1): it does not read vectors
     let err = index.verify().unwrap_err();
-    assert!(err.to_string().contains("checksum mismatch in the vectors section (space 0, level 0"), "{err}");
+    assert!(
+        err.to_string().contains("checksum mismatch in the vectors section (space 0 (code+cause), level 0"),
+        "{err}"
+    );
 }
 
 /// A new user's finding (session 41): one byte changed inside a document (`percentageValue`
@@ -122,5 +125,10 @@ fn missing_space_is_named() {
     let model = engine::testing::tiny_embedder();
     let p = engine::SearchParams { space: Space::Code, ..Default::default() };
     let err = index.query(&model, "x", "", &p).unwrap_err();
-    assert_eq!(err.to_string(), "the index has no vector space `code`; it has: code+cause");
+    assert!(
+        err.to_string().starts_with(
+            "the index has no vector space `code`; it has: code+cause (build it with `fixdex index --spaces`"
+        ),
+        "{err}"
+    );
 }

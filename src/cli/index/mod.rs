@@ -276,6 +276,6 @@ fn hint(e: &indexer::Error, on_error: OnError) -> &'static str {
         (indexer::Error::Row { .. }, OnError::Abort) => {
             "nothing was written; fix the record or pass --on-error skip to skip invalid records"
         }
-        _ => "nothing was written; an existing index at the output path is unchanged",
+        _ => "no index was written; an existing index at the output path is unchanged",
     }
 }

@@ -14,11 +14,11 @@ counted too. QuixBugs, Defects4J, BugsInPy and CodeXGLUE are never read.
 """
 import collections
 import difflib
-import json
 import re
 import sys
 
-CORPORA = ["manysstubs4j", "mined_git_history", "gitbug_java", "condefects"]
+from training_corpora import java_rows
+
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|\"(?:[^\"\\]|\\.)*\"|==|!=|<=|>=|&&|\|\||\S")
 DEFAULT_RETURN = re.compile(r"return\s*(null|0|-1|false|true|\"\"|0L|0\.0)?\s*;")
 THROW = re.compile(r"throw\s+new\s+\w+.*")
@@ -54,21 +54,16 @@ def main():
     shared = sys.argv[1] if len(sys.argv) > 1 else "../shared"
     counts = collections.Counter()
     hunks = 0
-    for corpus in CORPORA:
-        with open(f"{shared}/data/{corpus}.jsonl", encoding="utf-8") as f:
-            for line in f:
-                row = json.loads(line)
-                if row.get("language") != "java":
-                    continue
-                a, b = code_lines(row["buggy_code"]), code_lines(row["fixed_code"])
-                ops = [o for o in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if o[0] != "equal"]
-                if len(ops) != 1:
-                    continue
-                hunks += 1
-                tag, i1, i2, j1, j2 = ops[0]
-                k = kind(tag, a[i1:i2], b[j1:j2])
-                if k:
-                    counts[k] += 1
+    for row in java_rows(shared):
+        a, b = code_lines(row["buggy_code"]), code_lines(row["fixed_code"])
+        ops = [o for o in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if o[0] != "equal"]
+        if len(ops) != 1:
+            continue
+        hunks += 1
+        tag, i1, i2, j1, j2 = ops[0]
+        k = kind(tag, a[i1:i2], b[j1:j2])
+        if k:
+            counts[k] += 1
     print(f"one-hunk Java fixes: {hunks}")
     for k, v in sorted(counts.items(), key=lambda kv: (kv[0].startswith("("), -kv[1])):
         print(f"  {v:6d}  {k}")

@@ -12,12 +12,12 @@ QuixBugs, Defects4J, BugsInPy and CodeXGLUE are never read.
     python3 scripts/method-names.py [SHARED]          (default ../shared)
 """
 import collections
-import json
 import re
 import sys
 
+from training_corpora import java_rows
+
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z_0-9]*|\d+|\S")
-CORPORA = ["manysstubs4j", "mined_git_history", "gitbug_java", "condefects"]
 
 
 def words(name):
@@ -37,29 +37,24 @@ def main():
     shared = sys.argv[1] if len(sys.argv) > 1 else "../shared"
     calls = collections.Counter()
     close = collections.Counter()
-    for corpus in CORPORA:
-        with open(f"{shared}/data/{corpus}.jsonl", encoding="utf-8") as f:
-            for line in f:
-                row = json.loads(line)
-                if row.get("language") != "java":
-                    continue
-                a, b = TOKEN.findall(row["buggy_code"]), TOKEN.findall(row["fixed_code"])
-                if len(a) != len(b):
-                    continue
-                diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
-                if len(diff) != 1:
-                    continue
-                i = diff[0]
-                if not (a[i][0].isalpha() or a[i][0] == "_") or not (b[i][0].isalpha() or b[i][0] == "_"):
-                    continue
-                if i + 1 >= len(a) or a[i + 1] != "(":
-                    continue
-                new = b[i] not in a
-                calls["new name" if new else "name in the snippet"] += 1
-                if new:
-                    kind = "share a word" if words(a[i]) & words(b[i]) else (
-                        "share 3 first characters" if prefix(a[i], b[i]) >= 3 else "neither")
-                    close[kind] += 1
+    for row in java_rows(shared):
+        a, b = TOKEN.findall(row["buggy_code"]), TOKEN.findall(row["fixed_code"])
+        if len(a) != len(b):
+            continue
+        diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+        if len(diff) != 1:
+            continue
+        i = diff[0]
+        if not (a[i][0].isalpha() or a[i][0] == "_") or not (b[i][0].isalpha() or b[i][0] == "_"):
+            continue
+        if i + 1 >= len(a) or a[i + 1] != "(":
+            continue
+        new = b[i] not in a
+        calls["new name" if new else "name in the snippet"] += 1
+        if new:
+            kind = "share a word" if words(a[i]) & words(b[i]) else (
+                "share 3 first characters" if prefix(a[i], b[i]) >= 3 else "neither")
+            close[kind] += 1
     total = sum(calls.values())
     print(f"single-token method-name fixes: {total}")
     for k, v in calls.most_common():

@@ -12,12 +12,12 @@ QuixBugs, Defects4J, BugsInPy and CodeXGLUE are never read.
     python3 scripts/repeated-token-fixes.py [SHARED]          (default ../shared)
 """
 import collections
-import json
 import sys
+
+from training_corpora import java_rows
 
 TOKEN = __import__("re").compile(
     r"[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|\"(?:[^\"\\]|\\.)*\"|==|!=|<=|>=|&&|\|\||\S")
-CORPORA = ["manysstubs4j", "mined_git_history", "gitbug_java", "condefects"]
 
 
 def kind(a, diff, x):
@@ -31,33 +31,28 @@ def kind(a, diff, x):
 def main():
     shared = sys.argv[1] if len(sys.argv) > 1 else "../shared"
     counts = collections.Counter()
-    for corpus in CORPORA:
-        with open(f"{shared}/data/{corpus}.jsonl", encoding="utf-8") as f:
-            for line in f:
-                row = json.loads(line)
-                if row.get("language") != "java":
-                    continue
-                old, new = row["buggy_code"].split("\n"), row["fixed_code"].split("\n")
-                if len(old) != len(new):
-                    continue
-                changed = [n for n, (p, q) in enumerate(zip(old, new)) if p != q]
-                if len(changed) != 1:
-                    continue
-                a, b = TOKEN.findall(old[changed[0]]), TOKEN.findall(new[changed[0]])
-                if len(a) != len(b):
-                    continue
-                diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
-                subs = {(a[i], b[i]) for i in diff}
-                if len(subs) != 1:
-                    continue
-                x = next(iter(subs))[0]
-                # A called name's sites are its calls (`lock.lock()`: one call of `lock`).
-                call = all(i + 1 < len(a) and a[i + 1] == "(" for i in diff)
-                sites = sum(1 for i, t in enumerate(a) if t == x and (not call or (i + 1 < len(a) and a[i + 1] == "(")))
-                if sites < 2:
-                    continue
-                changed_sites = "all" if len(diff) == sites else ("one" if len(diff) == 1 else "several, not all")
-                counts[(kind(a, diff, x), changed_sites)] += 1
+    for row in java_rows(shared):
+        old, new = row["buggy_code"].split("\n"), row["fixed_code"].split("\n")
+        if len(old) != len(new):
+            continue
+        changed = [n for n, (p, q) in enumerate(zip(old, new)) if p != q]
+        if len(changed) != 1:
+            continue
+        a, b = TOKEN.findall(old[changed[0]]), TOKEN.findall(new[changed[0]])
+        if len(a) != len(b):
+            continue
+        diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+        subs = {(a[i], b[i]) for i in diff}
+        if len(subs) != 1:
+            continue
+        x = next(iter(subs))[0]
+        # A called name's sites are its calls (`lock.lock()`: one call of `lock`).
+        call = all(i + 1 < len(a) and a[i + 1] == "(" for i in diff)
+        sites = sum(1 for i, t in enumerate(a) if t == x and (not call or (i + 1 < len(a) and a[i + 1] == "(")))
+        if sites < 2:
+            continue
+        changed_sites = "all" if len(diff) == sites else ("one" if len(diff) == 1 else "several, not all")
+        counts[(kind(a, diff, x), changed_sites)] += 1
     total = sum(counts.values())
     print(f"one-line substitutions of a token that occurs 2+ times on the line: {total}")
     for what in ["all", "one", "several, not all"]:

@@ -779,7 +779,16 @@ impl Cx<'_> {
         }
     }
 
-    /// `!x` / `not x` → `x`; an `if`/`while` condition negated.
+    /// `!x` / `not x` → `x`; an operand of `&&` / `||` (`and` / `or`) that is a call, name or
+    /// field negated (`a != null && !a.isEmpty()`; 12 of the 84 one-line Java fixes of the
+    /// corpus that insert a `!` negate such an operand, 48 a whole condition); an `if`/`while`
+    /// condition negated as a developer writes it:
+    /// `(!c)` / `not c` where `c` is a primary expression (a call, name, field or element
+    /// access, literal), `(!(c))` / `not (c)` otherwise; a condition that is already a
+    /// negation is not negated again (the first rule removes its `!`). Of the one-line Java
+    /// fixes of the corpus's split 0/4 that insert a `!`, most negate a whole `if` condition
+    /// (`if (status.isDir())` → `if (!status.isDir())`, ManySStuBs4J), which `(!(…))` matched
+    /// only up to parentheses.
     fn unary(&self, node: Node<'_>, out: &mut Vec<Edit>) {
         match node.kind() {
             "unary_expression" if node.child_by_field_name("operator").is_some_and(|o| self.of(o) == "!") => {
@@ -795,13 +804,34 @@ impl Cx<'_> {
             _ => {}
         }
         let Some(parent) = node.parent() else { return };
+        if is_junction(self, parent) && is_primary(node.kind()) && node.kind() != "parenthesized_expression" {
+            let t = self.of(node);
+            let negated = match self.language {
+                Language::Java => format!("!{t}"),
+                Language::Python => format!("not {t}"),
+            };
+            self.push(out, Template::ChangeUnaryOperator, node, negated);
+        }
         if matches!(parent.kind(), "if_statement" | "while_statement" | "elif_clause")
             && parent.child_by_field_name("condition") == Some(node)
         {
             let t = self.of(node);
+            // The condition within its parentheses (Java's are the statement's syntax).
+            let inner = match node.kind() {
+                "parenthesized_expression" => named_only_child(node),
+                _ => Some(node),
+            };
+            if inner.is_some_and(|c| is_negation(self, c)) {
+                return;
+            }
+            let primary = inner.is_some_and(|c| is_primary(c.kind()));
             let negated = match (self.language, node.kind()) {
+                (Language::Java, "parenthesized_expression") if primary => {
+                    format!("(!{})", inner.map_or(t, |c| self.of(c)))
+                }
                 (Language::Java, "parenthesized_expression") => format!("(!{t})"),
                 (Language::Java, _) => format!("!({t})"),
+                (Language::Python, _) if primary => format!("not {t}"),
                 (Language::Python, _) => format!("not ({t})"),
             };
             self.push(out, Template::ChangeUnaryOperator, node, negated);
@@ -1302,6 +1332,52 @@ pub(super) fn one_line(text: &str) -> String {
 }
 
 /// What the templates' tests share: an edit applied, a program checked to parse.
+
+/// The one named child of `node` (a parenthesized expression's content), comments aside.
+fn named_only_child(node: Node<'_>) -> Option<Node<'_>> {
+    let mut cursor = node.walk();
+    let mut named = node.named_children(&mut cursor).filter(|c| !c.kind().contains("comment"));
+    let first = named.next()?;
+    named.next().is_none().then_some(first)
+}
+
+/// Whether `kind` (Java or Python tree-sitter) is a primary expression, one a `!` or `not`
+/// binds to whole without parentheses: a call, name, field or element access, literal, or
+/// an expression already in parentheses.
+fn is_primary(kind: &str) -> bool {
+    matches!(
+        kind,
+        "method_invocation"
+            | "identifier"
+            | "field_access"
+            | "array_access"
+            | "parenthesized_expression"
+            | "true"
+            | "false"
+            | "this"
+            | "call"
+            | "attribute"
+            | "subscript"
+    )
+}
+
+/// Whether `node` joins conditions: Java's `a && b`, `a || b`, Python's `a and b`, `a or b`.
+fn is_junction(cx: &Cx<'_>, node: Node<'_>) -> bool {
+    match node.kind() {
+        "binary_expression" => node.child_by_field_name("operator").is_some_and(|o| matches!(cx.of(o), "&&" | "||")),
+        "boolean_operator" => true,
+        _ => false,
+    }
+}
+
+/// Whether `node` is a negation (`!x`, `not x`).
+fn is_negation(cx: &Cx<'_>, node: Node<'_>) -> bool {
+    match node.kind() {
+        "unary_expression" => node.child_by_field_name("operator").is_some_and(|o| cx.of(o) == "!"),
+        "not_operator" => true,
+        _ => false,
+    }
+}
 #[cfg(test)]
 pub(super) mod testing {
     use tree_sitter::Parser;
@@ -1381,6 +1457,39 @@ mod tests {
         // Over-long snippets give no edit.
         let long = "def f(x):\n".to_string() + &"    x += 1\n".repeat(SNIPPET_MAX_LINES);
         assert!(snippet_edits(&long, Language::Python).is_empty());
+    }
+
+    #[test]
+    fn a_condition_is_negated_as_a_developer_writes_it() {
+        // ManySStuBs4J's `if (status.isDir())` → `if (!status.isDir())` (Alluxio's
+        // listStatus): a call is negated without parentheses of its own, so the candidate is
+        // the developer's fix, not one equal only up to parentheses.
+        let buggy = "void f(FileStatus status) {\n    if (status.isDir()) {\n        n++;\n    }\n}";
+        let all = snippet_edits(buggy, Language::Java);
+        let i = fixing_edit(buggy, &buggy.replace("(status.isDir())", "(!status.isDir())"), &all).unwrap();
+        assert_eq!(all[i].template, Template::ChangeUnaryOperator);
+        let negations = |text: &str, language| -> Vec<String> {
+            let n = text.lines().count();
+            edits(text, language, (1, n))
+                .into_iter()
+                .filter(|e| e.template == Template::ChangeUnaryOperator)
+                .map(|e| e.replacement)
+                .collect()
+        };
+        // A compound condition keeps its parentheses; a negated one loses its `!` and is not
+        // negated again.
+        let java = "class A {\n  void f(int x, boolean b) {\n    if (x > 0 && b) { x--; }\n    while (!b) { x++; }\n    if (b) x = 2;\n  }\n}\n";
+        assert_eq!(negations(java, Language::Java), ["(!(x > 0 && b))", "!b", "b", "(!b)"]);
+        let python = "def f(x, b):\n    if x > 0 and b:\n        x -= 1\n    while not b:\n        x += 1\n    if b.ok():\n        x = 2\n";
+        assert_eq!(negations(python, Language::Python), ["not (x > 0 and b)", "not b", "b", "not b.ok()"]);
+        // An operand of `&&` that is a call, as the corpus's `if (getProtocol() != null &&
+        // isIgnoreUriScheme())` → `… && !isIgnoreUriScheme()` (mined_git_history); a
+        // comparison operand is left to the operator templates.
+        let buggy = "boolean f(String s) {\n    return s != null && s.isEmpty();\n}";
+        let all = snippet_edits(buggy, Language::Java);
+        let i = fixing_edit(buggy, &buggy.replace("&& s.isEmpty()", "&& !s.isEmpty()"), &all).unwrap();
+        assert_eq!(all[i].template, Template::ChangeUnaryOperator);
+        assert!(!all.iter().any(|e| e.replacement == "!s != null"));
     }
 
     fn results(text: &str, language: Language) -> Vec<(Template, String)> {

@@ -739,6 +739,28 @@ impl Cx<'_> {
             self.push(out, Template::ChangeOperand, node, format!("{wrapped} + 1"));
             self.push(out, Template::ChangeOperand, node, format!("{wrapped} - 1"));
         }
+        self.drop_offset(node, out);
+    }
+
+    /// The inverse of the `± 1` above: `e + k` / `e - k` (`k` an integer literal) → `e`,
+    /// wherever it stands (`depth - 1` → `depth` in a call, `i < n - 1` → `i < n`, `return
+    /// MAX - 1` → `return MAX`): 13 of the 2,892 one-line Java fixes of the corpus's split 0/4
+    /// that no template edit made (ManySStuBs4J, mined_git_history; `- 1` most of them).
+    fn drop_offset(&self, node: Node<'_>, out: &mut Vec<Edit>) {
+        if !matches!(node.kind(), "binary_expression" | "binary_operator") {
+            return;
+        }
+        let (Some(left), Some(op), Some(right)) =
+            (node.child_by_field_name("left"), node.child_by_field_name("operator"), node.child_by_field_name("right"))
+        else {
+            return;
+        };
+        if matches!(self.of(op), "+" | "-")
+            && matches!(right.kind(), "integer" | "decimal_integer_literal")
+            && !self.not_numeric(left)
+        {
+            self.push(out, Template::ChangeOperand, node, self.of(left).to_string());
+        }
     }
 
     /// Whether `node` is the size of a collection or string: `len(x)`, `x.size()`,
@@ -1490,6 +1512,24 @@ mod tests {
         let i = fixing_edit(buggy, &buggy.replace("&& s.isEmpty()", "&& !s.isEmpty()"), &all).unwrap();
         assert_eq!(all[i].template, Template::ChangeUnaryOperator);
         assert!(!all.iter().any(|e| e.replacement == "!s != null"));
+    }
+
+    #[test]
+    fn an_integer_offset_is_dropped() {
+        // The corpus's `loopsSimulateTailRecursion, depth - 1)` → `…, depth)` and `i <
+        // tokens.size() - 1` → `i < tokens.size()` (ManySStuBs4J): the inverse of `n` → `n - 1`.
+        let buggy = "void f(List<String> tokens, int depth) {\n    for (int i = 1; i < tokens.size() - 1; ++i) {\n        g(tokens, depth - 1);\n    }\n}";
+        let all = snippet_edits(buggy, Language::Java);
+        for fixed in [buggy.replace("depth - 1", "depth"), buggy.replace("tokens.size() - 1", "tokens.size()")] {
+            let i = fixing_edit(buggy, &fixed, &all).unwrap();
+            assert_eq!(all[i].template, Template::ChangeOperand, "{:?}", all[i]);
+        }
+        // Python's `range(1, n + 1)` → `range(1, n)`; a string concatenation keeps its number.
+        let py = "def f(n):\n    return sum(range(1, n + 1))\n";
+        let all = snippet_edits(py, Language::Python);
+        assert!(fixing_edit(py, &py.replace("n + 1", "n"), &all).is_some());
+        let concat = "String f(int n) {\n    return \"n\" + 1;\n}";
+        assert!(!snippet_edits(concat, Language::Java).iter().any(|e| e.replacement == "\"n\""));
     }
 
     fn results(text: &str, language: Language) -> Vec<(Template, String)> {

@@ -12,6 +12,7 @@ use tree_sitter::{Node, Parser};
 use crate::Language;
 
 mod calls;
+mod chains;
 mod checkers;
 mod conditions;
 mod constants;
@@ -140,6 +141,9 @@ pub enum Template {
     /// Java: `a == b` between objects made `a.equals(b)`, `a != b` made `!a.equals(b)`
     /// (`equality.rs`; 21 of the corpus's 11,418 one-line Java fixes). Not in TBar.
     ObjectEquality,
+    /// A used zero-argument call dropped from its receiver (`e.getMessage()` → `e`, `a.b().c()`
+    /// → `a.c()`; `chains.rs`; 72 of the corpus's 11,418 one-line Java fixes). Not in TBar.
+    DropCall,
     /// A retrieved similar fix's own small edit applied where it fits the method, its
     /// identifiers mapped to the method's (`super::transplant`; issue 32). Never made by
     /// [`edits`]: transplants need the neighbours, and come before every template edit.
@@ -153,7 +157,7 @@ pub enum Template {
 
 impl Template {
     /// Every template, in the default order.
-    pub const ALL: [Template; 29] = [
+    pub const ALL: [Template; 30] = [
         Template::ChangeOperator,
         Template::ChangeOperand,
         Template::ChangeNumeral,
@@ -181,6 +185,7 @@ impl Template {
         Template::ReplaceWithLiteral,
         Template::ChangeIdentifier,
         Template::ObjectEquality,
+        Template::DropCall,
         Template::Transplant,
         Template::TwoEdits,
     ];
@@ -275,6 +280,7 @@ pub fn edits_in(text: &str, language: Language, lines: (usize, usize), project: 
         cx.jump(*node, &mut out);
         cx.to_literal(*node, &mut out);
         cx.object_equality(*node, &mut out);
+        cx.drop_call(*node, &mut out);
     }
     if let Some(method) = method.or_else(|| statements::body_begins_in(&file, lines)) {
         cx.guard(method, &mut out);

@@ -176,6 +176,11 @@ fn bad_parameters_are_refused() {
         assert_eq!(code(&o), 2, "{flag} {value}: {}", stderr(&o));
         assert!(stderr(&o).contains(&format!("invalid value '{value}' for '{flag}")), "{flag}: {}", stderr(&o));
     }
+    // A root-cause budget longer than the model's sequence is refused once the model is read
+    // (the bound is its sequence length), before any record is read.
+    let o = s.run(&["index", corpus.to_str().unwrap(), "-o", idx.to_str().unwrap(), "--cause-max-tokens", "100000"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("--cause-max-tokens 100000 is longer than the model's sequence"), "{}", stderr(&o));
     assert!(!idx.exists());
     let o =
         s.run(&["mine", s.path("").to_str().unwrap(), "-o", s.path("m.jsonl").to_str().unwrap(), "--max-files", "0"]);

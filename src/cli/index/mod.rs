@@ -99,7 +99,8 @@ pub struct Args {
     /// Embedding batch limit in sequences (at least 1).
     #[arg(long, default_value_t = BatchConfig::default().max_batch_items, value_parser = at_least(1))]
     max_batch_items: usize,
-    /// Root-cause tokens kept before the code in the code+cause space (at least 1).
+    /// Root-cause tokens kept before the code in the code+cause space (at least 1, at most
+    /// the model's sequence length).
     #[arg(long, default_value_t = engine::embed::CAUSE_MAX_TOKENS, value_parser = at_least(1))]
     cause_max_tokens: usize,
     /// How the embedded text is composed: `window-v1` (rule cause-first-window-v1: a long
@@ -132,6 +133,7 @@ fn build(args: &Args, opts: &BuildOptions) -> anyhow::Result<ExitCode> {
     // A second `index -o` (or an `--append`) on this output is refused while this one runs.
     let _lock = super::lock_output("-o", &engine::output::target(&opts.output)?)?;
     let (precision, model) = load_model(args)?;
+    check_cause_budget(opts, &model)?;
     let bars = Bars::new(args.quiet, args.json);
     let stats = build_index(opts, &model, &bars).map_err(|e| with_hint(e, opts))?;
     bars.clear();
@@ -157,6 +159,26 @@ fn report(args: &Args, opts: &BuildOptions, stats: &BuildStats, precision: &Prec
     } else {
         print_summary(opts, stats)?;
         out!("  {}", precision.describe())?;
+    }
+    Ok(())
+}
+
+/// Refuses a `--cause-max-tokens` longer than the model's whole sequence in the
+/// `code+cause` space: it cannot mean anything (the cause is cut to the sequence anyway,
+/// [`engine::embed::window::code_budget`], and a long one leaves the code nothing).
+///
+/// # Errors
+/// A usage error (exit 2) naming the model's sequence length, before anything is read or
+/// written.
+fn check_cause_budget(opts: &BuildOptions, model: &dyn engine::embed::Embedder) -> anyhow::Result<()> {
+    let max_seq = model.identity().max_seq_length;
+    if opts.spaces.contains(&engine::Space::CodeCause) && opts.cause_max_tokens > max_seq {
+        return Err(super::exit::Usage(format!(
+            "--cause-max-tokens {} is longer than the model's sequence ({max_seq} tokens, the code included): \
+             give at most {max_seq}, and less to keep room for the code",
+            opts.cause_max_tokens
+        ))
+        .into());
     }
     Ok(())
 }

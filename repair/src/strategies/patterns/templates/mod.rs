@@ -824,18 +824,13 @@ impl Cx<'_> {
     /// (`if (status.isDir())` → `if (!status.isDir())`, ManySStuBs4J), which `(!(…))` matched
     /// only up to parentheses.
     fn unary(&self, node: Node<'_>, out: &mut Vec<Edit>) {
-        match node.kind() {
-            "unary_expression" if node.child_by_field_name("operator").is_some_and(|o| self.of(o) == "!") => {
-                if let Some(operand) = node.child_by_field_name("operand") {
-                    self.push(out, Template::ChangeUnaryOperator, node, self.of(operand).to_string());
-                }
-            }
-            "not_operator" => {
-                if let Some(arg) = node.child_by_field_name("argument") {
-                    self.push(out, Template::ChangeUnaryOperator, node, self.of(arg).to_string());
-                }
-            }
-            _ => {}
+        let operand = match node.kind() {
+            "unary_expression" if is_negation(self, node) => node.child_by_field_name("operand"),
+            "not_operator" => node.child_by_field_name("argument"),
+            _ => None,
+        };
+        if let Some(operand) = operand {
+            self.push(out, Template::ChangeUnaryOperator, node, self.of(operand).to_string());
         }
         let Some(parent) = node.parent() else { return };
         if is_junction(self, parent) && is_primary(node.kind()) && node.kind() != "parenthesized_expression" {
@@ -849,27 +844,32 @@ impl Cx<'_> {
         if matches!(parent.kind(), "if_statement" | "while_statement" | "elif_clause")
             && parent.child_by_field_name("condition") == Some(node)
         {
-            let t = self.of(node);
-            // The condition within its parentheses (Java's are the statement's syntax).
-            let inner = match node.kind() {
-                "parenthesized_expression" => named_only_child(node),
-                _ => Some(node),
-            };
-            if inner.is_some_and(|c| is_negation(self, c)) {
-                return;
-            }
-            let primary = inner.is_some_and(|c| is_primary(c.kind()));
-            let negated = match (self.language, node.kind()) {
-                (Language::Java, "parenthesized_expression") if primary => {
-                    format!("(!{})", inner.map_or(t, |c| self.of(c)))
-                }
-                (Language::Java, "parenthesized_expression") => format!("(!{t})"),
-                (Language::Java, _) => format!("!({t})"),
-                (Language::Python, _) if primary => format!("not {t}"),
-                (Language::Python, _) => format!("not ({t})"),
-            };
-            self.push(out, Template::ChangeUnaryOperator, node, negated);
+            self.negate_condition(node, out);
         }
+    }
+
+    /// The `if`/`while` condition `node` negated ([`Cx::unary`]'s third rule).
+    fn negate_condition(&self, node: Node<'_>, out: &mut Vec<Edit>) {
+        let t = self.of(node);
+        // The condition within its parentheses (Java's are the statement's syntax).
+        let inner = match node.kind() {
+            "parenthesized_expression" => named_only_child(node),
+            _ => Some(node),
+        };
+        if inner.is_some_and(|c| is_negation(self, c)) {
+            return;
+        }
+        let primary = inner.is_some_and(|c| is_primary(c.kind()));
+        let negated = match (self.language, node.kind()) {
+            (Language::Java, "parenthesized_expression") if primary => {
+                format!("(!{})", inner.map_or(t, |c| self.of(c)))
+            }
+            (Language::Java, "parenthesized_expression") => format!("(!{t})"),
+            (Language::Java, _) => format!("!({t})"),
+            (Language::Python, _) if primary => format!("not {t}"),
+            (Language::Python, _) => format!("not ({t})"),
+        };
+        self.push(out, Template::ChangeUnaryOperator, node, negated);
     }
 
     /// `f(a, b)` → `f(b, a)` for each adjacent pair (and `d[a, b]` → `d[b, a]`).

@@ -11,11 +11,12 @@
 
 use tree_sitter::Node;
 
-use super::{Cx, Edit, NUMERIC_TYPES, Template};
+use super::{Cx, Edit, Template};
 use crate::Language;
 
 /// Java types whose `==` is value equality: `.equals` on them does not compile (primitives)
-/// or changes nothing.
+/// or changes nothing (`Class`). Boxed numbers are objects (`Integer == Integer` compares
+/// references above the small-value cache).
 const VALUE_TYPES: &[&str] = &["int", "long", "short", "byte", "char", "double", "float", "boolean", "Class"];
 
 impl Cx<'_> {
@@ -88,17 +89,11 @@ impl Cx<'_> {
             return false;
         }
         match self.type_of(e, 0) {
-            Some((ty, 0)) => !VALUE_TYPES.contains(&ty.as_str()) && !primitive_number(&ty),
+            Some((ty, 0)) => !VALUE_TYPES.contains(&ty.as_str()),
             Some(_) => false,
             None => true,
         }
     }
-}
-
-/// Whether `ty` is a primitive number type (boxed numbers are objects: `Integer == Integer`
-/// compares references above the cache).
-fn primitive_number(ty: &str) -> bool {
-    NUMERIC_TYPES.contains(&ty) && ty.starts_with(|c: char| c.is_ascii_lowercase())
 }
 
 /// Whether `.equals(…)` can be called on `e` as written (no parentheses added).

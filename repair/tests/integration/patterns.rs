@@ -163,9 +163,9 @@ fn issue_11_retrieval_orders_the_templates_and_no_retrieval_keeps_the_prior() {
     assert!(d["retrieval"].is_null());
     assert!(fixed.retrieved.is_empty());
     let first = d["first_plausible_at"].as_u64().unwrap();
-    // Seven operator, numeral and literal edits (`0` and `1` → `-1`), likelier per
-    // instance under the prior, come first.
-    assert_eq!(first, 8, "{d:#}");
+    // Two operator and three numeral edits, likelier per instance under the prior (v11,
+    // whose operand share grew with the offsets it drops), come first.
+    assert_eq!(first, 6, "{d:#}");
     let tried: Vec<&str> = fixed.candidates.iter().map(|c| c.applied_diff.as_deref().unwrap_or("")).collect();
     assert!(tried[0].contains("+        total -= i"), "operators first: {tried:#?}");
     assert_eq!(fixed.patch, guided.patch);

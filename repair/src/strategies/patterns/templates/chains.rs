@@ -53,7 +53,8 @@ impl Cx<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Template, edits, fixing_edit, snippet_edits};
+    use super::super::testing::assert_fixes;
+    use super::super::{Template, edits};
     use crate::Language;
 
     fn dropped(text: &str, language: Language) -> Vec<String> {
@@ -71,9 +72,7 @@ mod tests {
         // `socketAddress.getHostName()` (Alluxio, ManySStuBs4J): a call inside a chain.
         let buggy =
             "void f(InetSocketAddress socketAddress) {\n    mHostName = socketAddress.getAddress().getHostName();\n}";
-        let all = snippet_edits(buggy, Language::Java);
-        let i = fixing_edit(buggy, &buggy.replace(".getAddress()", ""), &all).unwrap();
-        assert_eq!(all[i].template, Template::DropCall);
+        assert_fixes(buggy, &buggy.replace(".getAddress()", ""), Language::Java, Template::DropCall);
         // Not a statement's own call, a static call, `this`, or a call with arguments.
         let java = "class A {\n  void f(Exception e, String s) {\n    s.trim();\n    log(s.length(), Math.random(), this.name(), s.substring(1), e.getMessage());\n  }\n}\n";
         assert_eq!(dropped(java, Language::Java), ["s.length() -> s", "e.getMessage() -> e"]);

@@ -29,15 +29,11 @@ impl Cx<'_> {
     /// `!=`. An operand of unknown type is given the benefit of the doubt (a call's return
     /// type is rarely known in a snippet).
     pub(super) fn object_equality(&self, node: Node<'_>, out: &mut Vec<Edit>) {
-        if self.language != Language::Java || node.kind() != "binary_expression" {
+        if self.language != Language::Java {
             return;
         }
-        let (Some(l), Some(op), Some(r)) =
-            (node.child_by_field_name("left"), node.child_by_field_name("operator"), node.child_by_field_name("right"))
-        else {
-            return;
-        };
-        let negate = match self.of(op) {
+        let Some((l, op, r)) = self.binary(node) else { return };
+        let negate = match op {
             "==" => "",
             "!=" => "!",
             _ => return,
@@ -111,7 +107,8 @@ fn takes_call(e: Node<'_>) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Template, edits, fixing_edit, snippet_edits};
+    use super::super::testing::assert_fixes;
+    use super::super::{Template, edits};
     use crate::Language;
 
     fn equalities(text: &str) -> Vec<String> {
@@ -128,9 +125,8 @@ mod tests {
         // The corpus's `if (!queueRecovered && hlogs.first() != key)` →
         // `… && !hlogs.first().equals(key)` (HBase, ManySStuBs4J).
         let buggy = "void f(String key) {\n    if (!queueRecovered && hlogs.first() != key) {\n        n++;\n    }\n}";
-        let all = snippet_edits(buggy, Language::Java);
-        let i = fixing_edit(buggy, &buggy.replace("hlogs.first() != key", "!hlogs.first().equals(key)"), &all).unwrap();
-        assert_eq!(all[i].template, Template::ObjectEquality);
+        let fixed = buggy.replace("hlogs.first() != key", "!hlogs.first().equals(key)");
+        assert_fixes(buggy, &fixed, Language::Java, Template::ObjectEquality);
         // A string literal on the left takes the call; on the right it is the argument.
         let text = "class A {\n  boolean f(String s, Integer a, Integer b) {\n    return \"x\" == s || s == \"y\" || a == b;\n  }\n}\n";
         assert_eq!(equalities(text), ["\"x\".equals(s)", "s.equals(\"y\")", "a.equals(b)"]);

@@ -645,6 +645,16 @@ impl Cx<'_> {
         });
     }
 
+    /// A binary expression's left operand, operator text and right operand (Java
+    /// `binary_expression`, Python `binary_operator`); `None` for any other node.
+    fn binary<'n>(&self, node: Node<'n>) -> Option<(Node<'n>, &str, Node<'n>)> {
+        if !matches!(node.kind(), "binary_expression" | "binary_operator") {
+            return None;
+        }
+        let op = node.child_by_field_name("operator")?;
+        Some((node.child_by_field_name("left")?, self.of(op), node.child_by_field_name("right")?))
+    }
+
     /// Java: whether `node` is evidently not a number, so that arithmetic or an order on it
     /// does not compile (javac: "bad operand types for binary operator"): `null`, a string,
     /// boolean or class literal, `this`, an object or array creation, a comparison or
@@ -759,15 +769,8 @@ impl Cx<'_> {
     /// MAX - 1` → `return MAX`): 13 of the 2,892 one-line Java fixes of the corpus's split 0/4
     /// that no template edit made (ManySStuBs4J, mined_git_history; `- 1` most of them).
     fn drop_offset(&self, node: Node<'_>, out: &mut Vec<Edit>) {
-        if !matches!(node.kind(), "binary_expression" | "binary_operator") {
-            return;
-        }
-        let (Some(left), Some(op), Some(right)) =
-            (node.child_by_field_name("left"), node.child_by_field_name("operator"), node.child_by_field_name("right"))
-        else {
-            return;
-        };
-        if matches!(self.of(op), "+" | "-")
+        let Some((left, op, right)) = self.binary(node) else { return };
+        if matches!(op, "+" | "-")
             && matches!(right.kind(), "integer" | "decimal_integer_literal")
             && !self.not_numeric(left)
         {
@@ -904,15 +907,8 @@ impl Cx<'_> {
     /// `String.valueOf`/`toString`/`substring`/`charAt` call); never comparisons (an operator
     /// change makes the same program) nor other commutative operators.
     fn swap_operands(&self, node: Node<'_>, out: &mut Vec<Edit>) {
-        if !matches!(node.kind(), "binary_expression" | "binary_operator") {
-            return;
-        }
-        let (Some(l), Some(r), Some(op)) =
-            (node.child_by_field_name("left"), node.child_by_field_name("right"), node.child_by_field_name("operator"))
-        else {
-            return;
-        };
-        let swappable = match self.of(op) {
+        let Some((l, op, r)) = self.binary(node) else { return };
+        let swappable = match op {
             "-" | "/" | "%" | "//" | "**" | "<<" | ">>" | ">>>" => true,
             "+" => self.language == Language::Python || self.is_string(l) || self.is_string(r),
             _ => false,
@@ -1430,11 +1426,19 @@ pub(super) mod testing {
         parser.set_language(&language.grammar()).unwrap();
         !parser.parse(text, None).unwrap().root_node().has_error()
     }
+
+    /// Asserts that an edit of `buggy` (a corpus-style snippet) by `template` makes `fixed`
+    /// (whitespace aside), as the corpus measurements count a fix.
+    pub(crate) fn assert_fixes(buggy: &str, fixed: &str, language: Language, template: super::Template) {
+        let all = super::snippet_edits(buggy, language);
+        let i = super::fixing_edit(buggy, fixed, &all).unwrap_or_else(|| panic!("no edit makes {fixed}"));
+        assert_eq!(all[i].template, template, "{:?}", all[i]);
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::testing::apply;
+    use super::testing::{apply, assert_fixes};
     use super::*;
 
     #[test]
@@ -1499,9 +1503,8 @@ mod tests {
         // listStatus): a call is negated without parentheses of its own, so the candidate is
         // the developer's fix, not one equal only up to parentheses.
         let buggy = "void f(FileStatus status) {\n    if (status.isDir()) {\n        n++;\n    }\n}";
-        let all = snippet_edits(buggy, Language::Java);
-        let i = fixing_edit(buggy, &buggy.replace("(status.isDir())", "(!status.isDir())"), &all).unwrap();
-        assert_eq!(all[i].template, Template::ChangeUnaryOperator);
+        let fixed = buggy.replace("(status.isDir())", "(!status.isDir())");
+        assert_fixes(buggy, &fixed, Language::Java, Template::ChangeUnaryOperator);
         let negations = |text: &str, language| -> Vec<String> {
             let n = text.lines().count();
             edits(text, language, (1, n))
@@ -1520,10 +1523,9 @@ mod tests {
         // isIgnoreUriScheme())` → `… && !isIgnoreUriScheme()` (mined_git_history); a
         // comparison operand is left to the operator templates.
         let buggy = "boolean f(String s) {\n    return s != null && s.isEmpty();\n}";
-        let all = snippet_edits(buggy, Language::Java);
-        let i = fixing_edit(buggy, &buggy.replace("&& s.isEmpty()", "&& !s.isEmpty()"), &all).unwrap();
-        assert_eq!(all[i].template, Template::ChangeUnaryOperator);
-        assert!(!all.iter().any(|e| e.replacement == "!s != null"));
+        let fixed = buggy.replace("&& s.isEmpty()", "&& !s.isEmpty()");
+        assert_fixes(buggy, &fixed, Language::Java, Template::ChangeUnaryOperator);
+        assert!(!snippet_edits(buggy, Language::Java).iter().any(|e| e.replacement == "!s != null"));
     }
 
     #[test]
@@ -1531,10 +1533,8 @@ mod tests {
         // The corpus's `loopsSimulateTailRecursion, depth - 1)` → `…, depth)` and `i <
         // tokens.size() - 1` → `i < tokens.size()` (ManySStuBs4J): the inverse of `n` → `n - 1`.
         let buggy = "void f(List<String> tokens, int depth) {\n    for (int i = 1; i < tokens.size() - 1; ++i) {\n        g(tokens, depth - 1);\n    }\n}";
-        let all = snippet_edits(buggy, Language::Java);
         for fixed in [buggy.replace("depth - 1", "depth"), buggy.replace("tokens.size() - 1", "tokens.size()")] {
-            let i = fixing_edit(buggy, &fixed, &all).unwrap();
-            assert_eq!(all[i].template, Template::ChangeOperand, "{:?}", all[i]);
+            assert_fixes(buggy, &fixed, Language::Java, Template::ChangeOperand);
         }
         // Python's `range(1, n + 1)` → `range(1, n)`; a string concatenation keeps its number.
         let py = "def f(n):\n    return sum(range(1, n + 1))\n";

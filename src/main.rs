@@ -59,6 +59,12 @@ enum Command {
 }
 
 impl Command {
+    /// Whether the subcommand may run a project's build or test commands (each in a process
+    /// group of its own, [`repair::validate::kill_running`]). `mine` takes its signals itself.
+    fn runs_tests(&self) -> bool {
+        matches!(self, Command::Repair(_) | Command::Eval(_) | Command::Serve(_) | Command::Bench(_))
+    }
+
     /// Runs the subcommand: its exit code, or the error [`cli::exit::report`] maps to one.
     fn run(self) -> anyhow::Result<ExitCode> {
         match self {
@@ -81,5 +87,14 @@ impl Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     cli::logging::init(cli.verbose);
+    // Each test command runs in a process group of its own, which Ctrl-C or a SIGTERM sent
+    // to fixdex does not reach: kill them on the way out (exit 130, as a shell reports an
+    // interrupted command), else a candidate looping forever outlives the run.
+    if cli.cmd.runs_tests() {
+        let _ = ctrlc::set_handler(|| {
+            repair::validate::kill_running();
+            std::process::exit(130);
+        });
+    }
     cli.cmd.run().unwrap_or_else(|err| cli::exit::report(&err))
 }

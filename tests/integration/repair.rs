@@ -1268,3 +1268,50 @@ fn issue_31_repair_method_picks_the_overload_and_refuses_an_ambiguous_name() {
     let out = repair("createArchiveInputStream(int)");
     assert!(stderr(&out).contains("not found in src/Factory.java"), "{}", stderr(&out));
 }
+
+/// Ctrl-C (SIGINT) or a SIGTERM during a validation: fixdex exits 130 and the test command,
+/// which runs in a process group of its own that the signal does not reach, does not outlive
+/// it (it used to run on: a candidate looping forever held a core for an hour).
+#[test]
+fn an_interrupted_repair_leaves_no_test_command_behind() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+
+    let dir = tempfile::tempdir().unwrap();
+    let root = minibugs();
+    let pid_file = dir.path().join("pid");
+    // The pre-flight's test command records its pid and hangs.
+    let test = format!("sh -c 'echo $$ > {}; exec sleep 600'", pid_file.display());
+    // Alive: its /proc entry exists and is not a zombie (an orphan's reaper may be slow).
+    let alive = |pid: i32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
+    };
+    for signal in [Signal::SIGINT, Signal::SIGTERM] {
+        let _ = std::fs::remove_file(&pid_file);
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fixdex"))
+            .args(["repair", "--project", root.to_str().unwrap(), "--file", "java_programs/SUM_TO.java"])
+            .args(["--method", "sum_to", "--strategy", "patterns", "--test-cmd", &test])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let pid = loop {
+            if let Some(pid) = std::fs::read_to_string(&pid_file).ok().and_then(|s| s.trim().parse::<i32>().ok()) {
+                break pid;
+            }
+            assert!(started.elapsed().as_secs() < 120, "the test command never started");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        assert!(alive(pid));
+        kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130), "{signal}: {status:?}");
+        let gone = std::time::Instant::now();
+        while alive(pid) && gone.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert!(!alive(pid), "{signal}: the test command {pid} outlived fixdex");
+    }
+}

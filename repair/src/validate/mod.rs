@@ -45,7 +45,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::validate::process::{
     CommandSpec, Exit, MAX_CUT_KEY_LINES, MAX_FAILING_TESTS, RunOutput, STABLE_ENV, TAIL_BYTES, ValidateError,
-    run_command,
+    kill_running, run_command,
 };
 pub use crate::validate::test_output::{
     COMPILE_ERROR_SIGNATURES, TestCounts, failing_test_in_line, failing_tests, looks_like_compile_error, stabilize,

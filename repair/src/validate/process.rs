@@ -204,6 +204,21 @@ impl RunOutput {
     }
 }
 
+/// The process groups (their leaders' pids) of the commands [`run_command`] is running now,
+/// for [`kill_running`].
+static RUNNING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// Kills (`SIGKILL`) the process group of every command [`run_command`] is running now, in
+/// any thread. Each command runs in a process group of its own (module docs), which a
+/// terminal's Ctrl-C or a `SIGTERM` sent to fixdex does not reach: the binary calls this from
+/// its signal handler before it exits, so that no JVM or pytest (a candidate looping forever,
+/// say) outlives an interrupted run.
+pub fn kill_running() {
+    for &pgid in lock(&RUNNING).iter() {
+        kill_group(nix::unistd::Pid::from_raw(pgid));
+    }
+}
+
 /// Run `spec` in `dir` with extra environment `env`, killing its whole process group after
 /// `timeout`. Errors only when the command cannot be started or waited for; a failing or
 /// timed-out command is an `Ok` with the matching [`Exit`].
@@ -217,15 +232,17 @@ pub fn run_command(
     let start = Instant::now();
     let mut child = spawn(spec, dir, env, &display)?;
     let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
+    lock(&RUNNING).push(pgid.as_raw());
     let total = Arc::new(Mutex::new(0u64));
     let scan = Arc::new(Mutex::new(Scan::default()));
     let out = drain(child.stdout.take().expect("piped stdout"), Arc::clone(&total), StreamScan::new(&scan));
     let err = drain(child.stderr.take().expect("piped stderr"), Arc::clone(&total), StreamScan::new(&scan));
-    let status = wait_until(&mut child, pgid, start + timeout)
-        .map_err(|source| ValidateError::Wait { command: display.clone(), source })?;
-    // Kill the group in both cases: on timeout to stop it, after an exit to take down any
+    let waited = wait_until(&mut child, pgid, start + timeout);
+    // Kill the group in every case: on timeout to stop it, after an exit to take down any
     // background child that still holds the pipes.
     kill_group(pgid);
+    lock(&RUNNING).retain(|&g| g != pgid.as_raw());
+    let status = waited.map_err(|source| ValidateError::Wait { command: display.clone(), source })?;
     let exit = exit_of(status, &mut child);
     let (stdout_tail, mut cut_key_lines) = finish(out);
     let (stderr_tail, stderr_cut) = finish(err);

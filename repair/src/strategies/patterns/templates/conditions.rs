@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{Cx, Edit, Template, descendants};
+use super::{Cx, Edit, Template, descendants, named_only_child};
 use crate::Language;
 
 /// Edits per condition, at most: the removals first (outer chains before the chains inside
@@ -120,38 +120,22 @@ impl Cx<'_> {
     /// The `&&`/`||` (`and`/`or`) chains of condition `c`: `c` itself when it is one, and
     /// those among the operands of a chain, under parentheses and negations, outer first.
     fn chains<'a>(&self, c: Node<'a>, out: &mut Vec<Node<'a>>) {
-        match c.kind() {
-            "parenthesized_expression" => {
-                let mut cursor = c.walk();
-                let kids: Vec<Node<'a>> =
-                    c.named_children(&mut cursor).filter(|k| !k.kind().ends_with("comment")).collect();
-                if let [inner] = kids.as_slice() {
-                    self.chains(*inner, out);
-                }
+        if c.kind() == "parenthesized_expression" {
+            if let Some(inner) = named_only_child(c) {
+                self.chains(inner, out);
             }
-            "unary_expression" if c.child_by_field_name("operator").is_some_and(|o| self.of(o) == "!") => {
-                if let Some(operand) = c.child_by_field_name("operand") {
-                    self.chains(operand, out);
-                }
-            }
-            "not_operator" => {
-                if let Some(argument) = c.child_by_field_name("argument") {
-                    self.chains(argument, out);
-                }
-            }
-            _ => {
-                if let Some(op) = self.logical_operator(c) {
-                    out.push(c);
-                    for operand in self.operands(c, op) {
-                        self.chains(operand, out);
-                    }
-                }
+        } else if let Some(operand) = self.negated(c) {
+            self.chains(operand, out);
+        } else if let Some(op) = self.logical_operator(c) {
+            out.push(c);
+            for operand in self.operands(c, op) {
+                self.chains(operand, out);
             }
         }
     }
 
     /// `&&`, `||`, `and` or `or` when `node` is such an expression.
-    fn logical_operator(&self, node: Node<'_>) -> Option<&str> {
+    pub(super) fn logical_operator(&self, node: Node<'_>) -> Option<&str> {
         if !matches!(node.kind(), "binary_expression" | "boolean_operator") {
             return None;
         }

@@ -827,16 +827,14 @@ impl Cx<'_> {
     /// (`if (status.isDir())` → `if (!status.isDir())`, ManySStuBs4J), which `(!(…))` matched
     /// only up to parentheses.
     fn unary(&self, node: Node<'_>, out: &mut Vec<Edit>) {
-        let operand = match node.kind() {
-            "unary_expression" if is_negation(self, node) => node.child_by_field_name("operand"),
-            "not_operator" => node.child_by_field_name("argument"),
-            _ => None,
-        };
-        if let Some(operand) = operand {
+        if let Some(operand) = self.negated(node) {
             self.push(out, Template::ChangeUnaryOperator, node, self.of(operand).to_string());
         }
         let Some(parent) = node.parent() else { return };
-        if is_junction(self, parent) && is_primary(node.kind()) && node.kind() != "parenthesized_expression" {
+        if self.logical_operator(parent).is_some()
+            && is_primary(node.kind())
+            && node.kind() != "parenthesized_expression"
+        {
             let t = self.of(node);
             let negated = match self.language {
                 Language::Java => format!("!{t}"),
@@ -851,6 +849,17 @@ impl Cx<'_> {
         }
     }
 
+    /// The operand of a negation (`!x`, `not x`); `None` for any other node.
+    fn negated<'n>(&self, node: Node<'n>) -> Option<Node<'n>> {
+        match node.kind() {
+            "unary_expression" if node.child_by_field_name("operator").is_some_and(|o| self.of(o) == "!") => {
+                node.child_by_field_name("operand")
+            }
+            "not_operator" => node.child_by_field_name("argument"),
+            _ => None,
+        }
+    }
+
     /// The `if`/`while` condition `node` negated ([`Cx::unary`]'s third rule).
     fn negate_condition(&self, node: Node<'_>, out: &mut Vec<Edit>) {
         let t = self.of(node);
@@ -859,7 +868,7 @@ impl Cx<'_> {
             "parenthesized_expression" => named_only_child(node),
             _ => Some(node),
         };
-        if inner.is_some_and(|c| is_negation(self, c)) {
+        if inner.is_some_and(|c| self.negated(c).is_some()) {
             return;
         }
         let primary = inner.is_some_and(|c| is_primary(c.kind()));
@@ -1387,24 +1396,6 @@ fn is_primary(kind: &str) -> bool {
             | "attribute"
             | "subscript"
     )
-}
-
-/// Whether `node` joins conditions: Java's `a && b`, `a || b`, Python's `a and b`, `a or b`.
-fn is_junction(cx: &Cx<'_>, node: Node<'_>) -> bool {
-    match node.kind() {
-        "binary_expression" => node.child_by_field_name("operator").is_some_and(|o| matches!(cx.of(o), "&&" | "||")),
-        "boolean_operator" => true,
-        _ => false,
-    }
-}
-
-/// Whether `node` is a negation (`!x`, `not x`).
-fn is_negation(cx: &Cx<'_>, node: Node<'_>) -> bool {
-    match node.kind() {
-        "unary_expression" => node.child_by_field_name("operator").is_some_and(|o| cx.of(o) == "!"),
-        "not_operator" => true,
-        _ => false,
-    }
 }
 
 /// What the templates' tests share: an edit applied, a program checked to parse.

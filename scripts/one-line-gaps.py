@@ -11,6 +11,7 @@ unfixed ones (identifiers as ID, numbers as NUM, strings as STR), each with an e
     cargo run --release --workspace --example patterns_order -- --split 0/5 \\
         ../shared/data/{manysstubs4j,mined_git_history,gitbug_java,condefects}.jsonl > split0.jsonl
     python3 scripts/one-line-gaps.py split0.jsonl [--split 0/5] [--top 40] [--shared ../shared]
+        [--show 'insert:[]->[+ NUM]']
 """
 import argparse
 import collections
@@ -58,6 +59,7 @@ def main():
     ap.add_argument("--split", default="0/5")
     ap.add_argument("--top", type=int, default=40)
     ap.add_argument("--shared", default="../shared")
+    ap.add_argument("--show", metavar="SHAPE", help="print every unfixed pair of this shape instead")
     a = ap.parse_args()
     k, m = map(int, a.split.split("/"))
     fixed = {json.loads(line)["id"] for line in open(a.fixed, encoding="utf-8")}
@@ -75,8 +77,12 @@ def main():
             made += 1
             continue
         s = shape(old[ops[0][1]], new[ops[0][3]])
+        if a.show == s:
+            print(f"{row['id']}\n  - {old[ops[0][1]].strip()}\n  + {new[ops[0][3]].strip()}")
         shapes[s] += 1
         examples.setdefault(s, (old[ops[0][1]].strip()[:90], new[ops[0][3]].strip()[:90]))
+    if a.show:
+        return
     print(f"one-line Java fixes in split {a.split}: {total}; made by one template edit: {made}")
     for s, n in shapes.most_common(a.top):
         print(f"{n:5d}  {s}  e.g. {examples[s][0]!r} -> {examples[s][1]!r}")

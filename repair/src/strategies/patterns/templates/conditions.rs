@@ -195,7 +195,7 @@ impl Cx<'_> {
 
     /// The text of `c` as the left operand of a new `op` (`&&`, `||`, `and`, `or`):
     /// parenthesised where `op` would bind tighter than its own top operator.
-    fn left_operand(&self, c: Node<'_>, op: &str) -> String {
+    pub(super) fn left_operand(&self, c: Node<'_>, op: &str) -> String {
         let loose = match c.kind() {
             "ternary_expression"
             | "assignment_expression"

@@ -70,9 +70,11 @@ pub enum Template {
     /// or its body's first statement.
     AddGuard,
     /// A null check before a dereference: a condition `c` that dereferences `r` becomes
-    /// `r == null || c` or `r != null && c` (`r is None or c`, `r is not None and c`), and a
-    /// one-line statement that dereferences `r` runs only `if (r != null)`
-    /// (`if r is not None:`).
+    /// `r == null || c` or `r != null && c` (`r is None or c`, `r is not None and c`;
+    /// parenthesised only where precedence needs it), and a one-line statement that
+    /// dereferences `r` runs only `if (r != null)` (`if r is not None:`). `c` is an
+    /// `if`/`while` condition, a `?:` condition, or a returned, assigned or initialised boolean
+    /// value ([`order`](super::order)'s prior v12).
     AddNullCheck,
     /// A one-line expression statement wrapped in `try { … } catch (Exception e) { }`
     /// (Python: `try: … except Exception: pass`).
@@ -1266,24 +1268,26 @@ impl Cx<'_> {
 
     /// A null check before the dereferences in `node` (see [`Template::AddNullCheck`]).
     fn null_check(&self, node: Node<'_>, out: &mut Vec<Edit>) {
-        let Some(parent) = node.parent() else { return };
-        let condition = matches!(parent.kind(), "if_statement" | "while_statement" | "elif_clause")
-            && parent.child_by_field_name("condition") == Some(node);
-        if condition {
+        if self.boolean_context(node) {
             let inner =
                 if node.kind() == "parenthesized_expression" { node.named_child(0).unwrap_or(node) } else { node };
-            let c = if matches!(inner.kind(), "binary_expression" | "boolean_operator" | "ternary_expression")
-                && !self.of(inner).starts_with('(')
-            {
-                format!("({})", self.of(inner))
-            } else {
-                self.of(inner).to_string()
-            };
+            let (or, and) = if self.language == Language::Java { ("||", "&&") } else { ("or", "and") };
             for r in self.receivers(inner).into_iter().take(MAX_NULL_CHECKS) {
                 let (is_null, is_not_null) = self.null_tests(&r);
-                let (or, and) = if self.language == Language::Java { ("||", "&&") } else { ("or", "and") };
-                self.push(out, Template::AddNullCheck, inner, format!("{is_null} {or} {c}"));
-                self.push(out, Template::AddNullCheck, inner, format!("{is_not_null} {and} {c}"));
+                // Parenthesised only where the new operator binds tighter, as a developer
+                // writes it (`r != null && r.isX()`, `r != null && (a || b)`).
+                self.push(
+                    out,
+                    Template::AddNullCheck,
+                    inner,
+                    format!("{is_null} {or} {}", self.left_operand(inner, or)),
+                );
+                self.push(
+                    out,
+                    Template::AddNullCheck,
+                    inner,
+                    format!("{is_not_null} {and} {}", self.left_operand(inner, and)),
+                );
             }
         }
         if node.kind() == "expression_statement" && node.start_position().row == node.end_position().row {
@@ -1303,6 +1307,52 @@ impl Cx<'_> {
         match self.language {
             Language::Java => (format!("{r} == null"), format!("{r} != null")),
             Language::Python => (format!("{r} is None"), format!("{r} is not None")),
+        }
+    }
+
+    /// Whether `node` is a boolean expression a null check may precede: an `if`/`while`/`elif`
+    /// condition, a Java `?:` condition, or a returned, assigned or initialised value that is
+    /// evidently boolean (a comparison, `&&`/`||`, a negation, `instanceof`; Java also any
+    /// value returned by a `boolean` method or given to a `boolean` local). The last three
+    /// come from the corpus: `return in != null && in.markSupported()`, `result = m != null &&
+    /// …` (8 of split 0/5's one-line Java fixes no template made, prior v12).
+    fn boolean_context(&self, node: Node<'_>) -> bool {
+        let Some(parent) = node.parent() else { return false };
+        let field_is = |f: &str| parent.child_by_field_name(f) == Some(node);
+        match parent.kind() {
+            "if_statement" | "while_statement" | "elif_clause" => field_is("condition"),
+            "ternary_expression" => field_is("condition"),
+            "return_statement" if node.kind() != "comment" => {
+                self.evidently_boolean(node)
+                    || (self.language == Language::Java
+                        && literals::enclosing(node, &["method_declaration", "lambda_expression"])
+                            .filter(|m| m.kind() == "method_declaration")
+                            .and_then(|m| m.child_by_field_name("type"))
+                            .is_some_and(|t| self.of(t) == "boolean"))
+            }
+            "variable_declarator" => {
+                field_is("value")
+                    && (self.evidently_boolean(node)
+                        || parent
+                            .parent()
+                            .and_then(|d| d.child_by_field_name("type"))
+                            .is_some_and(|t| self.of(t) == "boolean"))
+            }
+            "assignment_expression" | "assignment" => field_is("right") && self.evidently_boolean(node),
+            _ => false,
+        }
+    }
+
+    /// Whether `node` is a comparison, a logical expression, a negation or an `instanceof`.
+    fn evidently_boolean(&self, node: Node<'_>) -> bool {
+        match node.kind() {
+            "binary_expression" => node
+                .child_by_field_name("operator")
+                .is_some_and(|o| matches!(self.of(o), "==" | "!=" | "<" | "<=" | ">" | ">=" | "&&" | "||")),
+            "unary_expression" => node.child_by_field_name("operator").is_some_and(|o| self.of(o) == "!"),
+            "instanceof_expression" | "comparison_operator" | "boolean_operator" | "not_operator" => true,
+            "parenthesized_expression" => node.named_child(0).is_some_and(|n| self.evidently_boolean(n)),
+            _ => false,
         }
     }
 
@@ -1551,8 +1601,8 @@ mod tests {
             Template::AddGuard,
             "  static int len(Node node) {\n    if (node == null) return 0;\n    if (node.next"
         ));
-        assert!(has(Template::AddNullCheck, "if (node == null || (node.next == null))"), "{r:#?}");
-        assert!(has(Template::AddNullCheck, "if (node != null && (node.next == null))"));
+        assert!(has(Template::AddNullCheck, "if (node == null || node.next == null)"), "{r:#?}");
+        assert!(has(Template::AddNullCheck, "if (node != null && node.next == null)"));
         assert!(has(Template::AddNullCheck, "    if (node != null) { node.visit(); }\n"));
         assert!(has(Template::WrapTryCatch, "    try { node.visit(); } catch (Exception e) { }\n"));
         // An order against `null` is never generated (it cannot compile).
@@ -1569,6 +1619,36 @@ mod tests {
         assert!(guards[2].contains("if (ys == null) return;"));
         assert!(guards[3].contains("if (ys == null || ys.isEmpty()) return;"));
         assert!(guards[4].contains("if (n <= 0) return;"));
+    }
+
+    #[test]
+    fn a_null_check_precedes_a_boolean_value_as_a_developer_writes_it() {
+        // The corpus's own fixes (ManySStuBs4J, mined_git_history): unparenthesised, and
+        // beyond `if` conditions.
+        let cases = [
+            (
+                "if (sessionConf.get(\"tez.queue.name\") != null) {",
+                "if (sessionConf != null && sessionConf.get(\"tez.queue.name\") != null) {",
+            ),
+            ("return in.markSupported();", "return in != null && in.markSupported();"),
+            ("return m.isAnnotationPresent(Skip.class);", "return m != null && m.isAnnotationPresent(Skip.class);"),
+            (
+                "final boolean result = callbackOptionsItemSelected(mMenu.findItem(item));",
+                "final boolean result = mMenu != null && callbackOptionsItemSelected(mMenu.findItem(item));",
+            ),
+        ];
+        for (line, fixed_line) in cases {
+            let method = |l: &str| format!("  boolean f(int item) {{\n    {l}\n      g();\n  }}\n");
+            assert_fixes(&method(line), &method(fixed_line), Language::Java, Template::AddNullCheck);
+        }
+        // An `||` operand keeps its parentheses under a new `&&`; a value that is not evidently
+        // boolean, outside a `boolean` method or local, gets no null check.
+        let text = "class A {\n  int f(A a, B b) {\n    x = a.ok() || b.ok();\n    \
+                    return a.size();\n  }\n}\n";
+        let r = results(text, Language::Java);
+        let has = |s: &str| r.iter().any(|(t, out)| *t == Template::AddNullCheck && out.contains(s));
+        assert!(has("x = a != null && (a.ok() || b.ok());") && has("x = b == null || a.ok() || b.ok();"), "{r:#?}");
+        assert!(!has("a != null && a.size()") && !has("a == null || a.size()"));
     }
 
     #[test]

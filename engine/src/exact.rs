@@ -43,7 +43,8 @@ pub fn top_k(
 }
 
 fn keep_best(items: impl Iterator<Item = Candidate>, k: usize) -> Vec<Candidate> {
-    let mut heap: BinaryHeap<Reverse<Candidate>> = BinaryHeap::with_capacity(k + 1);
+    // `k` may be any `usize`; the heap grows past this only when that many items come.
+    let mut heap: BinaryHeap<Reverse<Candidate>> = BinaryHeap::with_capacity(k.min(items.size_hint().0.max(1024)) + 1);
     for c in items {
         if heap.len() < k {
             heap.push(Reverse(c));

@@ -406,7 +406,7 @@ impl Segments {
         }
         all.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.segment.cmp(&b.segment)).then(a.row.cmp(&b.row)));
         let mut seen: HashMap<String, ()> = HashMap::new();
-        let mut out = Vec::with_capacity(params.k);
+        let mut out = Vec::with_capacity(params.k.min(all.len()));
         for h in all {
             if out.len() == params.k {
                 break;

@@ -28,6 +28,7 @@ use super::llm_args::{Client, LlmArgs};
     mut_arg("max_calls", |a| a.help("Most LLM calls of this run [default: no limit]")),
     mut_arg("max_wall_s", |a| a
         .default_value("0")
+        .value_parser(clap::value_parser!(u64))
         .help("Wall-clock limit of the run, seconds; 0: none. No request starts after it, one in flight is cut off")),
     mut_arg("temperature", |a| a.default_value("0").help("Sampling temperature (0 for reproducible labels)")),
     mut_arg("llm_context", |a| a.hide(true)),

@@ -55,8 +55,8 @@ pub struct LlmArgs {
     #[arg(long, value_parser = clap::value_parser!(u64).range(256..))]
     pub(crate) llm_context: Option<u64>,
     /// Wall-clock limit of the whole repair of one bug (in `eval`, of each bug), seconds; a
-    /// model request in flight is cut off at it.
-    #[arg(long, default_value_t = 1800)]
+    /// model request in flight is cut off at it (at least 1).
+    #[arg(long, default_value_t = 1800, value_parser = super::positive_seconds)]
     pub(crate) max_wall_s: u64,
     /// Price of input tokens, USD per 1M (for the cost in the report).
     #[arg(long)]

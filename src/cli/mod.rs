@@ -79,3 +79,29 @@ pub(crate) fn check_output_dir(flag: &str, dir: &Path) -> anyhow::Result<()> {
         other => Ok(other?),
     }
 }
+
+/// The parser of a limit in seconds (`--timeout-s`, `--test-timeout-s`, `--max-wall-s`): a
+/// positive whole number. 0 is a usage error (exit 2): a limit of 0 s would stop every
+/// command, or the whole repair, before it starts.
+pub(crate) fn positive_seconds(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("a limit of 0 s stops everything at once; give at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The parser of a count of parallel jobs (`--jobs`): at least 1 (exit 2 otherwise).
+pub(crate) fn positive_jobs(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("at least 1 job runs; give 1 or more".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The parser of a shell command (`--test-cmd`): not empty and not only whitespace (exit 2),
+/// as such a command runs nothing.
+pub(crate) fn shell_command(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() { Err("a value is required: the command is empty".into()) } else { Ok(s.to_string()) }
+}

@@ -36,7 +36,7 @@ pub struct Args {
     project: PathBuf,
     /// Test command, run with `sh -c` in the project copy; exit 0 = all tests pass (an empty
     /// one is refused, exit 2).
-    #[arg(long, allow_hyphen_values = true, value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::shell_command)]
     test_cmd: String,
     /// A test that fails on the buggy version (repeatable; a substring of the failing test
     /// names, e.g. `GCD_TEST#test_1`): the pre-flight checks that it fails. With named tests,
@@ -73,8 +73,8 @@ pub struct Args {
     /// `google/closure-compiler` (the report's `retrieval.excluded_projects` lists the matches).
     #[arg(long, allow_hyphen_values = true, value_parser = clap::builder::NonEmptyStringValueParser::new())]
     exclude_project: Vec<String>,
-    /// Limit per build or test run, seconds.
-    #[arg(long, default_value_t = 300)]
+    /// Limit per build or test run, seconds (at least 1).
+    #[arg(long, default_value_t = 300, value_parser = super::positive_seconds)]
     test_timeout_s: u64,
     /// A file or folder of the project (relative path, repeatable) the run ignores: left out
     /// of the scratch copies, of what the internal tools list and read, and of the files

@@ -213,10 +213,37 @@ fn bad_parameters_are_refused() {
         assert_eq!(code(&o), 2, "{flag}");
         assert!(stderr(&o).contains(&format!("a value is required for '{flag}")), "{flag}: {}", stderr(&o));
     }
-    // So is an empty test command (it used to fail only at pre-flight, after copying the project).
-    let o = s.run(&["repair", "--project", s.path("").to_str().unwrap(), "--test-cmd", "", "--file", qs]);
-    assert_eq!(code(&o), 2, "{}", stderr(&o));
-    assert!(stderr(&o).contains("a value is required for '--test-cmd"), "{}", stderr(&o));
+    // A `k` or `ef` beyond the index's size answers with every document it can, never by
+    // allocating that many (a new user's `-k 99999999999` aborted the process).
+    for args in [vec!["-k", "18446744073709551615"], vec!["-k", "99999999999", "--ef", "4294967296"]] {
+        let mut a = vec!["search", i, "--code", qs, "--cause", "c", "--json"];
+        a.extend(args);
+        let o = s.run(&a);
+        assert_eq!(code(&o), 0, "{a:?}: {}", stderr(&o));
+        let hits = stdout_json(&o)["hits"].as_array().map_or(0, Vec::len);
+        assert!((1..=20).contains(&hits), "{a:?}: {hits} hits");
+    }
+    // So is an empty or blank test command (it used to fail only at pre-flight, after copying
+    // the project), and a limit of 0 s (every command timed out, 200 times).
+    let project = s.path("");
+    let project = project.to_str().unwrap();
+    for (flag, value) in [("--test-cmd", ""), ("--test-cmd", "   "), ("--test-timeout-s", "0"), ("--max-wall-s", "0")] {
+        let mut a = vec!["repair", "--project", project, "--test-cmd", "true", "--file", qs, "--strategy", "patterns"];
+        if flag == "--test-cmd" {
+            a.truncate(3);
+            a.extend(["--test-cmd", value, "--file", qs]);
+        } else {
+            a.extend([flag, value]);
+        }
+        let o = s.run(&a);
+        assert_eq!(code(&o), 2, "{flag} {value:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&format!("invalid value '{value}' for '{flag}")), "{flag}: {}", stderr(&o));
+    }
+    for (flag, value) in [("--jobs", "0"), ("--timeout-s", "0")] {
+        let o = s.run(&["eval", "quixbugs", "--root", project, "--lang", "java", flag, value]);
+        assert_eq!(code(&o), 2, "{flag} {value}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&format!("invalid value '{value}' for '{flag}")), "{flag}: {}", stderr(&o));
+    }
 }
 
 #[test]

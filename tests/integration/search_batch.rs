@@ -129,23 +129,24 @@ fn batch_bad_lines_name_their_line_and_the_rest_answers() {
     let d = &engine::testing::sample_records(30)[7];
     let good = serde_json::json!({"code": d.buggy_code, "cause": d.root_cause, "id": 7}).to_string();
     let lines = vec![
-        good.clone(),                                                           // 1
-        "{not json".to_string(),                                                // 2
-        serde_json::json!({"code": "x = 1", "kk": 3, "id": "a"}).to_string(),   // 3
-        serde_json::json!({"code": "x = 1", "k": "three"}).to_string(),         // 4
-        String::new(),                                                          // 5: blank, skipped
-        serde_json::json!({"code": "x = 1", "project": "no-such"}).to_string(), // 6
-        serde_json::json!({"cause": "only a cause"}).to_string(),               // 7
-        serde_json::json!({"code": "x = 1", "lines": "9-12"}).to_string(),      // 8
-        serde_json::json!({"code": "x = 1", "lang": 5}).to_string(),            // 9
-        serde_json::json!({"code": " \u{200B} ", "cause": ""}).to_string(),     // 10
-        good,                                                                   // 11
+        good.clone(),                                                              // 1
+        "{not json".to_string(),                                                   // 2
+        serde_json::json!({"code": "x = 1", "kk": 3, "id": "a"}).to_string(),      // 3
+        serde_json::json!({"code": "x = 1", "k": "three"}).to_string(),            // 4
+        String::new(),                                                             // 5: blank, skipped
+        serde_json::json!({"code": "x = 1", "project": "no-such"}).to_string(),    // 6
+        serde_json::json!({"cause": "only a cause"}).to_string(),                  // 7
+        serde_json::json!({"code": "x = 1", "lines": "9-12"}).to_string(),         // 8
+        serde_json::json!({"code": "x = 1", "lang": 5}).to_string(),               // 9
+        serde_json::json!({"code": " \u{200B} ", "cause": ""}).to_string(),        // 10
+        good,                                                                      // 11
+        serde_json::json!({"code": "x = 1", "k": 99_999_999_999_u64}).to_string(), // 12: every hit
     ];
     let file = batch_file(&s, &lines);
     let o = s.run(&["search", idx.to_str().unwrap(), "--batch", file.to_str().unwrap()]);
     let got = answers(&o);
     let by_line: Vec<u64> = got.iter().map(|a| a["line"].as_u64().unwrap()).collect();
-    assert_eq!(by_line, [1, 2, 3, 4, 6, 7, 8, 9, 10, 11], "{got:?}");
+    assert_eq!(by_line, [1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12], "{got:?}");
     let error = |line: u64| {
         let a = got.iter().find(|a| a["line"] == line).unwrap();
         assert!(a.get("hits").is_none(), "line {line}: {a}");
@@ -167,6 +168,7 @@ fn batch_bad_lines_name_their_line_and_the_rest_answers() {
         assert_eq!(a["id"], 7);
         assert_eq!(hits_of(a)[0].0, d.id, "the good lines answer");
     }
+    assert_eq!(hits_of(&got[10]).len(), 30, "a `k` beyond the index answers with all of it");
     assert_eq!(o.status.code(), Some(2), "usage errors dominate: {}", stderr(&o));
     assert!(stderr(&o).contains("8 of the queries"), "{}", stderr(&o));
 

@@ -338,8 +338,10 @@ pub(crate) fn beam_with<Sc: Score, L: Links + ?Sized>(
     buf: &mut Vec<u32>,
     damage: &mut Option<u32>,
 ) -> Vec<Candidate> {
-    let mut frontier = BinaryHeap::with_capacity(ef * 4); // best candidate on top
-    let mut results: BinaryHeap<Reverse<Candidate>> = BinaryHeap::with_capacity(ef + 1); // worst on top
+    // Sized by what the graph can hold: `ef` may be any `usize` (`--ef`, a batch line's `k`).
+    let bound = ef.min(n);
+    let mut frontier = BinaryHeap::with_capacity(bound.saturating_mul(4)); // best candidate on top
+    let mut results: BinaryHeap<Reverse<Candidate>> = BinaryHeap::with_capacity(bound + 1); // worst on top
     visited.insert(ep.node);
     frontier.push(ep);
     if allowed(ep.node) {

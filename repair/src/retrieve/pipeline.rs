@@ -119,7 +119,7 @@ fn ranked(
 /// `p.drop_exact`, and how many it dropped.
 fn hits(ranked: Vec<Candidate>, code: &str, p: &RetrieveParams) -> (Vec<SimilarFix>, usize) {
     let query = rank::normalize(code);
-    let mut fixes = Vec::with_capacity(p.k);
+    let mut fixes = Vec::with_capacity(p.k.min(ranked.len()));
     let mut dropped = 0;
     for c in ranked {
         if p.drop_exact && !query.is_empty() && rank::normalize(&c.doc.buggy_code) == query {

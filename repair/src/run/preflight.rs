@@ -72,9 +72,9 @@ impl Session<'_> {
         }
         let (s, what) = (limit.as_secs_f64(), if pre.test.is_some() { "tests" } else { "build" });
         let warning = format!(
-            "the buggy version's {what} did not finish within {s} s (--test-timeout-s, then killed): a hang may be the \
-             bug, so the repair goes on, but each candidate that hangs too costs {s} s; if the {what} should finish, \
-             check the command, or lower --test-timeout-s"
+            "the buggy version's {what} did not finish within {s} s (the command limit, then killed): a hang may be \
+             the bug, so the repair goes on, but each candidate that hangs too costs {s} s; if the {what} should \
+             finish, check the command or raise the limit (`repair --test-timeout-s`, `eval --timeout-s`)"
         );
         tracing::warn!("{warning}");
         self.report.warnings.push(warning);

@@ -38,10 +38,10 @@ pub struct QuixbugsArgs {
     #[arg(long, default_value_t = 0, requires = "sample", value_name = "SEED")]
     pub(super) sample_seed: u64,
     /// Programs checked (`--check`) or repaired (with `--run-dir`) in parallel.
-    #[arg(long, short = 'j', default_value_t = 2)]
+    #[arg(long, short = 'j', default_value_t = 2, value_parser = crate::cli::positive_jobs)]
     pub(super) jobs: usize,
-    /// Wall-clock limit per build or test command, seconds.
-    #[arg(long, default_value_t = 120)]
+    /// Wall-clock limit per build or test command, seconds (at least 1).
+    #[arg(long, default_value_t = 120, value_parser = crate::cli::positive_seconds)]
     pub(super) timeout_s: u64,
     /// `--check`: extra runs of a version whose outcome was unexpected, to detect flaky tests.
     #[arg(long, default_value_t = 2)]

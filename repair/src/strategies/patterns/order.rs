@@ -136,6 +136,16 @@
 //! quotients in arguments (2 gained, 1 lost) and returned, assigned or initialised integer
 //! values (`return pos` → `return pos + 1`: 4 gained, 4 lost; the extra candidates push
 //! others out of the budget).
+//!
+//! **Prior v14 (issue 32).** With a cast removed (`(String) x.get(k)` → `x.get(k)`;
+//! [`Template::RemoveCast`], 31 templates): one template edit fixes 672 pairs of the fit split
+//! (was 658; the new template 14) and 576 of the test split (was 565). Against v13's code and
+//! prior (same commands): within 200, 509 → 520 on the test split (11 gained, 0 lost,
+//! McNemar exact p = 0.001) and 597 → 611 the other way round (14 gained, 0 lost, p =
+//! 0.0001); 15 of the 25 gained are Apache Camel's (ManySStuBs4J), the other 10 from 8
+//! projects (commons-lang, closure-compiler, jackson-databind, mockito, checkstyle,
+//! activiti, …): without Camel still 10 gained, 0 lost. 48 and 46 of the pairs both fix
+//! move, by a median of 1.5 and 1 ranks.
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -151,14 +161,14 @@ use crate::retrieve::SimilarFix;
 /// The weight α of the hits' template vote against the prior (module docs).
 pub const VOTE_WEIGHT: f32 = 0.1;
 
-/// Pairs of the fit split (module docs, prior v13: 658 pairs) that each template fixes, in the
-/// order of [`Template::ALL`]: the prior is `(count + 1) / (658 + 30)`. The last two,
+/// Pairs of the fit split (module docs, prior v14: 672 pairs) that each template fixes, in the
+/// order of [`Template::ALL`]: the prior is `(count + 1) / (672 + 31)`. The last two,
 /// [`Template::Transplant`] and [`Template::TwoEdits`], are 0: [`super::templates::edits`]
 /// makes neither (transplants are ordered before every template edit, [`super::transplant`],
 /// and two-edit candidates after, [`super::pairs`]); their add-one shares only scale the
-/// others' by 686/688, which keeps their order.
+/// others' by 701/703, which keeps their order.
 pub const TEMPLATE_FIXES: [u32; Template::ALL.len()] =
-    [137, 60, 100, 23, 11, 4, 22, 54, 7, 0, 15, 0, 52, 20, 10, 9, 1, 1, 12, 1, 0, 0, 17, 5, 6, 61, 9, 21, 0, 0];
+    [137, 60, 100, 23, 11, 4, 22, 54, 7, 0, 15, 0, 52, 20, 10, 9, 1, 1, 12, 1, 0, 0, 17, 5, 6, 61, 9, 21, 14, 0, 0];
 
 /// `prior(t)` of the module docs, in (0, 1); the shares sum to 1.
 #[must_use]
@@ -325,9 +335,9 @@ mod tests {
     fn the_prior_is_the_fitted_shares_and_sums_to_one() {
         let total: f32 = Template::ALL.iter().map(|t| prior(*t)).sum();
         assert!((total - 1.0).abs() < 1e-5);
-        assert!((prior(Template::ChangeOperator) - 138.0 / 688.0).abs() < 1e-6);
-        assert!((prior(Template::AddGuard) - 1.0 / 688.0).abs() < 1e-6);
-        assert!((prior(Template::MutateJump) - 6.0 / 688.0).abs() < 1e-6);
+        assert!((prior(Template::ChangeOperator) - 138.0 / 703.0).abs() < 1e-6);
+        assert!((prior(Template::AddGuard) - 1.0 / 703.0).abs() < 1e-6);
+        assert!((prior(Template::MutateJump) - 6.0 / 703.0).abs() < 1e-6);
         // Without hits p(t) is the prior, and every template has one.
         let p = template_probabilities(&[]);
         assert_eq!(p.len(), Template::ALL.len());

@@ -415,6 +415,21 @@ impl Cx<'_> {
         self.push(out, Template::MutateDataType, node, to.to_string());
     }
 
+    /// A cast removed (see [`Template::RemoveCast`]), Java only: `(T) e` → `e`. A cast binds
+    /// tighter than every binary operator and its operand is a unary or primary expression,
+    /// so `e` needs no parentheses where the cast stood. Not for a cast that is a statement's
+    /// own expression (it has no use).
+    pub(super) fn remove_cast(&self, node: Node<'_>, out: &mut Vec<Edit>) {
+        if self.language != Language::Java || node.kind() != "cast_expression" {
+            return;
+        }
+        let Some(value) = node.child_by_field_name("value") else { return };
+        if node.parent().is_some_and(|p| p.kind() == "expression_statement") {
+            return;
+        }
+        self.push(out, Template::RemoveCast, node, self.of(value).to_string());
+    }
+
     /// An integer division made floating (see [`Template::FloatDivision`]; TBar FP8 "Mutate
     /// Integer Division Operation"). Java `a / b` where neither side is evidently floating
     /// (a float literal, a `float`/`double` name or cast, a `Math.sqrt`-like call, an
@@ -553,8 +568,8 @@ fn parse_int(clean: &str, language: Language) -> Option<i128> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::apply;
-    use super::super::{Edit, Template, edits};
+    use super::super::testing::{apply, assert_fixes};
+    use super::super::{Edit, Template, edits, snippet_edits};
     use crate::Language;
 
     /// The edits of `template` on lines `lines`, each checked to parse after it is applied
@@ -892,5 +907,32 @@ class Cache:
         let all = made(text, Language::Python, (1, 3), Template::FloatDivision);
         assert_eq!(all.len(), 1);
         assert_eq!((all[0].original.as_str(), all[0].replacement.as_str(), all[0].line), ("//", "/", 2));
+    }
+
+    #[test]
+    fn a_cast_is_removed_where_its_value_is_used() {
+        // The corpus's own fixes (ManySStuBs4J, mined_git_history), whitespace as written.
+        let cases = [
+            (
+                "final Object formKey = (String) definition.getFormKey().getValue(execution);",
+                "final Object formKey = definition.getFormKey().getValue(execution);",
+            ),
+            ("ServiceHelper.stopService((Service)service);", "ServiceHelper.stopService(service);"),
+            ("failMap = processInternal((List) delayedEntries);", "failMap = processInternal(delayedEntries);"),
+            (
+                "return (T) exchange.getInjector().newInstance(type);",
+                "return exchange.getInjector().newInstance(type);",
+            ),
+        ];
+        for (line, fixed_line) in cases {
+            let method =
+                |l: &str| format!("<T> T f(Object service, Object delayedEntries) {{\n    {l}\n    return null;\n}}");
+            assert_fixes(&method(line), &method(fixed_line), Language::Java, Template::RemoveCast);
+        }
+        // A cast kept as the statement's own expression has no use; Python has no cast.
+        let statement = "void f(Object o) {\n    (Runnable) () -> {};\n}";
+        assert!(!snippet_edits(statement, Language::Java).iter().any(|e| e.template == Template::RemoveCast));
+        let py = "def f(x):\n    return int(x)\n";
+        assert!(!snippet_edits(py, Language::Python).iter().any(|e| e.template == Template::RemoveCast));
     }
 }

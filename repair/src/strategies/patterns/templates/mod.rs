@@ -146,6 +146,10 @@ pub enum Template {
     /// A used zero-argument call dropped from its receiver (`e.getMessage()` → `e`, `a.b().c()`
     /// → `a.c()`; `chains.rs`; 72 of the corpus's 11,418 one-line Java fixes). Not in TBar.
     DropCall,
+    /// Java: a cast removed where its value is used (`(String) x.get(k)` → `x.get(k)`,
+    /// `f((List) entries)` → `f(entries)`; `literals.rs`; 10 of the 2,252 one-line Java fixes
+    /// of the corpus's split 0/5 that no other template made). Not in TBar.
+    RemoveCast,
     /// A retrieved similar fix's own small edit applied where it fits the method, its
     /// identifiers mapped to the method's (`super::transplant`; issue 32). Never made by
     /// [`edits`]: transplants need the neighbours, and come before every template edit.
@@ -159,7 +163,7 @@ pub enum Template {
 
 impl Template {
     /// Every template, in the default order.
-    pub const ALL: [Template; 30] = [
+    pub const ALL: [Template; 31] = [
         Template::ChangeOperator,
         Template::ChangeOperand,
         Template::ChangeNumeral,
@@ -188,6 +192,7 @@ impl Template {
         Template::ChangeIdentifier,
         Template::ObjectEquality,
         Template::DropCall,
+        Template::RemoveCast,
         Template::Transplant,
         Template::TwoEdits,
     ];
@@ -283,6 +288,7 @@ pub fn edits_in(text: &str, language: Language, lines: (usize, usize), project: 
         cx.to_literal(*node, &mut out);
         cx.object_equality(*node, &mut out);
         cx.drop_call(*node, &mut out);
+        cx.remove_cast(*node, &mut out);
     }
     if let Some(method) = method.or_else(|| statements::body_begins_in(&file, lines)) {
         cx.guard(method, &mut out);

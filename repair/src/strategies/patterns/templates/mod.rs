@@ -746,8 +746,13 @@ impl Cx<'_> {
         let range_arg =
             parent.kind() == "argument_list" && node.is_named() && call.is_some_and(|f| self.of(f) == "range");
         let call_arg = parent.kind() == "argument_list" && !range_arg && self.is_arithmetic_or_name(node);
-        // An integer literal is the numeral template's (`0` → `1`, not `0 + 1`).
-        let literal = matches!(node.kind(), "integer" | "decimal_integer_literal");
+        // An integer literal, negative ones too, is the numeral and literal templates' (`0` →
+        // `1`, `-1` → `0`; not `0 + 1` or `-1 + 1`).
+        let integer = |n: Node<'_>| matches!(n.kind(), "integer" | "decimal_integer_literal");
+        let literal = integer(node)
+            || (matches!(node.kind(), "unary_expression" | "unary_operator")
+                && node.named_child(0).is_some_and(integer)
+                && node.child_by_field_name("operator").is_some_and(|o| self.of(o) == "-"));
         // Java: `s - 1` for a string or object `s`, or `x + 1 == null`, never compiles.
         let other_side_object = comparison
             && [parent.child_by_field_name("left"), parent.child_by_field_name("right")]
@@ -1630,6 +1635,10 @@ mod tests {
         // A shift keeps its parentheses; a string is never offset.
         let shift = "int f(int n, int m) {\n    if (1 << n > m) {\n        return 0;\n    }\n    return 1;\n}";
         assert!(snippet_edits(shift, Language::Java).iter().any(|e| e.replacement == "(1 << n) + 1"));
+        // A negative literal is the numeral template's: no `-1 + 1`.
+        let negative = "int f(String s) {\n    if (s.indexOf('.') != -1) {\n        return 0;\n    }\n    return 1;\n}";
+        let edits = snippet_edits(negative, Language::Java);
+        assert!(!edits.iter().any(|e| e.template == Template::ChangeOperand && e.original == "-1"), "{edits:#?}");
         let objects = "void f(String s) {\n    g(s + \"x\");\n}";
         let edits = snippet_edits(objects, Language::Java);
         assert!(!edits.iter().any(|e| e.template == Template::ChangeOperand), "{edits:#?}");

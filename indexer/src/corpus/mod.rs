@@ -120,8 +120,12 @@ impl Format {
     /// `.feather` → Arrow IPC. O(1): the file is not opened.
     ///
     /// # Errors
-    /// [`Error::File`] for any other extension, listing the known ones.
+    /// [`Error::File`] for any other extension, listing the known ones, or for a folder
+    /// (checked first: a corpus is a file).
     pub fn detect(path: &Path) -> Result<Format> {
+        if path.is_dir() {
+            return Err(Error::file(path, "is a folder, not a corpus file (JSONL, Parquet or Arrow)".to_string()));
+        }
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
         let found = EXTENSIONS.iter().find(|(known, _)| *known == ext).map(|&(_, format)| format);
         found.ok_or_else(|| {
@@ -233,6 +237,9 @@ mod tests {
     fn unknown_extension_lists_the_known_ones() {
         let err = Format::detect(Path::new("data/c.csv")).unwrap_err().to_string();
         assert!(err.starts_with("data/c.csv: cannot tell the corpus format"), "{err}");
+        let dir = std::env::temp_dir();
+        let err = Format::detect(&dir).unwrap_err().to_string();
+        assert!(err.contains("is a folder, not a corpus file"), "{err}");
         assert!(err.contains(".jsonl .ndjson .json .parquet .pq .arrow .ipc .feather"), "{err}");
         assert!(err.ends_with("or pass --format jsonl|parquet|arrow"), "{err}");
         assert!(Format::detect(Path::new("noext")).is_err());

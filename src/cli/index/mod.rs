@@ -217,9 +217,14 @@ fn options(args: &Args) -> anyhow::Result<BuildOptions> {
     Ok(opts)
 }
 
-/// A `usize` flag's parser that refuses values below `min` (exit 2, as clap's own errors).
-pub(crate) fn at_least(min: u64) -> clap::builder::RangedU64ValueParser<usize> {
-    clap::builder::RangedU64ValueParser::<usize>::new().range(min..)
+/// A `usize` flag's parser that refuses values below `min` (exit 2, as clap's own errors),
+/// saying so: `invalid value '0' for '--m <M>': must be at least 1`.
+pub(crate) fn at_least(min: usize) -> impl Fn(&str) -> Result<usize, String> + Clone + Send + Sync + 'static {
+    move |s: &str| match s.trim().parse::<usize>() {
+        Ok(n) if n < min => Err(format!("must be at least {min}")),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// `--shard`'s parser: `i/n` or `auto/n` ([`Shard`]), checked when the flags are parsed so

@@ -242,7 +242,10 @@ fn issue_32_a_neighbours_fix_is_transplanted_with_its_names_mapped() {
     let report = repair(Patterns { max_validations: 5, transplant: false, ..Patterns::default() }, Some(retriever));
     let d = &report.details;
     assert_eq!((d["order"].as_str(), d["retrieval"]["hits"].as_u64()), (Some("retrieval"), Some(1)), "{d:#}");
-    assert!(d["first_plausible_at"].as_u64() > Some(1), "the ordered templates find the fix later: {d:#}");
+    // The same fix made by the operand template instead (under prior v14 it is validated first
+    // too: the hit's vote lifts that template just above the operator template).
+    assert!(d["first_plausible_at"].as_u64() >= Some(1), "{d:#}");
+    assert_eq!(d["plausible"][0]["template"], "CHANGE_OPERAND", "{d:#}");
     assert!(d["generated"].get("TRANSPLANT").is_none(), "{d:#}");
     assert_eq!(d["transplants"].as_array().map(Vec::len), Some(0), "{d:#}");
     assert!(report.candidates.iter().all(|c| c.suggestion != Template::ALL.len()), "{:#?}", report.candidates);

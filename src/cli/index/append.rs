@@ -60,7 +60,7 @@ fn asked(args: &Args, rule: Rule) -> Vec<(&'static str, Setting)> {
 }
 
 /// Refuses build settings given with `--append` that differ from the existing index's
-/// (an append always uses the index's: segments must agree). Only values other than the
+/// (an append always uses the index's: segments must agree): an [`exit::Usage`](crate::cli::exit::Usage) error. Only values other than the
 /// flags' defaults count as given. Returns the index's embedding rule, or `None` when
 /// INDEX does not exist yet (a plain build).
 fn check_flags(args: &Args, index: &Path, opts: &BuildOptions) -> anyhow::Result<Option<Rule>> {
@@ -68,11 +68,13 @@ fn check_flags(args: &Args, index: &Path, opts: &BuildOptions) -> anyhow::Result
     let Some(recorded) = recorded else { return Ok(None) };
     let conflict = asked(args, opts.rule).into_iter().find_map(|(flag, s)| Some((flag, recorded.conflict(s, opts)?)));
     if let Some((flag, has)) = conflict {
-        anyhow::bail!(
+        // A flag that does not fit the input: a usage error (exit 2), as the README's table says.
+        return Err(crate::cli::exit::Usage(format!(
             "{flag} conflicts with {}, which has {has}: an append uses the index's settings (segments must agree); \
              drop {flag}, or build a new index with -o",
             index.display()
-        );
+        ))
+        .into());
     }
     Ok(recorded.rule)
 }

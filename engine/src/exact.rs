@@ -44,7 +44,7 @@ pub fn top_k(
 
 fn keep_best(items: impl Iterator<Item = Candidate>, k: usize) -> Vec<Candidate> {
     // `k` may be any `usize`; the heap grows past this only when that many items come.
-    let mut heap: BinaryHeap<Reverse<Candidate>> = BinaryHeap::with_capacity(k.min(items.size_hint().0.max(1024)) + 1);
+    let mut heap: BinaryHeap<Reverse<Candidate>> = BinaryHeap::with_capacity(k.min(1024) + 1);
     for c in items {
         if heap.len() < k {
             heap.push(Reverse(c));

@@ -91,15 +91,6 @@ pub(crate) fn positive_seconds(s: &str) -> Result<u64, String> {
     }
 }
 
-/// The parser of a count of parallel jobs (`--jobs`): at least 1 (exit 2 otherwise).
-pub(crate) fn positive_jobs(s: &str) -> Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(0) => Err("at least 1 job runs; give 1 or more".into()),
-        Ok(n) => Ok(n),
-        Err(e) => Err(e.to_string()),
-    }
-}
-
 /// The parser of a shell command (`--test-cmd`): not empty and not only whitespace (exit 2),
 /// as such a command runs nothing.
 pub(crate) fn shell_command(s: &str) -> Result<String, String> {

@@ -60,8 +60,9 @@ fn asked(args: &Args, rule: Rule) -> Vec<(&'static str, Setting)> {
 }
 
 /// Refuses build settings given with `--append` that differ from the existing index's
-/// (an append always uses the index's: segments must agree): an [`exit::Usage`](crate::cli::exit::Usage) error. Only values other than the
-/// flags' defaults count as given. Returns the index's embedding rule, or `None` when
+/// (an append always uses the index's: segments must agree), as an
+/// [`exit::Usage`](crate::cli::exit::Usage) error. Only values other than the flags'
+/// defaults count as given. Returns the index's embedding rule, or `None` when
 /// INDEX does not exist yet (a plain build).
 fn check_flags(args: &Args, index: &Path, opts: &BuildOptions) -> anyhow::Result<Option<Rule>> {
     let recorded = Recorded::of(index).with_context(|| format!("opening {}", index.display()))?;

@@ -38,7 +38,7 @@ pub struct QuixbugsArgs {
     #[arg(long, default_value_t = 0, requires = "sample", value_name = "SEED")]
     pub(super) sample_seed: u64,
     /// Programs checked (`--check`) or repaired (with `--run-dir`) in parallel.
-    #[arg(long, short = 'j', default_value_t = 2, value_parser = crate::cli::positive_jobs)]
+    #[arg(long, short = 'j', default_value_t = 2, value_parser = crate::cli::index::at_least(1))]
     pub(super) jobs: usize,
     /// Wall-clock limit per build or test command, seconds (at least 1).
     #[arg(long, default_value_t = 120, value_parser = crate::cli::positive_seconds)]

@@ -44,7 +44,7 @@ pub(super) fn evaluate(
         let n = count.fetch_add(1, Ordering::SeqCst) + 1;
         eprintln!("[{n}/{}] {}", programs.len(), crate::cli::defects4j::progress_line(r));
     };
-    batch::run_bugs(dir, &todo, a.jobs.max(1), job, line)?;
+    batch::run_bugs(dir, &todo, a.jobs, job, line)?;
     eval.client.finish(true)?;
     let all = batch::results(dir, &record);
     crate::cli::defects4j::print_summary(a.json, dir, &all)?;

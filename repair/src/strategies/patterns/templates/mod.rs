@@ -685,10 +685,7 @@ impl Cx<'_> {
             | "array_creation_expression"
             | "instanceof_expression" => true,
             "parenthesized_expression" => node.named_child(0).is_some_and(|n| self.not_numeric(n)),
-            "binary_expression" => {
-                let op = node.child_by_field_name("operator").map_or("", |o| self.of(o));
-                matches!(op, "==" | "!=" | "<" | "<=" | ">" | ">=" | "&&" | "||") || self.is_string(node)
-            }
+            "binary_expression" => self.evidently_boolean(node) || self.is_string(node),
             "identifier" => self.visible_types(node).get(self.of(node)).is_some_and(|ty| !NUMERIC_TYPES.contains(ty)),
             _ => false,
         }
@@ -749,10 +746,9 @@ impl Cx<'_> {
         // An integer literal, negative ones too, is the numeral and literal templates' (`0` →
         // `1`, `-1` → `0`; not `0 + 1` or `-1 + 1`).
         let integer = |n: Node<'_>| matches!(n.kind(), "integer" | "decimal_integer_literal");
-        let literal = integer(node)
-            || (matches!(node.kind(), "unary_expression" | "unary_operator")
-                && node.named_child(0).is_some_and(integer)
-                && node.child_by_field_name("operator").is_some_and(|o| self.of(o) == "-"));
+        let minus = matches!(node.kind(), "unary_expression" | "unary_operator")
+            && node.child_by_field_name("operator").is_some_and(|o| self.of(o) == "-");
+        let literal = integer(node) || (minus && node.named_child(0).is_some_and(integer));
         // Java: `s - 1` for a string or object `s`, or `x + 1 == null`, never compiles.
         let other_side_object = comparison
             && [parent.child_by_field_name("left"), parent.child_by_field_name("right")]
@@ -778,15 +774,8 @@ impl Cx<'_> {
             );
             // `a * 2 + 1`, `n - i - 1`, `-m + 1`: an additive or tighter expression needs no
             // parentheses before `± 1`, and developers write none (prior v13).
-            let arithmetic = match node.kind() {
-                "binary_expression" | "binary_operator" => node
-                    .child_by_field_name("operator")
-                    .is_some_and(|o| matches!(self.of(o), "+" | "-" | "*" | "/" | "%" | "//" | "**")),
-                "unary_expression" | "unary_operator" => {
-                    node.child_by_field_name("operator").is_some_and(|o| self.of(o) == "-")
-                }
-                _ => false,
-            };
+            let arithmetic = minus
+                || self.binary(node).is_some_and(|(_, op, _)| matches!(op, "+" | "-" | "*" | "/" | "%" | "//" | "**"));
             let wrapped =
                 if node.named_child_count() > 0 && !atom && !arithmetic { format!("({t})") } else { t.to_string() };
             self.push(out, Template::ChangeOperand, node, format!("{wrapped} + 1"));

@@ -30,6 +30,10 @@ pub struct Filter {
     /// ([`crate::projects`]): `Closure` also excludes `google/closure-compiler`, and
     /// names compare case-insensitively, with or without `https://github.com/` or `.git`.
     pub exclude_projects: Vec<String>,
+    /// Return documents with these ids even when [`Filter::exclude_projects`] drops their
+    /// project (a project's own fixes from before the bug under repair: `fixdex eval
+    /// defects4j --own-history`); the inclusion lists and [`Filter::exclude_ids`] still apply.
+    pub keep_ids: Vec<String>,
 }
 
 impl Filter {
@@ -295,13 +299,15 @@ impl Index {
         let keep_p: HashSet<u32> = f.projects.iter().filter_map(|p| self.project_index(p)).collect();
         let drop_p: HashSet<u32> = f.exclude_projects.iter().flat_map(|p| self.same_projects(p)).collect();
         let (dl, dp) = (self.doc_languages(), self.doc_projects());
-        let mut allowed: Vec<bool> = (0..self.len())
-            .map(|r| {
-                (f.languages.is_empty() || langs.contains(&dl[r]))
-                    && (f.projects.is_empty() || keep_p.contains(&dp[r]))
-                    && !drop_p.contains(&dp[r])
-            })
-            .collect();
+        let included = |r: usize| {
+            (f.languages.is_empty() || langs.contains(&dl[r])) && (f.projects.is_empty() || keep_p.contains(&dp[r]))
+        };
+        let mut allowed: Vec<bool> = (0..self.len()).map(|r| included(r) && !drop_p.contains(&dp[r])).collect();
+        for id in &f.keep_ids {
+            if let Some(r) = self.find_id(id)? {
+                allowed[r as usize] = included(r as usize);
+            }
+        }
         for id in &f.exclude_ids {
             if let Some(r) = self.find_id(id)? {
                 allowed[r as usize] = false;

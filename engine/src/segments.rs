@@ -372,6 +372,29 @@ impl Segments {
         Ok(filter.exclude_projects.iter().map(|given| self.excluded_by(given)).collect())
     }
 
+    /// Every document of project `name` in the segments, matched by identity as
+    /// [`Filter::exclude_projects`] matches it ([`crate::projects`]), in segment and row
+    /// order: what `fixdex eval defects4j --own-history` sorts into the project's fixes from
+    /// before a bug and after it. O(documents) over the project tables, plus one decode per
+    /// document of the project.
+    ///
+    /// # Errors
+    /// [`Error::DamagedIndex`] when a project table is damaged; [`Error::Corrupt`] when a
+    /// document cannot be decoded.
+    pub fn project_docs(&self, name: &str) -> Result<Vec<Record>> {
+        let mut docs = Vec::new();
+        for index in &self.indexes {
+            index.check_tables()?;
+            let same = index.same_projects(name);
+            for (row, p) in index.doc_projects().iter().enumerate() {
+                if same.contains(p) {
+                    docs.push(index.doc(row as u32)?);
+                }
+            }
+        }
+        Ok(docs)
+    }
+
     /// The project names in the segments that `--exclude-project given` removes.
     fn excluded_by(&self, given: &str) -> ProjectMatch {
         let names: BTreeSet<String> = self

@@ -49,6 +49,7 @@ fn measure(
     let exclusion = Exclusion {
         ids: vec![id.to_string()],
         projects: if project.is_empty() || project == "unknown" { vec![] } else { vec![project.to_string()] },
+        keep_ids: Vec::new(),
     };
     let params = RetrieveParams { space: Space::Code, k: DEFAULT_K, ..RetrieveParams::default() };
     let fixes = match retriever {

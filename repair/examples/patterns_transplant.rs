@@ -75,6 +75,7 @@ fn main() -> anyhow::Result<()> {
         let exclusion = Exclusion {
             ids: vec![id.to_string()],
             projects: if project.is_empty() || project == "unknown" { vec![] } else { vec![project.to_string()] },
+            keep_ids: Vec::new(),
         };
         let fixes = retriever.with_exclusion(exclusion).search(p.buggy, "", &params)?.fixes;
         let (made, _) = transplant::transplants(&fixes, &text, lang, lines);

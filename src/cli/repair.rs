@@ -144,7 +144,11 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
 /// The retriever of `--index`, the bug's id and `--exclude-project` kept out (projects that
 /// match nothing are warned about; a `--bug-id` that names no record, [`super::search::check_ids`]).
 fn retriever(a: &Args) -> anyhow::Result<Option<repair::retrieve::Retriever>> {
-    let exclusion = Exclusion { ids: a.bug_id.iter().cloned().collect(), projects: a.exclude_project.clone() };
+    let exclusion = Exclusion {
+        ids: a.bug_id.iter().cloned().collect(),
+        projects: a.exclude_project.clone(),
+        keep_ids: Vec::new(),
+    };
     let Some(path) = a.retrieval.index.as_deref() else { return Ok(None) };
     let r = super::model::open_retriever(path, a.retrieval.model.as_deref(), exclusion)?;
     super::search::warn_unmatched(&r.excluded_projects());

@@ -212,7 +212,7 @@ fn single_language(languages: &[String]) -> Option<repair::Language> {
 
 /// What the pipeline never returns: `--exclude-id` and `--exclude-project`.
 fn exclusion(args: &Args) -> Exclusion {
-    Exclusion { ids: args.exclude_id.clone(), projects: args.exclude_project.clone() }
+    Exclusion { ids: args.exclude_id.clone(), projects: args.exclude_project.clone(), keep_ids: Vec::new() }
 }
 
 /// Warns, on stderr, about each `--exclude-project` that excludes nothing in the index.

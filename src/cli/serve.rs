@@ -135,7 +135,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 /// The tool host, and what each `--exclude-project` matched (warned about after the HTTP
 /// address line, which scripts read first).
 fn host(args: &Args) -> anyhow::Result<(ToolHost, Vec<engine::ProjectMatch>)> {
-    let exclusion = Exclusion { ids: args.exclude_id.clone(), projects: args.exclude_project.clone() };
+    let exclusion =
+        Exclusion { ids: args.exclude_id.clone(), projects: args.exclude_project.clone(), keep_ids: Vec::new() };
     let retriever = super::model::open_retriever_with(&args.index, args.model.as_deref(), exclusion, args.load.into())?
         .with_rank(args.rank);
     let excluded = retriever.excluded_projects();

@@ -228,3 +228,51 @@ fn int8_traversal_keeps_recall_and_returns_exact_scores() {
     let (r8, r32) = (hit8 as f64 / total as f64, hit32 as f64 / total as f64);
     assert!(r8 >= r32 - 0.02 && r8 >= 0.9, "int8 recall {r8:.3} vs f32 {r32:.3}");
 }
+
+/// `Filter::keep_ids` lets a dropped project's chosen documents back in (a project's fixes
+/// from before a bug: `eval defects4j --own-history`), while the inclusion lists and
+/// `exclude_ids` still apply; `Segments::project_docs` lists a project's documents by
+/// identity, across segments.
+#[test]
+fn kept_ids_return_through_a_project_exclusion() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = engine::testing::sample_records(60);
+    tiny_index(&dir.path().join("a.fdx"), &docs[..30], &[Space::CodeCause]);
+    tiny_index(&dir.path().join("b.fdx"), &docs[30..], &[Space::CodeCause]);
+    let manifest = dir.path().join("m.fdxm");
+    engine::Segments::write_manifest(&manifest, &[dir.path().join("a.fdx"), dir.path().join("b.fdx")]).unwrap();
+    let segs = engine::Segments::open(&manifest).unwrap();
+    let model = engine::testing::tiny_embedder();
+
+    let proj2: Vec<String> = segs.project_docs("PROJ2").unwrap().into_iter().map(|d| d.id).collect();
+    let want: Vec<String> = docs.iter().filter(|d| d.project == "proj2").map(|d| d.id.clone()).collect();
+    assert_eq!(proj2, want, "every proj2 document, in segment and row order, the name matched by identity");
+    assert!(segs.project_docs("proj9").unwrap().is_empty());
+
+    // test:2 and test:32 are proj2 Java documents, test:5 and test:35 proj2 Python ones.
+    let (code, cause) = (&docs[2].buggy_code, &docs[2].root_cause);
+    let query = |filter: Filter| -> Vec<String> {
+        let p = SearchParams { k: 60, exact: true, filter, ..Default::default() };
+        segs.query(&model, code, cause, &p).unwrap().into_iter().map(|h| segs.doc(h).unwrap().id).collect()
+    };
+    let dropped = query(Filter { exclude_projects: vec!["proj2".into()], ..Default::default() });
+    assert!(dropped.iter().all(|id| !want.contains(id)), "{dropped:?}");
+    assert_eq!(dropped.len(), 40);
+
+    let kept = ["test:2", "test:5", "test:32"].map(String::from).to_vec();
+    let back = query(Filter { exclude_projects: vec!["proj2".into()], keep_ids: kept.clone(), ..Default::default() });
+    let from_proj2: Vec<&String> = back.iter().filter(|id| want.contains(id)).collect();
+    assert_eq!(back.len(), 43);
+    assert_eq!(from_proj2.len(), 3, "only the kept ones: {from_proj2:?}");
+    assert_eq!(back[0], "test:2", "a kept document ranks as any other: the query's own text first");
+
+    let java_only = query(Filter {
+        languages: vec!["java".into()],
+        exclude_projects: vec!["proj2".into()],
+        exclude_ids: vec!["test:32".into()],
+        keep_ids: kept,
+        ..Default::default()
+    });
+    let from_proj2: Vec<&String> = java_only.iter().filter(|id| want.contains(id)).collect();
+    assert_eq!(from_proj2, ["test:2"], "the language filter drops test:5, exclude_ids wins over keep_ids for test:32");
+}

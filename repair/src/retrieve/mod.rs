@@ -186,6 +186,17 @@ impl Retriever {
         index.resolve_filter(&filter).unwrap_or_default()
     }
 
+    /// Every document of `project` in the index served now, matched by identity as
+    /// [`Exclusion::projects`] matches it ([`engine::Segments::project_docs`]).
+    ///
+    /// # Errors
+    /// The index cannot be (re)loaded, a project table is damaged or a document cannot be
+    /// decoded.
+    pub fn project_docs(&self, project: &str) -> Result<Vec<engine::Record>, RetrieveError> {
+        let index = self.index.current(self.model.as_ref())?;
+        Ok(index.project_docs(project)?)
+    }
+
     /// What each of [`Exclusion::ids`] names in the index served now, in order
     /// ([`ids::match_ids`]): whether a record has it, and when none does, the ids that are
     /// it in another form. O(log n) per id found; one pass over the stored ids when one is

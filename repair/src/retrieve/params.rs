@@ -24,6 +24,11 @@ pub struct Exclusion {
     /// Projects never returned (e.g. `QuixBugs`), by identity: a benchmark project name and
     /// its upstream repositories are one project (see [`engine::projects`]).
     pub projects: Vec<String>,
+    /// Documents returned although [`Exclusion::projects`] drops their project: the bug's
+    /// project's own fixes from before the bug (`fixdex eval defects4j --own-history`,
+    /// [`crate::bench::defects4j::history`]). [`Exclusion::ids`] still wins.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keep_ids: Vec<String>,
 }
 
 /// One query's options. The default is what the repair workflow's recorded model sessions
@@ -119,6 +124,7 @@ impl RetrieveParams {
             projects: self.projects.clone(),
             exclude_ids: exclusion.ids.clone(),
             exclude_projects: exclusion.projects.clone(),
+            keep_ids: exclusion.keep_ids.clone(),
         }
     }
 }

@@ -64,7 +64,8 @@ fn retriever(dir: &Path, exclude_id: &str) -> Retriever {
     let g = hnsw::build(&v, model.dim(), &cfg).unwrap();
     b.add_space(Space::CodeCause, v, g, &cfg).unwrap();
     b.write(&path, &docs, serde_json::Value::Null).unwrap();
-    Retriever::open(&path, model, Exclusion { ids: vec![exclude_id.into()], projects: vec![] }).unwrap()
+    Retriever::open(&path, model, Exclusion { ids: vec![exclude_id.into()], projects: vec![], keep_ids: Vec::new() })
+        .unwrap()
 }
 
 const SUM_TO_FIX: &str = "```diff\n--- a/java_programs/SUM_TO.java\n+++ b/java_programs/SUM_TO.java\n@@ -6 +6 @@\n-        for (int i = 1; i < n; i++) {\n+        for (int i = 1; i <= n; i++) {\n```\n";

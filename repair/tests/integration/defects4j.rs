@@ -29,7 +29,8 @@ const PATCH_2: &str = "diff --git a/src/java/demo/Calc.java b/src/java/demo/Calc
 /// A patch that breaks `twice`, which bug 3's trigger (`testMax`) does not test.
 const PATCH_3: &str = "diff --git a/src/java/demo/Calc.java b/src/java/demo/Calc.java\n--- a/src/java/demo/Calc.java\n+++ b/src/java/demo/Calc.java\n@@ -8,5 +8,5 @@ public class Calc {\n \n     public static int twice(int a) {\n-        return a * 2;\n+        return a * 3;\n     }\n }\n";
 
-/// The upstream repository and the metadata folder, written under `root`; returns the
+/// The upstream repository (two commits: an earlier one holding `README.txt`, then the fixed
+/// revision of every bug) and the metadata folder, written under `root`; returns the
 /// metadata folder (`meta/`, with project `Demo`), the repository and its bundle.
 fn demo(root: &Path) -> (PathBuf, PathBuf, PathBuf) {
     let repo = root.join("upstream");
@@ -49,6 +50,8 @@ fn demo(root: &Path) -> (PathBuf, PathBuf, PathBuf) {
         String::from_utf8(out.stdout).unwrap().trim().to_string()
     };
     git(&["init", "-q"]);
+    git(&["add", "README.txt"]);
+    git(&["commit", "-qm", "an earlier fix"]);
     git(&["add", "."]);
     git(&["commit", "-qm", "fixed"]);
     let rev = git(&["rev-parse", "HEAD"]);
@@ -98,6 +101,7 @@ fn patterns(h: &Harness, localization: Localization) -> Repairer<'_> {
         localization,
         timeout: std::time::Duration::from_secs(120),
         own_project: false,
+        own_history: false,
     }
 }
 
@@ -214,6 +218,82 @@ fn bad_inputs_name_the_bug_and_what_to_do() {
     std::fs::remove_file(meta.join("Demo/dir-layout.csv")).unwrap();
     let err = h.prepare(&"Demo-1".parse().unwrap()).unwrap_err().to_string();
     assert!(err.contains("dir-layout.csv"), "{err}");
+}
+
+fn git_out(repo: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(repo)
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// `--own-history`: the harness lists the commits before the bug's fix (the earlier commit,
+/// not the fix, not a later one); of the index's documents of the project, only those made
+/// by such a commit are kept, and the repair's retrieval keeps exactly them.
+#[test]
+fn own_history_keeps_the_projects_fixes_from_before_the_bug_and_nothing_later() {
+    let root = tempfile::tempdir().unwrap();
+    let (meta, repo, _) = demo(root.path());
+    let earlier = git_out(&repo, &["rev-parse", "HEAD~1"]);
+    let fix = git_out(&repo, &["rev-parse", "HEAD"]);
+    std::fs::write(repo.join("README.txt"), "demo, later\n").unwrap();
+    git_out(&repo, &["commit", "-qam", "a later fix"]);
+    let later = git_out(&repo, &["rev-parse", "HEAD"]);
+    let h = harness(root.path(), &meta, &repo);
+    let p = h.prepare(&"Demo-1".parse().unwrap()).unwrap();
+    let history = h.history(&p.meta).unwrap();
+    assert_eq!(history, [earlier.clone()].into_iter().collect());
+
+    let mut docs = engine::testing::sample_records(8);
+    let commits = [Some(&earlier), Some(&fix), Some(&later), None];
+    for (i, d) in docs.iter_mut().enumerate() {
+        d.project = if i < 4 { "Demo".into() } else { "other/project".into() };
+        d.language = "java".into();
+        d.meta = match commits.get(i).copied().flatten() {
+            Some(c) => serde_json::json!({ "commit": c }).to_string(),
+            None => String::new(),
+        };
+    }
+    docs[4].meta = serde_json::json!({ "commit": earlier }).to_string();
+    let kept = repair::bench::defects4j::history_ids(&docs, &history);
+    assert_eq!(kept, ["test:0", "test:4"], "by commit alone: the caller passes the project's documents");
+
+    let model: std::sync::Arc<dyn engine::embed::Embedder> = std::sync::Arc::new(engine::testing::tiny_embedder());
+    let mut b = engine::IndexBuilder::new(model.identity().to_meta(), engine::testing::text_meta());
+    let cfg = engine::hnsw::HnswConfig::default();
+    for s in [engine::Space::CodeCause, engine::Space::Code] {
+        let v = engine::testing::embed_records(model.as_ref(), &docs, s).unwrap();
+        let g = engine::hnsw::build(&v, model.dim(), &cfg).unwrap();
+        b.add_space(s, v, g, &cfg).unwrap();
+    }
+    let index = root.path().join("demo.fdx");
+    b.write(&index, &docs, serde_json::Value::Null).unwrap();
+    let retriever = repair::retrieve::Retriever::open(&index, model, Default::default()).unwrap();
+    let project: Vec<String> = retriever.project_docs("demo").unwrap().into_iter().map(|d| d.id).collect();
+    assert_eq!(project, ["test:0", "test:1", "test:2", "test:3"]);
+
+    let mut repairer = patterns(&h, Localization::Perfect);
+    repairer.retriever = Some(retriever);
+    repairer.own_history = true;
+    let folder = root.path().join("run-Demo-1");
+    std::fs::create_dir_all(&folder).unwrap();
+    let rec = repairer.repair(&"Demo-1".parse().unwrap(), &folder);
+    assert_eq!(rec.status, Status::Finished, "{:?}", rec.reason);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("report.json")).unwrap()).unwrap();
+    let exclusion = &report["retrieval"]["exclusion"];
+    assert_eq!(exclusion["projects"], serde_json::json!(["Demo"]), "{report}");
+    assert_eq!(exclusion["keep_ids"], serde_json::json!(["test:0"]), "{report}");
+
+    // Without a repository for the project the bug cannot say what came before it.
+    let mut bare = h.clone();
+    bare.repos.clear();
+    let e = bare.history(&p.meta).unwrap_err().to_string();
+    assert!(e.contains("no repository for Demo") && e.contains("--repo Demo="), "{e}");
 }
 
 #[test]

@@ -81,7 +81,11 @@ fn index_of(dir: &std::path::Path, docs: &[Record]) -> Retriever {
     let g = hnsw::build(&v, model.dim(), &cfg).unwrap();
     b.add_space(Space::Code, v, g, &cfg).unwrap();
     b.write(&path, docs, serde_json::Value::Null).unwrap();
-    let exclusion = Exclusion { ids: vec!["minibugs:python:sum_to".into()], projects: vec!["minibugs".into()] };
+    let exclusion = Exclusion {
+        ids: vec!["minibugs:python:sum_to".into()],
+        projects: vec!["minibugs".into()],
+        keep_ids: Vec::new(),
+    };
     Retriever::open(&path, model, exclusion).unwrap()
 }
 

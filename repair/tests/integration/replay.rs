@@ -56,7 +56,11 @@ fn run_cases(
         let _ = std::fs::remove_file(recordings);
     }
     for (bug, validator, skip, scripts) in cases {
-        let exclusion = Exclusion { ids: bug.id.iter().cloned().collect(), projects: vec!["QuixBugs".into()] };
+        let exclusion = Exclusion {
+            ids: bug.id.iter().cloned().collect(),
+            projects: vec!["QuixBugs".into()],
+            keep_ids: Vec::new(),
+        };
         let ret = retriever.map(|r| r.with_exclusion(exclusion));
         let report = if let Some(replay) = &replay {
             Workflow::new(replay as &dyn ChatClient, ret, validator, config.clone())

@@ -55,12 +55,12 @@ fn exclusion_and_exact_match_leakage_filter() {
 
     // By id: the query's record cannot come back even under a slightly different query code.
     let other_code = format!("{} ", q.buggy_code.replace('{', "{ "));
-    let ex = Exclusion { ids: vec![q.id.clone()], projects: vec![] };
+    let ex = Exclusion { ids: vec![q.id.clone()], projects: vec![], keep_ids: Vec::new() };
     let r = open(ex).search(&other_code, &q.root_cause, &p).unwrap();
     assert!(r.fixes.iter().all(|f| f.id != q.id));
 
     // By project.
-    let ex = Exclusion { ids: vec![], projects: vec!["proj0".into(), "proj1".into()] };
+    let ex = Exclusion { ids: vec![], projects: vec!["proj0".into(), "proj1".into()], keep_ids: Vec::new() };
     let r = open(ex).search(&q.buggy_code, &q.root_cause, &p).unwrap();
     assert!(!r.fixes.is_empty() && r.fixes.iter().all(|f| f.project == "proj2"), "{:?}", r.fixes);
 
@@ -170,7 +170,7 @@ fn issue_8_excluded_projects_match_by_identity() {
     let v = engine::testing::embed_records(model.as_ref(), &docs, Space::CodeCause).unwrap();
     b.add_space(Space::CodeCause, v.clone(), hnsw::build(&v, model.dim(), &cfg).unwrap(), &cfg).unwrap();
     b.write(&path, &docs, serde_json::Value::Null).unwrap();
-    let ex = Exclusion { ids: vec![], projects: vec!["closure".into(), "Lang".into()] };
+    let ex = Exclusion { ids: vec![], projects: vec!["closure".into(), "Lang".into()], keep_ids: Vec::new() };
     let r = Retriever::open(&path, model, ex).unwrap();
     let m = r.excluded_projects();
     assert_eq!(
@@ -181,7 +181,8 @@ fn issue_8_excluded_projects_match_by_identity() {
     let p = RetrieveParams { k: 8, ..RetrieveParams::default() };
     let found = r.search(&docs[0].buggy_code, &docs[0].root_cause, &p).unwrap();
     assert!(!found.fixes.is_empty() && found.fixes.iter().all(|f| f.project == "netty/netty"), "{:?}", found.fixes);
-    let with_lang = r.with_exclusion(Exclusion { ids: vec![], projects: vec!["netty/netty".into()] });
+    let with_lang =
+        r.with_exclusion(Exclusion { ids: vec![], projects: vec!["netty/netty".into()], keep_ids: Vec::new() });
     assert_eq!(with_lang.excluded_projects()[0].matched, vec!["netty/netty".to_string()]);
 }
 
@@ -281,7 +282,7 @@ fn issue_11_ranked_retrieval_keeps_the_leakage_control_and_suggests_actions() {
     let dir = tempfile::tempdir().unwrap();
     let (path, model, docs) = build(dir.path());
     let q = &docs[4];
-    let ex = Exclusion { ids: vec![], projects: vec!["proj0".into()] };
+    let ex = Exclusion { ids: vec![], projects: vec!["proj0".into()], keep_ids: Vec::new() };
     let r = Retriever::open(&path, Arc::clone(&model), ex).unwrap();
     let dense = RetrieveParams { k: 6, ..RetrieveParams::default() };
     let action = RetrieveParams { rank: repair::retrieve::rank::Rank::Action, ..dense.clone() };
@@ -335,7 +336,7 @@ fn issue_31_excluded_ids_say_whether_they_name_a_record() {
     let dir = tempfile::tempdir().unwrap();
     let (path, model, _) = build(dir.path());
     let ids = ["test:3", "3", "other:3", "TEST:3", "test:nothing"].map(String::from).to_vec();
-    let r = Retriever::open(&path, model, Exclusion { ids, projects: Vec::new() }).unwrap();
+    let r = Retriever::open(&path, model, Exclusion { ids, projects: Vec::new(), keep_ids: Vec::new() }).unwrap();
     let got: Vec<(bool, Vec<String>)> = r.excluded_ids().unwrap().into_iter().map(|m| (m.found, m.similar)).collect();
     let three = vec!["test:3".to_string()];
     assert_eq!(got, [(true, vec![]), (false, three.clone()), (false, three.clone()), (false, three), (false, vec![])]);

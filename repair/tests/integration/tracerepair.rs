@@ -59,7 +59,11 @@ fn run_cases(recordings: &Path, retriever: Option<&Retriever>, cases: Vec<Case>)
     }
     let mut reports = Vec::new();
     for case in cases {
-        let exclusion = Exclusion { ids: case.bug.id.iter().cloned().collect(), projects: vec!["QuixBugs".into()] };
+        let exclusion = Exclusion {
+            ids: case.bug.id.iter().cloned().collect(),
+            projects: vec!["QuixBugs".into()],
+            keep_ids: Vec::new(),
+        };
         let ret = retriever.map(|r| r.with_exclusion(exclusion));
         let run = |client: &dyn ChatClient| {
             Workflow::new(client, ret.clone(), case.validator.clone(), config())

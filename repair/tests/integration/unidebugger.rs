@@ -120,7 +120,11 @@ fn run_cases(retriever: Option<&Retriever>, cases: Vec<Case>) -> Vec<RepairRepor
     }
     let mut reports = Vec::new();
     for case in cases {
-        let exclusion = Exclusion { ids: case.bug.id.iter().cloned().collect(), projects: vec!["QuixBugs".into()] };
+        let exclusion = Exclusion {
+            ids: case.bug.id.iter().cloned().collect(),
+            projects: vec!["QuixBugs".into()],
+            keep_ids: Vec::new(),
+        };
         let ret = if case.index { retriever.map(|r| r.with_exclusion(exclusion)) } else { None };
         let run = |client: &dyn ChatClient| {
             Workflow::new(client, ret.clone(), case.validator.clone(), config())

@@ -78,6 +78,11 @@ pub struct Defects4jArgs {
     /// own record).
     #[arg(long)]
     pub(super) own_project: bool,
+    /// Keep the bug's project's fixes from before the bug in retrieval: the index's
+    /// documents of the project whose `meta.commit` is an ancestor of the fix in --repo (what
+    /// the developer's own history held; later fixes, the bug's own among them, stay out).
+    #[arg(long, conflicts_with = "own_project")]
+    pub(super) own_history: bool,
     /// Wall-clock limit of one build or test command, seconds (the gold check's test runs;
     /// a candidate's limit is scaled down from the fixed version's run, see
     /// --candidate-timeout-factor).

@@ -196,6 +196,7 @@ fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<Ex
         localization: a.localization,
         timeout: Duration::from_secs(a.timeout_s),
         own_project: a.own_project,
+        own_history: a.own_history,
     };
     let count = std::sync::atomic::AtomicUsize::new(skipped);
     let job = |id: &str, folder: &std::path::Path| repairer.repair(&id.parse().expect("ids come from BugId"), folder);

@@ -161,7 +161,8 @@ impl Evaluation<'_> {
             Err(why) => return Ok((BugResult::localization_failed(&p.name, why), None)),
         };
         let id = self.truth.id(p).map(str::to_string);
-        let exclusion = Exclusion { ids: id.iter().cloned().collect(), projects: vec!["QuixBugs".into()] };
+        let exclusion =
+            Exclusion { ids: id.iter().cloned().collect(), projects: vec!["QuixBugs".into()], keep_ids: Vec::new() };
         let bug = Bug {
             id,
             root: self.a.root.clone(),

@@ -89,7 +89,8 @@ fn repair_into(eval: &Evaluation<'_>, p: &Program, folder: &Path) -> BugRecord {
         Err(why) => return infra(rec, format!("localization failed: {why}")),
     };
     let id = eval.truth.id(p).map(str::to_string);
-    let exclusion = Exclusion { ids: id.iter().cloned().collect(), projects: vec!["QuixBugs".into()] };
+    let exclusion =
+        Exclusion { ids: id.iter().cloned().collect(), projects: vec!["QuixBugs".into()], keep_ids: Vec::new() };
     let bug = Bug {
         id,
         root: eval.a.root.clone(),

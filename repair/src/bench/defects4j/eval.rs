@@ -40,6 +40,10 @@ pub struct Repairer<'a> {
     pub timeout: Duration,
     /// Keep the bug's own project in retrieval (default: excluded, with the bug's record).
     pub own_project: bool,
+    /// Keep the bug's project's fixes from before the bug in retrieval
+    /// ([`super::Harness::history`], [`super::history_ids`]); the rest of the project stays
+    /// excluded. Ignored with `own_project`.
+    pub own_history: bool,
 }
 
 impl std::fmt::Debug for Repairer<'_> {
@@ -76,9 +80,18 @@ impl Repairer<'_> {
             Err(e) => return infra(rec, format!("localization failed: {e}"), started),
         };
         rec.localization = located;
-        let mut exclusion = Exclusion { ids: bug.id.iter().cloned().collect(), projects: Vec::new() };
+        let mut exclusion =
+            Exclusion { ids: bug.id.iter().cloned().collect(), projects: Vec::new(), keep_ids: Vec::new() };
         if !self.own_project {
             exclusion.projects.push(id.project.clone());
+            if self.own_history
+                && let Some(r) = &self.retriever
+            {
+                match own_history(self.harness, &prepared, r) {
+                    Ok(ids) => exclusion.keep_ids = ids,
+                    Err(e) => return infra(rec, format!("own history: {e}"), started),
+                }
+            }
         }
         let report = Workflow::new(
             self.client,
@@ -96,6 +109,13 @@ impl Repairer<'_> {
         rec.wall_s = started.elapsed().as_secs_f64();
         rec
     }
+}
+
+/// The ids of the index's fixes of `p`'s project made before its fix.
+fn own_history(harness: &Harness, p: &Prepared, retriever: &Retriever) -> Result<Vec<String>, String> {
+    let history = harness.history(&p.meta).map_err(|e| e.detail())?;
+    let docs = retriever.project_docs(&p.meta.id.project).map_err(|e| e.to_string())?;
+    Ok(super::history_ids(&docs, &history))
 }
 
 /// A record of `id` with nothing done yet.

@@ -300,4 +300,37 @@ impl Harness {
         let jars = deps::resolve(&id.project, &self.java_dir, &self.lib_dirs, &self.jars)?;
         workspace::prepare(self, meta, jars)
     }
+
+    /// The commits of `meta`'s project from before its fix: every ancestor of the fixed
+    /// revision's parents in the project's `--repo` (`git rev-list REV^@`), as full hashes.
+    /// What a developer fixing the bug had in the project's history, and nothing later:
+    /// `fixdex eval defects4j --own-history` keeps the index's fixes of the bug's project
+    /// made by these commits ([`history_ids`]). O(commits).
+    ///
+    /// # Errors
+    /// [`D4jError::Repo`] when the project has no `--repo` (an installed Defects4J's
+    /// checkouts carry no history) or it lacks the revision; [`D4jError::Tool`] when `git`
+    /// fails.
+    pub fn history(&self, meta: &BugMeta) -> Result<std::collections::HashSet<String>, D4jError> {
+        workspace::history(self, meta)
+    }
+}
+
+/// The ids of `docs` (the index's documents of a bug's project,
+/// [`crate::retrieve::Retriever::project_docs`]) whose `meta.commit` is in `history`
+/// ([`Harness::history`]): the project's fixes from before the bug, in the order given. A
+/// document without a full commit hash in its metadata (a Defects4J or ManySStuBs4J record)
+/// is never kept: nothing says when it was made. Records mined by `fixdex mine` and the
+/// shared corpus's `mined_git_history` carry `meta.commit`.
+#[must_use]
+pub fn history_ids(docs: &[engine::Record], history: &std::collections::HashSet<String>) -> Vec<String> {
+    docs.iter()
+        .filter(|d| {
+            serde_json::from_str::<serde_json::Value>(&d.meta)
+                .ok()
+                .and_then(|m| m.get("commit").and_then(serde_json::Value::as_str).map(|c| history.contains(c)))
+                .unwrap_or(false)
+        })
+        .map(|d| d.id.clone())
+        .collect()
 }

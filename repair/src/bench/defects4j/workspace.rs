@@ -215,6 +215,15 @@ fn repository(harness: &Harness, meta: &BugMeta) -> Result<PathBuf, D4jError> {
     Ok(git_dir)
 }
 
+/// [`super::Harness::history`]: `git rev-list FIXED^@` in the project's repository.
+pub(super) fn history(harness: &Harness, meta: &BugMeta) -> Result<std::collections::HashSet<String>, D4jError> {
+    let git_dir = repository(harness, meta)?;
+    let mut cmd = Command::new("git");
+    cmd.arg("-C").arg(&git_dir).arg("rev-list").arg(format!("{}^@", meta.fixed_rev));
+    let out = run_tool(cmd, &meta.id.to_string(), "listing the commits before the fix")?;
+    Ok(out.split_whitespace().map(String::from).collect())
+}
+
 /// `git archive REV` of `git_dir` extracted into `dest` (made).
 fn archive(git_dir: &Path, rev: &str, dest: &Path, bug: &str) -> Result<(), D4jError> {
     std::fs::create_dir_all(dest).map_err(D4jError::io(dest))?;

@@ -97,7 +97,9 @@ fn select(a: &Defects4jArgs, h: &Harness) -> anyhow::Result<Vec<BugId>> {
         }
         (None, None) => h.select(&a.repos.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>().join(","))?,
     };
-    if h.installed.is_none() {
+    // An installed Defects4J sets bugs up without --repo, but its checkouts hold no history
+    // for --own-history to read.
+    if h.installed.is_none() || a.own_history {
         let missing: std::collections::BTreeSet<&str> =
             bugs.iter().map(|b| b.project.as_str()).filter(|p| !h.repos.contains_key(*p)).collect();
         if !missing.is_empty() {
@@ -111,8 +113,9 @@ fn select(a: &Defects4jArgs, h: &Harness) -> anyhow::Result<Vec<BugId>> {
                 })
                 .collect();
             let give: Vec<String> = missing.iter().map(|p| format!("--repo {p}=PATH")).collect();
+            let or = if a.own_history { ": --own-history reads the project's history" } else { ", or --d4j-home" };
             return Err(Usage(format!(
-                "no --repo for {}: give {} (a work tree, a bare repository or a bundle of its upstream history), or --d4j-home",
+                "no --repo for {}: give {} (a work tree, a bare repository or a bundle of its upstream history){or}",
                 each.join("; "),
                 give.join(" ")
             ))
@@ -179,6 +182,13 @@ fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<Ex
     let client = a.llm.client_for(strategy.as_ref())?;
     let config = run_config(&a.llm, &a.retrieval, &a.run, &client, strategy.as_ref())?;
     let retriever = a.retrieval.eval_retriever(strategy.as_ref())?;
+    if (a.own_history || a.own_project) && retriever.is_none() {
+        let flag = if a.own_history { "--own-history" } else { "--own-project" };
+        return Err(Usage(format!(
+            "{flag} keeps documents of an index in retrieval: give --index (without --no-retrieval)"
+        ))
+        .into());
+    }
     let record = run_record(a, bugs, strategy.name(), strategy.needs_model().then(|| client.model.clone()))?;
     let todo = batch::open(&dir, &record, a.resume, a.retry_failed)?;
     let skipped = bugs.len() - todo.len();

@@ -259,8 +259,14 @@ fn own_history_keeps_the_projects_fixes_from_before_the_bug_and_nothing_later() 
         };
     }
     docs[4].meta = serde_json::json!({ "commit": earlier }).to_string();
+    docs[5].meta = serde_json::json!({ "commit": &earlier[..12] }).to_string();
+    docs[6].meta = serde_json::json!({ "commit": earlier.to_uppercase() }).to_string();
     let kept = repair::bench::defects4j::history_ids(&docs, &history);
-    assert_eq!(kept, ["test:0", "test:4"], "by commit alone: the caller passes the project's documents");
+    assert_eq!(
+        kept,
+        ["test:0", "test:4"],
+        "by full commit hash alone (the caller passes the project's documents; abbreviated or upper-case hashes are not kept)"
+    );
 
     let model: std::sync::Arc<dyn engine::embed::Embedder> = std::sync::Arc::new(engine::testing::tiny_embedder());
     let mut b = engine::IndexBuilder::new(model.identity().to_meta(), engine::testing::text_meta());
@@ -288,6 +294,16 @@ fn own_history_keeps_the_projects_fixes_from_before_the_bug_and_nothing_later() 
     let exclusion = &report["retrieval"]["exclusion"];
     assert_eq!(exclusion["projects"], serde_json::json!(["Demo"]), "{report}");
     assert_eq!(exclusion["keep_ids"], serde_json::json!(["test:0"]), "{report}");
+
+    // A shallow clone's history is cut short: refused, not read as "nothing came before".
+    let shallow = root.path().join("shallow");
+    let url = format!("file://{}", repo.display());
+    git_out(root.path(), &["clone", "-q", "--depth", "2", &url, shallow.to_str().unwrap()]);
+    git_out(&shallow, &["cat-file", "-e", &format!("{fix}^{{commit}}")]);
+    let mut cut = h.clone();
+    cut.repos.insert("Demo".into(), shallow);
+    let e = cut.history(&p.meta).unwrap_err().to_string();
+    assert!(e.contains("shallow clone") && e.contains("full history"), "{e}");
 
     // Without a repository for the project the bug cannot say what came before it.
     let mut bare = h.clone();

@@ -79,9 +79,11 @@ pub struct Defects4jArgs {
     #[arg(long)]
     pub(super) own_project: bool,
     /// Keep the bug's project's fixes from before the bug in retrieval: the index's
-    /// documents of the project whose `meta.commit` is an ancestor of the fix in --repo (what
-    /// the developer's own history held; later fixes, the bug's own among them, stay out).
-    #[arg(long, conflicts_with = "own_project")]
+    /// documents of the project whose `meta.commit` (a full commit hash) is an ancestor of the
+    /// fix in --repo (what the developer's own history held; later fixes, the bug's own among
+    /// them, stay out). Needs --repo with the full history (not --d4j-home, whose checkouts
+    /// hold none) and an index in use.
+    #[arg(long, conflicts_with_all = ["own_project", "d4j_home"])]
     pub(super) own_history: bool,
     /// Wall-clock limit of one build or test command, seconds (the gold check's test runs;
     /// a candidate's limit is scaled down from the fixed version's run, see

@@ -97,9 +97,7 @@ fn select(a: &Defects4jArgs, h: &Harness) -> anyhow::Result<Vec<BugId>> {
         }
         (None, None) => h.select(&a.repos.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>().join(","))?,
     };
-    // An installed Defects4J sets bugs up without --repo, but its checkouts hold no history
-    // for --own-history to read.
-    if h.installed.is_none() || a.own_history {
+    if h.installed.is_none() {
         let missing: std::collections::BTreeSet<&str> =
             bugs.iter().map(|b| b.project.as_str()).filter(|p| !h.repos.contains_key(*p)).collect();
         if !missing.is_empty() {
@@ -113,7 +111,7 @@ fn select(a: &Defects4jArgs, h: &Harness) -> anyhow::Result<Vec<BugId>> {
                 })
                 .collect();
             let give: Vec<String> = missing.iter().map(|p| format!("--repo {p}=PATH")).collect();
-            let or = if a.own_history { ": --own-history reads the project's history" } else { ", or --d4j-home" };
+            let or = if a.own_history { " (--own-history reads it)" } else { ", or --d4j-home" };
             return Err(Usage(format!(
                 "no --repo for {}: give {} (a work tree, a bare repository or a bundle of its upstream history){or}",
                 each.join("; "),
@@ -182,12 +180,18 @@ fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<Ex
     let client = a.llm.client_for(strategy.as_ref())?;
     let config = run_config(&a.llm, &a.retrieval, &a.run, &client, strategy.as_ref())?;
     let retriever = a.retrieval.eval_retriever(strategy.as_ref())?;
-    if (a.own_history || a.own_project) && retriever.is_none() {
+    let no_retrieval = a.strategy.options(&[]).get("no_retrieval").is_some_and(|v| v == "true");
+    if (a.own_history || a.own_project) && (retriever.is_none() || no_retrieval) {
         let flag = if a.own_history { "--own-history" } else { "--own-project" };
         return Err(Usage(format!(
             "{flag} keeps documents of an index in retrieval: give --index (without --no-retrieval)"
         ))
         .into());
+    }
+    if a.own_history
+        && let Some(r) = &retriever
+    {
+        warn_no_history(r, bugs)?;
     }
     let record = run_record(a, bugs, strategy.name(), strategy.needs_model().then(|| client.model.clone()))?;
     let todo = batch::open(&dir, &record, a.resume, a.retry_failed)?;
@@ -220,6 +224,23 @@ fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<Ex
     print_summary(a.json, &dir, &all)?;
     let errors = all.iter().filter(|r| r.status == Status::Error).count();
     Ok(if errors > 0 { ExitCode::from(crate::cli::exit::ERROR) } else { ExitCode::SUCCESS })
+}
+
+/// Warns, once per project, when the index holds no document of a selected bug's project
+/// with a commit to keep: `--own-history` then keeps nothing for its bugs.
+fn warn_no_history(r: &repair::retrieve::Retriever, bugs: &[BugId]) -> anyhow::Result<()> {
+    let projects: std::collections::BTreeSet<&str> = bugs.iter().map(|b| b.project.as_str()).collect();
+    for project in projects {
+        let docs = r.project_docs(project)?;
+        let with_commit = docs.iter().filter(|d| repair::bench::defects4j::commit_of(d).is_some()).count();
+        if with_commit == 0 {
+            eprintln!(
+                "warning: --own-history keeps nothing for {project}: the index holds {} of its documents, none with a full `meta.commit` (index the project's mined history: `fixdex mine`, or the corpus's mined_git_history)",
+                docs.len()
+            );
+        }
+    }
+    Ok(())
 }
 
 fn jobs(a: &Defects4jArgs) -> usize {

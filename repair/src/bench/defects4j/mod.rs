@@ -309,8 +309,8 @@ impl Harness {
     ///
     /// # Errors
     /// [`D4jError::Repo`] when the project has no `--repo` (an installed Defects4J's
-    /// checkouts carry no history) or it lacks the revision; [`D4jError::Tool`] when `git`
-    /// fails.
+    /// checkouts carry no history), it lacks the revision or it is a shallow clone (whose
+    /// history is cut short); [`D4jError::Tool`] when `git` fails.
     pub fn history(&self, meta: &BugMeta) -> Result<std::collections::HashSet<String>, D4jError> {
         workspace::history(self, meta)
     }
@@ -324,13 +324,14 @@ impl Harness {
 /// shared corpus's `mined_git_history` carry `meta.commit`.
 #[must_use]
 pub fn history_ids(docs: &[engine::Record], history: &std::collections::HashSet<String>) -> Vec<String> {
-    docs.iter()
-        .filter(|d| {
-            serde_json::from_str::<serde_json::Value>(&d.meta)
-                .ok()
-                .and_then(|m| m.get("commit").and_then(serde_json::Value::as_str).map(|c| history.contains(c)))
-                .unwrap_or(false)
-        })
-        .map(|d| d.id.clone())
-        .collect()
+    docs.iter().filter(|d| commit_of(d).is_some_and(|c| history.contains(&c))).map(|d| d.id.clone()).collect()
+}
+
+/// The full commit hash (40 hex digits, lower case) in `doc`'s `meta.commit`, if any: what
+/// [`history_ids`] compares with the history; an abbreviated or malformed one is `None`.
+#[must_use]
+pub fn commit_of(doc: &engine::Record) -> Option<String> {
+    let meta: serde_json::Value = serde_json::from_str(&doc.meta).ok()?;
+    let c = meta.get("commit")?.as_str()?;
+    (c.len() == 40 && c.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))).then(|| c.to_string())
 }

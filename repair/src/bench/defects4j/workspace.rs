@@ -218,9 +218,21 @@ fn repository(harness: &Harness, meta: &BugMeta) -> Result<PathBuf, D4jError> {
 /// [`super::Harness::history`]: `git rev-list FIXED^@` in the project's repository.
 pub(super) fn history(harness: &Harness, meta: &BugMeta) -> Result<std::collections::HashSet<String>, D4jError> {
     let git_dir = repository(harness, meta)?;
+    let bug = meta.id.to_string();
+    let mut shallow = Command::new("git");
+    shallow.arg("-C").arg(&git_dir).args(["rev-parse", "--is-shallow-repository"]);
+    if run_tool(shallow, &bug, "checking the repository's history")?.trim() == "true" {
+        return Err(D4jError::Repo {
+            bug,
+            reason: format!(
+                "the repository of {} is a shallow clone: --own-history needs its full history (git fetch --unshallow)",
+                meta.id.project
+            ),
+        });
+    }
     let mut cmd = Command::new("git");
     cmd.arg("-C").arg(&git_dir).arg("rev-list").arg(format!("{}^@", meta.fixed_rev));
-    let out = run_tool(cmd, &meta.id.to_string(), "listing the commits before the fix")?;
+    let out = run_tool(cmd, &bug, "listing the commits before the fix")?;
     Ok(out.split_whitespace().map(String::from).collect())
 }
 

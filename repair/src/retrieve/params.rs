@@ -26,7 +26,7 @@ pub struct Exclusion {
     pub projects: Vec<String>,
     /// Documents returned although [`Exclusion::projects`] drops their project: the bug's
     /// project's own fixes from before the bug (`fixdex eval defects4j --own-history`,
-    /// [`crate::bench::defects4j::history`]). [`Exclusion::ids`] still wins.
+    /// [`crate::bench::defects4j::history_ids`]). [`Exclusion::ids`] still wins.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub keep_ids: Vec<String>,
 }

@@ -55,12 +55,8 @@ pub fn check_space(
     // A `--space` given that the strategy does not search is said (the default is not).
     if given && !searched.contains(&space) {
         let names: Vec<&str> = searched.iter().map(|s| s.name()).collect();
-        eprintln!(
-            "warning: --strategy {} searches the {} space: --space {} is not used",
-            strategy.name(),
-            names.join(", "),
-            space.name()
-        );
+        let what = if names.is_empty() { "no space".to_string() } else { format!("the {} space", names.join(", ")) };
+        eprintln!("warning: --strategy {} searches {what}: --space {} is not used", strategy.name(), space.name());
     }
     let Some(wanted) = searched.into_iter().find(|w| !has.contains(&w.name())) else {
         return Ok(());

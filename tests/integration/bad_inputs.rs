@@ -402,3 +402,65 @@ fn a_missing_corpus_says_its_os_error_once() {
     assert!(err.contains(&format!("{}: No such file or directory", missing.display())), "{err}");
     assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
 }
+
+/// `fixdex eval defects4j` refuses, before any bug runs (exit 2, no run folder written), a
+/// `--repo` that is no git repository or bundle, and `--own-history` where nothing would be
+/// searched: without `--index`, or with `patterns --no-retrieval`.
+#[test]
+fn eval_defects4j_refuses_a_repo_that_is_not_git_and_own_history_without_a_search() {
+    let s = Scratch::new();
+    let meta = s.path("meta");
+    std::fs::create_dir_all(meta.join("Demo")).unwrap();
+    std::fs::write(
+        meta.join("Demo/active-bugs.csv"),
+        "bug.id,revision.id.buggy,revision.id.fixed,report.id,report.url\n1,aaaa,bbbb,DEMO-1,https://example.org/1\n",
+    )
+    .unwrap();
+    std::fs::write(meta.join("Demo/dir-layout.csv"), "bbbb,src/java,src/test\n").unwrap();
+    for (file, text) in [
+        ("patches/1.src.patch", ""),
+        ("trigger_tests/1", "--- demo.CalcTest::testMax\n"),
+        ("relevant_tests/1", "demo.CalcTest\n"),
+        ("modified_classes/1.src", "demo.Calc\n"),
+    ] {
+        let path = meta.join("Demo").join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let plain = s.path("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    let text = s.path("notes.txt");
+    std::fs::write(&text, "not a bundle\n").unwrap();
+    let git = s.path("git");
+    std::fs::create_dir_all(&git).unwrap();
+    let init = Command::new("git").arg("-C").arg(&git).args(["init", "-q"]).output().unwrap();
+    assert!(init.status.success());
+    let run_dir = s.path("run");
+    let eval = |repo: &std::path::Path, extra: &[&str]| {
+        let repo = format!("Demo={}", repo.display());
+        let mut a = vec!["eval", "defects4j", "--strategy", "patterns", "--d4j-meta", meta.to_str().unwrap()];
+        a.extend(["--repo", &repo, "--bugs", "Demo-1", "--run-dir", run_dir.to_str().unwrap()]);
+        a.extend(extra);
+        s.run(&a)
+    };
+    for (repo, said) in [(&plain, "is a folder but not a git repository"), (&text, "is a file but not a git bundle")] {
+        let o = eval(repo, &[]);
+        assert_eq!(code(&o), 2, "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains(&format!("--repo Demo={}: {} {said}", repo.display(), repo.display())), "{err}");
+    }
+    let o = eval(&git, &["--own-history"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--own-history keeps documents of an index in retrieval: give --index"),
+        "{}",
+        stderr(&o)
+    );
+    let corpus = s.corpus("c.jsonl", &records(3));
+    let idx = s.path("c.fdx");
+    s.index(&corpus, &idx, &["--spaces", "code"]);
+    let o = eval(&git, &["--own-history", "--index", idx.to_str().unwrap(), "--no-retrieval"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("(without --no-retrieval)"), "{}", stderr(&o));
+    assert!(!run_dir.exists(), "refused before the run");
+}

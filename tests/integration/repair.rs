@@ -1227,6 +1227,13 @@ fn issue_31_repair_refuses_a_bug_id_in_the_wrong_form() {
         "{err}"
     );
     assert!(!report.exists(), "refused before the run");
+    // With `--no-retrieval` nothing is searched: that index is not refused, and a `--space`
+    // is said to be unused.
+    let out = repair_space(&cause_only, None, &["--no-retrieval", "--space", "code+cause"]);
+    let err = stderr(&out);
+    assert!(!err.contains("has the space"), "{err}");
+    assert!(err.contains("warning: --strategy patterns searches no space: --space code+cause is not used"), "{err}");
+    assert!(report.exists(), "the run went on to its pre-flight");
 }
 
 /// Issue 31: `fixdex repair --method 'name(Types)'` locates the overload named (the report's

@@ -274,6 +274,11 @@ impl Strategy for Chain {
         self.stages.iter().all(|s| s.verdict_only())
     }
 
+    /// Whether any stage searches.
+    fn searches(&self) -> bool {
+        self.stages.iter().any(|s| s.searches())
+    }
+
     /// The first stage's; [`Strategy::retrieval_spaces`] gives every stage's.
     fn retrieval_space(&self, configured: engine::Space) -> engine::Space {
         self.stages.first().map_or(configured, |s| s.retrieval_space(configured))

@@ -65,11 +65,20 @@ pub trait Strategy: Send + Sync {
         configured
     }
 
+    /// Whether the strategy, as configured, searches the index at all when one is given:
+    /// `true` by default; `patterns --no-retrieval` does not; a chain does when any stage
+    /// does. Callers refuse the options that only change what is searched (`eval defects4j
+    /// --own-history`) when it does not.
+    fn searches(&self) -> bool {
+        true
+    }
+
     /// Every vector space this strategy may search, given the configured one: its
-    /// [`Strategy::retrieval_space`] by default; a chain ([`chain::Chain`]) gives each
-    /// stage's, without repeats. Callers check the index against all of them.
+    /// [`Strategy::retrieval_space`] by default, none when it does not search
+    /// ([`Strategy::searches`]); a chain ([`chain::Chain`]) gives each stage's, without
+    /// repeats. Callers check the index against all of them.
     fn retrieval_spaces(&self, configured: engine::Space) -> Vec<engine::Space> {
-        vec![self.retrieval_space(configured)]
+        if self.searches() { vec![self.retrieval_space(configured)] } else { Vec::new() }
     }
 
     /// Why this strategy, as configured, still needs a model although one might think it

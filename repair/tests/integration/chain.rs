@@ -171,7 +171,13 @@ fn issue_32_a_chain_refuses_unknown_repeated_and_foreign_names() {
         build(&["--strategy", "patterns,reinfix", "--no-retrieval", "--max-validations", "5", "--attempts", "1"]);
     let chain = chain.unwrap();
     assert_eq!(chain.search_space().attempts, 1);
-    assert_eq!(chain.retrieval_spaces(engine::Space::CodeCause), [engine::Space::Code, engine::Space::CodeCause]);
+    // `patterns --no-retrieval` searches nothing; reinfix the configured space.
+    assert_eq!(chain.retrieval_spaces(engine::Space::CodeCause), [engine::Space::CodeCause]);
+    assert!(chain.searches());
+    let searching = build(&["--strategy", "patterns,reinfix"]).unwrap();
+    assert_eq!(searching.retrieval_spaces(engine::Space::CodeCause), [engine::Space::Code, engine::Space::CodeCause]);
+    let alone = build(&["--strategy", "patterns", "--no-retrieval"]).unwrap();
+    assert!(!alone.searches() && alone.retrieval_spaces(engine::Space::Code).is_empty());
     let by_name = Registry::builtin().by_name("unidebugger,patterns").unwrap();
     assert_eq!((by_name.name(), by_name.default_max_calls()), ("unidebugger,patterns", 60));
     let trace_only = err(&["--strategy", "patterns,tracerepair", "--trace-only"]);

@@ -82,7 +82,8 @@ pub struct Defects4jArgs {
     /// documents of the project whose `meta.commit` (a full commit hash) is an ancestor of the
     /// fix in --repo (what the developer's own history held; later fixes, the bug's own among
     /// them, stay out). Needs --repo with the full history (not --d4j-home, whose checkouts
-    /// hold none) and an index in use.
+    /// hold none) and an index in use. With --check, the check also lists each bug's
+    /// history (a shallow clone fails it).
     #[arg(long, conflicts_with_all = ["own_project", "d4j_home"])]
     pub(super) own_history: bool,
     /// Wall-clock limit of one build or test command, seconds (the gold check's test runs;

@@ -77,11 +77,35 @@ fn repos(
         if !path.exists() {
             return Err(Usage(format!("{given}: {} does not exist", path.display())).into());
         }
+        if let Some(not) = not_git(path) {
+            return Err(Usage(format!("{given}: {not} (give a work tree, a bare repository or a bundle)")).into());
+        }
         if out.insert(project.clone(), path.clone()).is_some() {
             return Err(Usage(format!("{given}: {project} has another --repo already (give one per project)")).into());
         }
     }
     Ok(out)
+}
+
+/// Why `path` (which exists) is no git repository or bundle, as the end of a sentence;
+/// `None` when it is one: a folder that `git rev-parse --git-dir` accepts (a work tree or a
+/// bare repository), or a file that `git bundle list-heads` reads.
+fn not_git(path: &std::path::Path) -> Option<String> {
+    let (mut cmd, what) = if path.is_dir() {
+        let mut cmd = std::process::Command::new("git");
+        cmd.arg("-C").arg(path).args(["rev-parse", "--git-dir"]);
+        (cmd, "a folder but not a git repository")
+    } else {
+        let mut cmd = std::process::Command::new("git");
+        cmd.args(["bundle", "list-heads"]).arg(path);
+        (cmd, "a file but not a git bundle")
+    };
+    let out = cmd.stdin(std::process::Stdio::null()).output();
+    match out {
+        Ok(o) if o.status.success() => None,
+        Ok(_) => Some(format!("{} is {what}", path.display())),
+        Err(e) => Some(format!("git could not be run to read {} ({e})", path.display())),
+    }
 }
 
 /// The bugs of `--bugs`, `--bugs-file` or every project given a `--repo`, then this shard's.
@@ -129,16 +153,21 @@ fn select(a: &Defects4jArgs, h: &Harness) -> anyhow::Result<Vec<BugId>> {
     Ok(mine)
 }
 
-/// `--check`: every bug set up and gold-checked (`-j` at once); a table or JSON.
+/// `--check`: every bug set up and gold-checked (`-j` at once); a table or JSON. With
+/// `--own-history`, also the commits before each bug's fix (`history_commits`): a shallow or
+/// wrong `--repo` shows here, not only in the run.
 fn check(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<ExitCode> {
     let done = std::sync::atomic::AtomicUsize::new(0);
     let results = batch::parallel(bugs.len(), jobs(a), |i| {
         let started = Instant::now();
-        let outcome = h.prepare(&bugs[i]).map(|p| p.check);
+        let outcome = h.prepare(&bugs[i]).and_then(|p| {
+            let history = if a.own_history { Some(h.history(&p.meta)?.len()) } else { None };
+            Ok((p.check, history))
+        });
         let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
         let line = match &outcome {
-            Ok(c) if c.passed => "passed".to_string(),
-            Ok(c) => format!("infra: {}", c.reason.clone().unwrap_or_default()),
+            Ok((c, _)) if c.passed => "passed".to_string(),
+            Ok((c, _)) => format!("infra: {}", c.reason.clone().unwrap_or_default()),
             Err(e) => format!("infra: {}", e.detail()),
         };
         eprintln!("[{n}/{}] {}: {line} ({:.1} s)", bugs.len(), bugs[i], started.elapsed().as_secs_f64());
@@ -147,9 +176,9 @@ fn check(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<ExitC
     let mut rows = Vec::new();
     let mut infra = Vec::new();
     for (bug, (outcome, seconds)) in bugs.iter().zip(&results) {
-        let (passed, reason, check) = match outcome {
-            Ok(c) => (c.passed, c.reason.clone(), Some(c)),
-            Err(e) => (false, Some(e.detail()), None),
+        let (passed, reason, check, history) = match outcome {
+            Ok((c, history)) => (c.passed, c.reason.clone(), Some(c), *history),
+            Err(e) => (false, Some(e.detail()), None, None),
         };
         if !passed {
             infra.push(serde_json::json!({"bug": bug.to_string(), "reason": reason}));
@@ -159,6 +188,9 @@ fn check(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<ExitC
             "fixed_test_s": check.map(|c| c.fixed_test_ms as f64 / 1000.0),
             "failing_triggers": check.map(|c| &c.failing_triggers), "excluded": check.map(|c| &c.excluded),
         }));
+        if a.own_history {
+            rows.last_mut().expect("pushed")["history_commits"] = history.into();
+        }
     }
     let passed = bugs.len() - infra.len();
     if a.json {
@@ -180,8 +212,7 @@ fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<Ex
     let client = a.llm.client_for(strategy.as_ref())?;
     let config = run_config(&a.llm, &a.retrieval, &a.run, &client, strategy.as_ref())?;
     let retriever = a.retrieval.eval_retriever(strategy.as_ref())?;
-    let no_retrieval = a.strategy.options(&[]).get("no_retrieval").is_some_and(|v| v == "true");
-    if (a.own_history || a.own_project) && (retriever.is_none() || no_retrieval) {
+    if (a.own_history || a.own_project) && (retriever.is_none() || !strategy.searches()) {
         let flag = if a.own_history { "--own-history" } else { "--own-project" };
         return Err(Usage(format!(
             "{flag} keeps documents of an index in retrieval: give --index (without --no-retrieval)"

@@ -159,6 +159,11 @@ impl super::Strategy for Patterns {
         true
     }
 
+    /// Unless `--no-retrieval` ([`Patterns::retrieval`]).
+    fn searches(&self) -> bool {
+        self.retrieval
+    }
+
     /// The code space, always: the order's weights were fitted on code-space neighbours
     /// (`Patterns::hit_edits`).
     fn retrieval_space(&self, _configured: Space) -> Space {

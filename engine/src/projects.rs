@@ -9,8 +9,9 @@
 //! [`KNOWN_PROJECTS`] lists the 17 Defects4J projects, the 17 BugsInPy projects and
 //! QuixBugs with their GitHub repositories (current location first, then former ones).
 //! Names are compared after [`normalize`]: case-insensitively, without a
-//! `https://github.com/` prefix, a `.git` suffix or a trailing `/`. A name that is not in
-//! the table is its own identity.
+//! `https://github.com/` prefix, a `.git` suffix or a trailing `/`; a bare repository name
+//! (`commons-cli`, as `fixdex mine` names a project after its bundle) is its project's too
+//! ([`lookup`]). A name that is not in the table is its own identity.
 //!
 //! ```
 //! use engine::projects::{identity, same_project};
@@ -90,12 +91,25 @@ pub fn normalize(name: &str) -> String {
 }
 
 /// The known project `name` denotes (by benchmark name or any of its repositories, after
-/// [`normalize`]), if any. O(table size).
+/// [`normalize`]), if any; a bare name (no `owner/`) also by a repository's own name when
+/// exactly one project has a repository so named (`commons-cli` → Defects4J `Cli`,
+/// `closure-compiler` → `Closure`): the name `fixdex mine` gives a project by default is
+/// its folder's or bundle's, and leakage control must still know it. An `owner/name` that
+/// is not in the table (a fork) is not matched by its name alone. O(table size).
 pub fn lookup(name: &str) -> Option<&'static KnownProject> {
     let n = normalize(name);
-    KNOWN_PROJECTS
+    let known = KNOWN_PROJECTS
         .iter()
-        .find(|k| k.name.eq_ignore_ascii_case(&n) || k.repositories.iter().any(|r| r.eq_ignore_ascii_case(&n)))
+        .find(|k| k.name.eq_ignore_ascii_case(&n) || k.repositories.iter().any(|r| r.eq_ignore_ascii_case(&n)));
+    if known.is_some() || n.contains('/') || n.is_empty() {
+        return known;
+    }
+    let own_name = |r: &&str| r.rsplit('/').next().is_some_and(|tail| tail.eq_ignore_ascii_case(&n));
+    let mut by_repository = KNOWN_PROJECTS.iter().filter(|k| k.repositories.iter().any(own_name));
+    match (by_repository.next(), by_repository.next()) {
+        (Some(k), None) => Some(k),
+        _ => None,
+    }
 }
 
 /// The identity of project `name`: `benchmark:name` (lower case) for a known project,
@@ -199,6 +213,32 @@ mod tests {
         }
         let ids: std::collections::HashSet<String> = KNOWN_PROJECTS.iter().map(|k| identity(k.name)).collect();
         assert_eq!(ids.len(), KNOWN_PROJECTS.len(), "two table entries share a name or repository");
+    }
+
+    #[test]
+    fn a_bare_repository_name_is_its_project() {
+        // What `fixdex mine` names a project after: its folder or bundle.
+        assert!(same_project("commons-cli", "Cli"));
+        assert!(same_project("Closure-Compiler", "google/closure-compiler"));
+        assert!(same_project("joda-time", "Time"));
+        assert!(same_project("jackson-dataformat-xml", "JacksonXml"));
+        assert!(same_project("youtube-dl", "rg3/youtube-dl"));
+        assert!(!same_project("commons-cli", "Lang"));
+        // A fork's `owner/name` is not the project by its name alone.
+        assert!(!same_project("someone/commons-cli", "Cli"));
+        assert_eq!(identity("commons-cli2"), "commons-cli2");
+        // Every repository's own name is unique in the table, so each maps back, but one
+        // that is another project's benchmark name: `cli` (httpie/cli) is Defects4J's Cli.
+        assert!(same_project("cli", "Cli") && !same_project("cli", "httpie"));
+        for k in KNOWN_PROJECTS {
+            for r in k.repositories {
+                let tail = r.rsplit('/').next().unwrap();
+                if KNOWN_PROJECTS.iter().any(|o| o.name.eq_ignore_ascii_case(tail) && o.name != k.name) {
+                    continue;
+                }
+                assert!(same_project(tail, k.name), "{tail} / {}", k.name);
+            }
+        }
     }
 
     #[test]

@@ -6,6 +6,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use anyhow::Context;
+
 use engine::Space;
 use repair::llm::Budget;
 use repair::retrieve::RetrieveParams;
@@ -164,10 +166,12 @@ pub struct RetrievalArgs {
 impl RetrievalArgs {
     /// The retriever of `--index` without exclusions (each bug adds its own), for the
     /// benchmark runs; `None` without `--index`. An index that lacks the space `strategy`
-    /// searches is refused ([`crate::cli::model::check_space`]).
+    /// searches is refused ([`crate::cli::model::check_space`]), and a damaged one
+    /// ([`crate::cli::verify::check`]: every byte checked before any bug runs).
     ///
     /// # Errors
-    /// The model or index cannot be opened, an unknown `--space`, the missing space.
+    /// The model or index cannot be opened, an unknown `--space`, the missing space, a
+    /// damaged index (exit 3).
     pub fn eval_retriever(
         &self,
         strategy: &dyn repair::strategies::Strategy,
@@ -178,7 +182,35 @@ impl RetrievalArgs {
         };
         let r = crate::cli::model::open_retriever(path, self.model.as_deref(), repair::retrieve::Exclusion::default())?;
         crate::cli::model::check_space(&r, path, strategy, self.params()?.space, self.space.is_some())?;
+        // Every bug searches it: damage found later would only degrade each bug to a run
+        // without retrieval (a warning in its report) and skew the arm.
+        crate::cli::verify::check(path)?;
         Ok(Some(r))
+    }
+
+    /// What `--index` holds, as `run.json` records it (`settings.index_content`), so that
+    /// `--resume` refuses another index at the same path: 16 hex digits of FNV-1a over every
+    /// segment's section table (each section's kind, space, level, byte range and CRC32C; the
+    /// file length). O(sections): the bytes are not read (their CRCs are the table's). `None`
+    /// without `--index`.
+    ///
+    /// # Errors
+    /// The index or manifest cannot be opened.
+    pub fn index_content(&self) -> anyhow::Result<Option<String>> {
+        let Some(path) = self.index.as_deref() else { return Ok(None) };
+        let segments = engine::Segments::open(path).with_context(|| format!("opening index {}", path.display()))?;
+        let mut table = String::new();
+        for index in segments.indexes() {
+            table.push_str(&format!("file {};", index.file_len()));
+            for s in index.sections().iter() {
+                let (kind, space, level, range, crc) = (s.kind.name(), s.space, s.level, &s.range, s.crc);
+                table.push_str(&format!("{kind} {space:?} {level} {range:?} {crc:08x};"));
+            }
+        }
+        // FNV-1a, 64 bits.
+        let hash =
+            table.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+        Ok(Some(format!("{hash:016x}")))
     }
 
     /// The retrieval options given that do nothing without `--index` (`--space`,

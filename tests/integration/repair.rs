@@ -2,7 +2,7 @@
 //! quixbugs`) as real processes on the minibugs fixture
 //! (javac / JUnit 4 from Debian, pytest from scripts/setup-test-tools.sh).
 
-use crate::common::{fixdex, repo, stderr, stdout_json};
+use crate::common::{Scratch, fixdex, repo, stderr, stdout_json};
 
 fn minibugs() -> std::path::PathBuf {
     repo().join("repair/tests/fixtures/minibugs")
@@ -1158,6 +1158,74 @@ fn issue_31_eval_quixbugs_into_a_run_folder_graded_and_resumed() {
     let report = fixdex(&["eval", "report", run.to_str().unwrap(), "--json"], None);
     assert!(report.status.success(), "{}", stderr(&report));
     assert_eq!(stdout_json(&report)["regraded_patches_changed"], 0);
+}
+
+/// `eval quixbugs --index`: `run.json` records what the index holds, so `--resume` refuses
+/// another index copied to the same path (a run folder an earlier version wrote, without the
+/// record, still resumes); a damaged index is refused before any program runs (exit 3), not
+/// degraded around by each program.
+#[test]
+fn eval_resume_refuses_another_index_at_the_same_path_and_a_damaged_index_before_the_run() {
+    let s = Scratch::new();
+    let idx = s.path("idx.fdx");
+    let first = s.corpus("a.jsonl", &crate::common::records(4));
+    s.index(&first, &idx, &["--spaces", "code"]);
+    let root = minibugs();
+    let truth = root.join("quixbugs.jsonl");
+    let run = s.path("run");
+    let args = [
+        "eval",
+        "quixbugs",
+        "--root",
+        root.to_str().unwrap(),
+        "--lang",
+        "java",
+        "--programs",
+        "SUM_TO",
+        "--ground-truth",
+        truth.to_str().unwrap(),
+        "--strategy",
+        "patterns",
+        "--run-dir",
+        run.to_str().unwrap(),
+        "--index",
+        idx.to_str().unwrap(),
+    ];
+    let out = s.run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let record = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(run.join("run.json")).unwrap()).unwrap()
+    };
+    let content = record()["settings"]["index_content"].as_str().unwrap().to_string();
+    assert_eq!(content.len(), 16, "{content}");
+    let resume = [&args[..], &["--resume"]].concat();
+    let same = s.run(&resume);
+    assert!(same.status.success() && stderr(&same).contains("1 of 1 programs done"), "{}", stderr(&same));
+    // Another corpus's index copied over the same path.
+    let other = s.path("other.fdx");
+    s.index(&s.corpus("b.jsonl", &crate::common::records(5)), &other, &["--spaces", "code"]);
+    std::fs::copy(&other, &idx).unwrap();
+    let refused = s.run(&resume);
+    assert!(!refused.status.success(), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("settings.index_content"), "{}", stderr(&refused));
+    // A folder without the record (an earlier version's) resumes.
+    let mut old = record();
+    old["settings"].as_object_mut().unwrap().remove("index_content");
+    std::fs::write(run.join("run.json"), old.to_string()).unwrap();
+    let resumed = s.run(&resume);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    // A damaged index: exit 3 before any program runs.
+    let mut bytes = std::fs::read(&other).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0xff;
+    std::fs::write(&idx, &bytes).unwrap();
+    let fresh = s.path("fresh");
+    let mut damaged = args.to_vec();
+    let at_run = damaged.iter().position(|a| *a == run.to_str().unwrap()).unwrap();
+    damaged[at_run] = fresh.to_str().unwrap();
+    let out = s.run(&damaged);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(!fresh.join("bugs/SUM_TO/result.json").exists(), "refused before the run");
 }
 
 /// Issue 31: a `--bug-id` in the wrong form (`Jsoup-41` when the index stores

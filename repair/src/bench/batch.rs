@@ -204,7 +204,13 @@ fn move_aside(folder: &Path) -> std::io::Result<PathBuf> {
     }
 }
 
-/// Refuses `given` when a setting differs from `stored` (the start time and version aside).
+/// Settings that a later version of fixdex records in `run.json`: a run folder an earlier
+/// version started lacks them, and resumes without their check. `settings.index_content`:
+/// what `--index` holds (another index at the same path is refused).
+const LATER_SETTINGS: &[&str] = &["settings.index_content"];
+
+/// Refuses `given` when a setting differs from `stored` (the start time and version aside,
+/// and the [`LATER_SETTINGS`] that `stored` lacks).
 fn same_settings(dir: &Path, stored: &RunRecord, given: &RunRecord) -> Result<(), BatchError> {
     let as_map = |r: &RunRecord| {
         let mut v = serde_json::to_value(r).expect("a RunRecord serializes");
@@ -218,6 +224,9 @@ fn same_settings(dir: &Path, stored: &RunRecord, given: &RunRecord) -> Result<()
     };
     let (a, b) = (as_map(stored), as_map(given));
     for key in a.keys().chain(b.keys()) {
+        if !a.contains_key(key) && LATER_SETTINGS.contains(&key.as_str()) {
+            continue;
+        }
         if a.get(key) != b.get(key) {
             let show = |v: Option<&serde_json::Value>| {
                 v.map_or_else(|| "(not given: the default)".to_string(), ToString::to_string)

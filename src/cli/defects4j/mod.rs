@@ -219,10 +219,13 @@ fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<Ex
         ))
         .into());
     }
-    if a.own_history
-        && let Some(r) = &retriever
+    if let Some(r) = &retriever
+        && !a.own_project
     {
-        warn_no_history(r, bugs)?;
+        warn_unexcluded(r, bugs);
+        if a.own_history {
+            warn_no_history(r, bugs)?;
+        }
     }
     let record = run_record(a, bugs, strategy.name(), strategy.needs_model().then(|| client.model.clone()))?;
     let todo = batch::open(&dir, &record, a.resume, a.retry_failed)?;
@@ -257,6 +260,22 @@ fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<Ex
     Ok(if errors > 0 { ExitCode::from(crate::cli::exit::ERROR) } else { ExitCode::SUCCESS })
 }
 
+/// Warns, once per project, when excluding a selected bug's project from retrieval (the
+/// default) drops nothing of the index: an index that holds the project's fixes under a name
+/// of another identity (`engine::projects`) would leak them, the bug's own fix among them.
+fn warn_unexcluded(r: &repair::retrieve::Retriever, bugs: &[BugId]) {
+    let projects: std::collections::BTreeSet<String> = bugs.iter().map(|b| b.project.clone()).collect();
+    let exclusion = repair::retrieve::Exclusion { projects: projects.into_iter().collect(), ..Default::default() };
+    for m in r.with_exclusion(exclusion).excluded_projects() {
+        if m.matched.is_empty() {
+            eprintln!(
+                "warning: the index holds no document of project {} (by project identity), so excluding it from retrieval drops nothing: if it holds {}'s history under another name (`fixdex mine --project`), that history is searched, the bugs' own fixes among it",
+                m.given, m.given
+            );
+        }
+    }
+}
+
 /// Warns, once per project, when the index holds no document of a selected bug's project
 /// with a commit to keep: `--own-history` then keeps nothing for its bugs.
 fn warn_no_history(r: &repair::retrieve::Retriever, bugs: &[BugId]) -> anyhow::Result<()> {
@@ -287,6 +306,9 @@ fn run_record(a: &Defects4jArgs, bugs: &[BugId], strategy: &str, model: Option<S
     settings["setup"] = (if a.d4j_home.is_some() { "defects4j" } else { "git" }).into();
     settings["projects"] =
         a.repos.iter().map(|(p, _)| p.as_str()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    if let Some(content) = a.retrieval.index_content()? {
+        settings["index_content"] = content.into();
+    }
     Ok(RunRecord {
         benchmark: "defects4j".into(),
         fixdex_version: env!("CARGO_PKG_VERSION").into(),

@@ -90,9 +90,16 @@ fn main() -> ExitCode {
     // Each test command runs in a process group of its own, which Ctrl-C or a SIGTERM sent
     // to fixdex does not reach: kill them on the way out (exit 130, as a shell reports an
     // interrupted command), else a candidate looping forever outlives the run.
+    // Their scratch copies of the project are removed too (`exit` runs no destructor).
     if cli.cmd.runs_tests() {
-        let _ = ctrlc::set_handler(|| {
+        let hint = match &cli.cmd {
+            Command::Eval(_) => " (a --run-dir folder resumes with --resume)",
+            _ => "",
+        };
+        let _ = ctrlc::set_handler(move || {
             repair::validate::kill_running();
+            repair::validate::scratch::remove_live();
+            eprintln!("fixdex: interrupted{hint}");
             std::process::exit(130);
         });
     }

@@ -449,6 +449,12 @@ fn eval_defects4j_refuses_a_repo_that_is_not_git_and_own_history_without_a_searc
         let err = stderr(&o);
         assert!(err.contains(&format!("--repo Demo={}: {} {said}", repo.display(), repo.display())), "{err}");
     }
+    // A metadata folder without any project.
+    let empty = s.path("empty-meta");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = s.run(&["eval", "defects4j", "--check", "--d4j-meta", empty.to_str().unwrap(), "--bugs", "Demo-1"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("holds no project folder with an active-bugs.csv"), "{}", stderr(&o));
     let o = eval(&git, &["--own-history"]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(
@@ -463,4 +469,10 @@ fn eval_defects4j_refuses_a_repo_that_is_not_git_and_own_history_without_a_searc
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("(without --no-retrieval)"), "{}", stderr(&o));
     assert!(!run_dir.exists(), "refused before the run");
+    // An index with no document of the bug's project: excluding it drops nothing, which is
+    // said before the run (the bug itself then fails its set-up: `infra`).
+    let o = eval(&git, &["--index", idx.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert!(err.contains("warning: the index holds no document of project Demo (by project identity)"), "{err}");
+    assert!(err.contains("infra"), "{err}");
 }

@@ -1346,7 +1346,8 @@ fn issue_31_repair_method_picks_the_overload_and_refuses_an_ambiguous_name() {
 
 /// Ctrl-C (SIGINT) or a SIGTERM during a validation: fixdex exits 130 and the test command,
 /// which runs in a process group of its own that the signal does not reach, does not outlive
-/// it (it used to run on: a candidate looping forever held a core for an hour).
+/// it (it used to run on: a candidate looping forever held a core for an hour), nor does the
+/// scratch copy of the project it ran in.
 #[test]
 fn an_interrupted_repair_leaves_no_test_command_behind() {
     use nix::sys::signal::{Signal, kill};
@@ -1355,8 +1356,9 @@ fn an_interrupted_repair_leaves_no_test_command_behind() {
     let dir = tempfile::tempdir().unwrap();
     let root = minibugs();
     let pid_file = dir.path().join("pid");
-    // The pre-flight's test command records its pid and hangs.
-    let test = format!("sh -c 'echo $$ > {}; exec sleep 600'", pid_file.display());
+    let cwd_file = dir.path().join("cwd");
+    // The pre-flight's test command records where it runs and its pid, and hangs.
+    let test = format!("sh -c 'pwd > {}; echo $$ > {}; exec sleep 600'", cwd_file.display(), pid_file.display());
     // Alive: its /proc entry exists and is not a zombie (an orphan's reaper may be slow).
     let alive = |pid: i32| {
         std::fs::read_to_string(format!("/proc/{pid}/stat"))
@@ -1368,7 +1370,7 @@ fn an_interrupted_repair_leaves_no_test_command_behind() {
             .args(["repair", "--project", root.to_str().unwrap(), "--file", "java_programs/SUM_TO.java"])
             .args(["--method", "sum_to", "--strategy", "patterns", "--test-cmd", &test])
             .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
         let started = std::time::Instant::now();
@@ -1380,9 +1382,14 @@ fn an_interrupted_repair_leaves_no_test_command_behind() {
             std::thread::sleep(std::time::Duration::from_millis(50));
         };
         assert!(alive(pid));
+        let scratch = std::path::PathBuf::from(std::fs::read_to_string(&cwd_file).unwrap().trim());
+        assert!(scratch.is_dir() && scratch.to_string_lossy().contains("fixdex-scratch-"), "{}", scratch.display());
         kill(Pid::from_raw(child.id() as i32), signal).unwrap();
-        let status = child.wait().unwrap();
+        let out = child.wait_with_output().unwrap();
+        let status = out.status;
         assert_eq!(status.code(), Some(130), "{signal}: {status:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("fixdex: interrupted"), "{signal}");
+        assert!(!scratch.parent().unwrap().exists(), "{signal}: the scratch copy {} is left", scratch.display());
         let gone = std::time::Instant::now();
         while alive(pid) && gone.elapsed().as_secs() < 10 {
             std::thread::sleep(std::time::Duration::from_millis(50));

@@ -42,11 +42,38 @@ pub enum ScratchError {
     },
 }
 
-/// A temporary copy of a project tree, removed on drop.
+/// A temporary copy of a project tree, removed on drop, and by [`remove_live`] when the
+/// process is interrupted (a signal handler's `exit` runs no destructor).
 #[derive(Debug)]
 pub struct Scratch {
-    dir: tempfile::TempDir,
+    /// `None` once [`Scratch::keep`] has kept it.
+    dir: Option<tempfile::TempDir>,
     root: PathBuf,
+}
+
+/// The temporary directories of the [`Scratch`] copies alive now, for [`remove_live`].
+static LIVE: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Removes the temporary directory of every [`Scratch`] copy alive now, in any thread: the
+/// binary's Ctrl-C / `SIGTERM` handler calls it after [`super::kill_running`], before it exits,
+/// so that an interrupted `repair` or `eval` leaves no `fixdex-scratch-*` folder behind.
+/// Errors are ignored (the process is on its way out).
+pub fn remove_live() {
+    for dir in live().drain(..) {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.dir {
+            live().retain(|d| d != dir.path());
+        }
+    }
 }
 
 impl Scratch {
@@ -68,6 +95,10 @@ impl Scratch {
             move |source| ScratchError::Io { path, source }
         };
         std::fs::create_dir(&root).map_err(io(&root))?;
+        live().push(dir.path().to_path_buf());
+        // From here on, an early return drops the directory (and unregisters it).
+        let scratch = Scratch { dir: Some(dir), root };
+        let root = scratch.root.clone();
         let walker = walkdir::WalkDir::new(src).min_depth(1).follow_links(false).sort_by_file_name();
         let mut it = walker.into_iter();
         while let Some(entry) = it.next() {
@@ -91,7 +122,7 @@ impl Scratch {
                 std::fs::copy(entry.path(), &dst).map_err(io(entry.path()))?;
             }
         }
-        Ok(Scratch { dir, root })
+        Ok(scratch)
     }
 
     /// The copy's root (inside the temporary directory).
@@ -100,10 +131,12 @@ impl Scratch {
     }
 
     /// Keep the directory on disk (for inspection) and return its root.
-    pub fn keep(self) -> PathBuf {
-        let root = self.root;
-        let _ = self.dir.keep();
-        root
+    pub fn keep(mut self) -> PathBuf {
+        if let Some(dir) = self.dir.take() {
+            live().retain(|d| d != dir.path());
+            let _ = dir.keep();
+        }
+        self.root.clone()
     }
 }
 

@@ -54,7 +54,8 @@ fn harness(a: &Defects4jArgs) -> anyhow::Result<Harness> {
 }
 
 /// The `--repo` map, checked before anything runs: one per project, a project of the
-/// metadata, a path that exists.
+/// metadata (a folder without any project is refused too), a path that exists and is a
+/// git repository or bundle.
 ///
 /// # Errors
 /// A [`Usage`] error naming the `--repo` that is wrong.
@@ -62,7 +63,8 @@ fn repos(
     a: &Defects4jArgs,
     meta: &std::path::Path,
 ) -> anyhow::Result<std::collections::BTreeMap<String, std::path::PathBuf>> {
-    let known = repair::bench::defects4j::meta::projects(meta)?;
+    // A folder that is not Defects4J's metadata is a wrong input, as a wrong --repo is.
+    let known = repair::bench::defects4j::meta::projects(meta).map_err(|e| Usage(e.to_string()))?;
     let mut out = std::collections::BTreeMap::new();
     for (project, path) in &a.repos {
         let given = format!("--repo {project}={}", path.display());

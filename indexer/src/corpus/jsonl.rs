@@ -87,13 +87,19 @@ fn parse_object(text: &str, rules: &Rules) -> std::result::Result<RawRow, Bad> {
 }
 
 /// serde's message with the position as a 1-based column: every line is "line 1" to
-/// serde, and serde says "column 0" for an error before the first character.
+/// serde, and serde says "column 0" for an error before the first character. A syntax
+/// error (serde's "expected ident", "trailing characters") starts "not valid JSON: ", so
+/// that a line that is not JSON at all says so.
 fn json_reason(e: &serde_json::Error) -> String {
     let message = e.to_string();
     let position = format!(" at line {} column {}", e.line(), e.column());
-    match message.strip_suffix(&position) {
+    let message = match message.strip_suffix(&position) {
         Some(bare) => format!("{bare} at column {}", e.column().max(1)),
         None => message,
+    };
+    match e.classify() {
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => format!("not valid JSON: {message}"),
+        _ => message,
     }
 }
 
@@ -277,9 +283,9 @@ mod tests {
     fn json_errors_name_the_column() {
         let rows = read_str(b"{\"id\": }\n[1]\n{} x\n");
         let want = [
-            "t.jsonl:1: field `<json>`: expected value at column 8",
+            "t.jsonl:1: field `<json>`: not valid JSON: expected value at column 8",
             "t.jsonl:2: field `<json>`: invalid type: sequence, expected a JSON object (one record per line) at column 1",
-            "t.jsonl:3: field `<json>`: trailing characters at column 4",
+            "t.jsonl:3: field `<json>`: not valid JSON: trailing characters at column 4",
         ];
         let got: Vec<String> = rows.into_iter().map(|r| r.unwrap_err()).collect();
         assert_eq!(got, want);

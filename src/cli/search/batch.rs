@@ -224,6 +224,8 @@ fn batch_answer(
                     "expected a JSON object (one query per line, e.g. {\"code\": \"...\", \"cause\": \"...\"})"
                         .to_string()
                 }
+                // Not JSON at all (`expected ident`): say so before serde's words.
+                None => format!("not valid JSON: {}", json_error(&e)),
                 _ => json_error(&e),
             };
             return (id, Err(LineError::usage(format!("invalid query: {why}"))));

@@ -143,7 +143,10 @@ fn malformed_line_in_the_middle_is_one_row_error() {
     let path = write_lines(dir.path(), "c.jsonl", &lines);
     let got = read(&path);
     assert_eq!(got.row_numbers(), [1, 3], "rows after the bad line are still delivered");
-    assert_eq!(got.errors, [format!("{}:2: field `<json>`: key must be a string at column 32", path.display())]);
+    assert_eq!(
+        got.errors,
+        [format!("{}:2: field `<json>`: not valid JSON: key must be a string at column 32", path.display())]
+    );
 }
 
 /// The single row error for one line holding `object`.

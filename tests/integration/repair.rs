@@ -1366,7 +1366,7 @@ fn an_interrupted_repair_leaves_no_test_command_behind() {
     };
     for signal in [Signal::SIGINT, Signal::SIGTERM] {
         let _ = std::fs::remove_file(&pid_file);
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fixdex"))
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_fixdex"))
             .args(["repair", "--project", root.to_str().unwrap(), "--file", "java_programs/SUM_TO.java"])
             .args(["--method", "sum_to", "--strategy", "patterns", "--test-cmd", &test])
             .stdout(std::process::Stdio::null())

@@ -1089,6 +1089,18 @@ fn issue_29_repair_reads_unittest_output_for_failing_tests() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("+    return a + b"), "{}", stderr(&out));
 }
 
+/// `fixdex eval quixbugs` of minibugs' SUM_TO (Java, its ground truth) with `patterns` into
+/// run folder `run`: the arguments, for a test to add its own.
+fn eval_sum_to(root: &std::path::Path, run: &std::path::Path) -> Vec<String> {
+    let truth = root.join("quixbugs.jsonl");
+    let (root, truth, run) = (root.display().to_string(), truth.display().to_string(), run.display().to_string());
+    ["eval", "quixbugs", "--root", &root, "--lang", "java", "--programs", "SUM_TO", "--ground-truth", &truth]
+        .into_iter()
+        .chain(["--strategy", "patterns", "--run-dir", &run])
+        .map(String::from)
+        .collect()
+}
+
 /// Issue 31 item 8: `fixdex eval quixbugs --run-dir` joins the run-folder machinery: one
 /// folder per program with the developer's version and the graded patches, `--resume`
 /// redoes nothing finished, `fixdex eval report` reads the folder.
@@ -1097,24 +1109,9 @@ fn issue_31_eval_quixbugs_into_a_run_folder_graded_and_resumed() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
     let root = minibugs();
-    let truth = root.join("quixbugs.jsonl");
-    let args = [
-        "eval",
-        "quixbugs",
-        "--root",
-        root.to_str().unwrap(),
-        "--lang",
-        "java",
-        "--programs",
-        "SUM_TO",
-        "--ground-truth",
-        truth.to_str().unwrap(),
-        "--strategy",
-        "patterns",
-        "--run-dir",
-        run.to_str().unwrap(),
-        "--json",
-    ];
+    let owned = eval_sum_to(&root, &run);
+    let mut args: Vec<&str> = owned.iter().map(String::as_str).collect();
+    args.push("--json");
     let out = fixdex(&args, None);
     assert!(out.status.success(), "{}", stderr(&out));
     let s = stdout_json(&out);
@@ -1171,26 +1168,10 @@ fn eval_resume_refuses_another_index_at_the_same_path_and_a_damaged_index_before
     let first = s.corpus("a.jsonl", &crate::common::records(4));
     s.index(&first, &idx, &["--spaces", "code"]);
     let root = minibugs();
-    let truth = root.join("quixbugs.jsonl");
     let run = s.path("run");
-    let args = [
-        "eval",
-        "quixbugs",
-        "--root",
-        root.to_str().unwrap(),
-        "--lang",
-        "java",
-        "--programs",
-        "SUM_TO",
-        "--ground-truth",
-        truth.to_str().unwrap(),
-        "--strategy",
-        "patterns",
-        "--run-dir",
-        run.to_str().unwrap(),
-        "--index",
-        idx.to_str().unwrap(),
-    ];
+    let owned = eval_sum_to(&root, &run);
+    let mut args: Vec<&str> = owned.iter().map(String::as_str).collect();
+    args.extend(["--index", idx.to_str().unwrap()]);
     let out = s.run(&args);
     assert!(out.status.success(), "{}", stderr(&out));
     let record = || -> serde_json::Value {

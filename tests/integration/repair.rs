@@ -1174,6 +1174,8 @@ fn eval_resume_refuses_another_index_at_the_same_path_and_a_damaged_index_before
     args.extend(["--index", idx.to_str().unwrap()]);
     let out = s.run(&args);
     assert!(out.status.success(), "{}", stderr(&out));
+    // Each program says when it starts, and when it ends.
+    assert!(stderr(&out).contains("SUM_TO: started\n[1/1] SUM_TO: "), "{}", stderr(&out));
     let record = || -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(run.join("run.json")).unwrap()).unwrap()
     };

@@ -249,7 +249,11 @@ fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<Ex
         own_history: a.own_history,
     };
     let count = std::sync::atomic::AtomicUsize::new(skipped);
-    let job = |id: &str, folder: &std::path::Path| repairer.repair(&id.parse().expect("ids come from BugId"), folder);
+    let job = |id: &str, folder: &std::path::Path| {
+        // A bug can take minutes (set-up, then up to --max-validations builds and test runs).
+        eprintln!("{id}: started");
+        repairer.repair(&id.parse().expect("ids come from BugId"), folder)
+    };
     let line = |r: &BugRecord| {
         let n = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
         eprintln!("[{n}/{}] {}", bugs.len(), progress_line(r));

@@ -39,7 +39,10 @@ pub(super) fn evaluate(
     }
     let by_name: HashMap<&str, &Program> = programs.iter().map(|p| (p.name.as_str(), p)).collect();
     let count = AtomicUsize::new(skipped);
-    let job = |name: &str, folder: &Path| repair_into(&eval, by_name[name], folder);
+    let job = |name: &str, folder: &Path| {
+        eprintln!("{name}: started");
+        repair_into(&eval, by_name[name], folder)
+    };
     let line = |r: &BugRecord| {
         let n = count.fetch_add(1, Ordering::SeqCst) + 1;
         eprintln!("[{n}/{}] {}", programs.len(), crate::cli::defects4j::progress_line(r));

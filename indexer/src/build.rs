@@ -270,7 +270,7 @@ pub fn build_index(opts: &BuildOptions, model: &dyn Embedder, progress: &dyn Pro
     }
     check_outputs(opts)?;
     let mut stats = BuildStats::default();
-    let mut docs = read_all(opts, &mut stats, progress)?;
+    let (mut docs, report) = read_all(opts, &mut stats, progress)?;
     stats.empty = docs.is_empty();
     let t = Instant::now();
     progress.start(Stage::Label, docs.len() as u64);
@@ -311,6 +311,9 @@ pub fn build_index(opts: &BuildOptions, model: &dyn Embedder, progress: &dyn Pro
     let t = Instant::now();
     progress.start(Stage::Write, 0);
     builder.write(&opts.output, &docs, build_meta(&stats, opts.shard))?;
+    // The report is published with the index it describes: a build killed or failed before
+    // this leaves the old index and its old report together.
+    stats.report = report.finish()?;
     progress.finish();
     stats.write_seconds = t.elapsed().as_secs_f64();
     stats.index_bytes = std::fs::metadata(&opts.output).map_or(0, |m| m.len());
@@ -331,8 +334,10 @@ fn build_meta(s: &BuildStats, shard: Option<Shard>) -> serde_json::Value {
     })
 }
 
-/// Reads every input, applying validation policy, exclusions and dedup; writes the report.
-fn read_all(opts: &BuildOptions, stats: &mut BuildStats, progress: &dyn Progress) -> Result<Vec<Record>> {
+/// Reads every input, applying validation policy, exclusions and dedup; writes the report's
+/// lines, and returns it unpublished with the records ([`build_index`] publishes it with the
+/// index), but when no record survives: then the report is published, and the error names it.
+fn read_all(opts: &BuildOptions, stats: &mut BuildStats, progress: &dyn Progress) -> Result<(Vec<Record>, Report)> {
     let t = Instant::now();
     let total: u64 = opts.inputs.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
     progress.start(Stage::Read, total);
@@ -348,10 +353,10 @@ fn read_all(opts: &BuildOptions, stats: &mut BuildStats, progress: &dyn Progress
     stats.report_lines = acc.report.lines();
     stats.unmatched_exclusions =
         opts.exclusions.entries().into_iter().filter(|e| !acc.excluded_by.contains(e)).collect();
-    stats.report = acc.report.finish()?;
     let empty_shard = opts.shard.is_some() && stats.other_shards > 0;
     let nothing_new = opts.known.is_some() && stats.already_indexed > 0;
     if acc.docs.is_empty() && !empty_shard && !nothing_new {
+        stats.report = acc.report.finish()?;
         let report = Some(opts.report_path()).filter(|r| r.is_file());
         return Err(Error::Empty {
             inputs: opts.inputs.clone(),
@@ -360,7 +365,7 @@ fn read_all(opts: &BuildOptions, stats: &mut BuildStats, progress: &dyn Progress
             skipped: stats.skipped,
         });
     }
-    Ok(acc.docs)
+    Ok((acc.docs, acc.report))
 }
 
 /// Collects kept records while reading, and writes report lines as rows are dropped.

@@ -4,9 +4,12 @@
 //! values).
 //!
 //! Lines go to a temporary file next to the report path (`<report>.tmp-<pid>`), created at
-//! the first line; [`Report::finish`] publishes it by `rename`. A build that stops before
-//! that (an invalid row under `--on-error abort`, an unreadable file) leaves the previous
-//! report, if any, as it was.
+//! the first line; [`Report::finish`] publishes it by `rename`, which a build does right
+//! after it publishes the index the report describes. A build that stops before that (an
+//! invalid row under `--on-error abort`, an unreadable file, a failure or a kill while
+//! embedding) leaves the previous report, if any, as it was, beside the previous index; a
+//! kill leaves the temporary file. A build whose rows all fail publishes its report, which
+//! its error names.
 //!
 //! An append ([`crate::append`]) keeps the report already there: [`Report::appending`]
 //! starts the temporary file with the old report's lines, and a run that adds no line

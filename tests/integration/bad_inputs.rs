@@ -294,14 +294,20 @@ fn index_built_with_another_model_is_refused() {
 }
 
 /// A build killed midway (SIGKILL, at several moments) never damages the index already
-/// at the output path.
+/// at the output path, nor replaces its build report with the killed build's (the report is
+/// published with the index it describes).
 #[test]
 fn killed_build_leaves_existing_index_intact() {
     let s = Scratch::new();
     let idx = s.path("idx.fdx");
     s.index(&s.corpus("small.jsonl", &records(40)), &idx, &[]);
     let good = std::fs::read(&idx).unwrap();
-    let big = s.corpus("big.jsonl", &records(6000));
+    let report = s.path("idx.fdx.report.jsonl");
+    assert!(!report.exists(), "40 distinct rows: nothing to report");
+    // A duplicate row: the big build's report has a line as soon as it has read its rows.
+    let mut rows = records(6000);
+    rows.push(rows[0].clone());
+    let big = s.corpus("big.jsonl", &rows);
     for delay_ms in [50u64, 400, 1500, 3000] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_fixdex"))
             .args(["index", big.to_str().unwrap(), "-o", idx.to_str().unwrap(), "--quiet"])
@@ -320,13 +326,19 @@ fn killed_build_leaves_existing_index_intact() {
             break; // the build finished first: the new index is complete, nothing to check
         }
         assert_eq!(now, good, "the old index changed after a kill at {delay_ms} ms");
+        assert!(!report.exists(), "the killed build's report was published at {delay_ms} ms");
         let v = stdout_json(&s.run(&["verify", idx.to_str().unwrap(), "--json"]));
         assert_eq!(v["report"]["documents"], 40);
     }
 }
 
+/// Whether the index's temporary file is there (the build is writing it; the report's own
+/// temporary file, written while the rows are read, does not count).
 fn has_temp(s: &Scratch) -> bool {
-    std::fs::read_dir(s.dir.path()).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().contains(".tmp-"))
+    std::fs::read_dir(s.dir.path()).unwrap().any(|e| {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        name.contains(".tmp-") && !name.contains(".report.jsonl")
+    })
 }
 
 /// Issue 29 (partial): `index --help` named only some corpus formats' extensions (no

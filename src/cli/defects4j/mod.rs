@@ -223,6 +223,7 @@ fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<Ex
     }
     if let Some(r) = &retriever
         && !a.own_project
+        && strategy.searches()
     {
         warn_unexcluded(r, bugs);
         if a.own_history {

@@ -85,7 +85,20 @@ impl Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // `--json` anywhere before a `--`: errors are then also a JSON object on stdout.
+    let json = std::env::args_os().skip(1).take_while(|a| a != "--").any(|a| a == "--json");
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            if json && e.use_stderr() {
+                let message = e.render().to_string();
+                let first = message.lines().next().unwrap_or("").trim_start_matches("error: ");
+                let answer = serde_json::json!({"ok": false, "error": first, "exit": e.exit_code()});
+                let _ = cli::exit::print_json_line(&answer);
+            }
+            e.exit();
+        }
+    };
     cli::logging::init(cli.verbose);
     // Each test command runs in a process group of its own, which Ctrl-C or a SIGTERM sent
     // to fixdex does not reach: kill them on the way out (exit 130, as a shell reports an
@@ -103,5 +116,5 @@ fn main() -> ExitCode {
             std::process::exit(130);
         });
     }
-    cli.cmd.run().unwrap_or_else(|err| cli::exit::report(&err))
+    cli.cmd.run().unwrap_or_else(|err| cli::exit::report_json(&err, json))
 }

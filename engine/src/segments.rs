@@ -100,6 +100,9 @@ impl Segments {
         let mut head = [0u8; 8];
         let n = std::io::Read::read(&mut std::fs::File::open(path).map_err(|e| Error::io(path, e))?, &mut head)
             .map_err(|e| Error::io(path, e))?;
+        if n == 0 {
+            return Err(Error::corrupt("the file is empty (0 bytes)"));
+        }
         if n == 8 && head == MAGIC {
             let indexes = vec![Index::open_with(path, load)?];
             return Ok(Segments { indexes, paths: vec![path.to_path_buf()], manifest: None });

@@ -40,6 +40,26 @@ pub fn report(err: &anyhow::Error) -> ExitCode {
     ExitCode::from(code_for(err))
 }
 
+/// [`report`], and for a command given `--json` that wrote nothing on stdout
+/// ([`super::STDOUT_WRITTEN`]) the error as one JSON object there too, `{"ok": false,
+/// "error": MESSAGE, "exit": CODE}` (MESSAGE: [`message`]), so that a script reads every
+/// answer, good or bad, from stdout.
+pub fn report_json(err: &anyhow::Error, json: bool) -> ExitCode {
+    if json && !is_broken_pipe(err) && !super::STDOUT_WRITTEN.load(std::sync::atomic::Ordering::Relaxed) {
+        let answer = serde_json::json!({"ok": false, "error": message(err), "exit": code_for(err)});
+        let _ = out!("{answer}");
+    }
+    report(err)
+}
+
+/// Prints `answer` as one line on stdout (for `main`, which cannot use `out!`).
+///
+/// # Errors
+/// Writing to stdout fails.
+pub fn print_json_line(answer: &serde_json::Value) -> std::io::Result<()> {
+    out!("{answer}")
+}
+
 /// Whether `err` comes from writing to a closed stdout.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().filter_map(|e| e.downcast_ref::<std::io::Error>()).any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)

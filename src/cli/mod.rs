@@ -1,13 +1,20 @@
 //! One module per subcommand, plus shared helpers.
 
 /// `println!` that returns an `io::Result` instead of panicking when stdout is closed
-/// (`fixdex search ... | head`); `main` exits quietly on a broken pipe.
+/// (`fixdex search ... | head`); `main` exits quietly on a broken pipe. Notes that stdout
+/// was written ([`STDOUT_WRITTEN`]).
 macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
+        $crate::cli::STDOUT_WRITTEN.store(true, std::sync::atomic::Ordering::Relaxed);
         writeln!(std::io::stdout().lock(), $($arg)*)
     }};
 }
+
+/// Whether the command wrote anything to stdout: a failed `--json` command prints its error
+/// as one JSON object on stdout only when it wrote nothing else there
+/// ([`exit::report_json`]).
+pub static STDOUT_WRITTEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 pub mod bench;
 pub mod compact;

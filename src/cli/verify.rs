@@ -31,7 +31,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let (segments, (total, each)) = match checked {
         Ok(v) => v,
         Err(e) if args.json => {
-            out!("{}", serde_json::json!({ "ok": false, "error": super::exit::message(&e) }))?;
+            let exit = super::exit::code_for(&e);
+            out!("{}", serde_json::json!({ "ok": false, "error": super::exit::message(&e), "exit": exit }))?;
             return Err(e);
         }
         Err(e) => return Err(e),

@@ -488,3 +488,37 @@ fn eval_defects4j_refuses_a_repo_that_is_not_git_and_own_history_without_a_searc
     assert!(err.contains("warning: the index holds no document of project Demo (by project identity)"), "{err}");
     assert!(err.contains("infra"), "{err}");
 }
+
+/// With `--json`, a failed command prints its error on stdout as one JSON object (usage
+/// errors too, exit 2), once, and without `--json` nothing there.
+#[test]
+fn json_errors_are_one_object_on_stdout() {
+    let s = Scratch::new();
+    let missing = s.path("missing.fdx");
+    let q = s.path("q.java");
+    std::fs::write(&q, "int x;").unwrap();
+    let search = |extra: &[&str]| {
+        let mut a = vec!["search", missing.to_str().unwrap(), "--code", q.to_str().unwrap(), "--cause", "c"];
+        a.extend(extra);
+        s.run(&a)
+    };
+    let o = search(&["--json"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let answer: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((answer["ok"].as_bool(), answer["exit"].as_u64()), (Some(false), Some(1)), "{answer}");
+    assert!(answer["error"].as_str().unwrap().contains("missing.fdx"), "{answer}");
+    assert!(stderr(&o).contains("missing.fdx"), "stderr still says it");
+    assert!(search(&[]).stdout.is_empty());
+    let o = search(&["--json", "--no-such-flag"]);
+    assert_eq!(code(&o), 2);
+    let answer: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(answer["exit"], 2, "{answer}");
+    assert!(answer["error"].as_str().unwrap().contains("--no-such-flag"), "{answer}");
+    // An empty file is said to be one.
+    let empty = s.path("empty.fdx");
+    std::fs::write(&empty, "").unwrap();
+    let o = s.run(&["search", empty.to_str().unwrap(), "--code", q.to_str().unwrap(), "--cause", "c", "--json"]);
+    assert_eq!(code(&o), 3);
+    let answer: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(answer["error"].as_str().unwrap().contains("the file is empty (0 bytes)"), "{answer}");
+}

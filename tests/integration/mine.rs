@@ -595,7 +595,10 @@ fn assert_refused(tmp: &Path, input: &Path, what: &str) {
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(1), "{input:?}: {err}");
         assert!(err.contains(input.to_str().unwrap()) && err.contains(what), "{input:?}: want {what:?}: {err}");
-        assert!(o.stdout.is_empty());
+        // `--json`: the error, as one object on stdout, and nothing else.
+        let answer: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!((answer["ok"].as_bool(), answer["exit"].as_u64()), (Some(false), Some(1)), "{answer}");
+        assert!(answer["error"].as_str().unwrap().contains(what), "{answer}");
         if existing {
             assert_eq!(std::fs::read_to_string(&out).unwrap(), r#"{"keep": 1}"#);
         } else {

@@ -93,7 +93,9 @@ fn issue_8_empty_and_invisible_queries_are_refused() {
         assert_eq!(code(&o), 1, "{text:?}: {}", String::from_utf8_lossy(&o.stdout));
         let err = stderr(&o);
         assert!(err.contains("--code") && err.contains("empty query: the code+cause space needs code"), "{err}");
-        assert!(o.stdout.is_empty(), "{text:?} printed hits");
+        // `--json`: no hits, the error as one object.
+        let answer: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert!(answer.get("hits").is_none() && answer["ok"] == false && answer["exit"] == 1, "{text:?}: {answer}");
     }
     let o = s.run(&["search", idx.to_str().unwrap(), "--code", "/dev/null", "--cause", ""]);
     assert_eq!(code(&o), 1);

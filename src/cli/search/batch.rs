@@ -154,6 +154,7 @@ fn open(queries: &str) -> std::io::Result<Box<dyn BufRead>> {
 /// Prints `answers`, one line each, and notes each failed line and its status in `failed`.
 fn print_chunk(answers: &[LineAnswer], failed: &mut Vec<(usize, u8)>) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
+    crate::cli::STDOUT_WRITTEN.store(true, std::sync::atomic::Ordering::Relaxed);
     for a in answers {
         failed.extend(a.status.map(|s| (a.line, s)));
         writeln!(stdout, "{}", serde_json::to_string(a)?)?;

@@ -84,6 +84,9 @@ impl Command {
     }
 }
 
+/// Set first by the Ctrl-C / `SIGTERM` handler: `main` then waits for it to exit (130).
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 fn main() -> ExitCode {
     // `--json` anywhere before a `--`: errors are then also a JSON object on stdout.
     let json = std::env::args_os().skip(1).take_while(|a| a != "--").any(|a| a == "--json");
@@ -110,11 +113,18 @@ fn main() -> ExitCode {
             _ => "",
         };
         let _ = ctrlc::set_handler(move || {
+            // The main thread, seeing its command killed, must not exit first with its own code.
+            INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
             repair::validate::kill_running();
             repair::validate::scratch::remove_live();
             eprintln!("fixdex: interrupted{hint}");
             std::process::exit(130);
         });
     }
-    cli.cmd.run().unwrap_or_else(|err| cli::exit::report_json(&err, json))
+    let code = cli.cmd.run().unwrap_or_else(|err| cli::exit::report_json(&err, json));
+    // Interrupted: the handler cleans up and exits 130; wait for it.
+    while INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+        std::thread::park_timeout(std::time::Duration::from_secs(1));
+    }
+    code
 }

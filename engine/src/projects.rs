@@ -10,8 +10,10 @@
 //! QuixBugs with their GitHub repositories (current location first, then former ones).
 //! Names are compared after [`normalize`]: case-insensitively, without a
 //! `https://github.com/` prefix, a `.git` suffix or a trailing `/`; a bare repository name
-//! (`commons-cli`, as `fixdex mine` names a project after its bundle) is its project's too
-//! ([`lookup`]). A name that is not in the table is its own identity.
+//! (`commons-cli`, as `fixdex mine` names a project after its bundle), or a fork's
+//! (`someone/commons-cli`), is its project's too ([`lookup`]). A name that is not in the
+//! table is its own identity; [`look_alikes`] finds the names that resemble a project's
+//! without being it, for a warning.
 //!
 //! ```
 //! use engine::projects::{identity, same_project};
@@ -91,25 +93,53 @@ pub fn normalize(name: &str) -> String {
 }
 
 /// The known project `name` denotes (by benchmark name or any of its repositories, after
-/// [`normalize`]), if any; a bare name (no `owner/`) also by a repository's own name when
-/// exactly one project has a repository so named (`commons-cli` → Defects4J `Cli`,
-/// `closure-compiler` → `Closure`): the name `fixdex mine` gives a project by default is
-/// its folder's or bundle's, and leakage control must still know it. An `owner/name` that
-/// is not in the table (a fork) is not matched by its name alone. O(table size).
+/// [`normalize`]), if any; else by a repository's own name when exactly one project has a
+/// repository so named: a bare name (`commons-cli` → Defects4J `Cli`, `closure-compiler` →
+/// `Closure`: the name `fixdex mine` gives a project by default is its folder's or
+/// bundle's) or a fork's `owner/name` (`someone/commons-cli`, the same code base), but not
+/// an `owner/name` whose name is another project's benchmark name (`urfave/cli` is not
+/// httpie's `httpie/cli`). Leakage control errs towards excluding. O(table size).
 pub fn lookup(name: &str) -> Option<&'static KnownProject> {
     let n = normalize(name);
     let known = KNOWN_PROJECTS
         .iter()
         .find(|k| k.name.eq_ignore_ascii_case(&n) || k.repositories.iter().any(|r| r.eq_ignore_ascii_case(&n)));
-    if known.is_some() || n.contains('/') || n.is_empty() {
+    let tail = n.rsplit('/').next().unwrap_or(&n);
+    if known.is_some() || tail.is_empty() {
         return known;
     }
-    let own_name = |r: &&str| r.rsplit('/').next().is_some_and(|tail| tail.eq_ignore_ascii_case(&n));
+    let own_name = |r: &&str| r.rsplit('/').next().is_some_and(|t| t.eq_ignore_ascii_case(tail));
     let mut by_repository = KNOWN_PROJECTS.iter().filter(|k| k.repositories.iter().any(own_name));
-    match (by_repository.next(), by_repository.next()) {
-        (Some(k), None) => Some(k),
-        _ => None,
+    let (Some(k), None) = (by_repository.next(), by_repository.next()) else { return None };
+    // A fork's `owner/cli` is not httpie's `httpie/cli` (`cli` names Defects4J's Cli).
+    let names_another = KNOWN_PROJECTS.iter().any(|o| o.name != k.name && o.name.eq_ignore_ascii_case(tail));
+    (!(n.contains('/') && names_another)).then_some(k)
+}
+
+/// The names of `names` that look like project `name`'s (the same letters and digits, case
+/// and punctuation aside, as `name` or one of its repositories' own names, or holding the
+/// latter when it is 5 characters or longer: `commons_cli`, `org.apache.commons:commons-cli`,
+/// `commons-cli-master` for `Cli`) but are not `name` by [`identity`]: names a leakage check
+/// warns about, since excluding `name` keeps them. O(names · repositories).
+pub fn look_alikes<'a>(name: &str, names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let bare = |s: &str| -> String { s.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_lowercase() };
+    let id = identity(name);
+    let mut own: Vec<String> = vec![bare(name)];
+    if let Some(k) = lookup(name) {
+        own.extend(k.repositories.iter().map(|r| bare(r.rsplit('/').next().unwrap_or(r))));
     }
+    let mut out: Vec<String> = names
+        .into_iter()
+        .filter(|n| identity(n) != id)
+        .filter(|n| {
+            let b = bare(n);
+            own.iter().any(|o| !o.is_empty() && (b == *o || (o.len() >= 5 && b.contains(o.as_str()))))
+        })
+        .map(String::from)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The identity of project `name`: `benchmark:name` (lower case) for a known project,
@@ -224,8 +254,10 @@ mod tests {
         assert!(same_project("jackson-dataformat-xml", "JacksonXml"));
         assert!(same_project("youtube-dl", "rg3/youtube-dl"));
         assert!(!same_project("commons-cli", "Lang"));
-        // A fork's `owner/name` is not the project by its name alone.
-        assert!(!same_project("someone/commons-cli", "Cli"));
+        // A fork's `owner/name` is its project too, but for a name another project has.
+        assert!(same_project("someone/commons-cli", "Cli"));
+        assert!(same_project("https://github.com/me/gson.git", "Gson"));
+        assert!(!same_project("urfave/cli", "httpie") && !same_project("urfave/cli", "Cli"));
         assert_eq!(identity("commons-cli2"), "commons-cli2");
         // Every repository's own name is unique in the table, so each maps back, but one
         // that is another project's benchmark name: `cli` (httpie/cli) is Defects4J's Cli.
@@ -239,6 +271,27 @@ mod tests {
                 assert!(same_project(tail, k.name), "{tail} / {}", k.name);
             }
         }
+    }
+
+    #[test]
+    fn look_alikes_are_names_like_the_projects_that_are_not_it() {
+        let names = [
+            "commons-cli",
+            "apache/commons-cli",
+            "commons_cli",
+            "org.apache.commons:commons-cli",
+            "commons-cli\u{200b}",
+            "commons-cli-master",
+            "apache/commons-lang",
+            "clickhouse",
+            "CLI",
+        ];
+        assert_eq!(
+            look_alikes("Cli", names),
+            ["commons-cli-master", "commons-cli\u{200b}", "commons_cli", "org.apache.commons:commons-cli"]
+        );
+        assert!(look_alikes("netty/netty", ["netty/netty", "Netty/Netty"]).is_empty());
+        assert_eq!(look_alikes("netty/netty", ["netty_netty", "netty"]), ["netty_netty"]);
     }
 
     #[test]

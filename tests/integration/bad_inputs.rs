@@ -474,7 +474,10 @@ fn eval_defects4j_refuses_a_repo_that_is_not_git_and_own_history_without_a_searc
         "{}",
         stderr(&o)
     );
-    let corpus = s.corpus("c.jsonl", &records(3));
+    // A record of a project named like Demo that Demo's exclusion keeps.
+    let mut rows = records(3);
+    rows.push(record("fork:1", "java", "int a = b - 1;", "int a = b + 1;", "off by one").replace("\"p\"", "\"demo_\""));
+    let corpus = s.corpus("c.jsonl", &rows);
     let idx = s.path("c.fdx");
     s.index(&corpus, &idx, &["--spaces", "code"]);
     let o = eval(&git, &["--own-history", "--index", idx.to_str().unwrap(), "--no-retrieval"]);
@@ -486,6 +489,10 @@ fn eval_defects4j_refuses_a_repo_that_is_not_git_and_own_history_without_a_searc
     let o = eval(&git, &["--index", idx.to_str().unwrap()]);
     let err = stderr(&o);
     assert!(err.contains("warning: the index holds no document of project Demo (by project identity)"), "{err}");
+    assert!(
+        err.contains("warning: the index holds projects named like Demo that are not Demo by project identity, so they stay in retrieval: \"demo_\""),
+        "{err}"
+    );
     assert!(err.contains("infra"), "{err}");
 }
 

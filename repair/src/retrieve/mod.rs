@@ -186,6 +186,19 @@ impl Retriever {
         index.resolve_filter(&filter).unwrap_or_default()
     }
 
+    /// The distinct project names of the index served now (every segment's), sorted.
+    ///
+    /// # Errors
+    /// The index cannot be (re)loaded.
+    pub fn project_names(&self) -> Result<Vec<String>, RetrieveError> {
+        let index = self.index.current(self.model.as_ref())?;
+        let mut names: Vec<String> =
+            index.indexes().iter().flat_map(|ix| ix.project_names().map(String::from)).collect();
+        names.sort();
+        names.dedup();
+        Ok(names)
+    }
+
     /// Every document of `project` in the index served now, matched by identity as
     /// [`Exclusion::projects`] matches it ([`engine::Segments::project_docs`]).
     ///

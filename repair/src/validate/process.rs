@@ -213,11 +213,20 @@ static RUNNING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 /// terminal's Ctrl-C or a `SIGTERM` sent to fixdex does not reach: the binary calls this from
 /// its signal handler before it exits, so that no JVM or pytest (a candidate looping forever,
 /// say) outlives an interrupted run.
+///
+/// From then on a command started by another thread is killed as soon as it is registered
+/// ([`STOPPING`], checked under the same lock), so none started during the shutdown outlives
+/// it either.
 pub fn kill_running() {
-    for &pgid in lock(&RUNNING).iter() {
+    let running = lock(&RUNNING);
+    STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
+    for &pgid in running.iter() {
         kill_group(nix::unistd::Pid::from_raw(pgid));
     }
 }
+
+/// Set by [`kill_running`]: the process is shutting down.
+static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Run `spec` in `dir` with extra environment `env`, killing its whole process group after
 /// `timeout`. Errors only when the command cannot be started or waited for; a failing or
@@ -232,7 +241,14 @@ pub fn run_command(
     let start = Instant::now();
     let mut child = spawn(spec, dir, env, &display)?;
     let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
-    lock(&RUNNING).push(pgid.as_raw());
+    {
+        let mut running = lock(&RUNNING);
+        running.push(pgid.as_raw());
+        // Started while the process shuts down (`kill_running` already ran): stop it now.
+        if STOPPING.load(std::sync::atomic::Ordering::SeqCst) {
+            kill_group(pgid);
+        }
+    }
     let total = Arc::new(Mutex::new(0u64));
     let scan = Arc::new(Mutex::new(Scan::default()));
     let out = drain(child.stdout.take().expect("piped stdout"), Arc::clone(&total), StreamScan::new(&scan));

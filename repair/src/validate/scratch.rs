@@ -58,14 +58,26 @@ fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
     LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// Set by [`remove_live`]: no copy is made or continued from then on.
+static REMOVED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Removes the temporary directory of every [`Scratch`] copy alive now, in any thread: the
 /// binary's Ctrl-C / `SIGTERM` handler calls it after [`super::kill_running`], before it exits,
 /// so that an interrupted `repair` or `eval` leaves no `fixdex-scratch-*` folder behind.
-/// Errors are ignored (the process is on its way out).
+/// A copy under way in another thread stops before its next entry ([`Scratch::copy`] fails:
+/// it writes each entry holding the lock this takes), and no new copy starts. Errors are
+/// ignored (the process is on its way out).
 pub fn remove_live() {
-    for dir in live().drain(..) {
+    let mut live = live();
+    REMOVED.store(true, std::sync::atomic::Ordering::SeqCst);
+    for dir in live.drain(..) {
         let _ = std::fs::remove_dir_all(dir);
     }
+}
+
+/// The error of a copy stopped by [`remove_live`].
+fn removed(path: &Path) -> ScratchError {
+    ScratchError::Io { path: path.to_path_buf(), source: std::io::Error::other("the run is being interrupted") }
 }
 
 impl Drop for Scratch {
@@ -89,16 +101,25 @@ impl Scratch {
             .prefix("fixdex-scratch-")
             .tempdir()
             .map_err(|source| ScratchError::Io { path: std::env::temp_dir(), source })?;
+        {
+            // Registered at once, under the lock `remove_live` takes: either it sees this
+            // copy, or this copy sees that the run is being interrupted.
+            let mut live = live();
+            if REMOVED.load(std::sync::atomic::Ordering::SeqCst) {
+                drop(live);
+                return Err(removed(dir.path()));
+            }
+            live.push(dir.path().to_path_buf());
+        }
         let root = dir.path().join("project");
+        // From here on, an early return drops the directory (and unregisters it).
+        let scratch = Scratch { dir: Some(dir), root };
+        let root = scratch.root.clone();
         let io = |path: &Path| {
             let path = path.to_path_buf();
             move |source| ScratchError::Io { path, source }
         };
         std::fs::create_dir(&root).map_err(io(&root))?;
-        live().push(dir.path().to_path_buf());
-        // From here on, an early return drops the directory (and unregisters it).
-        let scratch = Scratch { dir: Some(dir), root };
-        let root = scratch.root.clone();
         let walker = walkdir::WalkDir::new(src).min_depth(1).follow_links(false).sort_by_file_name();
         let mut it = walker.into_iter();
         while let Some(entry) = it.next() {
@@ -113,14 +134,24 @@ impl Scratch {
                 continue;
             }
             let dst = root.join(rel);
-            if ft.is_dir() {
-                std::fs::create_dir(&dst).map_err(io(&dst))?;
-            } else if ft.is_symlink() {
-                let target = std::fs::read_link(entry.path()).map_err(io(entry.path()))?;
-                std::os::unix::fs::symlink(target, &dst).map_err(io(&dst))?;
-            } else {
-                std::fs::copy(entry.path(), &dst).map_err(io(entry.path()))?;
+            // Each entry is written holding the lock `remove_live` takes: it never removes a
+            // folder while a file is being written into it, and no entry follows it.
+            let live = live();
+            if REMOVED.load(std::sync::atomic::Ordering::SeqCst) {
+                drop(live);
+                return Err(removed(&root));
             }
+            let written = if ft.is_dir() {
+                std::fs::create_dir(&dst).map_err(io(&dst))
+            } else if ft.is_symlink() {
+                std::fs::read_link(entry.path())
+                    .map_err(io(entry.path()))
+                    .and_then(|target| std::os::unix::fs::symlink(target, &dst).map_err(io(&dst)))
+            } else {
+                std::fs::copy(entry.path(), &dst).map(|_| ()).map_err(io(entry.path()))
+            };
+            drop(live);
+            written?;
         }
         Ok(scratch)
     }

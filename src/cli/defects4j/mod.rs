@@ -225,7 +225,7 @@ fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<Ex
         && !a.own_project
         && strategy.searches()
     {
-        warn_unexcluded(r, bugs);
+        warn_unexcluded(r, bugs)?;
         if a.own_history {
             warn_no_history(r, bugs)?;
         }
@@ -267,11 +267,23 @@ fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<Ex
     Ok(if errors > 0 { ExitCode::from(crate::cli::exit::ERROR) } else { ExitCode::SUCCESS })
 }
 
-/// Warns, once per project, when excluding a selected bug's project from retrieval (the
-/// default) drops nothing of the index: an index that holds the project's fixes under a name
-/// of another identity (`engine::projects`) would leak them, the bug's own fix among them.
-fn warn_unexcluded(r: &repair::retrieve::Retriever, bugs: &[BugId]) {
+/// Warns, once per project, of what excluding a selected bug's project from retrieval (the
+/// default) keeps: project names of the index that look like the project's but are not it
+/// by identity (`engine::projects::look_alikes`: `commons_cli` for Cli), whose documents may
+/// be the project's own history, the bug's fix among them; and an exclusion that drops
+/// nothing at all.
+fn warn_unexcluded(r: &repair::retrieve::Retriever, bugs: &[BugId]) -> anyhow::Result<()> {
     let projects: std::collections::BTreeSet<String> = bugs.iter().map(|b| b.project.clone()).collect();
+    let names = r.project_names()?;
+    for project in &projects {
+        let alike = engine::projects::look_alikes(project, names.iter().map(String::as_str));
+        if !alike.is_empty() {
+            eprintln!(
+                "warning: the index holds projects named like {project} that are not {project} by project identity, so they stay in retrieval: {} (if they are {project}'s code, its later fixes and the bugs' own are searched: name them as the project, e.g. `fixdex mine --project`)",
+                alike.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ")
+            );
+        }
+    }
     let exclusion = repair::retrieve::Exclusion { projects: projects.into_iter().collect(), ..Default::default() };
     for m in r.with_exclusion(exclusion).excluded_projects() {
         if m.matched.is_empty() {
@@ -281,6 +293,7 @@ fn warn_unexcluded(r: &repair::retrieve::Retriever, bugs: &[BugId]) {
             );
         }
     }
+    Ok(())
 }
 
 /// Warns, once per project, when the index holds no document of a selected bug's project

@@ -1184,6 +1184,18 @@ fn eval_resume_refuses_another_index_at_the_same_path_and_a_damaged_index_before
     let resume = [&args[..], &["--resume"]].concat();
     let same = s.run(&resume);
     assert!(same.status.success() && stderr(&same).contains("1 of 1 programs done"), "{}", stderr(&same));
+    // The same index at another path: resumes (the path is not compared, the content is).
+    let moved = s.path("moved.fdx");
+    std::fs::copy(&idx, &moved).unwrap();
+    let mut elsewhere = resume.clone();
+    let at = elsewhere.iter().position(|a| *a == idx.to_str().unwrap()).unwrap();
+    elsewhere[at] = moved.to_str().unwrap();
+    let ok = s.run(&elsewhere);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    // Without --index: refused.
+    let at = resume.iter().position(|a| *a == "--index").unwrap();
+    let without = [&resume[..at], &resume[at + 2..]].concat();
+    assert!(!s.run(&without).status.success());
     // Another corpus's index copied over the same path.
     let other = s.path("other.fdx");
     s.index(&s.corpus("b.jsonl", &crate::common::records(5)), &other, &["--spaces", "code"]);

@@ -209,8 +209,14 @@ fn move_aside(folder: &Path) -> std::io::Result<PathBuf> {
 /// what `--index` holds (another index at the same path is refused).
 const LATER_SETTINGS: &[&str] = &["settings.index_content"];
 
+/// Settings compared by presence only: `settings.index`, the `--index` path, which another
+/// spelling (`./x.fdx`) or a moved copy changes while `settings.index_content` says whether
+/// it holds the same index (a folder an earlier version started, without the content, then
+/// resumes with any index given).
+const PRESENCE_SETTINGS: &[&str] = &["settings.index"];
+
 /// Refuses `given` when a setting differs from `stored` (the start time and version aside,
-/// and the [`LATER_SETTINGS`] that `stored` lacks).
+/// the [`LATER_SETTINGS`] that `stored` lacks, and the [`PRESENCE_SETTINGS`] both have).
 fn same_settings(dir: &Path, stored: &RunRecord, given: &RunRecord) -> Result<(), BatchError> {
     let as_map = |r: &RunRecord| {
         let mut v = serde_json::to_value(r).expect("a RunRecord serializes");
@@ -225,6 +231,9 @@ fn same_settings(dir: &Path, stored: &RunRecord, given: &RunRecord) -> Result<()
     let (a, b) = (as_map(stored), as_map(given));
     for key in a.keys().chain(b.keys()) {
         if !a.contains_key(key) && LATER_SETTINGS.contains(&key.as_str()) {
+            continue;
+        }
+        if PRESENCE_SETTINGS.contains(&key.as_str()) && a.contains_key(key) == b.contains_key(key) {
             continue;
         }
         if a.get(key) != b.get(key) {

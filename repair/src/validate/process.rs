@@ -215,7 +215,7 @@ static RUNNING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 /// say) outlives an interrupted run.
 ///
 /// From then on a command started by another thread is killed as soon as it is registered
-/// ([`STOPPING`], checked under the same lock), so none started during the shutdown outlives
+/// (a flag checked under the same lock), so none started during the shutdown outlives
 /// it either.
 pub fn kill_running() {
     let running = lock(&RUNNING);

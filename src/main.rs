@@ -96,8 +96,7 @@ fn main() -> ExitCode {
             if json && e.use_stderr() {
                 let message = e.render().to_string();
                 let first = message.lines().next().unwrap_or("").trim_start_matches("error: ");
-                let answer = serde_json::json!({"ok": false, "error": first, "exit": e.exit_code()});
-                let _ = cli::exit::print_json_line(&answer);
+                let _ = cli::exit::print_json_error(first, e.exit_code());
             }
             e.exit();
         }

@@ -273,6 +273,24 @@ impl Segments {
         Ok(())
     }
 
+    /// What the segments hold, as 16 hex digits: the FNV-1a ([`crate::record::id_hash`]) of
+    /// every segment's file length and section table (each section's kind, space, level,
+    /// byte range and CRC32C). Two indexes with the same id hold the same bytes in every
+    /// section but for a CRC32C collision; the path plays no part. O(sections): the bytes
+    /// are not read (their CRCs are the table's). `run.json`'s `settings.index_content`.
+    #[must_use]
+    pub fn content_id(&self) -> String {
+        let mut table = String::new();
+        for index in &self.indexes {
+            table.push_str(&format!("file {};", index.file_len()));
+            for s in index.sections().iter() {
+                let (kind, space, level, range, crc) = (s.kind.name(), s.space, s.level, &s.range, s.crc);
+                table.push_str(&format!("{kind} {space:?} {level} {range:?} {crc:08x};"));
+            }
+        }
+        format!("{:016x}", crate::record::id_hash(&table))
+    }
+
     /// The open segments.
     pub fn indexes(&self) -> &[Index] {
         &self.indexes

@@ -46,18 +46,18 @@ pub fn report(err: &anyhow::Error) -> ExitCode {
 /// answer, good or bad, from stdout.
 pub fn report_json(err: &anyhow::Error, json: bool) -> ExitCode {
     if json && !is_broken_pipe(err) && !super::STDOUT_WRITTEN.load(std::sync::atomic::Ordering::Relaxed) {
-        let answer = serde_json::json!({"ok": false, "error": message(err), "exit": code_for(err)});
-        let _ = out!("{answer}");
+        let _ = print_json_error(&message(err), i32::from(code_for(err)));
     }
     report(err)
 }
 
-/// Prints `answer` as one line on stdout (for `main`, which cannot use `out!`).
+/// Prints the JSON error object of a `--json` command, `{"ok": false, "error": error,
+/// "exit": exit}`, as one line on stdout ([`report_json`]; `main` for clap's usage errors).
 ///
 /// # Errors
 /// Writing to stdout fails.
-pub fn print_json_line(answer: &serde_json::Value) -> std::io::Result<()> {
-    out!("{answer}")
+pub fn print_json_error(error: &str, exit: i32) -> std::io::Result<()> {
+    out!("{}", serde_json::json!({"ok": false, "error": error, "exit": exit}))
 }
 
 /// Whether `err` comes from writing to a closed stdout.

@@ -23,20 +23,15 @@ pub struct Args {
 /// [`Segments::verify_manifest`]), then every document's repair actions read as this
 /// build's actions ([`FixActions::of`]). Exit code 3 when the index is corrupt; with
 /// `--json`, a check that fails is also one JSON object on stdout, `{"ok": false, "error":
-/// "…"}` (the error and its causes, as stderr says them), so a script reads the verdict in
-/// one place either way.
+/// "…", "exit": 3}` (the error and its causes, as stderr says them; printed by
+/// [`super::exit::report_json`], as for every command), so a script reads the verdict in one
+/// place either way.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let t = Instant::now();
-    let checked = open(args).and_then(|segments| verify_segments(&segments).map(|r| (segments, r)));
-    let (segments, (total, each)) = match checked {
-        Ok(v) => v,
-        Err(e) if args.json => {
-            let exit = super::exit::code_for(&e);
-            out!("{}", serde_json::json!({ "ok": false, "error": super::exit::message(&e), "exit": exit }))?;
-            return Err(e);
-        }
-        Err(e) => return Err(e),
-    };
+    // A failed check with `--json` is the JSON error object every command prints
+    // (`exit::report_json`).
+    let segments = open(args)?;
+    let (total, each) = verify_segments(&segments)?;
     let seconds = t.elapsed().as_secs_f64();
     if args.json {
         print_json(&segments, &total, each, seconds)?;

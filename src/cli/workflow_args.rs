@@ -188,29 +188,16 @@ impl RetrievalArgs {
         Ok(Some(r))
     }
 
-    /// What `--index` holds, as `run.json` records it (`settings.index_content`), so that
-    /// `--resume` refuses another index at the same path: 16 hex digits of FNV-1a over every
-    /// segment's section table (each section's kind, space, level, byte range and CRC32C; the
-    /// file length). O(sections): the bytes are not read (their CRCs are the table's). `None`
-    /// without `--index`.
+    /// What `--index` holds, as `run.json` records it (`settings.index_content`,
+    /// [`engine::Segments::content_id`]), so that `--resume` refuses another index at the
+    /// same path. `None` without `--index`.
     ///
     /// # Errors
     /// The index or manifest cannot be opened.
     pub fn index_content(&self) -> anyhow::Result<Option<String>> {
         let Some(path) = self.index.as_deref() else { return Ok(None) };
         let segments = engine::Segments::open(path).with_context(|| format!("opening index {}", path.display()))?;
-        let mut table = String::new();
-        for index in segments.indexes() {
-            table.push_str(&format!("file {};", index.file_len()));
-            for s in index.sections().iter() {
-                let (kind, space, level, range, crc) = (s.kind.name(), s.space, s.level, &s.range, s.crc);
-                table.push_str(&format!("{kind} {space:?} {level} {range:?} {crc:08x};"));
-            }
-        }
-        // FNV-1a, 64 bits.
-        let hash =
-            table.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
-        Ok(Some(format!("{hash:016x}")))
+        Ok(Some(segments.content_id()))
     }
 
     /// The retrieval options given that do nothing without `--index` (`--space`,

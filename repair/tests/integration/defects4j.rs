@@ -131,6 +131,31 @@ fn gold_check_passes_a_real_bug_and_fails_a_trigger_that_passes_on_the_buggy_ver
 }
 
 #[test]
+fn two_runs_sharing_a_cold_work_folder_make_and_check_a_bug_once() {
+    let root = tempfile::tempdir().unwrap();
+    let (meta, _, bundle) = demo(root.path());
+    // Two harnesses (two `eval defects4j` runs) on one work folder, the bug not yet made.
+    let (a, b) = (harness(root.path(), &meta, &bundle), harness(root.path(), &meta, &bundle));
+    let id: repair::bench::defects4j::BugId = "Demo-1".parse().unwrap();
+    let (pa, pb) = std::thread::scope(|s| {
+        let ta = s.spawn(|| a.prepare(&id));
+        let tb = s.spawn(|| b.prepare(&id));
+        (ta.join().unwrap(), tb.join().unwrap())
+    });
+    let (pa, pb) = (pa.unwrap(), pb.unwrap());
+    assert!(pa.check.passed && pb.check.passed, "{:?} {:?}", pa.check.reason, pb.check.reason);
+    // One gold check, read back by the other run (its timings included), and one checkout.
+    assert_eq!(pa.check, pb.check);
+    let left: Vec<String> = std::fs::read_dir(root.path().join("work/bugs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != ".Demo-1.lock")
+        .collect();
+    assert_eq!(left, ["Demo-1"]);
+    assert!(pa.buggy.join("src/java/demo/Calc.java").is_file());
+}
+
+#[test]
 fn bad_inputs_name_the_bug_and_what_to_do() {
     let root = tempfile::tempdir().unwrap();
     let (meta, repo, _) = demo(root.path());

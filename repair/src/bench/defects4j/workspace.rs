@@ -7,7 +7,9 @@
 //! `<work>/runner/<hash>/`.
 //!
 //! Everything is made in a temporary folder beside its final place and renamed into it, so
-//! that parallel runs (`-j`) and killed runs never see half a checkout.
+//! that parallel runs (`-j`) and killed runs never see half a checkout; a bug's folder is
+//! made and checked under its lock (`bugs/.<Bug-N>.lock`), so that two runs sharing the work
+//! folder make it once.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -46,6 +48,7 @@ pub(super) fn prepare(harness: &Harness, meta: BugMeta, jars: Vec<PathBuf>) -> R
     let patch = std::fs::read_to_string(&meta.patch).map_err(D4jError::io(&meta.patch))?;
     let touched = touched_lines(&patch).map_err(|e| D4jError::meta(&meta.patch, e))?;
     let dir = harness.work.join("bugs").join(&bug);
+    let _lock = lock_bug(&dir)?;
     let fingerprint = fingerprint(&meta, &patch, &jars, &runner);
     let mut prepared = Prepared {
         dir: dir.clone(),
@@ -96,6 +99,7 @@ pub(super) fn prepare_installed(harness: &Harness, installed: &Installed, meta: 
     let patch = std::fs::read_to_string(&meta.patch).map_err(D4jError::io(&meta.patch))?;
     let touched = touched_lines(&patch).map_err(|e| D4jError::meta(&meta.patch, e))?;
     let dir = harness.work.join("bugs").join(&bug);
+    let _lock = lock_bug(&dir)?;
     let key = |exported: &Exported, runner: &Path| {
         let home = installed.home.display().to_string();
         fingerprint(&meta, &format!("{patch}\0installed:{home}\0{exported:?}"), &exported.jars, runner)
@@ -439,6 +443,29 @@ pub(super) fn run_tool(mut cmd: Command, bug: &str, step: &str) -> Result<String
     let all = String::from_utf8_lossy(&[out.stderr, out.stdout].concat()).into_owned();
     let tail: String = all.lines().filter(|l| !l.trim().is_empty()).take(12).collect::<Vec<_>>().join("\n");
     Err(D4jError::Tool { bug: bug.into(), step: step.into(), detail: format!("{}: {tail}", out.status) })
+}
+
+/// Holds `.<Bug-N>.lock` beside the bug's folder `dir` (an exclusive `flock`, released when
+/// the file is dropped) while the folder is made and its gold check run or read: two runs
+/// sharing a work folder (two arms started at once) would otherwise each make the checkout,
+/// and the second's rename pulled it from under the first's gold check ("cannot start java
+/// … No such file"). The second waits, then reads the first's cached check. A file system
+/// without `flock` goes on unlocked, as before.
+fn lock_bug(dir: &Path) -> Result<std::fs::File, D4jError> {
+    let parent = dir.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(D4jError::io(parent))?;
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let path = parent.join(format!(".{name}.lock"));
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(D4jError::io(&path))?;
+    match file.lock() {
+        Err(e) if e.kind() != std::io::ErrorKind::Unsupported => Err(D4jError::Io { path, source: e }),
+        _ => Ok(file),
+    }
 }
 
 /// A new empty folder beside `dest` (same file system, for the rename).

@@ -10,6 +10,9 @@
 //! Usage (from the project root):
 //! `cargo run --release -p fixdex-repair --example patterns_transplant -- --index I.fdx
 //!  --model DIR --split K/M [--max N] DATA.jsonl... > out.jsonl`
+//! (`FIXDEX_TRANSPLANT_TOKENS=N`, `FIXDEX_TRANSPLANT_REGIONS=N`: other size limits than the
+//! shipped `transplant::Limits::DEFAULT`; `REGIONS=1` is the single-region rule before
+//! multi-region fixes transplanted)
 //!
 //! One line per pair whose snippet has at most `SNIPPET_MAX_LINES` lines: `template_scores`,
 //! the template edits' `p(t) / n(t)` in the prior's order (descending); `template_fix`, the
@@ -48,12 +51,27 @@ fn applied(text: &str, e: &Edit) -> Option<String> {
     Some(format!("{}{}{}", text.get(..e.start)?, e.replacement, text.get(e.end..)?))
 }
 
+/// The transplant's size limits: `transplant::Limits::DEFAULT`, or `FIXDEX_TRANSPLANT_TOKENS`
+/// and `FIXDEX_TRANSPLANT_REGIONS` where set (to compare limits on the same split).
+fn limits() -> anyhow::Result<transplant::Limits> {
+    let mut l = transplant::Limits::DEFAULT;
+    if let Ok(v) = std::env::var("FIXDEX_TRANSPLANT_TOKENS") {
+        l.tokens = v.parse()?;
+    }
+    if let Ok(v) = std::env::var("FIXDEX_TRANSPLANT_REGIONS") {
+        l.regions = v.parse()?;
+    }
+    eprintln!("transplant limits: {l:?}");
+    Ok(l)
+}
+
 fn main() -> anyhow::Result<()> {
     let a = split::args()?;
     let Some((index, model)) = &a.index else { bail!("--index I.fdx and --model DIR are needed") };
     let embedder = BertEmbedder::load_with(model, engine::embed::Backend::Fast)?;
     let retriever = Retriever::open(index, Arc::new(embedder), Exclusion::default())?;
     let params = RetrieveParams { space: Space::Code, k: DEFAULT_K, ..RetrieveParams::default() };
+    let limits = limits()?;
     let out = std::io::stdout();
     let mut out = out.lock();
     let seen = split::for_each_pair(&a, |p| {
@@ -78,7 +96,7 @@ fn main() -> anyhow::Result<()> {
             keep_ids: Vec::new(),
         };
         let fixes = retriever.with_exclusion(exclusion).search(p.buggy, "", &params)?.fixes;
-        let (made, _) = transplant::transplants(&fixes, &text, lang, lines);
+        let (made, _) = transplant::transplants_with(&fixes, &text, lang, lines, limits);
         let transplant_fix: Vec<usize> = made.iter().enumerate().filter(|(_, e)| fixes_it(e)).map(|(j, _)| j).collect();
         writeln!(
             out,

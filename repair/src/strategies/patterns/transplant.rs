@@ -11,7 +11,12 @@
 //!    common token prefix and suffix are stripped: what is left is one changed region, tokens
 //!    `B` of the buggy code and `A` of the fixed. Kept only when it is small (at most
 //!    [`MAX_CHANGED_TOKENS`] on each side, not both empty), in the bug's language, parses
-//!    without error on both sides, and has at most [`SNIPPET_MAX_LINES`] lines.
+//!    without error on both sides, and has at most [`SNIPPET_MAX_LINES`] lines. A larger
+//!    change is cut into the regions of the token diff (Myers, the `similar` crate), those
+//!    fewer than [`CONTEXT`] equal tokens apart merged: a fix of at most [`MAX_REGIONS`]
+//!    regions of at most [`MAX_CHANGED_TOKENS`] each (the same call changed at two places of
+//!    a method, a guard added and a return changed) transplants as one candidate, every
+//!    region applied (steps 2–4 per region; [`Limits`]).
 //! 2. **The pattern**: `B` with up to [`CONTEXT`] tokens of the neighbour's buggy code on each
 //!    side (so an insertion has an anchor). Its identifiers are placeholders, except the
 //!    names of called methods and functions (an identifier followed by `(`, `x.size(`,
@@ -27,7 +32,10 @@
 //!    tokens (0 only when `B` is not empty), the first that matches giving at most
 //!    [`MAX_MATCHES_PER_FIX`] matches (exact ones first, then in source order). Its
 //!    `fit = (context tokens matched + 1) / (2 × CONTEXT + 1)`, × [`RENAMED_FIT`] when a name
-//!    was mapped to another (the `+ 1` keeps a context-free match above zero).
+//!    was mapped to another (the `+ 1` keeps a context-free match above zero). A fix of
+//!    several regions: each region's widest matching context, the regions' places in the
+//!    neighbour's order (a token at least between two changed regions), names bound
+//!    consistently across them; the fit is the mean of the regions'.
 //! 4. **The candidate**: an [`Edit`] of [`Template::Transplant`] over the matched method
 //!    tokens whose replacement is the method's own text with the changed region (the text
 //!    between the context tokens) replaced by the neighbour's fixed text there, names mapped
@@ -81,6 +89,14 @@ use crate::retrieve::SimilarFix;
 /// Most tokens changed on each side of a neighbour's fix (`B` and `A` of the module docs).
 pub const MAX_CHANGED_TOKENS: usize = 10;
 
+/// Most changed regions of one neighbour's fix transplanted together, when its changes span
+/// more than [`MAX_CHANGED_TOKENS`] (module docs, step 1).
+pub const MAX_REGIONS: usize = 3;
+
+/// Most tokens a side between the common prefix and suffix of a fix whose regions are
+/// sought (the token diff's cost is their product).
+pub const MAX_DIFF_TOKENS: usize = 200;
+
 /// Most context tokens on each side of the changed region in a pattern.
 pub const CONTEXT: usize = 3;
 
@@ -131,6 +147,19 @@ pub fn transplants(
     language: Language,
     lines: (usize, usize),
 ) -> (Vec<Edit>, Vec<TransplantRecord>) {
+    transplants_with(fixes, text, language, lines, Limits::DEFAULT)
+}
+
+/// [`transplants`] with other size limits on the neighbours' edits (the corpus measurement,
+/// `repair/examples/patterns_transplant.rs`, compares them).
+#[must_use]
+pub fn transplants_with(
+    fixes: &[SimilarFix],
+    text: &str,
+    language: Language,
+    lines: (usize, usize),
+    limits: Limits,
+) -> (Vec<Edit>, Vec<TransplantRecord>) {
     let method = method_tokens(text, language, lines);
     let names: HashSet<&str> = method.iter().filter(|t| t.ident).map(|t| t.text(text)).collect();
     let original = Original::new(text, language);
@@ -147,7 +176,7 @@ pub fn transplants(
             refused: 0,
             why: None,
         };
-        match Neighbour::read(f, language) {
+        match Neighbour::read(f, language, limits) {
             Err(why) => record.why = Some(why),
             Ok(n) => {
                 record.before = Some(squash(&n.region_text(Side::Buggy)));
@@ -354,17 +383,107 @@ enum Side {
     Fixed,
 }
 
-/// A neighbour's fix as one changed token region (module docs, step 1).
+/// The size limits of the neighbours' edits that transplant ([`transplants_with`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Most tokens changed on each side of one changed region.
+    pub tokens: usize,
+    /// Most changed regions of one fix transplanted together (1: a fix whose changes span
+    /// more than `tokens` does not transplant).
+    pub regions: usize,
+}
+
+impl Limits {
+    /// What [`transplants`] uses: [`MAX_CHANGED_TOKENS`] and [`MAX_REGIONS`].
+    pub const DEFAULT: Limits = Limits { tokens: MAX_CHANGED_TOKENS, regions: MAX_REGIONS };
+}
+
+/// One changed region of a neighbour's fix: its buggy tokens `b0..b0 + b` became its fixed
+/// tokens `a0..a0 + a`; `left` and `right` unchanged tokens lie between it and the previous and
+/// next region (or the snippet's ends): what its pattern may take as context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Region {
+    b0: usize,
+    b: usize,
+    a0: usize,
+    a: usize,
+    left: usize,
+    right: usize,
+}
+
+/// The changed regions between a fix's buggy tokens `bt` (of `buggy`) and fixed tokens `ft`
+/// (of `fixed`), module docs step 1: the common token prefix and suffix stripped, one region
+/// when what is left is within `limits.tokens` on each side; otherwise the regions of the
+/// token diff of what is left (Myers, `similar`; at most [`MAX_DIFF_TOKENS`] a side), those
+/// fewer than [`CONTEXT`] equal tokens apart merged, when there are at most `limits.regions`
+/// of them, each within `limits.tokens`. `Err` with the reason.
+fn regions(bt: &[Token], buggy: &str, ft: &[Token], fixed: &str, limits: Limits) -> Result<Vec<Region>, String> {
+    let bx: Vec<&str> = bt.iter().map(|t| t.text(buggy)).collect();
+    let fx: Vec<&str> = ft.iter().map(|t| t.text(fixed)).collect();
+    let prefix = bx.iter().zip(&fx).take_while(|(x, y)| x == y).count();
+    let room = bx.len().min(fx.len()) - prefix;
+    let suffix = bx.iter().rev().zip(fx.iter().rev()).take(room).take_while(|(x, y)| x == y).count();
+    let (b, a) = (bx.len() - prefix - suffix, fx.len() - prefix - suffix);
+    if b == 0 && a == 0 {
+        return Err("no token change".into());
+    }
+    if b <= limits.tokens && a <= limits.tokens {
+        return Ok(vec![Region { b0: prefix, b, a0: prefix, a, left: prefix, right: suffix }]);
+    }
+    let too_large = || {
+        if limits.regions > 1 {
+            format!("too large ({b} → {a} tokens; at most {} in each of {} regions)", limits.tokens, limits.regions)
+        } else {
+            format!("too large ({b} → {a} tokens; at most {})", limits.tokens)
+        }
+    };
+    if limits.regions < 2 || b > MAX_DIFF_TOKENS || a > MAX_DIFF_TOKENS {
+        return Err(too_large());
+    }
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &bx[prefix..prefix + b], &fx[prefix..prefix + a]);
+    // (old start, old end, new start, new end) within the middle.
+    let mut spans: Vec<(usize, usize, usize, usize)> = Vec::new();
+    for op in ops {
+        if matches!(op, similar::DiffOp::Equal { .. }) {
+            continue;
+        }
+        let (o, n) = (op.old_range(), op.new_range());
+        match spans.last_mut() {
+            Some(last) if o.start - last.1 < CONTEXT => {
+                last.1 = o.end;
+                last.3 = n.end;
+            }
+            _ => spans.push((o.start, o.end, n.start, n.end)),
+        }
+    }
+    if spans.is_empty()
+        || spans.len() > limits.regions
+        || spans.iter().any(|s| s.1 - s.0 > limits.tokens || s.3 - s.2 > limits.tokens)
+    {
+        return Err(too_large());
+    }
+    Ok(spans
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Region {
+            b0: prefix + s.0,
+            b: s.1 - s.0,
+            a0: prefix + s.2,
+            a: s.3 - s.2,
+            left: if i == 0 { prefix + s.0 } else { s.0 - spans[i - 1].1 },
+            right: spans.get(i + 1).map_or(b - s.1 + suffix, |next| next.0 - s.1),
+        })
+        .collect())
+}
+
+/// A neighbour's fix as its changed token regions (module docs, step 1).
 struct Neighbour<'f> {
     id: &'f str,
     buggy: &'f str,
     fixed: &'f str,
     bt: Vec<Token>,
     ft: Vec<Token>,
-    /// Common token prefix.
-    prefix: usize,
-    /// Common token suffix (not overlapping the prefix).
-    suffix: usize,
+    regions: Vec<Region>,
 }
 
 /// One element of a pattern.
@@ -376,9 +495,32 @@ enum Element<'f> {
     Hole(&'f str, u16),
 }
 
+/// One place a region's pattern matches the method: at method token `at`, with `l` and `r`
+/// context tokens, binding the neighbour's names to the method's by `bind`.
+#[derive(Debug, Clone)]
+struct Match<'f, 't> {
+    at: usize,
+    l: usize,
+    r: usize,
+    bind: HashMap<&'f str, &'t str>,
+}
+
+impl Match<'_, '_> {
+    /// `(context tokens matched + 1) / (2 × CONTEXT + 1)` (module docs, step 3).
+    fn fit(&self) -> f32 {
+        (self.l + self.r + 1) as f32 / (2 * CONTEXT + 1) as f32
+    }
+}
+
+/// One match per region, in the regions' order.
+type Combo<'f, 't> = Vec<Match<'f, 't>>;
+
+/// Most matches per region kept to combine with the other regions' (a fix of several regions).
+const MAX_MATCHES_PER_REGION: usize = 8;
+
 impl<'f> Neighbour<'f> {
     /// The neighbour's edit, or why it has none that transplants.
-    fn read(f: &'f SimilarFix, language: Language) -> Result<Neighbour<'f>, String> {
+    fn read(f: &'f SimilarFix, language: Language, limits: Limits) -> Result<Neighbour<'f>, String> {
         match Language::from_name(&f.language) {
             Some(l) if l == language => {}
             _ => {
@@ -387,19 +529,8 @@ impl<'f> Neighbour<'f> {
         }
         let bt = snippet_tokens(&f.buggy_code, language)?;
         let ft = snippet_tokens(&f.fixed_code, language)?;
-        let same = |a: &Token, b: &Token| a.text(&f.buggy_code) == b.text(&f.fixed_code);
-        let prefix = bt.iter().zip(&ft).take_while(|(a, b)| same(a, b)).count();
-        let room = bt.len().min(ft.len()) - prefix;
-        let suffix = bt.iter().rev().zip(ft.iter().rev()).take(room).take_while(|(a, b)| same(a, b)).count();
-        let n = Neighbour { id: &f.id, buggy: &f.buggy_code, fixed: &f.fixed_code, bt, ft, prefix, suffix };
-        let (b, a) = (n.changed(Side::Buggy), n.changed(Side::Fixed));
-        if b == 0 && a == 0 {
-            return Err("no token change".into());
-        }
-        if b > MAX_CHANGED_TOKENS || a > MAX_CHANGED_TOKENS {
-            return Err(format!("too large ({b} → {a} tokens; at most {MAX_CHANGED_TOKENS})"));
-        }
-        Ok(n)
+        let regions = regions(&bt, &f.buggy_code, &ft, &f.fixed_code, limits)?;
+        Ok(Neighbour { id: &f.id, buggy: &f.buggy_code, fixed: &f.fixed_code, bt, ft, regions })
     }
 
     fn side(&self, s: Side) -> (&'f str, &[Token]) {
@@ -409,19 +540,15 @@ impl<'f> Neighbour<'f> {
         }
     }
 
-    /// Tokens changed on side `s` (`B` or `A`).
-    fn changed(&self, s: Side) -> usize {
-        self.side(s).1.len() - self.prefix - self.suffix
-    }
-
-    /// The changed region's text on side `s` (its tokens, with the whitespace between them).
+    /// The changed regions' text on side `s` (their tokens, with the whitespace between
+    /// them), joined by ` … `.
     fn region_text(&self, s: Side) -> String {
         let (text, t) = self.side(s);
-        let n = self.changed(s);
-        if n == 0 {
-            return String::new();
-        }
-        text.get(t[self.prefix].start..t[self.prefix + n - 1].end).unwrap_or("").to_string()
+        let one = |g: &Region| {
+            let (from, n) = if s == Side::Buggy { (g.b0, g.b) } else { (g.a0, g.a) };
+            if n == 0 { "" } else { text.get(t[from].start..t[from + n - 1].end).unwrap_or("") }
+        };
+        self.regions.iter().map(one).collect::<Vec<_>>().join(" … ")
     }
 
     /// Whether the token at `i` on side `s` is followed by `(` (a called name).
@@ -430,10 +557,9 @@ impl<'f> Neighbour<'f> {
         t.get(i + 1).is_some_and(|n| n.text(text) == "(")
     }
 
-    /// The pattern with `l` context tokens on the left and `r` on the right.
-    fn pattern(&self, l: usize, r: usize) -> Vec<Element<'f>> {
-        let b = self.changed(Side::Buggy);
-        (self.prefix - l..self.prefix + b + r)
+    /// Region `g`'s pattern with `l` context tokens on the left and `r` on the right.
+    fn pattern(&self, g: &Region, l: usize, r: usize) -> Vec<Element<'f>> {
+        (g.b0 - l..g.b0 + g.b + r)
             .map(|i| {
                 let t = self.bt[i];
                 if t.ident && !self.called(Side::Buggy, i) {
@@ -445,75 +571,153 @@ impl<'f> Neighbour<'f> {
             .collect()
     }
 
+    /// Region `g`'s matches on the method with `c` context tokens a side (fewer where the
+    /// region has fewer); empty when that `(l, r)` is in `tried` (which it joins) or nothing
+    /// matches. A region that changes no buggy token needs context.
+    fn matches_at<'t>(
+        &self,
+        g: &Region,
+        c: usize,
+        tried: &mut Vec<(usize, usize)>,
+        text: &'t str,
+        method: &[Token],
+    ) -> Vec<Match<'f, 't>> {
+        let (l, r) = (c.min(g.left), c.min(g.right));
+        if (l + r == 0 && g.b == 0) || tried.contains(&(l, r)) {
+            return Vec::new();
+        }
+        tried.push((l, r));
+        find(&self.pattern(g, l, r), text, method).into_iter().map(|(at, bind)| Match { at, l, r, bind }).collect()
+    }
+
     /// The candidates on the method's tokens `method` of `text` (which uses `names`), each
-    /// with its fit; `Err` with the reason when there is none.
+    /// with its fit; `Err` with the reason when there is none. One region: the widest
+    /// context that matches with names the method has. Several: each region's widest context
+    /// that matches, combined in order (each region after the previous one, names bound
+    /// consistently), the combination's fit the mean of its regions'.
     fn apply(&self, text: &str, method: &[Token], names: &HashSet<&str>) -> Result<Vec<(f32, Edit)>, String> {
-        let b = self.changed(Side::Buggy);
         let mut why: Option<String> = None;
-        let mut tried: Vec<(usize, usize)> = Vec::new();
-        for c in (0..=CONTEXT).rev() {
-            if c == 0 && b == 0 {
-                break;
+        if let [g] = self.regions[..] {
+            let mut tried = Vec::new();
+            for c in (0..=CONTEXT).rev() {
+                let found = self.matches_at(&g, c, &mut tried, text, method);
+                match self.edits(found.into_iter().map(|m| vec![m]).collect(), text, method, names) {
+                    Ok(made) if !made.is_empty() => return Ok(made),
+                    Ok(_) => {}
+                    Err(w) => {
+                        why.get_or_insert(w);
+                    }
+                }
             }
-            let (l, r) = (c.min(self.prefix), c.min(self.suffix));
-            if tried.contains(&(l, r)) {
-                continue;
+            return Err(why.unwrap_or_else(|| "no fit".into()));
+        }
+        let mut each: Vec<Vec<Match<'_, '_>>> = Vec::new();
+        for (i, g) in self.regions.iter().enumerate() {
+            let mut tried = Vec::new();
+            let found =
+                (0..=CONTEXT).rev().map(|c| self.matches_at(g, c, &mut tried, text, method)).find(|m| !m.is_empty());
+            match found {
+                Some(mut m) => {
+                    m.truncate(MAX_MATCHES_PER_REGION);
+                    each.push(m);
+                }
+                None => return Err(format!("no fit (region {} of {})", i + 1, self.regions.len())),
             }
-            tried.push((l, r));
-            let pattern = self.pattern(l, r);
-            let mut matches = find(&pattern, text, method);
-            if matches.is_empty() {
-                continue;
+        }
+        let mut combos = Vec::new();
+        self.combine(&each, &mut Vec::new(), &mut combos);
+        if combos.is_empty() {
+            return Err("no fit (the regions' places are out of order)".into());
+        }
+        let made = self.edits(combos, text, method, names)?;
+        if made.is_empty() { Err("no fit".into()) } else { Ok(made) }
+    }
+
+    /// Every combination of one match per region from `each` (region `i`'s matches), each
+    /// region's changed tokens after the previous one's with a token between them, into
+    /// `out` (at most `MAX_MATCHES_PER_REGION²`).
+    fn combine<'t>(&self, each: &[Vec<Match<'f, 't>>], partial: &mut Combo<'f, 't>, out: &mut Vec<Combo<'f, 't>>) {
+        let i = partial.len();
+        if i == each.len() {
+            out.push(partial.clone());
+            return;
+        }
+        for m in &each[i] {
+            if out.len() >= MAX_MATCHES_PER_REGION * MAX_MATCHES_PER_REGION {
+                return;
             }
-            if let Some(u) = self.unknown(&pattern, names) {
+            if let Some(prev) = partial.last() {
+                let g = &self.regions[i - 1];
+                if m.at + m.l < prev.at + prev.l + g.b + 1 {
+                    continue;
+                }
+            }
+            partial.push(m.clone());
+            self.combine(each, partial, out);
+            partial.pop();
+        }
+    }
+
+    /// The edits of `combos` whose names bind consistently and injectively and that bring no
+    /// name the method lacks, exact ones (no name mapped) first, then in source order, at
+    /// most [`MAX_MATCHES_PER_FIX`]; `Err` naming an unknown identifier when none is left.
+    fn edits<'t>(
+        &self,
+        combos: Vec<Combo<'f, 't>>,
+        text: &str,
+        method: &[Token],
+        names: &HashSet<&str>,
+    ) -> Result<Vec<(f32, Edit)>, String> {
+        let mut why = None;
+        let mut kept: Vec<(Combo<'f, 't>, HashMap<&'f str, &'t str>)> = Vec::new();
+        for combo in combos {
+            let Some(bind) = merged(&combo) else { continue };
+            if let Some(u) = self.unknown(&bind, names) {
                 why.get_or_insert(format!("unknown identifier `{u}`"));
                 continue;
             }
-            // Exact matches first, then source order.
-            matches.sort_by_key(|(at, bind)| (bind.iter().any(|(k, v)| k != v), *at));
-            let fit = (l + r + 1) as f32 / (2 * CONTEXT + 1) as f32;
-            let made: Vec<(f32, Edit)> = matches
-                .iter()
-                .take(MAX_MATCHES_PER_FIX)
-                .filter_map(|(at, bind)| {
-                    let renamed = bind.iter().any(|(k, v)| k != v);
-                    let e = self.edit(text, method, *at, l, r, bind)?;
-                    Some((if renamed { fit * RENAMED_FIT } else { fit }, e))
-                })
-                .collect();
-            if !made.is_empty() {
-                return Ok(made);
-            }
+            kept.push((combo, bind));
         }
-        Err(why.unwrap_or_else(|| "no fit".into()))
+        if kept.is_empty() {
+            return why.map_or(Ok(Vec::new()), Err);
+        }
+        kept.sort_by_key(|(combo, bind)| (bind.iter().any(|(k, v)| k != v), combo[0].at));
+        Ok(kept
+            .iter()
+            .take(MAX_MATCHES_PER_FIX)
+            .filter_map(|(combo, bind)| {
+                let renamed = bind.iter().any(|(k, v)| k != v);
+                let fit = combo.iter().map(Match::fit).sum::<f32>() / combo.len() as f32;
+                let e = self.edit(text, method, combo, bind)?;
+                Some((if renamed { fit * RENAMED_FIT } else { fit }, e))
+            })
+            .collect())
     }
 
-    /// The first identifier of `A` that is neither a placeholder of `pattern`, a called name,
-    /// nor a name the method has.
-    fn unknown(&self, pattern: &[Element<'f>], names: &HashSet<&str>) -> Option<&'f str> {
-        let holes: HashSet<&str> =
-            pattern.iter().filter_map(|e| if let Element::Hole(n, _) = e { Some(*n) } else { None }).collect();
-        let a = self.changed(Side::Fixed);
-        (self.prefix..self.prefix + a).find_map(|i| {
+    /// The first identifier of the fixed regions that is neither bound by `bind`, a called
+    /// name, nor a name the method has.
+    fn unknown(&self, bind: &HashMap<&'f str, &str>, names: &HashSet<&str>) -> Option<&'f str> {
+        self.regions.iter().flat_map(|g| g.a0..g.a0 + g.a).find_map(|i| {
             let t = self.ft[i];
             let name = t.text(self.fixed);
-            let fine = !t.ident || self.called(Side::Fixed, i) || holes.contains(name) || names.contains(name);
+            let fine = !t.ident || self.called(Side::Fixed, i) || bind.contains_key(name) || names.contains(name);
             (!fine).then_some(name)
         })
     }
 
-    /// The edit of the match at method token `at` (context `l`, `r`; names bound by `bind`).
-    fn edit(
+    /// Where region `g` matched as `m` changes the method: the pattern's bytes `start..end`,
+    /// the changed bytes `from..to` within them, and the neighbour's fixed text for them,
+    /// names mapped by `bind` and re-indented to the method.
+    fn place(
         &self,
+        g: &Region,
+        m: &Match<'f, '_>,
         text: &str,
         method: &[Token],
-        at: usize,
-        l: usize,
-        r: usize,
         bind: &HashMap<&'f str, &str>,
-    ) -> Option<Edit> {
-        let (b, a) = (self.changed(Side::Buggy), self.changed(Side::Fixed));
-        let (p, ft) = (self.prefix, &self.ft);
+    ) -> Option<Placed> {
+        let (b, a, ft) = (g.b, g.a, &self.ft);
+        let (at, l, r) = (m.at, m.l, m.r);
         let len = l + b + r;
         let (start, end) = (method.get(at)?.start, method.get(at + len - 1)?.end);
         // The changed region in the method: between the context tokens, or the changed
@@ -527,6 +731,7 @@ impl<'f> Neighbour<'f> {
             from
         };
         // The same region in the neighbour's fixed code.
+        let p = g.a0;
         let nf = if l > 0 {
             ft[p - 1].end
         } else if a > 0 {
@@ -555,25 +760,67 @@ impl<'f> Neighbour<'f> {
         }
         new.push_str(self.fixed.get(pos..nt)?);
         let new = reindent(&new, indent_at(self.fixed, nf), indent_at(text, from));
-        let line = text[..from].matches('\n').count() + 1;
-        let replacement = format!("{}{new}{}", &text[start..from], &text[to..end]);
-        let (was, now) = (one_line(&text[from..to]), one_line(&new));
-        let summary = match (was.is_empty(), now.is_empty()) {
-            (true, _) => format!("insert {now} (from {})", self.id),
-            (_, true) => format!("delete {was} (from {})", self.id),
-            _ => format!("{was} → {now} (from {})", self.id),
-        };
+        Some(Placed { start, end, from, to, new })
+    }
+
+    /// The edit of `combo` (one match per region; names bound by `bind`): from the first
+    /// pattern's start to the last one's end, each changed region replaced.
+    fn edit(&self, text: &str, method: &[Token], combo: &Combo<'f, '_>, bind: &HashMap<&'f str, &str>) -> Option<Edit> {
+        let placed: Vec<Placed> =
+            self.regions.iter().zip(combo).map(|(g, m)| self.place(g, m, text, method, bind)).collect::<Option<_>>()?;
+        let start = placed.iter().map(|p| p.start).min()?;
+        let end = placed.iter().map(|p| p.end).max()?;
+        let mut replacement = String::new();
+        let mut pos = start;
+        let mut said = Vec::new();
+        for p in &placed {
+            replacement.push_str(text.get(pos..p.from)?);
+            replacement.push_str(&p.new);
+            pos = p.to;
+            let (was, now) = (one_line(&text[p.from..p.to]), one_line(&p.new));
+            said.push(match (was.is_empty(), now.is_empty()) {
+                (true, _) => format!("insert {now}"),
+                (_, true) => format!("delete {was}"),
+                _ => format!("{was} → {now}"),
+            });
+        }
+        replacement.push_str(text.get(pos..end)?);
+        let first = placed.first()?.from;
         Some(Edit {
             template: Template::Transplant,
             start,
             end,
             original: text[start..end].to_string(),
             replacement,
-            line,
-            summary,
+            line: text[..first].matches('\n').count() + 1,
+            summary: format!("{} (from {})", said.join("; "), self.id),
             from: Some(self.id.to_string()),
         })
     }
+}
+
+/// Where one region of a neighbour's fix lands in the method ([`Neighbour::place`]).
+struct Placed {
+    start: usize,
+    end: usize,
+    from: usize,
+    to: usize,
+    new: String,
+}
+
+/// The bindings of `combo`'s matches as one, when they agree (one method name per neighbour
+/// name and the reverse).
+fn merged<'f, 't>(combo: &[Match<'f, 't>]) -> Option<HashMap<&'f str, &'t str>> {
+    let mut bind: HashMap<&'f str, &'t str> = HashMap::new();
+    let mut taken: HashMap<&'t str, &'f str> = HashMap::new();
+    for m in combo {
+        for (k, v) in &m.bind {
+            if *bind.entry(k).or_insert(v) != *v || *taken.entry(v).or_insert(k) != *k {
+                return None;
+            }
+        }
+    }
+    Some(bind)
 }
 
 /// Every place `pattern` matches among `method`'s tokens of `text`, with the names it binds
@@ -890,5 +1137,63 @@ mod tests {
         assert_eq!((all[1].template, all[1].from.as_deref()), (Template::Transplant, Some("mined:tight")));
         // Without transplants, the templates as they were.
         assert_eq!(then_templates(&[], &templates, 1, text, all_lines(text)).len(), 2);
+    }
+
+    #[test]
+    fn a_fix_of_several_regions_is_transplanted_where_they_fit_in_order() {
+        // The same call changed at two places 21 tokens apart: one region would be 23 tokens.
+        let neighbour = |id: &str| {
+            fix(
+                id,
+                0.7,
+                "java",
+                "String name(Option o) {\n    String s = o.getOpt();\n    if (s == null) {\n        log(\"none\");\n    }\n    return prefix + o.getOpt();\n}",
+                "String name(Option o) {\n    String s = o.getKey();\n    if (s == null) {\n        log(\"none\");\n    }\n    return prefix + o.getKey();\n}",
+            )
+        };
+        let text = "class C {\n    String label(Option opt) {\n        String v = opt.getOpt();\n        if (v == null) {\n            \
+                    v = \"\";\n        }\n        return v + opt.getOpt();\n    }\n    String key(Option other) {\n        return other.getKey();\n    }\n}\n";
+        let (edits, records) = transplants(&[neighbour("mined:two")], text, Language::Java, (2, 8));
+        assert_eq!(edits.len(), 1, "{records:#?}");
+        let fixed = apply(text, &edits[0]);
+        assert_eq!(fixed, text.replace("opt.getOpt()", "opt.getKey()"), "{edits:#?}");
+        assert_eq!(edits[0].line, 3);
+        assert!(edits[0].summary.starts_with("getOpt → getKey; getOpt → getKey (from mined:two)"), "{edits:#?}");
+        let r = &records[0];
+        assert_eq!(
+            (r.before.as_deref(), r.after.as_deref(), r.matched),
+            (Some("getOpt…getOpt"), Some("getKey…getKey"), 1)
+        );
+        // With one region at most (the rule before), the fix is too large to transplant.
+        let one = Limits { regions: 1, ..Limits::DEFAULT };
+        let (edits, records) = transplants_with(&[neighbour("mined:two")], text, Language::Java, (2, 8), one);
+        assert!(edits.is_empty());
+        assert_eq!(records[0].why.as_deref(), Some("too large (23 → 23 tokens; at most 10)"));
+        // The second region's place comes before the first's in this method: no fit.
+        let swapped = "class C {\n    String label(Option opt) {\n        log(w + opt.getOpt());\n        String v = opt.getOpt();\n    }\n}\n";
+        let (edits, records) = transplants(&[neighbour("mined:two")], swapped, Language::Java, (2, 5));
+        // Only the context-free places are left: `+ opt.getOpt()` first, then `= opt.getOpt()`
+        // would be in order, but the first region's widest fit (`= o .`) is on line 4.
+        assert!(edits.is_empty(), "{edits:#?}");
+        assert_eq!(records[0].why.as_deref(), Some("no fit (the regions' places are out of order)"));
+        // One place only: both regions fit it, and a fix of two places is not made at one.
+        let once = "class C {\n    String label(Option opt) {\n        String v = opt.getOpt();\n        return v;\n    }\n}\n";
+        let (_, records) = transplants(&[neighbour("mined:two")], once, Language::Java, (2, 5));
+        assert_eq!(records[0].why.as_deref(), Some("no fit (the regions' places are out of order)"));
+        // No place at all.
+        let none = "class C {\n    String label(Option opt) {\n        return opt.getKey();\n    }\n}\n";
+        let (_, records) = transplants(&[neighbour("mined:two")], none, Language::Java, (2, 4));
+        assert_eq!(records[0].why.as_deref(), Some("no fit (region 1 of 2)"));
+        // Four places changed far apart: more regions than MAX_REGIONS.
+        let four = fix(
+            "mined:four",
+            0.7,
+            "java",
+            "void f() {\n    a(1); b(0, 0, 0); c(1); d(0, 0, 0); e(1); g(0, 0, 0); h(1);\n}",
+            "void f() {\n    a(2); b(0, 0, 0); c(2); d(0, 0, 0); e(2); g(0, 0, 0); h(2);\n}",
+        );
+        let (edits, records) = transplants(&[four], text, Language::Java, (2, 8));
+        assert!(edits.is_empty());
+        assert_eq!(records[0].why.as_deref(), Some("too large (43 → 43 tokens; at most 10 in each of 3 regions)"));
     }
 }

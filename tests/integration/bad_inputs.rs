@@ -494,6 +494,9 @@ fn eval_defects4j_refuses_a_repo_that_is_not_git_and_own_history_without_a_searc
         "{err}"
     );
     assert!(err.contains("infra"), "{err}");
+    // Every bug `infra`: nothing was repaired, which is a failed run.
+    assert_eq!(code(&o), 1, "{err}");
+    assert!(err.contains("error: every bug is infra (set-up or gold check failed): nothing was repaired"), "{err}");
 }
 
 /// With `--json`, a failed command prints its error on stdout as one JSON object (usage

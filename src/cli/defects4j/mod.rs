@@ -4,9 +4,10 @@
 //!
 //! The binary parses flags, builds the harness and the repairer, and prints: a line per bug
 //! on stderr as it ends, the summary (a table, or one JSON object with `--json`) on stdout.
-//! Exit 1 when a bug ended in `error` (the machinery or the endpoint broke), or with
-//! `--check` when a bug failed the gold check; 0 otherwise (`infra` bugs are reported, and
-//! counted apart from unfixed ones).
+//! Exit 1 when a bug ended in `error` (the machinery or the endpoint broke), when every bug
+//! is `infra` (none could be set up: nothing was repaired), or with `--check` when a bug
+//! failed the gold check; 0 otherwise (`infra` bugs are reported, and counted apart from
+//! unfixed ones).
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -264,7 +265,11 @@ fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<Ex
     let all = batch::results(&dir, &record);
     print_summary(a.json, &dir, &all)?;
     let errors = all.iter().filter(|r| r.status == Status::Error).count();
-    Ok(if errors > 0 { ExitCode::from(crate::cli::exit::ERROR) } else { ExitCode::SUCCESS })
+    let all_infra = !all.is_empty() && all.iter().all(|r| r.status == Status::Infra);
+    if all_infra {
+        eprintln!("error: every bug is infra (set-up or gold check failed): nothing was repaired");
+    }
+    Ok(if errors > 0 || all_infra { ExitCode::from(crate::cli::exit::ERROR) } else { ExitCode::SUCCESS })
 }
 
 /// Warns, once per project, of what excluding a selected bug's project from retrieval (the

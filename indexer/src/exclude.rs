@@ -31,6 +31,8 @@ impl Exclusions {
     /// exclude nothing).
     pub fn read(path: &Path) -> Result<Exclusions> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::Io { path: path.into(), source: e })?;
+        // A byte-order mark opening the file is not part of its first entry.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         let mut ex = Exclusions::default();
         for (i, line) in text.lines().enumerate() {
             ex.add_line(line).map_err(|reason| Error::Row {
@@ -136,6 +138,11 @@ mod tests {
             ["defects4j:Lang-1", "project:Math"]
         );
         assert_eq!(ex.entries(), ["defects4j:Lang-1", "project:Math"]);
+        // A byte-order mark (Windows editors) before the first entry is not part of it.
+        std::fs::write(&p, "\u{feff}project:Math\r\n").unwrap();
+        let ex = Exclusions::read(&p).unwrap();
+        assert_eq!(ex.entries(), ["project:Math"]);
+        assert!(ex.excludes(&rec("x", "Math")));
     }
 
     /// Issue 8 item 18: `project:Closure` also leaves out the mined history of

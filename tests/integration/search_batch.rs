@@ -199,7 +199,8 @@ fn batch_empty_and_missing_files() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
-/// `--batch -` reads standard input; the answers equal those from a file.
+/// `--batch -` reads standard input (a byte-order mark first too); the answers equal those
+/// from a file.
 #[test]
 fn batch_reads_standard_input() {
     let (s, idx) = indexed();
@@ -219,7 +220,9 @@ fn batch_reads_standard_input() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let text: String = lines.iter().map(|l| format!("{l}\r\n")).collect();
+    // Windows line ends and a byte-order mark, as `fixdex index` reads JSONL.
+    let text: String =
+        std::iter::once("\u{feff}".to_string()).chain(lines.iter().map(|l| format!("{l}\r\n"))).collect();
     child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));

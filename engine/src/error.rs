@@ -251,4 +251,10 @@ impl Error {
     pub fn corrupt(msg: impl Into<String>) -> Error {
         Error::Corrupt(msg.into())
     }
+
+    /// The [`Error::Corrupt`] of a 0-byte file where an index or manifest was expected (a
+    /// copy or download cut short), said as such rather than as a stranger's file.
+    pub(crate) fn empty_file() -> Error {
+        Error::corrupt("the file is empty (0 bytes)")
+    }
 }

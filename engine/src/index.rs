@@ -557,9 +557,8 @@ impl Index {
 }
 
 fn parse_header(bytes: &[u8]) -> Result<FileHeader> {
-    // An empty file (a copy or download cut short) is said as such, not as a stranger's file.
     if bytes.is_empty() {
-        return Err(Error::corrupt("the file is empty (0 bytes)"));
+        return Err(Error::empty_file());
     }
     if bytes.len() < 8 || bytes[..8] != MAGIC {
         return Err(Error::NotAnIndex);

@@ -101,7 +101,7 @@ impl Segments {
         let n = std::io::Read::read(&mut std::fs::File::open(path).map_err(|e| Error::io(path, e))?, &mut head)
             .map_err(|e| Error::io(path, e))?;
         if n == 0 {
-            return Err(Error::corrupt("the file is empty (0 bytes)"));
+            return Err(Error::empty_file());
         }
         if n == 8 && head == MAGIC {
             let indexes = vec![Index::open_with(path, load)?];

@@ -11,12 +11,13 @@
 //!    common token prefix and suffix are stripped: what is left is one changed region, tokens
 //!    `B` of the buggy code and `A` of the fixed. Kept only when it is small (at most
 //!    [`MAX_CHANGED_TOKENS`] on each side, not both empty), in the bug's language, parses
-//!    without error on both sides, and has at most [`SNIPPET_MAX_LINES`] lines. A larger
-//!    change is cut into the regions of the token diff (Myers, the `similar` crate), those
-//!    fewer than [`CONTEXT`] equal tokens apart merged: a fix of at most [`MAX_REGIONS`]
-//!    regions of at most [`MAX_CHANGED_TOKENS`] each (the same call changed at two places of
-//!    a method, a guard added and a return changed) transplants as one candidate, every
-//!    region applied (steps 2–4 per region; [`Limits`]).
+//!    without error on both sides, and has at most [`SNIPPET_MAX_LINES`] lines. With
+//!    [`Limits::regions`] above 1 (not the default, [`MAX_REGIONS`]: see "Several regions"
+//!    below), a larger change is cut into the regions of the token diff (Myers, the `similar`
+//!    crate), those fewer than [`CONTEXT`] equal tokens apart merged, and a fix of at most that
+//!    many regions of at most [`MAX_CHANGED_TOKENS`] each (the same call changed at two places
+//!    of a method, a guard added and a return changed) transplants as one candidate, every
+//!    region applied (steps 2–4 per region).
 //! 2. **The pattern**: `B` with up to [`CONTEXT`] tokens of the neighbour's buggy code on each
 //!    side (so an insertion has an anchor). Its identifiers are placeholders, except the
 //!    names of called methods and functions (an identifier followed by `(`, `x.size(`,
@@ -71,7 +72,22 @@
 //! templates merged by those calibrated probabilities reached the same 358 and ranked the fix
 //! later than transplants first on 43 pairs, earlier on 23 (sign test p = 0.019), so the
 //! order above stays. Their cost is real: the pairs a template edit fixes rank later behind
-//! the transplants (289 later, 96 earlier).
+//! the transplants (289 later, 96 earlier). Re-measured with the templates of issue 32's later
+//! sessions (the same split and index, 2026-12-07): one template edit fixes 404 pairs, a
+//! transplant 114, 30 of them pairs no template edit fixes; within 200 candidates the prior's
+//! order reaches 354 pairs and transplants first 380 (earlier on 95, later on 322).
+//!
+//! # Several regions (measured, off)
+//! The own-history arm of the Defects4J development set found 477 neighbours over the
+//! 10-token limit, so fixes of up to 3 regions were tried (`Limits { regions: 3, .. }`). On
+//! the corpus's test split (`patterns_transplant` with `FIXDEX_TRANSPLANT_REGIONS=3` against
+//! `=1`, 4,757 pairs) they made 1,596 more candidates (37,497 → 39,093) and fixed no pair
+//! more (114 either way), while the first fixing candidate came later on 63 pairs and earlier
+//! on none (sign test p < 1e-18; `scripts/patterns-transplant.py --base`); on the 61 Cli and
+//! JxPath bugs with the project's own history (first 30 validations) 5 bugs had a
+//! several-region transplant, none plausible, and the same 14 bugs were plausible with the
+//! same tiers. A neighbour whose fix spans several places rarely made the same change at the
+//! same places of another method, so [`MAX_REGIONS`] is 1: one region, as before.
 //!
 //! Deterministic: it depends only on the hits (their order and scores) and the file. A
 //! neighbour with missing, empty or malformed snippets is skipped with its reason
@@ -90,8 +106,9 @@ use crate::retrieve::SimilarFix;
 pub const MAX_CHANGED_TOKENS: usize = 10;
 
 /// Most changed regions of one neighbour's fix transplanted together, when its changes span
-/// more than [`MAX_CHANGED_TOKENS`] (module docs, step 1).
-pub const MAX_REGIONS: usize = 3;
+/// more than [`MAX_CHANGED_TOKENS`] (module docs, step 1): 1, a single region, since several
+/// gained nothing on the corpus split or Defects4J (module docs, "Several regions").
+pub const MAX_REGIONS: usize = 1;
 
 /// Most tokens a side between the common prefix and suffix of a fix whose regions are
 /// sought (the token diff's cost is their product).
@@ -1153,7 +1170,8 @@ mod tests {
         };
         let text = "class C {\n    String label(Option opt) {\n        String v = opt.getOpt();\n        if (v == null) {\n            \
                     v = \"\";\n        }\n        return v + opt.getOpt();\n    }\n    String key(Option other) {\n        return other.getKey();\n    }\n}\n";
-        let (edits, records) = transplants(&[neighbour("mined:two")], text, Language::Java, (2, 8));
+        let three = Limits { regions: 3, ..Limits::DEFAULT };
+        let (edits, records) = transplants_with(&[neighbour("mined:two")], text, Language::Java, (2, 8), three);
         assert_eq!(edits.len(), 1, "{records:#?}");
         let fixed = apply(text, &edits[0]);
         assert_eq!(fixed, text.replace("opt.getOpt()", "opt.getKey()"), "{edits:#?}");
@@ -1164,27 +1182,26 @@ mod tests {
             (r.before.as_deref(), r.after.as_deref(), r.matched),
             (Some("getOpt…getOpt"), Some("getKey…getKey"), 1)
         );
-        // With one region at most (the rule before), the fix is too large to transplant.
-        let one = Limits { regions: 1, ..Limits::DEFAULT };
-        let (edits, records) = transplants_with(&[neighbour("mined:two")], text, Language::Java, (2, 8), one);
+        // With one region at most (the default), the fix is too large to transplant.
+        let (edits, records) = transplants(&[neighbour("mined:two")], text, Language::Java, (2, 8));
         assert!(edits.is_empty());
         assert_eq!(records[0].why.as_deref(), Some("too large (23 → 23 tokens; at most 10)"));
         // The second region's place comes before the first's in this method: no fit.
         let swapped = "class C {\n    String label(Option opt) {\n        log(w + opt.getOpt());\n        String v = opt.getOpt();\n    }\n}\n";
-        let (edits, records) = transplants(&[neighbour("mined:two")], swapped, Language::Java, (2, 5));
+        let (edits, records) = transplants_with(&[neighbour("mined:two")], swapped, Language::Java, (2, 5), three);
         // Only the context-free places are left: `+ opt.getOpt()` first, then `= opt.getOpt()`
         // would be in order, but the first region's widest fit (`= o .`) is on line 4.
         assert!(edits.is_empty(), "{edits:#?}");
         assert_eq!(records[0].why.as_deref(), Some("no fit (the regions' places are out of order)"));
         // One place only: both regions fit it, and a fix of two places is not made at one.
         let once = "class C {\n    String label(Option opt) {\n        String v = opt.getOpt();\n        return v;\n    }\n}\n";
-        let (_, records) = transplants(&[neighbour("mined:two")], once, Language::Java, (2, 5));
+        let (_, records) = transplants_with(&[neighbour("mined:two")], once, Language::Java, (2, 5), three);
         assert_eq!(records[0].why.as_deref(), Some("no fit (the regions' places are out of order)"));
         // No place at all.
         let none = "class C {\n    String label(Option opt) {\n        return opt.getKey();\n    }\n}\n";
-        let (_, records) = transplants(&[neighbour("mined:two")], none, Language::Java, (2, 4));
+        let (_, records) = transplants_with(&[neighbour("mined:two")], none, Language::Java, (2, 4), three);
         assert_eq!(records[0].why.as_deref(), Some("no fit (region 1 of 2)"));
-        // Four places changed far apart: more regions than MAX_REGIONS.
+        // Four places changed far apart: more regions than the limit.
         let four = fix(
             "mined:four",
             0.7,
@@ -1192,7 +1209,7 @@ mod tests {
             "void f() {\n    a(1); b(0, 0, 0); c(1); d(0, 0, 0); e(1); g(0, 0, 0); h(1);\n}",
             "void f() {\n    a(2); b(0, 0, 0); c(2); d(0, 0, 0); e(2); g(0, 0, 0); h(2);\n}",
         );
-        let (edits, records) = transplants(&[four], text, Language::Java, (2, 8));
+        let (edits, records) = transplants_with(&[four], text, Language::Java, (2, 8), three);
         assert!(edits.is_empty());
         assert_eq!(records[0].why.as_deref(), Some("too large (43 → 43 tokens; at most 10 in each of 3 regions)"));
     }

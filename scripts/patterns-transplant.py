@@ -34,7 +34,9 @@ Usage: scripts/patterns-transplant.py --fit split-0.jsonl --test split-1.jsonl [
 
 Several-region transplants (`FIXDEX_TRANSPLANT_REGIONS=3` against the default 1, test split, as
 --test and --base): 1,596 more transplants, no pair gained, the first fix later on 63 pairs and
-earlier on none (sign test p < 1e-18), so the default stays one region (transplant.rs docs).
+earlier on none (sign test p < 1e-18), so the default stays one region (transplant.rs docs);
+16 tokens a region (`FIXDEX_TRANSPLANT_TOKENS=16`, with 3 regions) against the default: 1 pair
+gained, 76 fixes later, 1 earlier.
 """
 import argparse
 import json

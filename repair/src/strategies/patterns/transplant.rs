@@ -87,7 +87,9 @@
 //! JxPath bugs with the project's own history (first 30 validations) 5 bugs had a
 //! several-region transplant, none plausible, and the same 14 bugs were plausible with the
 //! same tiers. A neighbour whose fix spans several places rarely made the same change at the
-//! same places of another method, so [`MAX_REGIONS`] is 1: one region, as before.
+//! same places of another method, so [`MAX_REGIONS`] is 1: one region, as before. A larger
+//! region (`FIXDEX_TRANSPLANT_TOKENS=16`, with 3 regions) fixed 1 pair more than the default
+//! and put 76 fixes later (1 earlier), so [`MAX_CHANGED_TOKENS`] stays 10.
 //!
 //! Deterministic: it depends only on the hits (their order and scores) and the file. A
 //! neighbour with missing, empty or malformed snippets is skipped with its reason

@@ -113,7 +113,7 @@ pub const MAX_CHANGED_TOKENS: usize = 10;
 pub const MAX_REGIONS: usize = 1;
 
 /// Most tokens a side between the common prefix and suffix of a fix whose regions are
-/// sought (the token diff's cost is their product).
+/// sought (a bound on the token diff's cost, O((N + M) · D) for Myers).
 pub const MAX_DIFF_TOKENS: usize = 200;
 
 /// Most context tokens on each side of the changed region in a pattern.

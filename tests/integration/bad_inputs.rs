@@ -467,6 +467,10 @@ fn eval_defects4j_refuses_a_repo_that_is_not_git_and_own_history_without_a_searc
     let o = s.run(&["eval", "defects4j", "--check", "--d4j-meta", empty.to_str().unwrap(), "--bugs", "Demo-1"]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("holds no project folder with an active-bugs.csv"), "{}", stderr(&o));
+    // A shard out of range is a usage error, as `index --shard 3/2` is.
+    let o = eval(&git, &["--shard", "3/2"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("invalid value '3/2' for '--shard"), "{}", stderr(&o));
     let o = eval(&git, &["--own-history"]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(

@@ -177,10 +177,13 @@ impl Serialize for Fields {
 /// [`LabelError::Io`] when it cannot be read; [`LabelError::BadRow`] for the first line
 /// that is not UTF-8 (the byte named, as `fixdex index` names it), is not a JSON object,
 /// lacks `buggy_code` or `fixed_code`, or has a field of the wrong type (see
-/// [`Row::parse`]). Lines end at `\n` or `\r\n`, as [`str::lines`] splits them.
+/// [`Row::parse`]). Lines end at `\n` or `\r\n`, as [`str::lines`] splits them; a byte-order
+/// mark opening the file is skipped.
 pub fn read_rows(path: &Path) -> Result<Vec<Row>, LabelError> {
     let bytes = std::fs::read(path).map_err(|source| LabelError::Io { path: path.to_owned(), source })?;
-    let bytes = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+    // A byte-order mark opening the file is read past, as `fixdex index` reads JSONL.
+    let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&bytes);
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
     let mut rows = Vec::new();
     for (i, raw) in bytes.split(|b| *b == b'\n').enumerate() {
         let bad = |field, message| LabelError::BadRow { path: path.to_owned(), line: i + 1, field, message };
@@ -252,8 +255,8 @@ mod tests {
         assert_eq!(bad("not json").0, None);
     }
 
-    /// Bad UTF-8 is named by line and byte, as `fixdex index` names it; CRLF and blank
-    /// lines read as before.
+    /// Bad UTF-8 is named by line and byte, as `fixdex index` names it; CRLF, blank lines and
+    /// a byte-order mark read as `fixdex index` reads them.
     #[test]
     fn label_rows_name_the_line_of_bad_utf8() {
         let dir = tempfile::tempdir().unwrap();
@@ -263,6 +266,9 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let rows = read_rows(&path).unwrap();
         assert_eq!(rows.iter().map(|r| r.line).collect::<Vec<_>>(), [1, 3]);
+        // A byte-order mark opening the file (Windows editors) is read past.
+        std::fs::write(&path, [&b"\xef\xbb\xbf"[..], &bytes].concat()).unwrap();
+        assert_eq!(read_rows(&path).unwrap().iter().map(|r| r.line).collect::<Vec<_>>(), [1, 3]);
         bytes.extend_from_slice(b"{\"buggy_code\":\"\xff\"}\n");
         std::fs::write(&path, &bytes).unwrap();
         match read_rows(&path).unwrap_err() {

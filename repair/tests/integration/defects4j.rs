@@ -137,6 +137,9 @@ fn two_runs_sharing_a_cold_work_folder_make_and_check_a_bug_once() {
     // Two harnesses (two `eval defects4j` runs) on one work folder, the bug not yet made.
     let (a, b) = (harness(root.path(), &meta, &bundle), harness(root.path(), &meta, &bundle));
     let id: repair::bench::defects4j::BugId = "Demo-1".parse().unwrap();
+    // What an interrupted run left of its set-up: removed by the run that takes the lock.
+    let stale = root.path().join("work/bugs/.Demo-1.tmp-1-2");
+    std::fs::create_dir_all(stale.join("buggy")).unwrap();
     let (pa, pb) = std::thread::scope(|s| {
         let ta = s.spawn(|| a.prepare(&id));
         let tb = s.spawn(|| b.prepare(&id));
@@ -144,7 +147,8 @@ fn two_runs_sharing_a_cold_work_folder_make_and_check_a_bug_once() {
     });
     let (pa, pb) = (pa.unwrap(), pb.unwrap());
     assert!(pa.check.passed && pb.check.passed, "{:?} {:?}", pa.check.reason, pb.check.reason);
-    // One gold check, read back by the other run (its timings included), and one checkout.
+    // One gold check, read back by the other run (its timings included), and one checkout;
+    // the stale set-up folder is gone.
     assert_eq!(pa.check, pb.check);
     let left: Vec<String> = std::fs::read_dir(root.path().join("work/bugs"))
         .unwrap()
@@ -185,6 +189,10 @@ fn bad_inputs_name_the_bug_and_what_to_do() {
     assert!(err.contains("bugs.txt, line 3: `Demo-x`"), "{err}");
     std::fs::write(&file, "# nothing\n\n").unwrap();
     assert!(h.select_file(&file).unwrap_err().to_string().contains("lists no bug"));
+    // A byte-order mark opening the file is not part of the first id.
+    std::fs::write(&file, "\u{feff}Demo-1\r\n").unwrap();
+    let ids: Vec<String> = h.select_file(&file).unwrap().iter().map(ToString::to_string).collect();
+    assert_eq!(ids, ["Demo-1"]);
     // a deprecated bug says so, with Defects4J's reason
     std::fs::write(
         meta.join("Demo/deprecated-bugs.csv"),

@@ -67,7 +67,7 @@ pub struct Defects4jArgs {
     /// Run one shard of the bugs: `i/n` (0-based) or `auto/n` (the index from
     /// JOB_COMPLETION_INDEX, a Kubernetes Indexed Job, or SLURM_ARRAY_TASK_ID); merge the run
     /// folders with `fixdex eval merge`.
-    #[arg(long, value_name = "i/n")]
+    #[arg(long, value_name = "i/n", value_parser = crate::cli::index::shard_flag)]
     pub(super) shard: Option<String>,
     /// Fault localization given to the repair: `perfect` (the lines the developer's patch
     /// touches), `method` (their enclosing method), `file` (the whole file), `sbfl` (the top

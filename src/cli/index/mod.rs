@@ -229,7 +229,7 @@ pub(crate) fn at_least(min: usize) -> impl Fn(&str) -> Result<usize, String> + C
 
 /// `--shard`'s parser: `i/n` or `auto/n` ([`Shard`]), checked when the flags are parsed so
 /// that a bad one is a usage error (exit 2).
-fn shard_flag(s: &str) -> Result<String, String> {
+pub(crate) fn shard_flag(s: &str) -> Result<String, String> {
     s.parse::<Shard>().map(|_| s.to_string()).map_err(|e| e.to_string())
 }
 

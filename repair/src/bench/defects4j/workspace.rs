@@ -449,8 +449,12 @@ pub(super) fn run_tool(mut cmd: Command, bug: &str, step: &str) -> Result<String
 /// the file is dropped) while the folder is made and its gold check run or read: two runs
 /// sharing a work folder (two arms started at once) would otherwise each make the checkout,
 /// and the second's rename pulled it from under the first's gold check ("cannot start java
-/// … No such file"). The second waits, then reads the first's cached check. A file system
-/// without `flock` goes on unlocked, as before.
+/// … No such file"). The second waits (saying so on stderr), then reads the first's cached
+/// check. A file system without `flock` goes on unlocked, as before. Holding the lock, it
+/// removes the half-made
+/// folders of this bug that an interrupted or killed run left ([`tmp_beside`]'s
+/// `.<Bug-N>.tmp-*`, [`replace_dir`]'s `.<Bug-N>.old`): they are made only under the lock,
+/// so none of them is another run's work in progress.
 fn lock_bug(dir: &Path) -> Result<std::fs::File, D4jError> {
     let parent = dir.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(D4jError::io(parent))?;
@@ -462,10 +466,28 @@ fn lock_bug(dir: &Path) -> Result<std::fs::File, D4jError> {
         .write(true)
         .open(&path)
         .map_err(D4jError::io(&path))?;
-    match file.lock() {
-        Err(e) if e.kind() != std::io::ErrorKind::Unsupported => Err(D4jError::Io { path, source: e }),
-        _ => Ok(file),
+    let locked = match file.try_lock() {
+        Err(std::fs::TryLockError::WouldBlock) => {
+            // A bug's set-up can take minutes: say why this one is not moving.
+            eprintln!("{name}: waiting for another run setting it up in the same work folder ({})", path.display());
+            file.lock()
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(e),
+        Ok(()) => Ok(()),
+    };
+    match locked {
+        Err(e) if e.kind() != std::io::ErrorKind::Unsupported => return Err(D4jError::Io { path, source: e }),
+        Err(_) => return Ok(file),
+        Ok(()) => {}
     }
+    let (tmp, old) = (format!(".{name}.tmp-"), format!(".{name}.old"));
+    for entry in std::fs::read_dir(parent).into_iter().flatten().flatten() {
+        let n = entry.file_name().to_string_lossy().into_owned();
+        if n.starts_with(&tmp) || n == old {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+    Ok(file)
 }
 
 /// A new empty folder beside `dest` (same file system, for the rename).

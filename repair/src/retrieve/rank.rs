@@ -313,12 +313,16 @@ impl CorpusStats {
     }
 
     /// Okapi BM25 of the document with term counts `doc` (and `len` terms) for the
-    /// distinct `query` terms; 0 for an empty query.
+    /// distinct `query` terms; 0 for an empty query. Summed in term order, so the score is
+    /// the same bits whatever order the query's terms come in (they come from a `HashMap`,
+    /// whose order changes between runs: a near tie under `--rank hybrid` could flip).
     fn bm25(&self, query: &[u64], doc: &HashMap<u64, u32>, len: usize) -> f32 {
         const K1: f32 = 1.2;
         const B: f32 = 0.75;
         let n = self.docs as f32;
-        query
+        let mut terms: Vec<u64> = query.to_vec();
+        terms.sort_unstable();
+        terms
             .iter()
             .filter_map(|t| doc.get(t).map(|&tf| (t, tf as f32)))
             .map(|(t, tf)| {
@@ -642,5 +646,27 @@ mod tests {
         let (common, _) = doc("common");
         assert!(s.bm25(&q, &rare, n) > 5.0 * s.bm25(&q, &common, n));
         assert_eq!(s.bm25(&[], &rare, n), 0.0);
+    }
+
+    /// The same query terms in another order give the same score, bit for bit.
+    #[test]
+    fn bm25_does_not_depend_on_the_query_terms_order() {
+        let mut s = CorpusStats { docs: 1000, avg_len: 40.0, ..CorpusStats::default() };
+        let words: Vec<String> = (0..60).map(|i| format!("term{i}")).collect();
+        let mut doc = HashMap::new();
+        for (i, w) in words.iter().enumerate() {
+            s.df.insert(fnv_lower(w), 1 + (i as u32 * 37) % 900);
+            doc.insert(fnv_lower(w), 1 + (i as u32 * 7) % 5);
+        }
+        let q: Vec<u64> = words.iter().map(|w| fnv_lower(w)).collect();
+        let want = s.bm25(&q, &doc, 90).to_bits();
+        let mut r = q.clone();
+        r.reverse();
+        assert_eq!(s.bm25(&r, &doc, 90).to_bits(), want);
+        for k in 1..q.len() {
+            let mut o = q.clone();
+            o.rotate_left(k);
+            assert_eq!(s.bm25(&o, &doc, 90).to_bits(), want, "rotated by {k}");
+        }
     }
 }

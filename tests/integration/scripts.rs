@@ -182,3 +182,51 @@ fn issue_12_report_marks_contention_and_takes_the_faster_backend() {
     assert_eq!((s["embed_snippets_per_s"].as_f64(), s["embed_ratio_st"].as_f64()), (Some(40.0), Some(4.0)));
     assert_eq!(s["embed_ratio_st_f32"].as_f64(), Some(2.79));
 }
+
+/// Issue 32: `scripts/patterns-transplant.py --base` compares two runs of the corpus example
+/// (two transplant limits) pair by pair: transplants made, pairs a transplant fixes (gained,
+/// lost) and the rank of the first fixing candidate with transplants first (earlier, later).
+#[test]
+fn issue_32_transplant_script_compares_two_limits_pair_by_pair() {
+    let dir = tempfile::tempdir().unwrap();
+    let row = |id: &str, scores: &[f32], template_fix: Option<usize>, transplants: usize, fix: &[usize]| {
+        serde_json::json!({
+            "id": id, "source": "condefects", "language": "java", "template_scores": scores,
+            "template_fix": template_fix, "transplants": transplants, "transplant_fix": fix, "top_score": 0.9,
+        })
+        .to_string()
+    };
+    let six = [0.5, 0.4, 0.3, 0.2, 0.1, 0.05];
+    // p1: the template fix at 6 after 2 transplants (rank 8), then after 4 (rank 10): later.
+    // p2: the second transplant both times. p3: a template edit first, then a transplant
+    // first (rank 1 both; gained by a transplant). p4: nothing, then a transplant: gained,
+    // earlier.
+    let base = [
+        row("p1", &six, Some(5), 2, &[]),
+        row("p2", &[], None, 3, &[1]),
+        row("p3", &[0.5], Some(0), 0, &[]),
+        row("p4", &[], None, 0, &[]),
+    ];
+    let test = [
+        row("p1", &six, Some(5), 4, &[]),
+        row("p2", &[], None, 3, &[1]),
+        row("p3", &[0.5], Some(0), 1, &[0]),
+        row("p4", &[], None, 1, &[0]),
+    ];
+    let (b, t) = (dir.path().join("base.jsonl"), dir.path().join("test.jsonl"));
+    std::fs::write(&b, base.join("\n")).unwrap();
+    std::fs::write(&t, test.join("\n")).unwrap();
+    let out = Command::new(python())
+        .arg(repo().join("scripts/patterns-transplant.py"))
+        .args(["--fit", t.to_str().unwrap(), "--test", t.to_str().unwrap(), "--base", b.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let a = &v["against_base"];
+    let got: Vec<u64> = ["pairs", "made_base", "made", "fixed_base", "fixed", "gained", "lost", "earlier", "later"]
+        .iter()
+        .map(|k| a[k].as_u64().unwrap_or_else(|| panic!("{k} in {a}")))
+        .collect();
+    assert_eq!(got, [4, 5, 9, 1, 3, 2, 0, 1, 1], "{a}");
+}

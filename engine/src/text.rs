@@ -23,6 +23,26 @@ use unicode_general_category::{GeneralCategory, get_general_category};
 /// is a wrong file (`/dev/zero`, a binary), not a query.
 pub const MAX_QUERY_BYTES: usize = 1 << 20;
 
+/// The UTF-8 byte-order mark (U+FEFF, bytes `EF BB BF`) that some editors (Windows
+/// Notepad, Excel's "UTF-8 CSV") write at the start of a text file.
+pub const BOM: char = '\u{feff}';
+
+/// `text` without a byte-order mark opening it: every text input fixdex reads (corpus
+/// JSONL, `--exclude`, `--bugs-file`, `search --batch`, `label`'s rows) reads past one, so
+/// that a file saved by such an editor means what it says. A mark elsewhere is kept (it is
+/// data there, or an error the reader names). O(1).
+#[must_use]
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix(BOM).unwrap_or(text)
+}
+
+/// [`strip_bom`] on bytes not yet checked as UTF-8 (a reader that names the first invalid
+/// byte itself). O(1).
+#[must_use]
+pub fn strip_bom_bytes(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes)
+}
+
 /// Whether `c` is invisible: whitespace (Unicode `White_Space`), or of general category
 /// `Cc`, `Cf`, `Mn` or `Me`. O(log ranges).
 pub fn is_invisible(c: char) -> bool {
@@ -50,6 +70,15 @@ pub fn is_blank(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_an_opening_byte_order_mark_is_stripped() {
+        assert_eq!(strip_bom("\u{feff}Cli-8\n"), "Cli-8\n");
+        assert_eq!(strip_bom("\u{feff}\u{feff}x"), "\u{feff}x");
+        assert_eq!(strip_bom("x\u{feff}"), "x\u{feff}");
+        assert_eq!(strip_bom_bytes(b"\xef\xbb\xbf{}\xff"), b"{}\xff");
+        assert_eq!(strip_bom_bytes(b"\xef\xbb"), b"\xef\xbb");
+    }
 
     #[test]
     fn invisible_categories() {

@@ -32,7 +32,7 @@ impl Exclusions {
     pub fn read(path: &Path) -> Result<Exclusions> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::Io { path: path.into(), source: e })?;
         // A byte-order mark opening the file is not part of its first entry.
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let text = engine::text::strip_bom(&text);
         let mut ex = Exclusions::default();
         for (i, line) in text.lines().enumerate() {
             ex.add_line(line).map_err(|reason| Error::Row {

@@ -61,7 +61,7 @@ fn parse_line(bytes: &[u8], first: bool, rules: &Rules) -> Option<std::result::R
         Ok(text) => text,
         Err(e) => return Some(Err(invalid_utf8(&e))),
     };
-    let text = if first { text.strip_prefix('\u{feff}').unwrap_or(text) } else { text };
+    let text = if first { engine::text::strip_bom(text) } else { text };
     if text.trim().is_empty() {
         return None;
     }

@@ -182,7 +182,7 @@ impl Serialize for Fields {
 pub fn read_rows(path: &Path) -> Result<Vec<Row>, LabelError> {
     let bytes = std::fs::read(path).map_err(|source| LabelError::Io { path: path.to_owned(), source })?;
     // A byte-order mark opening the file is read past, as `fixdex index` reads JSONL.
-    let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&bytes);
+    let bytes = engine::text::strip_bom_bytes(&bytes);
     let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
     let mut rows = Vec::new();
     for (i, raw) in bytes.split(|b| *b == b'\n').enumerate() {

@@ -180,15 +180,9 @@ fn next_chunk(reader: &mut dyn BufRead, line_no: &mut usize) -> std::io::Result<
     while chunk.len() < BATCH_CHUNK {
         let Some(line) = read_line(reader, MAX_BATCH_LINE)? else { break };
         *line_no += 1;
-        let mut line = text(line);
         // A byte-order mark opening the file (Windows editors write one), as `fixdex index`
         // reads JSONL.
-        if *line_no == 1
-            && let Ok(t) = &mut line
-            && t.starts_with('\u{feff}')
-        {
-            t.drain(..'\u{feff}'.len_utf8());
-        }
+        let line = text(line).map(|t| if *line_no == 1 { engine::text::strip_bom(&t).to_string() } else { t });
         if !matches!(&line, Ok(t) if t.trim().is_empty()) {
             chunk.push((*line_no, line));
         }

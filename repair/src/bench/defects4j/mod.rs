@@ -273,7 +273,7 @@ impl Harness {
     pub fn select_file(&self, path: &Path) -> Result<Vec<BugId>, D4jError> {
         let text = std::fs::read_to_string(path).map_err(D4jError::io(path))?;
         // A byte-order mark opening the file (Windows editors) is not part of the first id.
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let text = engine::text::strip_bom(&text);
         let mut items = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("");

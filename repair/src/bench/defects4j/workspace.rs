@@ -68,6 +68,7 @@ pub(super) fn prepare(harness: &Harness, meta: BugMeta, jars: Vec<PathBuf>) -> R
         return Ok(prepared);
     }
     let started = std::time::Instant::now();
+    remove_stale(&dir);
     let tmp = tmp_beside(&dir)?;
     let made = materialise(harness, &mut prepared, &tmp, &patch);
     let check = match made {
@@ -126,6 +127,7 @@ pub(super) fn prepare_installed(harness: &Harness, installed: &Installed, meta: 
         }
     }
     let started = std::time::Instant::now();
+    remove_stale(&dir);
     let tmp = tmp_beside(&dir)?;
     let exported = match installed.materialise(&meta, &tmp) {
         Ok(exported) => exported,
@@ -450,11 +452,7 @@ pub(super) fn run_tool(mut cmd: Command, bug: &str, step: &str) -> Result<String
 /// sharing a work folder (two arms started at once) would otherwise each make the checkout,
 /// and the second's rename pulled it from under the first's gold check ("cannot start java
 /// … No such file"). The second waits (saying so on stderr), then reads the first's cached
-/// check. A file system without `flock` goes on unlocked, as before. Holding the lock, it
-/// removes the half-made
-/// folders of this bug that an interrupted or killed run left ([`tmp_beside`]'s
-/// `.<Bug-N>.tmp-*`, [`replace_dir`]'s `.<Bug-N>.old`): they are made only under the lock,
-/// so none of them is another run's work in progress.
+/// check. A file system without `flock` goes on unlocked, as before.
 fn lock_bug(dir: &Path) -> Result<std::fs::File, D4jError> {
     let parent = dir.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(D4jError::io(parent))?;
@@ -476,10 +474,19 @@ fn lock_bug(dir: &Path) -> Result<std::fs::File, D4jError> {
         Ok(()) => Ok(()),
     };
     match locked {
-        Err(e) if e.kind() != std::io::ErrorKind::Unsupported => return Err(D4jError::Io { path, source: e }),
-        Err(_) => return Ok(file),
-        Ok(()) => {}
+        Err(e) if e.kind() != std::io::ErrorKind::Unsupported => Err(D4jError::Io { path, source: e }),
+        _ => Ok(file),
     }
+}
+
+/// Removes the half-made folders of the bug folder `dir` that an interrupted or killed run
+/// left ([`tmp_beside`]'s `.<Bug-N>.tmp-*`, [`replace_dir`]'s `.<Bug-N>.old`). Called
+/// holding [`lock_bug`]'s lock, under which alone they are made, so none of them is another
+/// run's work in progress; and only when the bug is made again (a run cut short left no
+/// cached check), so a warm bug's set-up reads no folder listing.
+fn remove_stale(dir: &Path) {
+    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else { return };
+    let name = name.to_string_lossy();
     let (tmp, old) = (format!(".{name}.tmp-"), format!(".{name}.old"));
     for entry in std::fs::read_dir(parent).into_iter().flatten().flatten() {
         let n = entry.file_name().to_string_lossy().into_owned();
@@ -487,7 +494,6 @@ fn lock_bug(dir: &Path) -> Result<std::fs::File, D4jError> {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
-    Ok(file)
 }
 
 /// A new empty folder beside `dest` (same file system, for the rename).

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """How often does a developer fix a Java bug by changing one jump statement into another, or by
 inserting one? (Issue 32: the evidence for the patterns strategy's `MUTATE_JUMP` template,
-repair/src/strategies/patterns/templates/statements.rs; TBar has no such pattern.)
+repair/src/strategies/patterns/templates/statements.rs, and `INSERT_MISSED_JUMP`, calls.rs;
+TBar has no such pattern.)
 
 A pair counts when its buggy and fixed Java snippets, comment and blank lines aside, differ in
 one hunk (difflib) that replaces one line by one line or inserts one line. Counted: `break;` <->

@@ -34,14 +34,22 @@ import json
 import math
 import random
 import statistics
+import struct
 
 TEMPLATES = ["CHANGE_OPERATOR", "CHANGE_OPERAND", "CHANGE_NUMERAL", "CHANGE_UNARY_OPERATOR", "SWAP_ARGUMENTS",
              "SWAP_OPERANDS", "DIFFERENT_METHOD", "DELETE_STATEMENT", "UNWRAP_CALL", "ADD_GUARD", "ADD_NULL_CHECK",
              "WRAP_TRY_CATCH", "MUTATE_LITERAL", "MUTATE_CONDITION", "MUTATE_RETURN", "CHANGE_ARGUMENT_COUNT",
              "CONSTRUCTOR_ARGUMENTS", "INSERT_MISSED_CALL", "MUTATE_DATA_TYPE", "FLOAT_DIVISION", "INSERT_CAST_CHECKER",
              "INSERT_RANGE_CHECKER", "MOVE_STATEMENT", "MUTATE_JUMP", "REPLACE_WITH_LITERAL", "CHANGE_IDENTIFIER",
-             "OBJECT_EQUALITY", "DROP_CALL", "REMOVE_CAST", "TRANSPLANT"]
+             "OBJECT_EQUALITY", "DROP_CALL", "REMOVE_CAST", "INSERT_MISSED_JUMP", "TRANSPLANT"]
 BUDGET = 200
+
+
+def tie_key(score):
+    """order.rs's `tie_key`: the score as f32 with its last 8 mantissa bits rounded away, so
+    scores equal in exact arithmetic tie and keep the default order."""
+    bits = struct.unpack("<I", struct.pack("<f", max(score, 0.0)))[0]
+    return (bits + 0x80) & ~0xFF
 
 
 def rank(rec, p, per_instance=True, concrete=True):
@@ -51,7 +59,7 @@ def rank(rec, p, per_instance=True, concrete=True):
 
     def key(t):
         s = p[t] / n[t] if per_instance else p[t]
-        return (-s, TEMPLATES.index(t))
+        return (-tie_key(s), TEMPLATES.index(t))
 
     kt = key(tpl)
     earlier = [t for t in n if key(t) < kt]

@@ -147,7 +147,6 @@
 //! activiti, …): without Camel still 10 gained, 0 lost. 48 and 46 of the pairs both fix
 //! move, by a median of 1.5 and 1 ranks.
 
-use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use crate::fl::LineWeights;
@@ -161,14 +160,14 @@ use crate::retrieve::SimilarFix;
 /// The weight α of the hits' template vote against the prior (module docs).
 pub const VOTE_WEIGHT: f32 = 0.1;
 
-/// Pairs of the fit split (module docs, prior v14: 672 pairs) that each template fixes, in the
-/// order of [`Template::ALL`]: the prior is `(count + 1) / (672 + 31)`. The last two,
+/// Pairs of the fit split (module docs, prior v15: 672 pairs) that each template fixes, in the
+/// order of [`Template::ALL`]: the prior is `(count + 1) / (672 + 32)`. The last two,
 /// [`Template::Transplant`] and [`Template::TwoEdits`], are 0: [`super::templates::edits`]
 /// makes neither (transplants are ordered before every template edit, [`super::transplant`],
 /// and two-edit candidates after, [`super::pairs`]); their add-one shares only scale the
-/// others' by 701/703, which keeps their order.
+/// others' by 702/704, which keeps their order.
 pub const TEMPLATE_FIXES: [u32; Template::ALL.len()] =
-    [137, 60, 100, 23, 11, 4, 22, 54, 7, 0, 15, 0, 52, 20, 10, 9, 1, 1, 12, 1, 0, 0, 17, 5, 6, 61, 9, 21, 14, 0, 0];
+    [137, 60, 100, 23, 11, 4, 22, 54, 7, 0, 15, 0, 52, 20, 10, 9, 1, 1, 12, 1, 0, 0, 17, 5, 6, 61, 9, 21, 14, 0, 0, 0];
 
 /// `prior(t)` of the module docs, in (0, 1); the shares sum to 1.
 #[must_use]
@@ -285,9 +284,25 @@ pub fn order(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<usize> 
     // A stable sort: equal keys keep the default order.
     idx.sort_by(|&a, &b| {
         let (ra, rb) = (ranks[a], ranks[b]);
-        ra.tier.cmp(&rb.tier).then_with(|| rb.score.partial_cmp(&ra.score).unwrap_or(Ordering::Equal))
+        ra.tier.cmp(&rb.tier).then_with(|| tie_key(rb.score).cmp(&tie_key(ra.score)))
     });
     idx
+}
+
+/// `score` with its last 8 mantissa bits rounded away (a relative step of 2^-15, about
+/// 3e-5), as a key that orders like the score: scores equal in exact arithmetic but a few
+/// rounding steps apart in `f32` (`(60 + 1) / 704 / 61` and `(12 + 1) / 704 / 13`, both
+/// `1 / 704`) then tie, and keep the default order, as the module docs say ties do, instead
+/// of an order that flips with the last bit of a refitted prior. Scores are finite and
+/// non-negative; a NaN sorts last.
+fn tie_key(score: f32) -> u32 {
+    if score.is_nan() {
+        return 0;
+    }
+    let bits = score.max(0.0).to_bits();
+    // Round half up on the dropped bits; the sign bit is 0, so the `u32` order is the `f32`
+    // order.
+    bits.saturating_add(0x80) & !0xFF
 }
 
 #[cfg(test)]
@@ -335,13 +350,32 @@ mod tests {
     fn the_prior_is_the_fitted_shares_and_sums_to_one() {
         let total: f32 = Template::ALL.iter().map(|t| prior(*t)).sum();
         assert!((total - 1.0).abs() < 1e-5);
-        assert!((prior(Template::ChangeOperator) - 138.0 / 703.0).abs() < 1e-6);
-        assert!((prior(Template::AddGuard) - 1.0 / 703.0).abs() < 1e-6);
-        assert!((prior(Template::MutateJump) - 6.0 / 703.0).abs() < 1e-6);
+        assert!((prior(Template::ChangeOperator) - 138.0 / 704.0).abs() < 1e-6);
+        assert!((prior(Template::AddGuard) - 1.0 / 704.0).abs() < 1e-6);
+        assert!((prior(Template::MutateJump) - 6.0 / 704.0).abs() < 1e-6);
+        assert!((prior(Template::InsertMissedJump) - 1.0 / 704.0).abs() < 1e-6);
         // Without hits p(t) is the prior, and every template has one.
         let p = template_probabilities(&[]);
         assert_eq!(p.len(), Template::ALL.len());
         assert!((p[&Template::ChangeNumeral] - prior(Template::ChangeNumeral)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn scores_equal_in_exact_arithmetic_tie_and_keep_the_default_order() {
+        // 61 / 703 / 61 and 13 / 703 / 13 are both 1 / 703 (the change-operand and data-type
+        // shares of prior v14 over 61 and 13 instances), but f32 rounds them apart; before
+        // `tie_key`, the data-type edits of condefects abc321_c went first.
+        let (a, b) = (61.0f32 / 703.0 / 61.0, 13.0f32 / 703.0 / 13.0);
+        assert_ne!(a.to_bits(), b.to_bits());
+        assert_eq!(tie_key(a), tie_key(b));
+        assert!(tie_key(1.0 / 703.0) > tie_key(1.0 / 704.0));
+        assert!(tie_key(0.5) > tie_key(0.25) && tie_key(0.25) > tie_key(0.0));
+        assert_eq!(tie_key(f32::NAN), 0);
+        // Through `order`: 13 data-type edits at 13 / 704 and one missed jump at 1 / 704 are
+        // 1 / 704 each and stay in the default order (f32 put the jump first).
+        let mut all: Vec<Edit> = (0..13).map(|i| edit(Template::MutateDataType, 100 + i, "int", "long", 3)).collect();
+        all.push(edit(Template::InsertMissedJump, 300, "", "break;", 4));
+        assert_eq!(order(&all, &[], &LineWeights::Uniform), (0..14).collect::<Vec<usize>>());
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Templates on calls: argument count by overload, constructor arguments, a missed call from a
-//! sibling branch (TBar FP10, FP5, FP4; Liu et al., ISSTA 2019).
+//! Templates on calls: argument count by overload, constructor arguments, a missed call or
+//! jump from a sibling branch (TBar FP10, FP5, FP4; Liu et al., ISSTA 2019).
 
 use tree_sitter::Node;
 
@@ -21,6 +21,14 @@ const MAX_CONSTRUCTOR_EDITS: usize = 12;
 
 /// [`Template::InsertMissedCall`] edits per `if` (with its `else if`/`elif`/`else`), at most.
 const MAX_MISSED_CALL_EDITS: usize = 12;
+
+/// [`Template::InsertMissedJump`] edits per statement, at most (one per distinct jump).
+const MAX_MISSED_JUMP_EDITS: usize = 3;
+
+/// The jumps [`Template::InsertMissedJump`] copies from a sibling branch (Java and Python
+/// kinds; a `throw` is left out: a branch that should throw rarely has the rest of its
+/// statements right).
+const JUMPS: [&str; 3] = ["break_statement", "continue_statement", "return_statement"];
 
 /// A name in scope at a node, with its declared type text (Java; `None` in Python and for
 /// Java lambda parameters).
@@ -179,6 +187,103 @@ impl<'t> Cx<'t> {
                 }
             }
         }
+    }
+
+    /// A jump a sibling branch ends with, inserted after `node` where `node` is the last
+    /// statement of a branch that ends without one (see [`Template::InsertMissedJump`]; TBar
+    /// FP4 "Insert Missed Statement", for jumps): the branches are the blocks of one
+    /// `if`/`else if`/`else` chain (Python `if`/`elif`/`else`) and of the other chains in
+    /// the same block ([`Cx::sibling_branches`]), or the statement groups of one Java
+    /// `switch` (`case 1: a(); case 2: …` → `case 1: a(); break; case 2: …`). A
+    /// sibling's jump is its last statement, a `break`, `continue` or `return`, copied as it
+    /// is written unless it uses a name the sibling declares and `node`'s branch does not;
+    /// the same text once. It goes on the next line with `node`'s indentation (` ` after a
+    /// statement that shares its line, `; ` in Python). `node` itself is never a jump, a
+    /// `throw`/`raise`, or a compound statement (`if`, loops, `try`, `switch`: code after
+    /// one that always jumps is unreachable, and javac refuses it). Cap:
+    /// [`MAX_MISSED_JUMP_EDITS`] per statement.
+    pub(super) fn missed_jump(&self, node: Node<'_>, out: &mut Vec<Edit>) {
+        let simple = matches!(node.kind(), "expression_statement" | "local_variable_declaration")
+            || (node.kind().ends_with("_statement") && !compound(node));
+        if !simple || JUMPS.contains(&node.kind()) || matches!(node.kind(), "throw_statement" | "raise_statement") {
+            return;
+        }
+        let Some(branch) = node.parent() else { return };
+        if named_children(branch).last() != Some(&node) {
+            return;
+        }
+        let siblings = self.sibling_branches(branch);
+        if siblings.is_empty() {
+            return;
+        }
+        let mine = self.declared_names(branch);
+        let mut jumps: Vec<&str> = Vec::new();
+        for sibling in siblings {
+            let Some(last) = named_children(sibling).into_iter().rfind(|s| s.kind() != "switch_label") else {
+                continue;
+            };
+            if !JUMPS.contains(&last.kind()) {
+                continue;
+            }
+            let theirs = self.declared_names(sibling);
+            let foreign = descendants(last)
+                .into_iter()
+                .filter(|d| d.kind() == "identifier")
+                .any(|d| theirs.contains(&self.of(d)) && !mine.contains(&self.of(d)));
+            let jump = self.text_of(last);
+            if !foreign && !jumps.contains(&jump) {
+                jumps.push(jump);
+            }
+        }
+        for jump in jumps.into_iter().take(MAX_MISSED_JUMP_EDITS) {
+            let text = match (self.indent(node), self.language) {
+                (Some(ind), _) => format!("\n{ind}{jump}"),
+                (None, Language::Java) => format!(" {jump}"),
+                (None, Language::Python) => format!("; {jump}"),
+            };
+            let summary =
+                format!("insert {} after {}, as a sibling branch ends", one_line(jump), one_line(self.of(node)));
+            self.insert(out, Template::InsertMissedJump, node.end_byte(), text, summary);
+        }
+    }
+
+    /// The branches beside `branch`: for a block that is a branch of an `if` chain, the
+    /// chain's other branches that are blocks, then the block branches of the other `if`
+    /// chains of the block that holds the chain (parallel guards: `if (a) { …; return; }
+    /// if (b) { … }`); for a Java `switch` statement group, the switch's other groups. Empty
+    /// for any other node.
+    fn sibling_branches<'n>(&self, branch: Node<'n>) -> Vec<Node<'n>> {
+        let Some(parent) = branch.parent() else { return Vec::new() };
+        if branch.kind() == "switch_block_statement_group" {
+            return named_children(parent)
+                .into_iter()
+                .filter(|g| g.kind() == "switch_block_statement_group" && *g != branch)
+                .collect();
+        }
+        if branch.kind() != "block" {
+            return Vec::new();
+        }
+        let mut top = match parent.kind() {
+            "if_statement" => parent,
+            "elif_clause" | "else_clause" if self.language == Language::Python => match parent.parent() {
+                Some(p) if p.kind() == "if_statement" => p,
+                _ => return Vec::new(),
+            },
+            _ => return Vec::new(),
+        };
+        while let Some(p) = top.parent() {
+            if p.kind() == "if_statement" && p.child_by_field_name("alternative") == Some(top) {
+                top = p;
+            } else {
+                break;
+            }
+        }
+        // The chain's own branches, then those of the other `if` chains of the same block.
+        let mut chains = vec![top];
+        if let Some(block) = top.parent() {
+            chains.extend(named_children(block).into_iter().filter(|s| s.kind() == "if_statement" && *s != top));
+        }
+        chains.into_iter().flat_map(|c| self.branches(c)).filter(|b| b.kind() == "block" && *b != branch).collect()
     }
 
     /// The branches of an `if` (block, or a Java statement without braces), in order.
@@ -635,6 +740,28 @@ pub(super) fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
     node.named_children(&mut c).filter(|n| !n.kind().ends_with("comment")).collect()
 }
 
+/// Whether `node` is a statement that holds other statements (`if`, loops, `try`,
+/// `switch`, `with`, a Java block or labelled statement).
+fn compound(node: Node<'_>) -> bool {
+    matches!(
+        node.kind(),
+        "if_statement"
+            | "for_statement"
+            | "enhanced_for_statement"
+            | "while_statement"
+            | "do_statement"
+            | "try_statement"
+            | "try_with_resources_statement"
+            | "switch_statement"
+            | "switch_expression"
+            | "synchronized_statement"
+            | "labeled_statement"
+            | "with_statement"
+            | "match_statement"
+            | "block"
+    )
+}
+
 /// The arguments of an argument list.
 fn arguments(args: Node<'_>) -> Vec<Node<'_>> {
     named_children(args)
@@ -664,8 +791,8 @@ pub(super) fn targets(left: Node<'_>) -> Vec<Node<'_>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{apply, parses};
-    use super::super::{Edit, Template, edits};
+    use super::super::testing::{apply, assert_fixes, parses};
+    use super::super::{Edit, Template, edits, snippet_edits};
     use crate::Language;
 
     /// The edits of `template` on the whole of `text`, each with the text it makes.
@@ -838,6 +965,135 @@ def span(lo, hi):
         assert!(!pairs.iter().any(|(_, r)| r.matches(',').count() < 2));
         // The plain-call template leaves constructors alone.
         assert!(made(text, Language::Python, Template::ChangeArgumentCount).is_empty());
+    }
+
+    #[test]
+    fn java_missed_break_of_a_switch_group_is_the_fix() {
+        // jackson-databind 3aee590e9f54, `BaseNodeDeserializer.deserializeArray` (the corpus's
+        // mined_git_history): the embedded-object case fell through into the string case.
+        let case = |fixed: bool| {
+            format!(
+                "    protected final ArrayNode deserializeArray(JsonParser p, DeserializationContext ctxt,
+            final JsonNodeFactory nodeFactory) throws IOException
+    {{
+        ArrayNode node = nodeFactory.arrayNode();
+        while (true) {{
+            JsonToken t = p.nextToken();
+            switch (t.id()) {{
+            case JsonTokenId.ID_START_ARRAY:
+                node.add(deserializeArray(p, ctxt, nodeFactory));
+                break;
+            case JsonTokenId.ID_END_ARRAY:
+                return node;
+            case JsonTokenId.ID_EMBEDDED_OBJECT:
+                node.add(_fromEmbedded(p, ctxt, nodeFactory));{}
+            case JsonTokenId.ID_STRING:
+                node.add(nodeFactory.textNode(p.getText()));
+                break;
+            default:
+                node.add(deserializeAny(p, ctxt, nodeFactory));
+                break;
+            }}
+        }}
+    }}",
+                if fixed { "\n                break;" } else { "" }
+            )
+        };
+        assert_fixes(&case(false), &case(true), Language::Java, Template::InsertMissedJump);
+        let all = snippet_edits(&case(false), Language::Java);
+        let jumps: Vec<&str> =
+            all.iter().filter(|e| e.template == Template::InsertMissedJump).map(|e| e.replacement.trim()).collect();
+        // Each sibling's jump once, in source order; none where a group already ends with one.
+        assert_eq!(jumps, ["break;", "return node;"], "{all:#?}");
+    }
+
+    #[test]
+    fn java_missed_return_of_a_parallel_guard_is_the_fix() {
+        // commons-collections 8a93f7c45230, `Flat3Map.putAll` (mined_git_history).
+        let case = |fixed: bool| {
+            format!(
+                "    public void putAll(Map map) {{
+        int size = map.size();
+        if (size == 0) {{
+            return;
+        }}
+        if (iMap != null) {{
+            iMap.putAll(map);{}
+        }}
+        if (size < 4) {{
+            for (Iterator it = map.entrySet().iterator(); it.hasNext();) {{
+                Map.Entry entry = (Map.Entry) it.next();
+                put(entry.getKey(), entry.getValue());
+            }}
+        }} else {{
+            convertToMap();
+            iMap.putAll(map);
+        }}
+    }}",
+                if fixed { "\n            return;" } else { "" }
+            )
+        };
+        assert_fixes(&case(false), &case(true), Language::Java, Template::InsertMissedJump);
+        let all = snippet_edits(&case(false), Language::Java);
+        let at: Vec<usize> = all.iter().filter(|e| e.template == Template::InsertMissedJump).map(|e| e.line).collect();
+        // The last `if`'s `else` gets one too; its first branch ends with a `for` (compound).
+        assert_eq!(at.len(), 2, "{all:#?}");
+    }
+
+    #[test]
+    fn missed_jump_comes_from_a_sibling_branch_only_where_it_can_go() {
+        let text = "class Lexer {
+    int scan(String s) {
+        int n = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == ' ') {
+                n++;
+                continue;
+            } else if (c == '#') {
+                int end = s.indexOf('\\n', i);
+                return end;
+            } else if (c == ';') {
+                n--;
+            } else {
+                if (n > 3) {
+                    break;
+                }
+            }
+        }
+        return n;
+    }
+}
+";
+        let all = made(text, Language::Java, Template::InsertMissedJump);
+        let outs: Vec<&str> = all.iter().map(|(_, o)| o.as_str()).collect();
+        let want = text.replace("n--;\n", "n--;\n                continue;\n");
+        assert!(outs.contains(&want.as_str()), "{all:#?}");
+        // `return end;` uses a local of its branch; the `else` ends with an `if` (compound); the
+        // branches that end with a jump get none.
+        assert_eq!(all.len(), 1, "{all:#?}");
+        assert!(all.iter().all(|(e, out)| e.start == e.end && parses(out, Language::Java)));
+    }
+
+    #[test]
+    fn python_missed_continue_goes_after_the_last_statement_of_an_elif() {
+        let text = "def count(lines):
+    n = 0
+    for line in lines:
+        if not line:
+            continue
+        elif line.startswith('#'):
+            n += 1
+        else:
+            n += 2
+    return n
+";
+        let all = made(text, Language::Python, Template::InsertMissedJump);
+        let outs: Vec<&str> = all.iter().map(|(_, o)| o.as_str()).collect();
+        assert!(outs.contains(&text.replace("n += 1\n", "n += 1\n            continue\n").as_str()), "{all:#?}");
+        assert!(outs.contains(&text.replace("n += 2\n", "n += 2\n            continue\n").as_str()), "{all:#?}");
+        assert_eq!(all.len(), 2, "{all:#?}");
+        assert!(all.iter().all(|(_, out)| parses(out, Language::Python)));
     }
 
     #[test]

@@ -150,6 +150,13 @@ pub enum Template {
     /// `f((List) entries)` → `f(entries)`; `literals.rs`; 10 of the 2,252 one-line Java fixes
     /// of the corpus's split 0/5 that no other template made). Not in TBar.
     RemoveCast,
+    /// A jump (`break`, `continue`, `return …`) that a sibling branch ends with, inserted
+    /// after the last statement of a branch that ends without one: another branch of the
+    /// same `if`/`else if`/`else` chain (Python `elif`/`else`) or of another `if` of the same
+    /// block, or another group of the same Java `switch` (the missed `break`) (TBar FP4 "Insert Missed Statement", for jumps;
+    /// `calls.rs`). Rare: 13 of the corpus's 16,931 one-hunk Java fixes insert a `break` or
+    /// a `return` (`scripts/jump-fixes.py`). Not in TBar as such.
+    InsertMissedJump,
     /// A retrieved similar fix's own small edit applied where it fits the method, its
     /// identifiers mapped to the method's (`super::transplant`; issue 32). Never made by
     /// [`edits`]: transplants need the neighbours, and come before every template edit.
@@ -163,7 +170,7 @@ pub enum Template {
 
 impl Template {
     /// Every template, in the default order.
-    pub const ALL: [Template; 31] = [
+    pub const ALL: [Template; 32] = [
         Template::ChangeOperator,
         Template::ChangeOperand,
         Template::ChangeNumeral,
@@ -193,6 +200,7 @@ impl Template {
         Template::ObjectEquality,
         Template::DropCall,
         Template::RemoveCast,
+        Template::InsertMissedJump,
         Template::Transplant,
         Template::TwoEdits,
     ];
@@ -279,6 +287,7 @@ pub fn edits_in(text: &str, language: Language, lines: (usize, usize), project: 
         cx.argument_count(*node, &mut out);
         cx.constructor_arguments(*node, &mut out);
         cx.missed_call(*node, &mut out);
+        cx.missed_jump(*node, &mut out);
         cx.data_type(*node, &mut out);
         cx.float_division(*node, &mut out);
         cx.cast_checker(*node, &mut out);

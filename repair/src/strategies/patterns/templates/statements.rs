@@ -202,7 +202,7 @@ impl Cx<'_> {
 
 /// Whether a node of `kind` is a statement a localized span can hold (Java and Python: every
 /// `…_statement`, a Java local declaration).
-fn is_statement(kind: &str) -> bool {
+pub(super) fn is_statement(kind: &str) -> bool {
     kind.ends_with("_statement") || kind == "local_variable_declaration"
 }
 

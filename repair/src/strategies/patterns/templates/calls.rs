@@ -192,8 +192,8 @@ impl<'t> Cx<'t> {
     /// A jump a sibling branch ends with, inserted after `node` where `node` is the last
     /// statement of a branch that ends without one (see [`Template::InsertMissedJump`]; TBar
     /// FP4 "Insert Missed Statement", for jumps): the branches are the blocks of one
-    /// `if`/`else if`/`else` chain (Python `if`/`elif`/`else`) and of the other chains in
-    /// the same block ([`Cx::sibling_branches`]), or the statement groups of one Java
+    /// `if`/`else if`/`else` chain (Python `if`/`elif`/`else`) ([`Cx::sibling_branches`]),
+    /// or the statement groups of one Java
     /// `switch` (`case 1: a(); case 2: …` → `case 1: a(); break; case 2: …`). A
     /// sibling's jump is its last statement, a `break`, `continue` or `return`, copied as it
     /// is written unless it uses a name the sibling declares and `node`'s branch does not;
@@ -248,10 +248,12 @@ impl<'t> Cx<'t> {
     }
 
     /// The branches beside `branch`: for a block that is a branch of an `if` chain, the
-    /// chain's other branches that are blocks, then the block branches of the other `if`
-    /// chains of the block that holds the chain (parallel guards: `if (a) { …; return; }
-    /// if (b) { … }`); for a Java `switch` statement group, the switch's other groups. Empty
-    /// for any other node.
+    /// chain's other branches that are blocks; for a Java `switch` statement group, the
+    /// switch's other groups. Empty for any other node. Not the branches of the other `if`s
+    /// of the same block (parallel guards, `if (a) { return; } if (b) { f(); }`): measured on
+    /// the corpus (`patterns_order`, all five splits), they fixed 1 pair (commons-collections'
+    /// `Flat3Map.putAll`) and pushed 1 other past the 200-candidate budget, with 3 `return`s
+    /// in a method of ordinary `if`s.
     fn sibling_branches<'n>(&self, branch: Node<'n>) -> Vec<Node<'n>> {
         let Some(parent) = branch.parent() else { return Vec::new() };
         if branch.kind() == "switch_block_statement_group" {
@@ -278,12 +280,7 @@ impl<'t> Cx<'t> {
                 break;
             }
         }
-        // The chain's own branches, then those of the other `if` chains of the same block.
-        let mut chains = vec![top];
-        if let Some(block) = top.parent() {
-            chains.extend(named_children(block).into_iter().filter(|s| s.kind() == "if_statement" && *s != top));
-        }
-        chains.into_iter().flat_map(|c| self.branches(c)).filter(|b| b.kind() == "block" && *b != branch).collect()
+        self.branches(top).into_iter().filter(|b| b.kind() == "block" && *b != branch).collect()
     }
 
     /// The branches of an `if` (block, or a Java statement without braces), in order.
@@ -1008,36 +1005,30 @@ def span(lo, hi):
     }
 
     #[test]
-    fn java_missed_return_of_a_parallel_guard_is_the_fix() {
-        // commons-collections 8a93f7c45230, `Flat3Map.putAll` (mined_git_history).
-        let case = |fixed: bool| {
-            format!(
-                "    public void putAll(Map map) {{
+    fn java_missed_jump_is_not_copied_from_a_parallel_if() {
+        // commons-collections 8a93f7c45230, `Flat3Map.putAll` (mined_git_history): the fix
+        // adds `return;` after `iMap.putAll(map);`, as the guard above returns; that `if` is
+        // not a branch of the same chain, so no edit (see `Cx::sibling_branches`).
+        let text = "    public void putAll(Map map) {
         int size = map.size();
-        if (size == 0) {{
+        if (size == 0) {
             return;
-        }}
-        if (iMap != null) {{
-            iMap.putAll(map);{}
-        }}
-        if (size < 4) {{
-            for (Iterator it = map.entrySet().iterator(); it.hasNext();) {{
+        }
+        if (iMap != null) {
+            iMap.putAll(map);
+        }
+        if (size < 4) {
+            for (Iterator it = map.entrySet().iterator(); it.hasNext();) {
                 Map.Entry entry = (Map.Entry) it.next();
                 put(entry.getKey(), entry.getValue());
-            }}
-        }} else {{
+            }
+        } else {
             convertToMap();
             iMap.putAll(map);
-        }}
-    }}",
-                if fixed { "\n            return;" } else { "" }
-            )
-        };
-        assert_fixes(&case(false), &case(true), Language::Java, Template::InsertMissedJump);
-        let all = snippet_edits(&case(false), Language::Java);
-        let at: Vec<usize> = all.iter().filter(|e| e.template == Template::InsertMissedJump).map(|e| e.line).collect();
-        // The last `if`'s `else` gets one too; its first branch ends with a `for` (compound).
-        assert_eq!(at.len(), 2, "{all:#?}");
+        }
+    }";
+        let all = snippet_edits(text, Language::Java);
+        assert!(!all.iter().any(|e| e.template == Template::InsertMissedJump), "{all:#?}");
     }
 
     #[test]

@@ -152,8 +152,8 @@ pub enum Template {
     RemoveCast,
     /// A jump (`break`, `continue`, `return …`) that a sibling branch ends with, inserted
     /// after the last statement of a branch that ends without one: another branch of the
-    /// same `if`/`else if`/`else` chain (Python `elif`/`else`) or of another `if` of the same
-    /// block, or another group of the same Java `switch` (the missed `break`) (TBar FP4 "Insert Missed Statement", for jumps;
+    /// same `if`/`else if`/`else` chain (Python `elif`/`else`), or another group of the same
+    /// Java `switch` (the missed `break`) (TBar FP4 "Insert Missed Statement", for jumps;
     /// `calls.rs`). Rare: 13 of the corpus's 16,931 one-hunk Java fixes insert a `break` or
     /// a `return` (`scripts/jump-fixes.py`). Not in TBar as such.
     InsertMissedJump,

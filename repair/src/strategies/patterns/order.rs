@@ -19,7 +19,8 @@
 //! Edits that make a hit's own edit (same template, same tokens with whitespace removed: `<` →
 //! `<=`, `0` → `1`) come first (tier 0), then every other edit (tier 1); within a tier by
 //! `p(t) / n(t) × suspiciousness`, descending; ties keep the default order ([`Template::ALL`],
-//! then source position). Without retrieval (`--no-retrieval`, or no hit a template reproduces)
+//! then source position), ties that hold in exact arithmetic included (`tie_key`: f32 scores a
+//! few rounding steps apart tie, so a refitted prior cannot flip them). Without retrieval (`--no-retrieval`, or no hit a template reproduces)
 //! there is no tier 0 and `p(t)` is the prior alone: the fixed order of the ablation.
 //! Deterministic: it depends only on the edits, the hits and the suspiciousness.
 //!
@@ -146,6 +147,23 @@
 //! projects (commons-lang, closure-compiler, jackson-databind, mockito, checkstyle,
 //! activiti, …): without Camel still 10 gained, 0 lost. 48 and 46 of the pairs both fix
 //! move, by a median of 1.5 and 1 ranks.
+//!
+//! **Prior v15 (issue 32).** With a jump a sibling branch ends with inserted where a branch
+//! lacks it ([`Template::InsertMissedJump`], 32 templates; the missing `break` of a `switch`
+//! group): one template edit still fixes 672 pairs of the fit split (the new template none),
+//! so its count is 0 and the other shares only rescale (703 → 704). Its instances are rare
+//! (a branch's last statement with a sibling ending in `break`, `continue` or `return`): over
+//! all five splits of the corpus (`patterns_order` with no `--index`, the code before and
+//! after), it fixes 1 pair (jackson-databind's `deserializeArray`, rank 101), 26 pairs move
+//! later by a median of 1 rank, and 1 pair leaves the 200-candidate budget (ConDefects
+//! abc321_c, 184 → 245): not the new edits but a tie. Its data-type edit and 61 operand
+//! edits all score 1/704 in exact arithmetic; f32 had put the data-type edits first at 703
+//! and puts them after at 704. Ties in exact arithmetic now keep the default order whatever
+//! the denominators (`tie_key`; on four of the splits it moved 2 pairs earlier and none
+//! later). Kept although the corpus gain is 1 pair: the edit is TBar's FP4 for jumps, it
+//! costs little where it does not apply, and a fall-through `case` is a classic bug. It was
+//! written after reading Defects4J Cli-17's miss (a `break` an `else if` lacks), so its gain
+//! there (README) is optimistic.
 
 use std::collections::BTreeMap;
 

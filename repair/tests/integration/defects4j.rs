@@ -241,6 +241,9 @@ fn bad_inputs_name_the_bug_and_what_to_do() {
     let right = root.path().join("demo.bundle");
     let p = harness(root.path(), &meta, &right).prepare(&"Demo-1".parse().unwrap());
     assert!(p.is_ok_and(|p| p.check.passed), "the right bundle after a wrong one");
+    // With Demo-1's checkouts and gold check now cached, the wrong bundle is still refused.
+    let err = harness(root.path(), &meta, &wrong).prepare(&"Demo-1".parse().unwrap()).unwrap_err().to_string();
+    assert!(err.contains("lacks the fixed revision") && err.contains("wrong.bundle"), "{err}");
 
     let mut no_jars = harness(root.path(), &meta, &repo);
     no_jars.java_dir = root.path().join("no-java");

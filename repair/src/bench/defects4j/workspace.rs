@@ -63,6 +63,10 @@ pub(super) fn prepare(harness: &Harness, meta: BugMeta, jars: Vec<PathBuf>) -> R
         meta,
     };
     if let Some(cached) = check::cached(&dir, &fingerprint) {
+        // The cached checkouts are named by the fixed revision, not by `--repo`, but a wrong
+        // `--repo` must not pass unnoticed because they exist: it is checked as a cold set-up
+        // checks it (a bundle path seen before is already cloned: one `git cat-file`).
+        repository(harness, &prepared.meta)?;
         prepared.encoding.clone_from(&cached.encoding);
         prepared.check = cached;
         return Ok(prepared);

@@ -46,10 +46,10 @@ BUDGET = 200
 
 
 def tie_key(score):
-    """order.rs's `tie_key`: the score as f32 with its last 8 mantissa bits rounded away, so
+    """order.rs's `tie_key`: the f64 score with its last 20 mantissa bits rounded away, so
     scores equal in exact arithmetic tie and keep the default order."""
-    bits = struct.unpack("<I", struct.pack("<f", max(score, 0.0)))[0]
-    return (bits + 0x80) & ~0xFF
+    bits = struct.unpack("<Q", struct.pack("<d", max(score, 0.0)))[0]
+    return (bits + (1 << 19)) & ~((1 << 20) - 1)
 
 
 def rank(rec, p, per_instance=True, concrete=True):

@@ -19,7 +19,7 @@
 //! Edits that make a hit's own edit (same template, same tokens with whitespace removed: `<` →
 //! `<=`, `0` → `1`) come first (tier 0), then every other edit (tier 1); within a tier by
 //! `p(t) / n(t) × suspiciousness`, descending; ties keep the default order ([`Template::ALL`],
-//! then source position), ties that hold in exact arithmetic included (`tie_key`: f32 scores a
+//! then source position), ties that hold in exact arithmetic included (`tie_key`: scores a
 //! few rounding steps apart tie, so a refitted prior cannot flip them). Without retrieval (`--no-retrieval`, or no hit a template reproduces)
 //! there is no tier 0 and `p(t)` is the prior alone: the fixed order of the ablation.
 //! Deterministic: it depends only on the edits, the hits and the suspiciousness.
@@ -190,9 +190,14 @@ pub const TEMPLATE_FIXES: [u32; Template::ALL.len()] =
 /// `prior(t)` of the module docs, in (0, 1); the shares sum to 1.
 #[must_use]
 pub fn prior(t: Template) -> f32 {
+    prior_f64(t) as f32
+}
+
+/// [`prior`] in f64, as [`order`] compares scores.
+fn prior_f64(t: Template) -> f64 {
     let total: u32 = TEMPLATE_FIXES.iter().sum::<u32>() + Template::ALL.len() as u32;
     let i = Template::ALL.iter().position(|x| *x == t).unwrap_or(0);
-    (TEMPLATE_FIXES[i] + 1) as f32 / total as f32
+    f64::from(TEMPLATE_FIXES[i] + 1) / f64::from(total)
 }
 
 /// A similar fix that one template edit reproduces.
@@ -263,8 +268,8 @@ pub fn template_probabilities(hits: &[HitEdit]) -> BTreeMap<Template, f32> {
 pub struct Rank {
     /// 0: it makes a hit's own edit; 1: every other edit (module docs).
     pub tier: u8,
-    /// `p(t) / n(t)` × suspiciousness.
-    pub score: f32,
+    /// `p(t) / n(t)` × suspiciousness, in f64 ([`order`]).
+    pub score: f64,
 }
 
 /// Whether `edit` makes the edit of one of `hits` (same template, same tokens with
@@ -293,7 +298,7 @@ pub fn scores(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<f32> {
 /// edits and h hits.
 #[must_use]
 pub fn order(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<usize> {
-    let ranks: Vec<Rank> = scores(edits, hits, sus)
+    let ranks: Vec<Rank> = scores_f64(edits, hits, sus)
         .into_iter()
         .zip(edits)
         .map(|(score, e)| Rank { tier: if concrete(e, hits) { 0 } else { 1 }, score })
@@ -307,20 +312,41 @@ pub fn order(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<usize> 
     idx
 }
 
-/// `score` with its last 8 mantissa bits rounded away (a relative step of 2^-15, about
-/// 3e-5), as a key that orders like the score: scores equal in exact arithmetic but a few
-/// rounding steps apart in `f32` (`(60 + 1) / 704 / 61` and `(12 + 1) / 704 / 13`, both
-/// `1 / 704`) then tie, and keep the default order, as the module docs say ties do, instead
-/// of an order that flips with the last bit of a refitted prior. Scores are finite and
-/// non-negative; a NaN sorts last.
-fn tie_key(score: f32) -> u32 {
+/// [`scores`] computed in f64 from the fitted counts (the prior is not first rounded to
+/// f32), for [`order`]'s comparisons.
+fn scores_f64(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<f64> {
+    let vote = template_vote(hits);
+    let a = if vote.is_empty() { 0.0 } else { f64::from(VOTE_WEIGHT) };
+    let mut count: BTreeMap<Template, usize> = BTreeMap::new();
+    for e in edits {
+        *count.entry(e.template).or_default() += 1;
+    }
+    edits
+        .iter()
+        .map(|e| {
+            let t = e.template;
+            let p = a * f64::from(vote.get(&t).copied().unwrap_or(0.0)) + (1.0 - a) * prior_f64(t);
+            p / count[&t] as f64 * f64::from(sus.weight(e.line))
+        })
+        .collect()
+}
+
+/// `score` with its last 20 mantissa bits rounded away (a relative step of 2^-32, about
+/// 2e-10), as a key that orders like the score: scores equal in exact arithmetic but a few
+/// rounding steps apart (`(60 + 1) / 704 / 61` and `(12 + 1) / 704 / 13`, both `1 / 704`)
+/// then tie, and keep the default order, as the module docs say ties do, instead of an
+/// order that flips with the last bit of a refitted prior. f64 scores carry a few units in
+/// the last place (about 1e-15) of error against a step of 2e-10, so an exact tie falls
+/// across a step about once in 10^5 (in f32 with an 8-bit step, as first written, about
+/// once in a few hundred). Scores are finite and non-negative; a NaN sorts last.
+fn tie_key(score: f64) -> u64 {
     if score.is_nan() {
         return 0;
     }
     let bits = score.max(0.0).to_bits();
-    // Round half up on the dropped bits; the sign bit is 0, so the `u32` order is the `f32`
+    // Round half up on the dropped bits; the sign bit is 0, so the `u64` order is the `f64`
     // order.
-    bits.saturating_add(0x80) & !0xFF
+    bits.saturating_add(1 << 19) & !((1 << 20) - 1)
 }
 
 #[cfg(test)]
@@ -381,14 +407,20 @@ mod tests {
     #[test]
     fn scores_equal_in_exact_arithmetic_tie_and_keep_the_default_order() {
         // 61 / 703 / 61 and 13 / 703 / 13 are both 1 / 703 (the change-operand and data-type
-        // shares of prior v14 over 61 and 13 instances), but f32 rounds them apart; before
-        // `tie_key`, the data-type edits of condefects abc321_c went first.
+        // shares of prior v14 over 61 and 13 instances), but floats round them apart (in
+        // f32, the data-type edits of condefects abc321_c went first).
         let (a, b) = (61.0f32 / 703.0 / 61.0, 13.0f32 / 703.0 / 13.0);
         assert_ne!(a.to_bits(), b.to_bits());
+        let (a, b) = (61.0f64 / 703.0 / 61.0, 13.0f64 / 703.0 / 13.0);
         assert_eq!(tie_key(a), tie_key(b));
+        // Ties at large instance counts, which an 8-bit step in f32 split (5 / 704 / 271 and
+        // 15 / 704 / 813; found by the fresh-user pass).
+        let (a, b) = (5.0f64 / 704.0 / 271.0, 15.0f64 / 704.0 / 813.0);
+        assert_eq!(tie_key(a), tie_key(b));
+        assert_eq!(tie_key(a * 0.9 / 7.0), tie_key(b * 0.9 / 7.0));
         assert!(tie_key(1.0 / 703.0) > tie_key(1.0 / 704.0));
         assert!(tie_key(0.5) > tie_key(0.25) && tie_key(0.25) > tie_key(0.0));
-        assert_eq!(tie_key(f32::NAN), 0);
+        assert_eq!(tie_key(f64::NAN), 0);
         // Through `order`: 13 data-type edits at 13 / 704 and one missed jump at 1 / 704 are
         // 1 / 704 each and stay in the default order (f32 put the jump first).
         let mut all: Vec<Edit> = (0..13).map(|i| edit(Template::MutateDataType, 100 + i, "int", "long", 3)).collect();

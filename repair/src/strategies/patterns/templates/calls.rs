@@ -30,6 +30,43 @@ const MAX_MISSED_JUMP_EDITS: usize = 3;
 /// statements right).
 const JUMPS: [&str; 3] = ["break_statement", "continue_statement", "return_statement"];
 
+/// One `if`/`else if`/`else` chain (Python `elif`/`else`) or one Java `switch`, as
+/// [`Template::InsertMissedJump`] reads it ([`Cx::chain_of`]).
+struct Chain<'n> {
+    /// The chain's first `if`, or the `switch`.
+    node: Node<'n>,
+    /// Its branches in order: blocks, Java statements without braces, `switch` groups.
+    branches: Vec<Node<'n>>,
+    /// Whether some branch runs whatever the conditions: a final `else`, a `default`.
+    exhaustive: bool,
+    /// A `switch`, where an unlabelled `break` leaves only the `switch`.
+    switch: bool,
+}
+
+impl Chain<'_> {
+    /// Whether `last`, a branch's last statement, leaves the chain so that the statement
+    /// after the chain does not run next: a `return`, `continue`, `throw`/`raise`, or a
+    /// `break` (in a `switch`, only a labelled one).
+    fn leaves(&self, last: Node<'_>) -> bool {
+        match last.kind() {
+            "return_statement" | "continue_statement" | "throw_statement" | "raise_statement" => true,
+            "break_statement" => !self.switch || last.named_child_count() > 0,
+            _ => false,
+        }
+    }
+}
+
+/// The last statement of a branch: a block's or a `switch` group's last (its labels and
+/// comments aside), or the branch itself when it is one statement without braces.
+fn last_statement(branch: Node<'_>) -> Option<Node<'_>> {
+    match branch.kind() {
+        "block" | "switch_block_statement_group" => {
+            named_children(branch).into_iter().rfind(|s| s.kind() != "switch_label")
+        }
+        _ => Some(branch),
+    }
+}
+
 /// A name in scope at a node, with its declared type text (Java; `None` in Python and for
 /// Java lambda parameters).
 #[derive(Debug, Clone, Copy)]
@@ -191,17 +228,24 @@ impl<'t> Cx<'t> {
 
     /// A jump a sibling branch ends with, inserted after `node` where `node` is the last
     /// statement of a branch that ends without one (see [`Template::InsertMissedJump`]; TBar
-    /// FP4 "Insert Missed Statement", for jumps): the branches are the blocks of one
-    /// `if`/`else if`/`else` chain (Python `if`/`elif`/`else`) ([`Cx::sibling_branches`]),
-    /// or the statement groups of one Java
-    /// `switch` (`case 1: a(); case 2: …` → `case 1: a(); break; case 2: …`). A
-    /// sibling's jump is its last statement, a `break`, `continue` or `return`, copied as it
-    /// is written unless it uses a name the sibling declares and `node`'s branch does not;
-    /// the same text once. It goes on the next line with `node`'s indentation (` ` after a
-    /// statement that shares its line, `; ` in Python). `node` itself is never a jump, a
-    /// `throw`/`raise`, or a compound statement (`if`, loops, `try`, `switch`: code after
-    /// one that always jumps is unreachable, and javac refuses it). Cap:
-    /// [`MAX_MISSED_JUMP_EDITS`] per statement.
+    /// FP4 "Insert Missed Statement", for jumps): the branches are those of one
+    /// `if`/`else if`/`else` chain (Python `if`/`elif`/`else`) or the statement groups of one
+    /// Java `switch` (`case 1: a(); case 2: …` → `case 1: a(); break; case 2: …`)
+    /// ([`Cx::chain_of`]). A sibling's jump is its last statement (a Java branch without
+    /// braces is its own last statement), a `break`, `continue` or `return`, copied as it is
+    /// written, the same text once. Not copied:
+    /// - a jump using a name the sibling declares, unless `node`'s branch declares it at its
+    ///   own level (a name of a nested `for` or comprehension is out of scope after it);
+    /// - a jump after which every branch of an exhaustive chain (a final `else`, a
+    ///   `default`) would leave it while a statement follows the chain: javac refuses that
+    ///   statement as unreachable (Python would never run it).
+    ///
+    /// It goes on the next line with `node`'s indentation, after a comment that ends the line
+    /// (` ` after a statement that shares its line, `; ` in Python). `node` itself is never
+    /// a jump, a `throw`/`raise`, or a compound statement (`if`, loops, `try`, `switch`: code
+    /// after one that always jumps is unreachable, and javac refuses it). The localized lines
+    /// must hold `node`: Defects4J's perfect localization of an added line is the line it
+    /// follows, that statement. Cap: [`MAX_MISSED_JUMP_EDITS`] per statement.
     pub(super) fn missed_jump(&self, node: Node<'_>, out: &mut Vec<Edit>) {
         let simple = matches!(node.kind(), "expression_statement" | "local_variable_declaration")
             || (node.kind().ends_with("_statement") && !compound(node));
@@ -212,66 +256,108 @@ impl<'t> Cx<'t> {
         if named_children(branch).last() != Some(&node) {
             return;
         }
-        let siblings = self.sibling_branches(branch);
-        if siblings.is_empty() {
-            return;
-        }
-        let mine = self.declared_names(branch);
+        let Some(chain) = self.chain_of(branch) else { return };
+        let mine = self.direct_names(branch);
+        // Whether the statement after the chain could still run, whatever this branch does.
+        let others_leave = chain
+            .branches
+            .iter()
+            .filter(|b| **b != branch)
+            .all(|b| last_statement(*b).is_some_and(|l| chain.leaves(l)));
+        let followed = chain.node.next_named_sibling().is_some_and(|n| !n.kind().ends_with("comment"));
         let mut jumps: Vec<&str> = Vec::new();
-        for sibling in siblings {
-            let Some(last) = named_children(sibling).into_iter().rfind(|s| s.kind() != "switch_label") else {
-                continue;
-            };
-            if !JUMPS.contains(&last.kind()) {
-                continue;
-            }
+        for sibling in chain.branches.iter().copied().filter(|b| *b != branch) {
+            let Some(last) = last_statement(sibling).filter(|l| JUMPS.contains(&l.kind())) else { continue };
             let theirs = self.declared_names(sibling);
             let foreign = descendants(last)
                 .into_iter()
                 .filter(|d| d.kind() == "identifier")
                 .any(|d| theirs.contains(&self.of(d)) && !mine.contains(&self.of(d)));
+            let unreachable = chain.exhaustive && others_leave && followed && chain.leaves(last);
             let jump = self.text_of(last);
-            if !foreign && !jumps.contains(&jump) {
+            if !foreign && !unreachable && !jumps.contains(&jump) {
                 jumps.push(jump);
             }
         }
         for jump in jumps.into_iter().take(MAX_MISSED_JUMP_EDITS) {
-            let text = match (self.indent(node), self.language) {
-                (Some(ind), _) => format!("\n{ind}{jump}"),
-                (None, Language::Java) => format!(" {jump}"),
-                (None, Language::Python) => format!("; {jump}"),
+            let (at, text) = match (self.indent(node), self.language) {
+                (Some(ind), _) => (self.line_end_after(node), format!("\n{ind}{jump}")),
+                (None, Language::Java) => (node.end_byte(), format!(" {jump}")),
+                (None, Language::Python) => (node.end_byte(), format!("; {jump}")),
             };
             let summary =
                 format!("insert {} after {}, as a sibling branch ends", one_line(jump), one_line(self.of(node)));
-            self.insert(out, Template::InsertMissedJump, node.end_byte(), text, summary);
+            self.insert(out, Template::InsertMissedJump, at, text, summary);
         }
     }
 
-    /// The branches beside `branch`: for a block that is a branch of an `if` chain, the
-    /// chain's other branches that are blocks; for a Java `switch` statement group, the
-    /// switch's other groups. Empty for any other node. Not the branches of the other `if`s
-    /// of the same block (parallel guards, `if (a) { return; } if (b) { f(); }`): measured on
-    /// the corpus (`patterns_order`, all five splits), they fixed 1 pair (commons-collections'
-    /// `Flat3Map.putAll`) and pushed 1 other past the 200-candidate budget, with 3 `return`s
-    /// in a method of ordinary `if`s.
-    fn sibling_branches<'n>(&self, branch: Node<'n>) -> Vec<Node<'n>> {
-        let Some(parent) = branch.parent() else { return Vec::new() };
+    /// Where a line inserted after `node` begins: the end of `node`, or the end of its line
+    /// when only a comment follows it there (`n -= 1  # negative` keeps its comment).
+    fn line_end_after(&self, node: Node<'_>) -> usize {
+        let end = node.end_byte();
+        let line_end = self.text[end..].find('\n').map_or(self.text.len(), |i| end + i);
+        let content_end = if self.text[..line_end].ends_with('\r') { line_end - 1 } else { line_end };
+        let rest = self.text[end..content_end].trim();
+        let comment = match self.language {
+            Language::Java => rest.starts_with("//") || (rest.starts_with("/*") && rest.ends_with("*/")),
+            Language::Python => rest.starts_with('#'),
+        };
+        if comment { content_end } else { end }
+    }
+
+    /// The names `branch` declares at its own level (Java locals of its statements, Python
+    /// assignment targets of its statements): the ones still in scope after its last
+    /// statement.
+    fn direct_names(&self, branch: Node<'_>) -> Vec<&'t str> {
+        let mut out = Vec::new();
+        for s in named_children(branch) {
+            match s.kind() {
+                "local_variable_declaration" => {
+                    let mut c = s.walk();
+                    for d in s.children_by_field_name("declarator", &mut c) {
+                        out.extend(d.child_by_field_name("name").map(|n| self.text_of(n)));
+                    }
+                }
+                "expression_statement" => {
+                    for a in named_children(s).into_iter().filter(|a| a.kind() == "assignment") {
+                        if let Some(left) = a.child_by_field_name("left") {
+                            out.extend(targets(left).into_iter().map(|n| self.text_of(n)));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The chain `branch` is a branch of (see [`Chain`]): for a block that is a branch of an
+    /// `if` chain, the chain from its first `if`; for a Java `switch` statement group, its
+    /// `switch`. `None` for any other node, or a chain of one branch. Not the other `if`s of
+    /// the same block (parallel guards, `if (a) { return; } if (b) { f(); }`): measured on
+    /// the corpus (`patterns_order`, all five splits), copying their jumps fixed 1 pair
+    /// (commons-collections' `Flat3Map.putAll`) and pushed 1 other past the 200-candidate
+    /// budget, with 3 `return`s in a method of ordinary `if`s.
+    fn chain_of<'n>(&self, branch: Node<'n>) -> Option<Chain<'n>> {
+        let parent = branch.parent()?;
         if branch.kind() == "switch_block_statement_group" {
-            return named_children(parent)
-                .into_iter()
-                .filter(|g| g.kind() == "switch_block_statement_group" && *g != branch)
-                .collect();
+            let groups: Vec<Node<'n>> =
+                named_children(parent).into_iter().filter(|g| g.kind() == "switch_block_statement_group").collect();
+            let exhaustive = groups.iter().any(|g| {
+                named_children(*g).iter().any(|l| l.kind() == "switch_label" && self.of(*l).starts_with("default"))
+            });
+            let node = parent.parent().unwrap_or(parent);
+            return (groups.len() > 1).then_some(Chain { node, branches: groups, exhaustive, switch: true });
         }
         if branch.kind() != "block" {
-            return Vec::new();
+            return None;
         }
         let mut top = match parent.kind() {
             "if_statement" => parent,
-            "elif_clause" | "else_clause" if self.language == Language::Python => match parent.parent() {
-                Some(p) if p.kind() == "if_statement" => p,
-                _ => return Vec::new(),
-            },
-            _ => return Vec::new(),
+            "elif_clause" | "else_clause" if self.language == Language::Python => {
+                parent.parent().filter(|p| p.kind() == "if_statement")?
+            }
+            _ => return None,
         };
         while let Some(p) = top.parent() {
             if p.kind() == "if_statement" && p.child_by_field_name("alternative") == Some(top) {
@@ -280,7 +366,21 @@ impl<'t> Cx<'t> {
                 break;
             }
         }
-        self.branches(top).into_iter().filter(|b| b.kind() == "block" && *b != branch).collect()
+        let branches = self.branches(top);
+        let exhaustive = match self.language {
+            Language::Java => {
+                let mut cur = top;
+                while let Some(alt) = cur.child_by_field_name("alternative").filter(|a| a.kind() == "if_statement") {
+                    cur = alt;
+                }
+                cur.child_by_field_name("alternative").is_some()
+            }
+            Language::Python => {
+                let mut c = top.walk();
+                top.children_by_field_name("alternative", &mut c).any(|a| a.kind() == "else_clause")
+            }
+        };
+        (branches.len() > 1).then_some(Chain { node: top, branches, exhaustive, switch: false })
     }
 
     /// The branches of an `if` (block, or a Java statement without braces), in order.
@@ -1064,6 +1164,88 @@ def span(lo, hi):
         // branches that end with a jump get none.
         assert_eq!(all.len(), 1, "{all:#?}");
         assert!(all.iter().all(|(e, out)| e.start == e.end && parses(out, Language::Java)));
+    }
+
+    #[test]
+    fn missed_jump_never_makes_code_unreachable_or_uses_a_name_out_of_scope() {
+        // Cases of the fresh-user pass: each made a candidate javac refuses.
+        let text = "class T {
+    int a(int x) {
+        int r;
+        if (x > 0) { r = 1; return r; } else {
+            r = 2;
+        }
+        return r * 10;
+    }
+    int b(int x) {
+        switch (x) {
+            case 1: return 10;
+            case 2: return 20;
+            default:
+                x++;
+        }
+        return x;
+    }
+    int c(int x, int s) {
+        if (x > 10) { int k = x * 2; return k; }
+        else if (x > 5) {
+            for (int k = 0; k < x; k++) { s += k; }
+            s++;
+        }
+        return s;
+    }
+    int d(int[] xs) {
+        int n = 0;
+        for (int x : xs) {
+            if (x == 0) break;
+            else if (x > 5) {
+                n++; // counted
+            }
+        }
+        return n;
+    }
+}
+";
+        let all = made(text, Language::Java, Template::InsertMissedJump);
+        // a: the `else` would return too, and `return r * 10;` follows. b: likewise after the
+        // `switch`. c: `k` of the sibling is declared in this branch only inside its `for`.
+        // d: the sibling without braces ends with `break`; no `else`, so the insertion is
+        // made, after the line's comment.
+        let outs: Vec<&str> = all.iter().map(|(_, o)| o.as_str()).collect();
+        let want = text.replace("n++; // counted\n", "n++; // counted\n                break;\n");
+        assert_eq!(outs, [want.as_str()], "{all:#?}");
+        // A file with CRLF line breaks gets CRLF.
+        let crlf = text.replace('\n', "\r\n");
+        let all = made(&crlf, Language::Java, Template::InsertMissedJump);
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].0.replacement, "\r\n                break;", "{all:#?}");
+    }
+
+    #[test]
+    fn python_missed_jump_skips_a_comprehension_name_and_dead_code() {
+        let text = "def f(xs, n):
+    for x in xs:
+        if x < 0:
+            y = -x
+            return y
+        elif x == 0:
+            z = [y for y in xs]
+        else:
+            n += 1  # counted
+    return n
+";
+        let all = made(text, Language::Python, Template::InsertMissedJump);
+        // `return y` is never copied (`y` is the comprehension's); the `else` has no jump
+        // to copy but `return y`, so nothing at all.
+        assert!(all.is_empty(), "{all:#?}");
+        let text = text.replace("            return y\n", "            continue\n");
+        let all = made(&text, Language::Python, Template::InsertMissedJump);
+        let outs: Vec<&str> = all.iter().map(|(_, o)| o.as_str()).collect();
+        // With `continue`, each branch after it gets it; the comment stays on its line.
+        assert!(
+            outs.contains(&text.replace("n += 1  # counted\n", "n += 1  # counted\n            continue\n").as_str())
+        );
+        assert_eq!(all.len(), 2, "{all:#?}");
     }
 
     #[test]

@@ -267,6 +267,7 @@ pub fn edits_in(text: &str, language: Language, lines: (usize, usize), project: 
         root: tree.root_node(),
         method,
         project,
+        crlf: text.contains("\r\n"),
     };
     let mut out = Vec::new();
     for node in &nodes {
@@ -476,6 +477,9 @@ struct Cx<'t> {
     method: Option<Node<'t>>,
     /// Java: the project's classes ([`ProjectTypes`]; empty with the file alone).
     project: &'t ProjectTypes,
+    /// Whether the file breaks its lines with `\r\n`: the line breaks an edit writes are
+    /// written so too ([`Cx::breaks`]), not a bare `\n` among them.
+    crlf: bool,
 }
 
 /// Pairs of functions that a bug swaps for one another though nothing in the file calls the
@@ -649,6 +653,7 @@ impl Cx<'_> {
     }
 
     fn push(&self, out: &mut Vec<Edit>, template: Template, node: Node<'_>, replacement: String) {
+        let replacement = self.breaks(replacement);
         let summary = format!("{} → {}", one_line(self.of(node)), one_line(&replacement));
         out.push(Edit {
             template,
@@ -1196,6 +1201,7 @@ const JAVA_NUMBERS: &[&str] = &["int", "long", "short", "byte", "double", "float
 impl Cx<'_> {
     /// An insertion of `text` at byte `at`.
     fn insert(&self, out: &mut Vec<Edit>, template: Template, at: usize, text: String, summary: String) {
+        let text = self.breaks(text);
         let line = self.text[..at].matches('\n').count() + 1;
         out.push(Edit {
             template,
@@ -1207,6 +1213,24 @@ impl Cx<'_> {
             summary,
             from: None,
         });
+    }
+
+    /// `s` with each bare `\n` written `\r\n` when the file breaks its lines so
+    /// ([`Cx::crlf`]); else `s` as it is.
+    fn breaks(&self, s: String) -> String {
+        if !self.crlf || !s.contains('\n') {
+            return s;
+        }
+        let mut out = String::with_capacity(s.len() + 8);
+        let mut prev = '\0';
+        for c in s.chars() {
+            if c == '\n' && prev != '\r' {
+                out.push('\r');
+            }
+            out.push(c);
+            prev = c;
+        }
+        out
     }
 
     /// The whitespace before `node` on its line, when nothing else precedes it there.

@@ -154,13 +154,14 @@
 //! so its count is 0 and the other shares only rescale (703 → 704). Its instances are rare
 //! (a branch's last statement with a sibling ending in `break`, `continue` or `return`): over
 //! all five splits of the corpus (`patterns_order` with no `--index`, the code before and
-//! after), it fixes 1 pair (jackson-databind's `deserializeArray`, rank 101), 26 pairs move
+//! after), it fixes 1 pair (jackson-databind's `deserializeArray`, rank 101), 24 pairs move
 //! later by a median of 1 rank, and 1 pair leaves the 200-candidate budget (ConDefects
 //! abc321_c, 184 → 245): not the new edits but a tie. Its data-type edit and 61 operand
 //! edits all score 1/704 in exact arithmetic; f32 had put the data-type edits first at 703
 //! and puts them after at 704. Ties in exact arithmetic now keep the default order whatever
-//! the denominators (`tie_key`; on four of the splits it moved 2 pairs earlier and none
-//! later). Kept although the corpus gain is 1 pair: the edit is TBar's FP4 for jumps, it
+//! the denominators (`tie_key`, scores in f64; against the same code comparing f32 scores
+//! bit for bit, 2 pairs earlier and none later). `scripts/patterns-order.py` reproduces
+//! all 576 shipped ranks of the test split. Kept although the corpus gain is 1 pair: the edit is TBar's FP4 for jumps, it
 //! costs little where it does not apply, and a fall-through `case` is a classic bug. It was
 //! written after reading Defects4J Cli-17's miss (a `break` an `else if` lacks), so its gain
 //! there (README) is optimistic.

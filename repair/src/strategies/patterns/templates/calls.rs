@@ -4,6 +4,7 @@
 use tree_sitter::Node;
 
 use super::project::simple_type;
+use super::statements::is_statement;
 use super::{Cx, Edit, Template, call_parts, descendants, nested, one_line, squash};
 use crate::Language;
 
@@ -247,8 +248,7 @@ impl<'t> Cx<'t> {
     /// must hold `node`: Defects4J's perfect localization of an added line is the line it
     /// follows, that statement. Cap: [`MAX_MISSED_JUMP_EDITS`] per statement.
     pub(super) fn missed_jump(&self, node: Node<'_>, out: &mut Vec<Edit>) {
-        let simple = matches!(node.kind(), "expression_statement" | "local_variable_declaration")
-            || (node.kind().ends_with("_statement") && !compound(node));
+        let simple = is_statement(node.kind()) && !compound(node);
         if !simple || JUMPS.contains(&node.kind()) || matches!(node.kind(), "throw_statement" | "raise_statement") {
             return;
         }

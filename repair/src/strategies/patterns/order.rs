@@ -287,11 +287,17 @@ pub fn concrete(edit: &Edit, hits: &[HitEdit]) -> bool {
 #[must_use]
 pub fn scores(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<f32> {
     let p = template_probabilities(hits);
+    let count = instances(edits);
+    edits.iter().map(|e| p[&e.template] / count[&e.template] as f32 * sus.weight(e.line)).collect()
+}
+
+/// `n(t)` of the module docs: each template's edits among `edits`.
+fn instances(edits: &[Edit]) -> BTreeMap<Template, usize> {
     let mut count: BTreeMap<Template, usize> = BTreeMap::new();
     for e in edits {
         *count.entry(e.template).or_default() += 1;
     }
-    edits.iter().map(|e| p[&e.template] / count[&e.template] as f32 * sus.weight(e.line)).collect()
+    count
 }
 
 /// The indexes of `edits` (given in the default order) in the order of the module docs
@@ -318,10 +324,7 @@ pub fn order(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<usize> 
 fn scores_f64(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<f64> {
     let vote = template_vote(hits);
     let a = if vote.is_empty() { 0.0 } else { f64::from(VOTE_WEIGHT) };
-    let mut count: BTreeMap<Template, usize> = BTreeMap::new();
-    for e in edits {
-        *count.entry(e.template).or_default() += 1;
-    }
+    let count = instances(edits);
     edits
         .iter()
         .map(|e| {

@@ -84,8 +84,37 @@ impl Command {
     }
 }
 
-/// Set first by the Ctrl-C / `SIGTERM` handler: `main` then waits for it to exit (130).
+/// Set first by the signal thread ([`exit_on_signal`]): `main` then waits for it to exit.
 static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// On SIGINT (Ctrl-C), SIGTERM or SIGHUP: kills the running test commands, removes their
+/// scratch copies and exits 128 + the signal's number (130, 143, 129), as a shell reports a
+/// command a signal ended. The signals are taken by `signal-hook`'s iterator on a thread of
+/// its own, so the clean-up runs as ordinary code; unlike a blocked mask taken by `sigwait`
+/// (`fixdex mine`), a handler is reset by `exec`, so the build and test commands keep the
+/// default dispositions.
+///
+/// # Errors
+/// The handlers could not be installed.
+fn exit_on_signal(hint: &'static str) -> std::io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::Builder::new().name("fixdex-signals".into()).spawn(move || {
+        let Some(signal) = signals.forever().next() else { return };
+        // The main thread, seeing its command killed, must not exit first with its own code.
+        INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+        repair::validate::kill_running();
+        repair::validate::scratch::remove_live();
+        let name = match signal {
+            SIGINT => "SIGINT",
+            SIGTERM => "SIGTERM",
+            _ => "SIGHUP",
+        };
+        eprintln!("fixdex: interrupted ({name}){hint}");
+        std::process::exit(128 + signal);
+    })?;
+    Ok(())
+}
 
 fn main() -> ExitCode {
     // `--json` anywhere before a `--`: errors are then also a JSON object on stdout.
@@ -103,25 +132,20 @@ fn main() -> ExitCode {
     };
     cli::logging::init(cli.verbose);
     // Each test command runs in a process group of its own, which Ctrl-C or a SIGTERM sent
-    // to fixdex does not reach: kill them on the way out (exit 130, as a shell reports an
-    // interrupted command), else a candidate looping forever outlives the run.
+    // to fixdex does not reach: kill them on the way out (exit 128 + the signal, as a shell
+    // reports an interrupted command), else a candidate looping forever outlives the run.
     // Their scratch copies of the project are removed too (`exit` runs no destructor).
     if cli.cmd.runs_tests() {
         let hint = match &cli.cmd {
             Command::Eval(_) => " (a --run-dir folder resumes with --resume)",
             _ => "",
         };
-        let _ = ctrlc::set_handler(move || {
-            // The main thread, seeing its command killed, must not exit first with its own code.
-            INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
-            repair::validate::kill_running();
-            repair::validate::scratch::remove_live();
-            eprintln!("fixdex: interrupted{hint}");
-            std::process::exit(130);
-        });
+        if let Err(e) = exit_on_signal(hint) {
+            eprintln!("fixdex: warning: no clean-up on Ctrl-C ({e}): test commands may outlive an interrupted run");
+        }
     }
     let code = cli.cmd.run().unwrap_or_else(|err| cli::exit::report_json(&err, json));
-    // Interrupted: the handler cleans up and exits 130; wait for it.
+    // Interrupted: the signal thread cleans up and exits; wait for it.
     while INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
         std::thread::park_timeout(std::time::Duration::from_secs(1));
     }

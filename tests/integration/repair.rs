@@ -1181,6 +1181,9 @@ fn eval_resume_refuses_another_index_at_the_same_path_and_a_damaged_index_before
     };
     let content = record()["settings"]["index_content"].as_str().unwrap().to_string();
     assert_eq!(content.len(), 16, "{content}");
+    // Options only: no option group clap derives (`"RetrievalArgs": "index"`).
+    let settings = record()["settings"].as_object().unwrap().clone();
+    assert!(settings.keys().all(|k| k.starts_with(|c: char| c.is_ascii_lowercase())), "{settings:?}");
     let resume = [&args[..], &["--resume"]].concat();
     let same = s.run(&resume);
     assert!(same.status.success() && stderr(&same).contains("1 of 1 programs done"), "{}", stderr(&same));
@@ -1339,7 +1342,7 @@ fn issue_31_repair_method_picks_the_overload_and_refuses_an_ambiguous_name() {
     assert!(stderr(&out).contains("not found in src/Factory.java"), "{}", stderr(&out));
 }
 
-/// Ctrl-C (SIGINT) or a SIGTERM during a validation: fixdex exits 130 and the test command,
+/// Ctrl-C (SIGINT) or a SIGTERM during a validation: fixdex exits 130 / 143 and the test command,
 /// which runs in a process group of its own that the signal does not reach, does not outlive
 /// it (it used to run on: a candidate looping forever held a core for an hour), nor does the
 /// scratch copy of the project it ran in.
@@ -1377,13 +1380,19 @@ fn an_interrupted_repair_leaves_no_test_command_behind() {
             std::thread::sleep(std::time::Duration::from_millis(50));
         };
         assert!(alive(pid));
+        // The test command can itself be interrupted: fixdex blocks no signal it inherits.
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let blocked = status.lines().find_map(|l| l.strip_prefix("SigBlk:")).unwrap().trim();
+        let blocked = u64::from_str_radix(blocked, 16).unwrap();
+        assert_eq!(blocked & (1 << (Signal::SIGINT as u64 - 1) | 1 << (Signal::SIGTERM as u64 - 1)), 0, "{status}");
         let scratch = std::path::PathBuf::from(std::fs::read_to_string(&cwd_file).unwrap().trim());
         assert!(scratch.is_dir() && scratch.to_string_lossy().contains("fixdex-scratch-"), "{}", scratch.display());
         kill(Pid::from_raw(child.id() as i32), signal).unwrap();
         let out = child.wait_with_output().unwrap();
         let status = out.status;
-        assert_eq!(status.code(), Some(130), "{signal}: {status:?}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains("fixdex: interrupted"), "{signal}");
+        // 128 + the signal, as a shell reports it: 130 for Ctrl-C, 143 for SIGTERM.
+        assert_eq!(status.code(), Some(128 + signal as i32), "{signal}: {status:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("fixdex: interrupted ({signal})")), "{signal}");
         assert!(!scratch.parent().unwrap().exists(), "{signal}: the scratch copy {} is left", scratch.display());
         let gone = std::time::Instant::now();
         while alive(pid) && gone.elapsed().as_secs() < 10 {

@@ -62,13 +62,15 @@ impl StrategyArgs {
     /// except the ids in `skip` (options that change no number: where files are, how many
     /// jobs, resume): `{id: value}` with a string value, an array for a repeated option, and
     /// `true`/`false` for flags. What `run.json` keeps, so that `--resume` refuses another
-    /// `--max-validations`, `--all` or `--no-retrieval`.
+    /// `--max-validations`, `--all` or `--no-retrieval`. The option groups clap derives for
+    /// each flattened `Args` struct (`RetrievalArgs`, whose value is the ids of its options
+    /// given) are not options and are left out ([`repair::bench::batch::is_group_id`]).
     #[must_use]
     pub fn options(&self, skip: &[&str]) -> serde_json::Value {
         let mut out = serde_json::Map::new();
         for id in self.matches.ids().map(clap::Id::as_str) {
             let Ok(Some(raw)) = self.matches.try_get_raw(id) else { continue };
-            if skip.contains(&id) {
+            if skip.contains(&id) || repair::bench::batch::is_group_id(id) {
                 continue;
             }
             let values: Vec<String> = raw.map(|v| v.to_string_lossy().into_owned()).collect();

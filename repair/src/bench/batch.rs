@@ -215,8 +215,19 @@ const LATER_SETTINGS: &[&str] = &["settings.index_content"];
 /// resumes with any index given).
 const PRESENCE_SETTINGS: &[&str] = &["settings.index"];
 
+/// Whether a `run.json` setting's id is an option group that clap's derive makes for a
+/// flattened `Args` struct (its id is the struct's name, `RetrievalArgs`; an option's id is
+/// its snake_case field name). Earlier versions recorded such a
+/// group as a setting (`"RetrievalArgs": "index"`); it is no setting, so it is neither
+/// written nor compared on `--resume`.
+#[must_use]
+pub fn is_group_id(id: &str) -> bool {
+    id.starts_with(|c: char| c.is_ascii_uppercase())
+}
+
 /// Refuses `given` when a setting differs from `stored` (the start time and version aside,
-/// the [`LATER_SETTINGS`] that `stored` lacks, and the [`PRESENCE_SETTINGS`] both have).
+/// the [`LATER_SETTINGS`] that `stored` lacks, the [`PRESENCE_SETTINGS`] both have, and the
+/// option groups an earlier version recorded, [`is_group_id`]).
 fn same_settings(dir: &Path, stored: &RunRecord, given: &RunRecord) -> Result<(), BatchError> {
     let as_map = |r: &RunRecord| {
         let mut v = serde_json::to_value(r).expect("a RunRecord serializes");
@@ -224,7 +235,8 @@ fn same_settings(dir: &Path, stored: &RunRecord, given: &RunRecord) -> Result<()
         map.remove("started_unix");
         map.remove("fixdex_version");
         if let Some(serde_json::Value::Object(settings)) = map.remove("settings") {
-            map.extend(settings.into_iter().map(|(k, v)| (format!("settings.{k}"), v)));
+            let settings = settings.into_iter().filter(|(k, _)| !is_group_id(k));
+            map.extend(settings.map(|(k, v)| (format!("settings.{k}"), v)));
         }
         map.clone()
     };
@@ -569,6 +581,20 @@ mod tests {
         let other = RunRecord { settings: serde_json::json!({"max_validations": 100}), ..r };
         let err = open(dir.path(), &other, true, false).unwrap_err().to_string();
         assert!(err.contains("settings.max_validations") && err.contains("200") && err.contains("100"), "{err}");
+    }
+
+    #[test]
+    fn an_option_group_an_earlier_version_recorded_is_no_setting_on_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = serde_json::json!({"max_validations": 200, "index": "a.fdx", "RetrievalArgs": "index"});
+        let earlier = RunRecord { settings, ..run(&["Cli-1"]) };
+        open(dir.path(), &earlier, false, false).unwrap();
+        let now = RunRecord { settings: serde_json::json!({"max_validations": 200, "index": "a.fdx"}), ..earlier };
+        assert_eq!(open(dir.path(), &now, true, false).unwrap(), ["Cli-1"]);
+        let other = RunRecord { settings: serde_json::json!({"max_validations": 200}), ..now };
+        let err = open(dir.path(), &other, true, false).unwrap_err().to_string();
+        assert!(err.contains("settings.index") && !err.contains("RetrievalArgs"), "{err}");
+        assert!(is_group_id("RetrievalArgs") && !is_group_id("max_validations"));
     }
 
     #[test]

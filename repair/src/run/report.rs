@@ -115,6 +115,12 @@ pub struct CandidateRecord {
     /// "time to the first plausible patch" is measured by).
     #[serde(default)]
     pub at_ms: u64,
+    /// What made the candidate, where the strategy names it: `patterns` writes the template's
+    /// JSON name, the edit and its line (`INSERT_MISSED_JUMP: … (line 302)`), and for a
+    /// transplant the similar fix it comes from (`… from manysstubs4j:12`); absent for a
+    /// model's answer (its place says which request) and in reports of earlier versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 /// Summary of the pre-flight validation.

@@ -607,5 +607,6 @@ fn record(place: Place, answer: &str) -> CandidateRecord {
         feedback: None,
         wall_ms: 0,
         at_ms: 0,
+        origin: None,
     }
 }

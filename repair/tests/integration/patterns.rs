@@ -14,6 +14,7 @@ use repair::run::config::RunConfig;
 use repair::run::report::{Outcome, RepairReport};
 use repair::run::workflow::Workflow;
 use repair::strategies::patterns::{DEFAULT_K, Patterns, Template, order};
+use repair::validate::Verdict;
 
 use crate::common::{minibugs, runner};
 
@@ -229,6 +230,9 @@ fn issue_32_a_neighbours_fix_is_transplanted_with_its_names_mapped() {
     assert!(tried.contains("+    for i in range(1, n + 1):"), "{tried}");
     let transplant = Template::ALL.iter().position(|t| *t == Template::Transplant).unwrap() + 1;
     assert_eq!(report.candidates[0].suggestion, transplant, "the place of TRANSPLANT in Template::ALL");
+    // The record names what made it, not only that place.
+    let origin = report.candidates[0].origin.as_deref().unwrap_or("");
+    assert!(origin.starts_with("TRANSPLANT: ") && origin.ends_with(" from fixture:sum_squares"), "{origin}");
 
     // `--no-transplant`, the ablation: the same neighbours only order the templates.
     let retriever = index_of(
@@ -250,6 +254,9 @@ fn issue_32_a_neighbours_fix_is_transplanted_with_its_names_mapped() {
     // too: the hit's vote lifts that template just above the operator template).
     assert!(d["first_plausible_at"].as_u64() >= Some(1), "{d:#}");
     assert_eq!(d["plausible"][0]["template"], "CHANGE_OPERAND", "{d:#}");
+    let fix = report.candidates.iter().find(|c| c.verdict == Verdict::Plausible).unwrap();
+    assert!(fix.origin.as_deref().is_some_and(|o| o.starts_with("CHANGE_OPERAND: ")), "{fix:#?}");
+    assert!(report.candidates.iter().all(|c| c.origin.as_deref().is_some_and(|o| !o.contains(" from "))));
     assert!(d["generated"].get("TRANSPLANT").is_none(), "{d:#}");
     assert_eq!(d["transplants"].as_array().map(Vec::len), Some(0), "{d:#}");
     assert!(report.candidates.iter().all(|c| c.suggestion != Template::ALL.len()), "{:#?}", report.candidates);

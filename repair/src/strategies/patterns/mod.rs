@@ -440,7 +440,8 @@ impl Patterns {
             let Some(candidate) = Candidate::of(problem, edit) else { continue };
             let suggestion = Template::ALL.iter().position(|t| *t == edit.template).map_or(0, |i| i + 1);
             let place = Place { attempt: 1, suggestion, choice: rank };
-            let rec = session.validate_patch(problem, place, &candidate.answer, &candidate.change)?;
+            let mut rec = session.validate_patch(problem, place, &candidate.answer, &candidate.change)?;
+            rec.origin = Some(origin(edit));
             if !matches!(rec.verdict, Verdict::Duplicate | Verdict::PatchRefused) {
                 search.validated += 1;
             }
@@ -472,6 +473,18 @@ impl Patterns {
             return Err(Stop::Timeout(Error::WallClock { limit_s: self.max_wall.as_secs() }));
         }
         Ok(())
+    }
+}
+
+/// What made `edit`, for its candidate's record ([`crate::run::report::CandidateRecord::origin`]):
+/// the template's JSON name and the edit's summary, and the similar fix a transplant comes
+/// from (`TRANSPLANT: … from manysstubs4j:12`).
+fn origin(edit: &Edit) -> String {
+    let name = serde_json::to_value(edit.template).ok();
+    let name = name.as_ref().and_then(serde_json::Value::as_str).unwrap_or("TEMPLATE");
+    match &edit.from {
+        Some(id) => format!("{name}: {} (line {}) from {id}", edit.summary, edit.line),
+        None => format!("{name}: {} (line {})", edit.summary, edit.line),
     }
 }
 

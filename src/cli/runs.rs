@@ -60,14 +60,21 @@ pub struct MergeArgs {
 /// no result (not run yet, or killed: `--resume` finishes them) and those whose result
 /// cannot be read (with the file and the error: `--resume` moves it aside and redoes them).
 fn records(dir: &Path) -> anyhow::Result<(repair::bench::record::RunRecord, Vec<BugRecord>)> {
+    read_records(dir, false)
+}
+
+/// [`records`], where `running` says that a run holds the folder now (the bugs without a
+/// result may be running, not killed).
+fn read_records(dir: &Path, running: bool) -> anyhow::Result<(repair::bench::record::RunRecord, Vec<BugRecord>)> {
     let run = batch::read_run(dir)?;
     let read = batch::read_results(dir, &run);
     if !read.missing.is_empty() {
         eprintln!(
-            "warning: {}: no result for {} of {} (resume the run to finish them): {}",
+            "warning: {}: no result for {} of {} ({}): {}",
             dir.display(),
             summary::count(read.missing.len(), "bug"),
             run.bugs.len(),
+            if running { "the run is still going" } else { "resume the run to finish them" },
             read.missing.join(", ")
         );
     }
@@ -81,10 +88,37 @@ fn records(dir: &Path) -> anyhow::Result<(repair::bench::record::RunRecord, Vec<
 }
 
 /// Runs `fixdex eval report`.
+///
+/// A folder a run holds now (its lock, [`batch::RunLock`]) is reported as it stands, not
+/// re-graded: its results are the run's to write. An `--out-dir` that exists and is no folder
+/// is refused before anything is read or written.
 pub fn report(a: &ReportArgs) -> anyhow::Result<ExitCode> {
-    let (run, mut records) = records(&a.run_dir)?;
+    let out = a.out_dir.clone().unwrap_or_else(|| a.run_dir.clone());
+    if out.exists() && !out.is_dir() {
+        anyhow::bail!(
+            "--out-dir {} is not a folder: give a folder for report.md and report.html (made if missing)",
+            out.display()
+        );
+    }
+    // A run folder first (no lock file is made in another folder); its lock is then held
+    // while the results are re-graded and written back, so no run starts meanwhile.
+    batch::read_run(&a.run_dir)?;
+    let lock = batch::RunLock::acquire(&a.run_dir);
+    let running = match &lock {
+        Err(batch::BatchError::Locked { reason, held: true, .. }) => {
+            eprintln!(
+                "warning: {} is in use ({reason}): this report covers the bugs finished so far, and is not \
+                 re-graded (run `eval report` again when the run ends)",
+                a.run_dir.display()
+            );
+            true
+        }
+        _ => false,
+    };
+    let regrade = !a.no_regrade && !running;
+    let (run, mut records) = read_records(&a.run_dir, running)?;
     let (mut changed, mut problems) = (0, Vec::new());
-    if !a.no_regrade {
+    if regrade {
         for rec in &mut records {
             let (n, p) = report::regrade(&a.run_dir, rec);
             if n > 0 {
@@ -97,7 +131,6 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<ExitCode> {
     for p in &problems {
         eprintln!("warning: {p}");
     }
-    let out = a.out_dir.clone().unwrap_or_else(|| a.run_dir.clone());
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let (md, html) = (out.join("report.md"), out.join("report.html"));
     std::fs::write(&md, report::markdown(&run, &records)).with_context(|| format!("writing {}", md.display()))?;
@@ -105,15 +138,16 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<ExitCode> {
     let summary = Summary::of(&records);
     if a.json {
         let v = serde_json::json!({
-            "run_dir": a.run_dir, "markdown": md, "html": html, "regraded": !a.no_regrade,
-            "regraded_patches_changed": (!a.no_regrade).then_some(changed),
-            "regrade_problems": problems, "summary": summary,
+            "run_dir": a.run_dir, "markdown": md, "html": html, "regraded": regrade,
+            "regraded_patches_changed": regrade.then_some(changed),
+            "regrade_problems": problems, "running": running, "summary": summary,
         });
         out!("{v}")?;
     } else {
         out!("{}", summary.line())?;
-        if a.no_regrade {
-            out!("not re-graded (--no-regrade: the saved tiers); wrote {} and {}", md.display(), html.display())?;
+        if !regrade {
+            let why = if running { "the run is still going" } else { "--no-regrade" };
+            out!("not re-graded ({why}: the saved tiers); wrote {} and {}", md.display(), html.display())?;
         } else {
             let tiers = summary::count(changed, "patch tier");
             out!("re-graded: {tiers} changed; wrote {} and {}", md.display(), html.display())?;

@@ -266,6 +266,39 @@ fn report_without_regrading_says_so() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("re-graded: 1 patch tier changed"));
 }
 
+/// A folder a run holds (its lock) is reported as it stands: the bugs without a result are
+/// said to be running, nothing is re-graded or written back; an `--out-dir` that is a file is
+/// refused before anything is read.
+#[test]
+fn report_on_a_folder_in_use_covers_the_finished_bugs_and_writes_no_result() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    write_run(&run, &["Cli-1", "Cli-2"], None);
+    write_bug(&run, "Cli-1", Some("class A { int f(int x) { return ((x + 1)) * 2; } }"), Some("needs_review"), 3, 0.0);
+    let saved = std::fs::read_to_string(run.join("bugs/Cli-1/result.json")).unwrap();
+    // Another process's lock, as a running `eval` holds it.
+    let lock = engine::output::Lock::acquire(&run.canonicalize().unwrap().join("")).unwrap();
+    let o = fixdex(&["eval", "report", run.to_str().unwrap(), "--json"], None);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("is in use") && err.contains("not re-graded") && err.contains("still going"), "{err}");
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((j["running"].clone(), j["regraded"].clone()), (json!(true), json!(false)), "{j}");
+    assert_eq!(j["summary"]["plausible"], 1, "{j}");
+    assert_eq!(std::fs::read_to_string(run.join("bugs/Cli-1/result.json")).unwrap(), saved);
+    drop(lock);
+    // The run ended: re-graded (an AST match the run saved as needs_review).
+    let j = ok_json(&["eval", "report", run.to_str().unwrap(), "--json"]);
+    assert_eq!((j["running"].clone(), j["regraded_patches_changed"].clone()), (json!(false), json!(1)), "{j}");
+    // --out-dir naming a file.
+    let file = tmp.path().join("a-file");
+    std::fs::write(&file, "keep").unwrap();
+    let o = fixdex(&["eval", "report", run.to_str().unwrap(), "--out-dir", file.to_str().unwrap()], None);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("is not a folder") && err.contains(file.to_str().unwrap()), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep");
+}
+
 #[test]
 fn a_folder_that_is_not_a_run_is_named() {
     let tmp = tempfile::tempdir().unwrap();

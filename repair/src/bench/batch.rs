@@ -48,6 +48,9 @@ pub enum BatchError {
         dir: PathBuf,
         /// Why: the other run (its pid when known) and the lock file, or the I/O error.
         reason: String,
+        /// Whether another process holds the lock (`false`: the lock file could not be
+        /// made or locked, say in a read-only folder).
+        held: bool,
     },
     /// `eval merge`: the folders are not the shards of one run, or not all of them (the
     /// message names the folders, the setting that differs, the missing or repeated shards).
@@ -89,8 +92,8 @@ impl RunLock {
     /// fixdex run or merge: its pid and the lock file are named), or the lock file cannot be
     /// made.
     pub fn acquire(dir: &Path) -> Result<RunLock, BatchError> {
-        let locked = |reason: String| BatchError::Locked { dir: dir.to_path_buf(), reason };
-        let real = std::fs::canonicalize(dir).map_err(|e| locked(format!("cannot resolve the folder: {e}")))?;
+        let locked = |reason: String, held: bool| BatchError::Locked { dir: dir.to_path_buf(), reason, held };
+        let real = std::fs::canonicalize(dir).map_err(|e| locked(format!("cannot resolve the folder: {e}"), false))?;
         let mut held = HELD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         held.retain(|(_, lock)| lock.strong_count() > 0);
         if let Some(lock) = held.iter().find(|(path, _)| *path == real).and_then(|(_, lock)| lock.upgrade()) {
@@ -98,8 +101,8 @@ impl RunLock {
         }
         // `DIR/` + `.lock`: the lock file inside the folder.
         let lock = engine::output::Lock::acquire(&real.join("")).map_err(|e| match e {
-            engine::Error::Output { reason, .. } => locked(reason),
-            other => locked(other.to_string()),
+            engine::Error::Output { reason, .. } => locked(reason, true),
+            other => locked(other.to_string(), false),
         })?;
         let lock = Arc::new(lock);
         held.push((real, Arc::downgrade(&lock)));
@@ -610,7 +613,7 @@ mod tests {
         for resume in [false, true] {
             let err = open(&dir, &r, resume, false).unwrap_err();
             let msg = err.to_string();
-            assert!(matches!(err, BatchError::Locked { .. }), "{msg}");
+            assert!(matches!(err, BatchError::Locked { held: true, .. }), "{msg}");
             assert!(msg.contains(&dir.display().to_string()) && msg.contains("another fixdex run"), "{msg}");
             assert!(msg.contains(&format!("pid {}", std::process::id())) && msg.contains(LOCK_FILE), "{msg}");
         }

@@ -41,15 +41,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Every check of `fixdex verify` on the index or manifest at `path`, for a command that is
-/// about to search it for a long time (`eval`): a damaged index is an error there (exit 3),
-/// not a retrieval failure each bug degrades around. O(index bytes).
+/// Every check of `fixdex verify` on `segments`, the index or manifest at `path` opened
+/// already (a retriever's: the files it searches are the files checked), for a command that
+/// is about to search it for a long time (`eval`): a damaged index is an error there (exit
+/// 3), not a retrieval failure each bug degrades around. O(index bytes).
 ///
 /// # Errors
 /// The engine's error, with the path named.
-pub fn check(path: &std::path::Path) -> anyhow::Result<()> {
-    let segments = open(&Args { index: path.to_path_buf(), json: false })?;
-    verify_segments(&segments).map(|_| ())
+pub fn check_opened(segments: &Segments, path: &std::path::Path) -> anyhow::Result<()> {
+    segments.verify_manifest().with_context(|| format!("verifying {}", path.display()))?;
+    verify_segments(segments).map(|_| ())
 }
 
 /// Opens the index or manifest and checks a manifest's own counts

@@ -169,7 +169,7 @@ impl RetrievalArgs {
     /// The retriever of `--index` without exclusions (each bug adds its own), for the
     /// benchmark runs; `None` without `--index`. An index that lacks the space `strategy`
     /// searches is refused ([`crate::cli::model::check_space`]), and a damaged one
-    /// ([`crate::cli::verify::check`]: every byte checked before any bug runs).
+    /// ([`crate::cli::verify::check_opened`]: every byte checked before any bug runs).
     ///
     /// # Errors
     /// The model or index cannot be opened, an unknown `--space`, the missing space, a
@@ -185,23 +185,26 @@ impl RetrievalArgs {
         let r = crate::cli::model::open_retriever(path, self.model.as_deref(), repair::retrieve::Exclusion::default())?;
         crate::cli::model::check_space(&r, path, strategy, self.params()?.space, self.space.is_some())?;
         // Every bug searches it: damage found later would only degrade each bug to a run
-        // without retrieval (a warning in its report) and skew the arm.
-        crate::cli::verify::check(path)?;
+        // without retrieval (a warning in its report) and skew the arm. The files checked
+        // are the ones the retriever opened (the path is opened once).
+        let segments = r.segments().with_context(|| format!("opening index {}", path.display()))?;
+        crate::cli::verify::check_opened(&segments, path)?;
         Ok(Some(r))
     }
+}
 
-    /// What `--index` holds, as `run.json` records it (`settings.index_content`,
-    /// [`engine::Segments::content_id`]), so that `--resume` refuses another index at the
-    /// same path. `None` without `--index`.
-    ///
-    /// # Errors
-    /// The index or manifest cannot be opened.
-    pub fn index_content(&self) -> anyhow::Result<Option<String>> {
-        let Some(path) = self.index.as_deref() else { return Ok(None) };
-        let segments = engine::Segments::open(path).with_context(|| format!("opening index {}", path.display()))?;
-        Ok(Some(segments.content_id()))
-    }
+/// What the `--index` of `retriever` holds, as `run.json` records it
+/// (`settings.index_content`, [`engine::Segments::content_id`]), so that `--resume` refuses
+/// another index at the same path. `None` without a retriever.
+///
+/// # Errors
+/// The files now at the index's path cannot be opened.
+pub fn index_content(retriever: Option<&repair::retrieve::Retriever>) -> anyhow::Result<Option<String>> {
+    let Some(r) = retriever else { return Ok(None) };
+    Ok(Some(r.segments()?.content_id()))
+}
 
+impl RetrievalArgs {
     /// The retrieval options given that do nothing without `--index` (`--space`,
     /// `--threshold`), as flags; empty with `--index`.
     pub fn unused_without_index(&self) -> Vec<&'static str> {

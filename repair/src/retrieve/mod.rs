@@ -151,6 +151,17 @@ impl Retriever {
         self.index.status(self.model.as_ref())
     }
 
+    /// The index served now (the files at its path, reloaded when they changed:
+    /// [`LiveIndex::current`]), for a caller that checks or identifies what is searched
+    /// (`eval`'s `fixdex verify` pass and `run.json`'s content id) without opening the path
+    /// again.
+    ///
+    /// # Errors
+    /// [`RetrieveError::Unavailable`] when the files now at the path cannot be opened.
+    pub fn segments(&self) -> Result<Arc<Segments>, RetrieveError> {
+        self.index.current(self.model.as_ref())
+    }
+
     /// The same index, model and corpus statistics with another exclusion (one retriever per
     /// bug, or per `--batch` line). O(exclusion).
     pub fn with_exclusion(&self, exclusion: Exclusion) -> Retriever {

@@ -231,7 +231,8 @@ fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<Ex
             warn_no_history(r, bugs)?;
         }
     }
-    let record = run_record(a, bugs, strategy.name(), strategy.needs_model().then(|| client.model.clone()))?;
+    let content = crate::cli::workflow_args::index_content(retriever.as_ref())?;
+    let record = run_record(a, bugs, strategy.name(), strategy.needs_model().then(|| client.model.clone()), content)?;
     let todo = batch::open(&dir, &record, a.resume, a.retry_failed)?;
     let skipped = bugs.len() - todo.len();
     if skipped > 0 {
@@ -323,7 +324,14 @@ fn jobs(a: &Defects4jArgs) -> usize {
 }
 
 /// `run.json` of this run: every setting that changes a number.
-fn run_record(a: &Defects4jArgs, bugs: &[BugId], strategy: &str, model: Option<String>) -> anyhow::Result<RunRecord> {
+/// `content`: what `--index` holds ([`crate::cli::workflow_args::index_content`]).
+fn run_record(
+    a: &Defects4jArgs,
+    bugs: &[BugId],
+    strategy: &str,
+    model: Option<String>,
+    content: Option<String>,
+) -> anyhow::Result<RunRecord> {
     let shard = a.shard.as_deref().map(str::parse::<Shard>).transpose()?.map(|s| (s.index, s.count));
     // Where the inputs are may change between a run and its resume (a moved bundle); what
     // they are is the bugs' revisions and whether Defects4J itself set them up.
@@ -331,7 +339,7 @@ fn run_record(a: &Defects4jArgs, bugs: &[BugId], strategy: &str, model: Option<S
     settings["setup"] = (if a.d4j_home.is_some() { "defects4j" } else { "git" }).into();
     settings["projects"] =
         a.repos.iter().map(|(p, _)| p.as_str()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
-    if let Some(content) = a.retrieval.index_content()? {
+    if let Some(content) = content {
         settings["index_content"] = content.into();
     }
     Ok(RunRecord {

@@ -31,7 +31,7 @@ pub(super) fn evaluate(
     dir: &Path,
 ) -> anyhow::Result<ExitCode> {
     let eval = Evaluation::new(a, runner, truth)?;
-    let record = run_record(a, &eval, programs, a.retrieval.index_content()?);
+    let record = run_record(a, &eval, programs, crate::cli::workflow_args::index_content(eval.retriever.as_ref())?);
     let todo = batch::open(dir, &record, a.resume, a.retry_failed)?;
     let skipped = programs.len() - todo.len();
     if skipped > 0 {
@@ -56,7 +56,7 @@ pub(super) fn evaluate(
 }
 
 /// `run.json` of this run: every setting that changes a number, and what the index holds
-/// (`index_content`, [`crate::cli::workflow_args::RetrievalArgs::index_content`]).
+/// (`index_content`, [`crate::cli::workflow_args::index_content`]).
 fn run_record(a: &QuixbugsArgs, eval: &Evaluation<'_>, programs: &[Program], index: Option<String>) -> RunRecord {
     let mut settings = a.strategy.options(crate::cli::workflow_args::NOT_SETTINGS);
     if let Some(content) = index {

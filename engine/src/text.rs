@@ -43,6 +43,47 @@ pub fn strip_bom_bytes(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes)
 }
 
+/// The UTF-16 encoding a text input opens with the byte-order mark of (`FF FE`: little
+/// endian, as Windows' "Unicode" saves and PowerShell 5's `>` writes; `FE FF`: big endian),
+/// as the reason it is not UTF-8: `bytes` is the start of the file. `None` otherwise. Every
+/// text input's reader says this instead of "invalid UTF-8 at byte 1". O(1).
+#[must_use]
+pub fn utf16_reason(bytes: &[u8]) -> Option<String> {
+    let (order, mark) = match bytes {
+        [0xFF, 0xFE, ..] => ("little-endian", "FF FE"),
+        [0xFE, 0xFF, ..] => ("big-endian", "FE FF"),
+        _ => return None,
+    };
+    Some(format!(
+        "the file is UTF-16 ({order}: it opens with the byte-order mark {mark}), not UTF-8; convert it, e.g. \
+         `iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8`"
+    ))
+}
+
+/// The whole UTF-8 text file at `path`, a byte-order mark opening it dropped
+/// ([`strip_bom`]), for the readers of small line lists (`--exclude`, `--bugs-file`).
+///
+/// # Errors
+/// The file cannot be read, or is not UTF-8: [`std::io::ErrorKind::InvalidData`] saying
+/// that it is UTF-16 ([`utf16_reason`]) or at which line and byte of it the first invalid
+/// byte is.
+pub fn read_utf8(path: &std::path::Path) -> std::io::Result<String> {
+    let bytes = std::fs::read(path)?;
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(strip_bom(&text).to_string()),
+        Err(e) => {
+            let bytes = e.as_bytes();
+            let at = e.utf8_error().valid_up_to();
+            let reason = utf16_reason(bytes).unwrap_or_else(|| {
+                let line = bytes[..at].iter().filter(|b| **b == b'\n').count() + 1;
+                let start = bytes[..at].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+                format!("not UTF-8: invalid byte at line {line}, byte {} of the line", at - start + 1)
+            });
+            Err(std::io::Error::new(std::io::ErrorKind::InvalidData, reason))
+        }
+    }
+}
+
 /// Whether `c` is invisible: whitespace (Unicode `White_Space`), or of general category
 /// `Cc`, `Cf`, `Mn` or `Me`. O(log ranges).
 pub fn is_invisible(c: char) -> bool {
@@ -70,6 +111,23 @@ pub fn is_blank(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_utf16_file_is_named_and_a_bad_byte_located() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("ids.txt");
+        // "ab\n" as Windows' "Unicode" saves it.
+        std::fs::write(&p, [0xFF, 0xFE, b'a', 0, b'b', 0, b'\n', 0]).unwrap();
+        let e = read_utf8(&p).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+        assert!(e.to_string().contains("UTF-16 (little-endian") && e.to_string().contains("iconv"), "{e}");
+        assert!(utf16_reason(&[0xFE, 0xFF, 0, b'a']).unwrap().contains("big-endian"));
+        assert_eq!(utf16_reason("\u{feff}a".as_bytes()), None, "the UTF-8 mark is UTF-8");
+        std::fs::write(&p, b"ok\nab\xffc\n").unwrap();
+        assert_eq!(read_utf8(&p).unwrap_err().to_string(), "not UTF-8: invalid byte at line 2, byte 3 of the line");
+        std::fs::write(&p, "\u{feff}x\r\n").unwrap();
+        assert_eq!(read_utf8(&p).unwrap(), "x\r\n");
+    }
 
     #[test]
     fn only_an_opening_byte_order_mark_is_stripped() {

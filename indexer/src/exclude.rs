@@ -30,9 +30,9 @@ impl Exclusions {
     /// name, or a JSON line (a corpus given as the exclusion file: its records' ids would
     /// exclude nothing).
     pub fn read(path: &Path) -> Result<Exclusions> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::Io { path: path.into(), source: e })?;
-        // A byte-order mark opening the file is not part of its first entry.
-        let text = engine::text::strip_bom(&text);
+        // A byte-order mark opening the file is not part of its first entry; a UTF-16 file
+        // is named as such.
+        let text = engine::text::read_utf8(path).map_err(|e| Error::Io { path: path.into(), source: e })?;
         let mut ex = Exclusions::default();
         for (i, line) in text.lines().enumerate() {
             ex.add_line(line).map_err(|reason| Error::Row {
@@ -143,6 +143,11 @@ mod tests {
         let ex = Exclusions::read(&p).unwrap();
         assert_eq!(ex.entries(), ["project:Math"]);
         assert!(ex.excludes(&rec("x", "Math")));
+        // A UTF-16 file (Windows' "Unicode") is named as such.
+        let utf16: Vec<u8> = [0xFF, 0xFE].into_iter().chain("project:Math\n".bytes().flat_map(|b| [b, 0])).collect();
+        std::fs::write(&p, utf16).unwrap();
+        let err = Exclusions::read(&p).unwrap_err().to_string();
+        assert!(err.contains(&p.display().to_string()) && err.contains("is UTF-16"), "{err}");
     }
 
     /// Issue 8 item 18: `project:Closure` also leaves out the mined history of

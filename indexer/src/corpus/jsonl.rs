@@ -59,6 +59,9 @@ pub(crate) fn read_lines(
 fn parse_line(bytes: &[u8], first: bool, rules: &Rules) -> Option<std::result::Result<engine::Record, Bad>> {
     let text = match std::str::from_utf8(trim_line_ending(bytes)) {
         Ok(text) => text,
+        Err(_) if first && engine::text::utf16_reason(bytes).is_some() => {
+            return engine::text::utf16_reason(bytes).map(|why| Err(Bad::new(LINE_FIELD, why)));
+        }
         Err(e) => return Some(Err(invalid_utf8(&e))),
     };
     let text = if first { engine::text::strip_bom(text) } else { text };
@@ -277,6 +280,11 @@ mod tests {
         let rows = read_str(&text);
         assert_eq!(rows[0], Err("t.jsonl:1: field `<line>`: invalid UTF-8 at byte 8 of the line".into()));
         assert_eq!(rows[1].as_ref().unwrap().0, 2);
+        // A UTF-16 corpus says so on its first line.
+        let utf16: Vec<u8> = [0xFF, 0xFE].into_iter().chain(format!("{OK}\n").bytes().flat_map(|b| [b, 0])).collect();
+        let rows = read_str(&utf16);
+        let first = rows[0].as_ref().unwrap_err();
+        assert!(first.starts_with("t.jsonl:1: field `<line>`: the file is UTF-16 (little-endian"), "{first}");
     }
 
     #[test]

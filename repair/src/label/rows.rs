@@ -181,6 +181,9 @@ impl Serialize for Fields {
 /// mark opening the file is skipped.
 pub fn read_rows(path: &Path) -> Result<Vec<Row>, LabelError> {
     let bytes = std::fs::read(path).map_err(|source| LabelError::Io { path: path.to_owned(), source })?;
+    if let Some(why) = engine::text::utf16_reason(&bytes) {
+        return Err(LabelError::BadRow { path: path.to_owned(), line: 1, field: None, message: why });
+    }
     // A byte-order mark opening the file is read past, as `fixdex index` reads JSONL.
     let bytes = engine::text::strip_bom_bytes(&bytes);
     let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);

@@ -182,7 +182,8 @@ fn next_chunk(reader: &mut dyn BufRead, line_no: &mut usize) -> std::io::Result<
         *line_no += 1;
         // A byte-order mark opening the file (Windows editors write one), as `fixdex index`
         // reads JSONL.
-        let line = text(line).map(|t| if *line_no == 1 { engine::text::strip_bom(&t).to_string() } else { t });
+        let line =
+            text(line, *line_no == 1).map(|t| if *line_no == 1 { engine::text::strip_bom(&t).to_string() } else { t });
         if !matches!(&line, Ok(t) if t.trim().is_empty()) {
             chunk.push((*line_no, line));
         }
@@ -190,11 +191,16 @@ fn next_chunk(reader: &mut dyn BufRead, line_no: &mut usize) -> std::io::Result<
     Ok(chunk)
 }
 
-/// The text of a line read, or why it has none: too long, or not UTF-8.
-fn text(line: Result<Vec<u8>, TooLong>) -> Result<String, String> {
+/// The text of a line read, or why it has none: too long, or not UTF-8 (on the `first`
+/// line, a UTF-16 file is named as such).
+fn text(line: Result<Vec<u8>, TooLong>, first: bool) -> Result<String, String> {
     let bytes = line.map_err(|_| format!("the line is longer than {MAX_BATCH_LINE} bytes (8 MiB)"))?;
-    String::from_utf8(bytes)
-        .map_err(|e| format!("the line is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+    String::from_utf8(bytes).map_err(|e| {
+        let utf16 = if first { engine::text::utf16_reason(e.as_bytes()) } else { None };
+        utf16.unwrap_or_else(|| {
+            format!("the line is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to())
+        })
+    })
 }
 
 /// The output of batch line `n`.

@@ -271,9 +271,9 @@ impl Harness {
     /// The file cannot be read, or [`Harness::select`]'s errors (naming the file and line);
     /// [`D4jError::Selection`] for a file that lists no bug.
     pub fn select_file(&self, path: &Path) -> Result<Vec<BugId>, D4jError> {
-        let text = std::fs::read_to_string(path).map_err(D4jError::io(path))?;
-        // A byte-order mark opening the file (Windows editors) is not part of the first id.
-        let text = engine::text::strip_bom(&text);
+        // A byte-order mark opening the file (Windows editors) is not part of the first id;
+        // a UTF-16 file is named as such.
+        let text = engine::text::read_utf8(path).map_err(D4jError::io(path))?;
         let mut items = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("");

@@ -76,7 +76,7 @@ fn fixing_pairs(buggy: &str, fixed: &str, edits: &[Edit]) -> Vec<(usize, usize)>
 /// Pairs `(i < j)` of `scores` whose product exceeds `t`: how many two-edit candidates
 /// ranked by the product of their edits' prior scores come before one of product `t`.
 /// O(n log n).
-fn pairs_above(scores: &[f32], t: f32) -> usize {
+fn pairs_above(scores: &[f64], t: f64) -> usize {
     let mut s = scores.to_vec();
     s.sort_by(|a, b| b.total_cmp(a));
     let mut n = 0usize;
@@ -95,14 +95,14 @@ fn pairs_above(scores: &[f32], t: f32) -> usize {
 fn ends_rank(
     text: &str,
     edits: &[Edit],
-    score: &[f32],
+    score: &[f64],
     span: Option<(usize, usize)>,
     (x, y): (usize, usize),
 ) -> Option<(usize, Option<usize>)> {
     let (first, last) = span.filter(|s| s.1 > s.0)?;
     let a: Vec<usize> = (0..edits.len()).filter(|&i| pairs::changed_lines(text, &edits[i]).0 == first).collect();
     let b: Vec<usize> = (0..edits.len()).filter(|&i| pairs::changed_lines(text, &edits[i]).1 == last).collect();
-    let mut products: Vec<f32> = Vec::new();
+    let mut products: Vec<f64> = Vec::new();
     for &i in &a {
         for &j in &b {
             if edits[i].end <= edits[j].start {

@@ -281,16 +281,6 @@ pub fn concrete(edit: &Edit, hits: &[HitEdit]) -> bool {
     hits.iter().any(|h| h.template == edit.template && h.before == before && h.after == after)
 }
 
-/// Each edit's score in the order of the module docs, `p(t) / n(t)` × the suspiciousness of
-/// its line under `hits` and `sus`: one per edit of `edits`, in (0, 1]. O(e + h) for e edits
-/// and h hits.
-#[must_use]
-pub fn scores(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<f32> {
-    let p = template_probabilities(hits);
-    let count = instances(edits);
-    edits.iter().map(|e| p[&e.template] / count[&e.template] as f32 * sus.weight(e.line)).collect()
-}
-
 /// `n(t)` of the module docs: each template's edits among `edits`.
 fn instances(edits: &[Edit]) -> BTreeMap<Template, usize> {
     let mut count: BTreeMap<Template, usize> = BTreeMap::new();
@@ -305,7 +295,7 @@ fn instances(edits: &[Edit]) -> BTreeMap<Template, usize> {
 /// edits and h hits.
 #[must_use]
 pub fn order(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<usize> {
-    let ranks: Vec<Rank> = scores_f64(edits, hits, sus)
+    let ranks: Vec<Rank> = scores(edits, hits, sus)
         .into_iter()
         .zip(edits)
         .map(|(score, e)| Rank { tier: if concrete(e, hits) { 0 } else { 1 }, score })
@@ -319,9 +309,13 @@ pub fn order(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<usize> 
     idx
 }
 
-/// [`scores`] computed in f64 from the fitted counts (the prior is not first rounded to
-/// f32), for [`order`]'s comparisons.
-fn scores_f64(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<f64> {
+/// Each edit's score in the order of the module docs, `p(t) / n(t)` × the suspiciousness of
+/// its line under `hits` and `sus`: one per edit of `edits`, in (0, 1], computed in f64 from
+/// the fitted counts (the prior is not first rounded to f32). [`order`] and the two-edit
+/// candidates ([`super::pairs`]) compare them, and products of them, by [`tie_key`], so
+/// that scores equal in exact arithmetic tie. O(e + h) for e edits and h hits.
+#[must_use]
+pub fn scores(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<f64> {
     let vote = template_vote(hits);
     let a = if vote.is_empty() { 0.0 } else { f64::from(VOTE_WEIGHT) };
     let count = instances(edits);
@@ -343,7 +337,7 @@ fn scores_f64(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<f64> {
 /// the last place (about 1e-15) of error against a step of 2e-10, so an exact tie falls
 /// across a step about once in 10^5 (in f32 with an 8-bit step, as first written, about
 /// once in a few hundred). Scores are finite and non-negative; a NaN sorts last.
-fn tie_key(score: f64) -> u64 {
+pub(crate) fn tie_key(score: f64) -> u64 {
     if score.is_nan() {
         return 0;
     }

@@ -46,6 +46,7 @@
 //! neutral (split 0/4: a single-edit fix at rank 12, pushed to 212, is back within 200, and a
 //! covering pair at 122 drops out; split 1/5: a covering pair at 194 drops out, 459 fixed).
 
+use super::order::tie_key;
 use super::templates::{Edit, Template};
 
 /// Single edits (the best by score) that pairs are made of: at most `POOL · (POOL - 1) / 2`
@@ -102,14 +103,14 @@ pub fn covers(text: &str, e: &Edit, span: (usize, usize)) -> bool {
 pub fn two_edits(
     text: &str,
     edits: &[Edit],
-    scores: &[f32],
+    scores: &[f64],
     max: usize,
     ends: Option<(usize, usize)>,
 ) -> (Vec<Edit>, usize) {
     let best = |keep: &dyn Fn(&Edit) -> bool| {
         let mut pool: Vec<usize> =
             (0..edits.len()).filter(|&i| edits[i].template != Template::Transplant && keep(&edits[i])).collect();
-        pool.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+        pool.sort_by(|&a, &b| tie_key(scores[b]).cmp(&tie_key(scores[a])).then(a.cmp(&b)));
         pool.truncate(POOL);
         pool
     };
@@ -159,7 +160,7 @@ pub fn two_edits(
 /// change at two places ([`same_change`]), among all of them, not only the [`POOL`] best:
 /// (product of scores, first, second). Transplants are not paired. O(edits) to group, then
 /// the pairs within a group.
-fn same_changes(edits: &[Edit], changes: &[Change], scores: &[f32]) -> Vec<(f32, usize, usize)> {
+fn same_changes(edits: &[Edit], changes: &[Change], scores: &[f64]) -> Vec<(f64, usize, usize)> {
     // Ordered, so that pairs of equal score and place come in the same order on every run.
     let mut groups: std::collections::BTreeMap<&Change, Vec<usize>> = std::collections::BTreeMap::new();
     for i in (0..edits.len()).filter(|&i| edits[i].template != Template::Transplant) {
@@ -220,13 +221,16 @@ pub fn ends_first<'e>(
 fn push_pairs(
     text: &str,
     edits: &[Edit],
-    mut pairs: Vec<(f32, usize, usize)>,
+    mut pairs: Vec<(f64, usize, usize)>,
     max: usize,
     seen: &mut std::collections::HashSet<(usize, usize, String)>,
     out: &mut Vec<Edit>,
 ) {
+    // Products equal in exact arithmetic tie ([`tie_key`]) and keep source order.
     pairs.sort_by(|x, y| {
-        y.0.total_cmp(&x.0).then((edits[x.1].start, edits[x.2].start).cmp(&(edits[y.1].start, edits[y.2].start)))
+        tie_key(y.0)
+            .cmp(&tie_key(x.0))
+            .then((edits[x.1].start, edits[x.2].start).cmp(&(edits[y.1].start, edits[y.2].start)))
     });
     for (_, a, b) in pairs {
         if out.len() >= max {
@@ -295,6 +299,36 @@ mod tests {
         format!("{}{}{}", &text[..e.start], e.replacement, &text[e.end..])
     }
 
+    /// Two pairs whose products are equal in exact arithmetic but a rounding step apart in
+    /// floats (`1/704` as `2/704/2` and as `3/704/3`) tie and come in source order, as the
+    /// single edits' order does ([`order::tie_key`]).
+    #[test]
+    fn products_equal_in_exact_arithmetic_keep_source_order() {
+        let text = "int a = 1; int b = 2; int c = 3; int d = 4;";
+        let edit = |at: usize| Edit {
+            template: Template::ChangeNumeral,
+            start: at,
+            end: at + 1,
+            original: text[at..=at].into(),
+            replacement: "0".into(),
+            line: 1,
+            summary: format!("{} → 0", &text[at..=at]),
+            from: None,
+        };
+        let edits: Vec<Edit> = [8, 19, 30, 41].into_iter().map(edit).collect();
+        let (x, y) = (2.0f64 / 704.0 / 2.0, 3.0f64 / 704.0 / 3.0);
+        assert!(x * 0.5 != y * 0.5, "the floats differ");
+        // The later pair (c, d) has the larger float product; the tie keeps (a, b) first.
+        let (early, late) = if x > y { (y, x) } else { (x, y) };
+        let mut out = Vec::new();
+        push_pairs(text, &edits, vec![(late * 0.5, 2, 3), (early * 0.5, 0, 1)], 2, &mut Default::default(), &mut out);
+        assert_eq!(out.iter().map(|e| e.summary.as_str()).collect::<Vec<_>>(), ["1 → 0; 2 → 0", "3 → 0; 4 → 0"]);
+        // A real difference still orders them.
+        let mut out = Vec::new();
+        push_pairs(text, &edits, vec![(0.5, 2, 3), (0.25, 0, 1)], 2, &mut Default::default(), &mut out);
+        assert_eq!(out[0].summary, "3 → 0; 4 → 0");
+    }
+
     #[test]
     fn the_pair_that_makes_cli_27s_fix_is_a_candidate() {
         let edits = templates::edits(CLI_27, Language::Java, (13, 15));
@@ -351,7 +385,7 @@ mod tests {
         assert_eq!(pairs.len(), 10);
         // The oracle: the disjoint pair of highest product over all edits, one change made
         // twice before two different changes.
-        let mut best = ((0u8, 0.0f32), String::new());
+        let mut best = ((0u8, 0.0f64), String::new());
         for (i, a) in edits.iter().enumerate() {
             for (j, b) in edits.iter().enumerate() {
                 let key = (u8::from(same_change(a, b)), scores[i] * scores[j]);

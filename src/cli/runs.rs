@@ -93,41 +93,14 @@ fn read_records(dir: &Path, running: bool) -> anyhow::Result<(repair::bench::rec
 /// re-graded: its results are the run's to write. An `--out-dir` that exists and is no folder
 /// is refused before anything is read or written.
 pub fn report(a: &ReportArgs) -> anyhow::Result<ExitCode> {
-    let out = a.out_dir.clone().unwrap_or_else(|| a.run_dir.clone());
-    if out.exists() && !out.is_dir() {
-        anyhow::bail!(
-            "--out-dir {} is not a folder: give a folder for report.md and report.html (made if missing)",
-            out.display()
-        );
-    }
+    let out = out_dir(a)?;
     // A run folder first (no lock file is made in another folder); its lock is then held
     // while the results are re-graded and written back, so no run starts meanwhile.
     batch::read_run(&a.run_dir)?;
-    let lock = batch::RunLock::acquire(&a.run_dir);
-    let running = match &lock {
-        Err(batch::BatchError::Locked { reason, held: true, .. }) => {
-            eprintln!(
-                "warning: {} is in use ({reason}): this report covers the bugs finished so far, and is not \
-                 re-graded (run `eval report` again when the run ends)",
-                a.run_dir.display()
-            );
-            true
-        }
-        _ => false,
-    };
+    let (_lock, running) = lock_unless_running(&a.run_dir);
     let regrade = !a.no_regrade && !running;
     let (run, mut records) = read_records(&a.run_dir, running)?;
-    let (mut changed, mut problems) = (0, Vec::new());
-    if regrade {
-        for rec in &mut records {
-            let (n, p) = report::regrade(&a.run_dir, rec);
-            if n > 0 {
-                batch::write_result(&a.run_dir, rec)?;
-            }
-            changed += n;
-            problems.extend(p);
-        }
-    }
+    let (changed, problems) = if regrade { regrade_all(&a.run_dir, &mut records)? } else { (0, Vec::new()) };
     for p in &problems {
         eprintln!("warning: {p}");
     }
@@ -154,6 +127,57 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where `eval report` writes its pages: `--out-dir`, else the run folder.
+///
+/// # Errors
+/// An `--out-dir` that exists and is not a folder.
+fn out_dir(a: &ReportArgs) -> anyhow::Result<PathBuf> {
+    let out = a.out_dir.clone().unwrap_or_else(|| a.run_dir.clone());
+    if out.exists() && !out.is_dir() {
+        anyhow::bail!(
+            "--out-dir {} is not a folder: give a folder for report.md and report.html (made if missing)",
+            out.display()
+        );
+    }
+    Ok(out)
+}
+
+/// Run folder `dir`'s lock, held by this process until dropped, and whether another process
+/// (a run still going) holds it instead, said on stderr. A lock that cannot be made for
+/// another reason (a read-only folder) is neither.
+fn lock_unless_running(dir: &Path) -> (Option<batch::RunLock>, bool) {
+    match batch::RunLock::acquire(dir) {
+        Ok(lock) => (Some(lock), false),
+        Err(batch::BatchError::Locked { reason, held: true, .. }) => {
+            eprintln!(
+                "warning: {} is in use ({reason}): this report covers the bugs finished so far, and is not \
+                 re-graded (run `eval report` again when the run ends)",
+                dir.display()
+            );
+            (None, true)
+        }
+        Err(_) => (None, false),
+    }
+}
+
+/// Re-grades every record of run folder `dir` from its kept files, writing back those whose
+/// tiers changed: how many patch tiers changed, and the problems met.
+///
+/// # Errors
+/// A changed result cannot be written.
+fn regrade_all(dir: &Path, records: &mut [BugRecord]) -> anyhow::Result<(usize, Vec<String>)> {
+    let (mut changed, mut problems) = (0, Vec::new());
+    for rec in records {
+        let (n, p) = report::regrade(dir, rec);
+        if n > 0 {
+            batch::write_result(dir, rec)?;
+        }
+        changed += n;
+        problems.extend(p);
+    }
+    Ok((changed, problems))
 }
 
 /// Runs `fixdex eval compare`.

@@ -215,22 +215,7 @@ fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<Ex
     let client = a.llm.client_for(strategy.as_ref())?;
     let config = run_config(&a.llm, &a.retrieval, &a.run, &client, strategy.as_ref())?;
     let retriever = a.retrieval.eval_retriever(strategy.as_ref())?;
-    if (a.own_history || a.own_project) && (retriever.is_none() || !strategy.searches()) {
-        let flag = if a.own_history { "--own-history" } else { "--own-project" };
-        return Err(Usage(format!(
-            "{flag} keeps documents of an index in retrieval: give --index (without --no-retrieval)"
-        ))
-        .into());
-    }
-    if let Some(r) = &retriever
-        && !a.own_project
-        && strategy.searches()
-    {
-        warn_unexcluded(r, bugs)?;
-        if a.own_history {
-            warn_no_history(r, bugs)?;
-        }
-    }
+    check_retrieval(a, retriever.as_ref(), strategy.as_ref(), bugs)?;
     let content = crate::cli::workflow_args::index_content(retriever.as_ref())?;
     let record = run_record(a, bugs, strategy.name(), strategy.needs_model().then(|| client.model.clone()), content)?;
     let todo = batch::open(&dir, &record, a.resume, a.retry_failed)?;
@@ -271,6 +256,37 @@ fn evaluate(a: &Defects4jArgs, h: &Harness, bugs: &[BugId]) -> anyhow::Result<Ex
         eprintln!("error: every bug is infra (set-up or gold check failed): nothing was repaired");
     }
     Ok(if errors > 0 || all_infra { ExitCode::from(crate::cli::exit::ERROR) } else { ExitCode::SUCCESS })
+}
+
+/// Refuses `--own-history` and `--own-project` without a search of an index; warns of what
+/// excluding each bug's project from retrieval keeps ([`warn_unexcluded`]) and, with
+/// `--own-history`, of a project whose history the index lacks ([`warn_no_history`]).
+///
+/// # Errors
+/// Those flags without an index searched (a usage error); the index cannot be read.
+fn check_retrieval(
+    a: &Defects4jArgs,
+    retriever: Option<&repair::retrieve::Retriever>,
+    strategy: &dyn repair::strategies::Strategy,
+    bugs: &[BugId],
+) -> anyhow::Result<()> {
+    if (a.own_history || a.own_project) && (retriever.is_none() || !strategy.searches()) {
+        let flag = if a.own_history { "--own-history" } else { "--own-project" };
+        return Err(Usage(format!(
+            "{flag} keeps documents of an index in retrieval: give --index (without --no-retrieval)"
+        ))
+        .into());
+    }
+    if let Some(r) = retriever
+        && !a.own_project
+        && strategy.searches()
+    {
+        warn_unexcluded(r, bugs)?;
+        if a.own_history {
+            warn_no_history(r, bugs)?;
+        }
+    }
+    Ok(())
 }
 
 /// Warns, once per project, of what excluding a selected bug's project from retrieval (the

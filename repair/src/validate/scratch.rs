@@ -66,12 +66,22 @@ static REMOVED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::n
 /// so that an interrupted `repair` or `eval` leaves no `fixdex-scratch-*` folder behind.
 /// A copy under way in another thread stops before its next entry ([`Scratch::copy`] fails:
 /// it writes each entry holding the lock this takes), and no new copy starts. Errors are
-/// ignored (the process is on its way out).
+/// ignored (the process is on its way out). A copy another thread is removing at that moment
+/// (a dropped [`Scratch`] stays registered until its folder is gone) is removed here too,
+/// retried for up to about a second while both removals race, so that the exit that follows
+/// never cuts a removal short and leaves part of a copy behind.
 pub fn remove_live() {
     let mut live = live();
     REMOVED.store(true, std::sync::atomic::Ordering::SeqCst);
-    for dir in live.drain(..) {
-        let _ = std::fs::remove_dir_all(dir);
+    let dirs: Vec<PathBuf> = live.drain(..).collect();
+    for _ in 0..100 {
+        for dir in &dirs {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        if !dirs.iter().any(|d| d.exists()) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
 
@@ -81,9 +91,13 @@ fn removed(path: &Path) -> ScratchError {
 }
 
 impl Drop for Scratch {
+    /// Removes the folder, then unregisters it: registered while it is being removed, an
+    /// interrupt meanwhile finishes the removal ([`remove_live`]) before the process exits.
     fn drop(&mut self) {
-        if let Some(dir) = &self.dir {
-            live().retain(|d| d != dir.path());
+        if let Some(dir) = self.dir.take() {
+            let path = dir.path().to_path_buf();
+            let _ = dir.close();
+            live().retain(|d| *d != path);
         }
     }
 }

@@ -104,7 +104,6 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<ExitCode> {
     for p in &problems {
         eprintln!("warning: {p}");
     }
-    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let (md, html) = (out.join("report.md"), out.join("report.html"));
     std::fs::write(&md, report::markdown(&run, &records)).with_context(|| format!("writing {}", md.display()))?;
     std::fs::write(&html, report::html(&run, &records)).with_context(|| format!("writing {}", html.display()))?;
@@ -129,17 +128,25 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Where `eval report` writes its pages: `--out-dir`, else the run folder.
+/// Where `eval report` writes its pages, made if missing: `--out-dir`, else the run folder.
+/// Called before anything is re-graded, so a bad `--out-dir` writes nothing.
 ///
 /// # Errors
-/// An `--out-dir` that exists and is not a folder.
+/// An `--out-dir` that exists and is not a folder, or that cannot be made (under a file,
+/// in `/proc`, a dangling link).
 fn out_dir(a: &ReportArgs) -> anyhow::Result<PathBuf> {
     let out = a.out_dir.clone().unwrap_or_else(|| a.run_dir.clone());
-    if out.exists() && !out.is_dir() {
-        anyhow::bail!(
-            "--out-dir {} is not a folder: give a folder for report.md and report.html (made if missing)",
+    let refuse = |why: String| {
+        anyhow::anyhow!(
+            "--out-dir {}: {why}: give a folder for report.md and report.html (made if missing)",
             out.display()
-        );
+        )
+    };
+    if out.exists() && !out.is_dir() {
+        return Err(refuse("not a folder".into()));
+    }
+    if a.out_dir.is_some() {
+        std::fs::create_dir_all(&out).map_err(|e| refuse(format!("cannot be made ({e})")))?;
     }
     Ok(out)
 }

@@ -286,6 +286,9 @@ fn report_on_a_folder_in_use_covers_the_finished_bugs_and_writes_no_result() {
     assert_eq!((j["running"].clone(), j["regraded"].clone()), (json!(true), json!(false)), "{j}");
     assert_eq!(j["summary"]["plausible"], 1, "{j}");
     assert_eq!(std::fs::read_to_string(run.join("bugs/Cli-1/result.json")).unwrap(), saved);
+    // The pages say which bugs have no result yet.
+    let page = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(page.contains("no result yet for 1 of 2 bugs") && page.contains(": Cli-2"), "{page}");
     drop(lock);
     // The run ended: re-graded (an AST match the run saved as needs_review).
     let j = ok_json(&["eval", "report", run.to_str().unwrap(), "--json"]);
@@ -295,8 +298,15 @@ fn report_on_a_folder_in_use_covers_the_finished_bugs_and_writes_no_result() {
     std::fs::write(&file, "keep").unwrap();
     let o = fixdex(&["eval", "report", run.to_str().unwrap(), "--out-dir", file.to_str().unwrap()], None);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("is not a folder") && err.contains(file.to_str().unwrap()), "{err}");
+    assert!(!o.status.success() && err.contains("not a folder") && err.contains(file.to_str().unwrap()), "{err}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep");
+    // One that cannot be made (under a file) is refused before the re-grading writes.
+    std::fs::write(run.join("bugs/Cli-1/result.json"), &saved).unwrap();
+    let under = file.join("sub");
+    let o = fixdex(&["eval", "report", run.to_str().unwrap(), "--out-dir", under.to_str().unwrap()], None);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("cannot be made"), "{err}");
+    assert_eq!(std::fs::read_to_string(run.join("bugs/Cli-1/result.json")).unwrap(), saved, "re-graded and written");
 }
 
 #[test]

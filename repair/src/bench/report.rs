@@ -132,7 +132,9 @@ fn bug_cells(r: &BugRecord) -> Vec<String> {
     ]
 }
 
-fn settings_lines(run: &RunRecord, s: &Summary) -> Vec<String> {
+/// The page's header lines: version, counts, rates, cost, infra and error bugs, and the
+/// run's bugs that have no result in `records` yet.
+fn settings_lines(run: &RunRecord, s: &Summary, records: &[BugRecord]) -> Vec<String> {
     let mut lines = vec![
         format!("fixdex {} · seed {} · {}", run.fixdex_version, run.seed, super::summary::count(run.bugs.len(), "bug")),
         format!("plausible: {} of {} that ran, {}", s.counts.plausible, s.counts.ran(), s.plausible_rate.percent()),
@@ -172,6 +174,16 @@ fn settings_lines(run: &RunRecord, s: &Summary) -> Vec<String> {
     for (bug, why) in &s.error_bugs {
         lines.push(format!("error {bug}: {why}"));
     }
+    let have: std::collections::HashSet<&str> = records.iter().map(|r| r.bug.as_str()).collect();
+    let missing: Vec<&str> = run.bugs.iter().map(String::as_str).filter(|b| !have.contains(b)).collect();
+    if !missing.is_empty() {
+        lines.push(format!(
+            "no result yet for {} of {} (still running, or stopped: `--resume` finishes them): {}",
+            missing.len(),
+            super::summary::count(run.bugs.len(), "bug"),
+            missing.join(", ")
+        ));
+    }
     lines
 }
 
@@ -180,7 +192,7 @@ fn settings_lines(run: &RunRecord, s: &Summary) -> Vec<String> {
 pub fn markdown(run: &RunRecord, records: &[BugRecord]) -> String {
     let s = Summary::of(records);
     let mut md = format!("# {}\n\n", title(run));
-    for line in settings_lines(run, &s) {
+    for line in settings_lines(run, &s, records) {
         let _ = writeln!(md, "- {line}");
     }
     let table = |md: &mut String, head: &[&str], rows: Vec<Vec<String>>| {
@@ -217,7 +229,7 @@ pub fn html(run: &RunRecord, records: &[BugRecord]) -> String {
          </style></head><body>\n<h1>{t}</h1>\n<ul>\n",
         t = esc(&title(run))
     );
-    for line in settings_lines(run, &s) {
+    for line in settings_lines(run, &s, records) {
         let _ = writeln!(h, "<li>{}</li>", esc(&line));
     }
     h.push_str("</ul>\n<h2>Fixes within a validation budget</h2>\n");

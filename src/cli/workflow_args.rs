@@ -95,8 +95,11 @@ impl StrategyArgs {
 /// The options of `eval defects4j` and `eval quixbugs` that change no number of a run, left
 /// out of `run.json`'s `options` ([`StrategyArgs::options`]): where the inputs and outputs
 /// are, parallelism, resuming, selection (recorded as the run's bug list), output form, the
-/// endpoint's address (the model id is recorded).
+/// endpoint's address (the model id is recorded), the embedding model's folder (`--model` or
+/// `FIXDEX_MODEL`: an index opens only with its own model, and `settings.index_content`
+/// records the index).
 pub const NOT_SETTINGS: &[&str] = &[
+    "model",
     "run_dir",
     "resume",
     "retry_failed",

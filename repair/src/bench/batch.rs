@@ -218,6 +218,12 @@ const LATER_SETTINGS: &[&str] = &["settings.index_content"];
 /// resumes with any index given).
 const PRESENCE_SETTINGS: &[&str] = &["settings.index"];
 
+/// Settings an earlier version recorded and this one does not, ignored where only the stored
+/// record has them: `settings.model`, the embedding model's folder, which also came from
+/// `FIXDEX_MODEL` (so exporting it refused a resume) and changes no number that
+/// `settings.index_content` does not already pin (an index opens only with its own model).
+const FORMER_SETTINGS: &[&str] = &["settings.model"];
+
 /// Whether a `run.json` setting's id is an option group that clap's derive makes for a
 /// flattened `Args` struct (its id is the struct's name, `RetrievalArgs`; an option's id is
 /// its snake_case field name). Earlier versions recorded such a
@@ -229,8 +235,9 @@ pub fn is_group_id(id: &str) -> bool {
 }
 
 /// Refuses `given` when a setting differs from `stored` (the start time and version aside,
-/// the [`LATER_SETTINGS`] that `stored` lacks, the [`PRESENCE_SETTINGS`] both have, and the
-/// option groups an earlier version recorded, [`is_group_id`]).
+/// the [`LATER_SETTINGS`] that `stored` lacks, the [`FORMER_SETTINGS`] that `given` lacks,
+/// the [`PRESENCE_SETTINGS`] both have, and the option groups an earlier version recorded,
+/// [`is_group_id`]).
 fn same_settings(dir: &Path, stored: &RunRecord, given: &RunRecord) -> Result<(), BatchError> {
     let as_map = |r: &RunRecord| {
         let mut v = serde_json::to_value(r).expect("a RunRecord serializes");
@@ -246,6 +253,9 @@ fn same_settings(dir: &Path, stored: &RunRecord, given: &RunRecord) -> Result<()
     let (a, b) = (as_map(stored), as_map(given));
     for key in a.keys().chain(b.keys()) {
         if !a.contains_key(key) && LATER_SETTINGS.contains(&key.as_str()) {
+            continue;
+        }
+        if !b.contains_key(key) && FORMER_SETTINGS.contains(&key.as_str()) {
             continue;
         }
         if PRESENCE_SETTINGS.contains(&key.as_str()) && a.contains_key(key) == b.contains_key(key) {
@@ -598,6 +608,13 @@ mod tests {
         let err = open(dir.path(), &other, true, false).unwrap_err().to_string();
         assert!(err.contains("settings.index") && !err.contains("RetrievalArgs"), "{err}");
         assert!(is_group_id("RetrievalArgs") && !is_group_id("max_validations"));
+        // The embedding model's folder, recorded by earlier versions (also from FIXDEX_MODEL).
+        let with_model = serde_json::json!({"max_validations": 200, "model": "data/models/m"});
+        let dir = tempfile::tempdir().unwrap();
+        let earlier = RunRecord { settings: with_model, ..run(&["Cli-1"]) };
+        open(dir.path(), &earlier, false, false).unwrap();
+        let now = RunRecord { settings: serde_json::json!({"max_validations": 200}), ..earlier };
+        assert_eq!(open(dir.path(), &now, true, false).unwrap(), ["Cli-1"]);
     }
 
     #[test]

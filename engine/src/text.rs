@@ -43,20 +43,33 @@ pub fn strip_bom_bytes(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes)
 }
 
-/// The UTF-16 encoding a text input opens with the byte-order mark of (`FF FE`: little
-/// endian, as Windows' "Unicode" saves and PowerShell 5's `>` writes; `FE FF`: big endian),
-/// as the reason it is not UTF-8: `bytes` is the start of the file. `None` otherwise. Every
-/// text input's reader says this instead of "invalid UTF-8 at byte 1". O(1).
+/// Why a text input that starts with `bytes` is UTF-16, not UTF-8, for a message: it opens
+/// with a UTF-16 byte-order mark (`FF FE`: little endian, as Windows' "Unicode" saves and
+/// PowerShell 5's `>` writes; `FE FF`: big endian), or, without one, its first bytes (up to
+/// 64, at least 4) alternate a zero byte with a non-zero one, as ASCII text in UTF-16 does
+/// (`iconv -t UTF-16LE`): UTF-8 text holds no zero byte there, though such bytes are valid
+/// UTF-8. `None` otherwise. Every text input's reader checks this first, instead of saying
+/// "invalid UTF-8 at byte 1" or "not valid JSON", or reading `a\0b\0` as an id. O(1).
 #[must_use]
 pub fn utf16_reason(bytes: &[u8]) -> Option<String> {
-    let (order, mark) = match bytes {
-        [0xFF, 0xFE, ..] => ("little-endian", "FF FE"),
-        [0xFE, 0xFF, ..] => ("big-endian", "FE FF"),
-        _ => return None,
+    let (order, how) = match bytes {
+        [0xFF, 0xFE, ..] => ("little-endian", "it opens with the byte-order mark FF FE"),
+        [0xFE, 0xFF, ..] => ("big-endian", "it opens with the byte-order mark FE FF"),
+        _ => {
+            let head = &bytes[..bytes.len().min(64) & !1];
+            let zero_at =
+                |parity: usize| head.len() >= 4 && head.iter().enumerate().all(|(i, b)| (*b == 0) == (i % 2 == parity));
+            if zero_at(1) {
+                ("little-endian", "every second byte is zero, and it has no byte-order mark")
+            } else if zero_at(0) {
+                ("big-endian", "every second byte is zero, and it has no byte-order mark")
+            } else {
+                return None;
+            }
+        }
     };
     Some(format!(
-        "the file is UTF-16 ({order}: it opens with the byte-order mark {mark}), not UTF-8; convert it, e.g. \
-         `iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8`"
+        "the file is UTF-16 ({order}: {how}), not UTF-8; convert it, e.g. `iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8`"
     ))
 }
 
@@ -69,19 +82,36 @@ pub fn utf16_reason(bytes: &[u8]) -> Option<String> {
 /// byte is.
 pub fn read_utf8(path: &std::path::Path) -> std::io::Result<String> {
     let bytes = std::fs::read(path)?;
+    if let Some(reason) = utf16_reason(&bytes) {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, reason));
+    }
     match String::from_utf8(bytes) {
         Ok(text) => Ok(strip_bom(&text).to_string()),
         Err(e) => {
             let bytes = e.as_bytes();
             let at = e.utf8_error().valid_up_to();
-            let reason = utf16_reason(bytes).unwrap_or_else(|| {
-                let line = bytes[..at].iter().filter(|b| **b == b'\n').count() + 1;
-                let start = bytes[..at].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-                format!("not UTF-8: invalid byte at line {line}, byte {} of the line", at - start + 1)
-            });
-            Err(std::io::Error::new(std::io::ErrorKind::InvalidData, reason))
+            Err(std::io::Error::new(std::io::ErrorKind::InvalidData, invalid_utf8(bytes, at)))
         }
     }
+}
+
+/// Where the first invalid byte of `bytes` is (`at`, a byte offset: `Utf8Error::valid_up_to`),
+/// as every text input's reader says it: `not UTF-8: invalid byte at line L, byte B of the
+/// line` (both 1-based; a line ends at `\n`).
+#[must_use]
+pub fn invalid_utf8(bytes: &[u8], at: usize) -> String {
+    let at = at.min(bytes.len());
+    let line = bytes[..at].iter().filter(|b| **b == b'\n').count() + 1;
+    let start = bytes[..at].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    format!("not UTF-8: invalid byte at line {line}, byte {} of the line", at - start + 1)
+}
+
+/// Where the first invalid byte of a line is (`at`, a byte offset in the line:
+/// `Utf8Error::valid_up_to`), as the readers of line-by-line inputs say it next to the line's
+/// number: `invalid UTF-8 at byte B of the line` (1-based).
+#[must_use]
+pub fn invalid_utf8_in_line(at: usize) -> String {
+    format!("invalid UTF-8 at byte {} of the line", at + 1)
 }
 
 /// Whether `c` is invisible: whitespace (Unicode `White_Space`), or of general category
@@ -123,6 +153,14 @@ mod tests {
         assert!(e.to_string().contains("UTF-16 (little-endian") && e.to_string().contains("iconv"), "{e}");
         assert!(utf16_reason(&[0xFE, 0xFF, 0, b'a']).unwrap().contains("big-endian"));
         assert_eq!(utf16_reason("\u{feff}a".as_bytes()), None, "the UTF-8 mark is UTF-8");
+        // Without a mark: ASCII in UTF-16 alternates zero bytes, valid UTF-8 as they are.
+        let le: Vec<u8> = "Cli-1\n".bytes().flat_map(|b| [b, 0]).collect();
+        std::fs::write(&p, &le).unwrap();
+        assert!(read_utf8(&p).unwrap_err().to_string().contains("UTF-16 (little-endian: every second byte"));
+        let be: Vec<u8> = "Cli-1\n".bytes().flat_map(|b| [0, b]).collect();
+        assert!(utf16_reason(&be).unwrap().contains("big-endian"));
+        assert_eq!(utf16_reason(b"a\0"), None, "too short to tell");
+        assert_eq!(utf16_reason(b"plain text"), None);
         std::fs::write(&p, b"ok\nab\xffc\n").unwrap();
         assert_eq!(read_utf8(&p).unwrap_err().to_string(), "not UTF-8: invalid byte at line 2, byte 3 of the line");
         std::fs::write(&p, "\u{feff}x\r\n").unwrap();

@@ -57,11 +57,11 @@ pub(crate) fn read_lines(
 /// Parses one line (with its line ending); `None` for a blank line. A UTF-8 byte-order mark
 /// is dropped from the `first` line.
 fn parse_line(bytes: &[u8], first: bool, rules: &Rules) -> Option<std::result::Result<engine::Record, Bad>> {
+    if let Some(why) = engine::text::utf16_reason(bytes).filter(|_| first) {
+        return Some(Err(Bad::new(LINE_FIELD, why)));
+    }
     let text = match std::str::from_utf8(trim_line_ending(bytes)) {
         Ok(text) => text,
-        Err(_) if first && engine::text::utf16_reason(bytes).is_some() => {
-            return engine::text::utf16_reason(bytes).map(|why| Err(Bad::new(LINE_FIELD, why)));
-        }
         Err(e) => return Some(Err(invalid_utf8(&e))),
     };
     let text = if first { engine::text::strip_bom(text) } else { text };
@@ -79,7 +79,7 @@ fn trim_line_ending(bytes: &[u8]) -> &[u8] {
 
 /// The row error for a line that is not UTF-8; the byte position is 1-based.
 fn invalid_utf8(e: &std::str::Utf8Error) -> Bad {
-    Bad::new(LINE_FIELD, format!("invalid UTF-8 at byte {} of the line", e.valid_up_to() + 1))
+    Bad::new(LINE_FIELD, engine::text::invalid_utf8_in_line(e.valid_up_to()))
 }
 
 /// Parses a line that must hold exactly one JSON object.

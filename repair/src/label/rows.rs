@@ -192,7 +192,7 @@ pub fn read_rows(path: &Path) -> Result<Vec<Row>, LabelError> {
         let bad = |field, message| LabelError::BadRow { path: path.to_owned(), line: i + 1, field, message };
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         let line =
-            std::str::from_utf8(raw).map_err(|e| bad(None, format!("invalid UTF-8 at byte {}", e.valid_up_to())))?;
+            std::str::from_utf8(raw).map_err(|e| bad(None, engine::text::invalid_utf8_in_line(e.valid_up_to())))?;
         if line.trim().is_empty() {
             continue;
         }
@@ -276,7 +276,7 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         match read_rows(&path).unwrap_err() {
             LabelError::BadRow { line, message, .. } => {
-                assert_eq!((line, message.as_str()), (4, "invalid UTF-8 at byte 15"));
+                assert_eq!((line, message.as_str()), (4, "invalid UTF-8 at byte 16 of the line"));
             }
             e => panic!("{e}"),
         }

@@ -195,12 +195,10 @@ fn next_chunk(reader: &mut dyn BufRead, line_no: &mut usize) -> std::io::Result<
 /// line, a UTF-16 file is named as such).
 fn text(line: Result<Vec<u8>, TooLong>, first: bool) -> Result<String, String> {
     let bytes = line.map_err(|_| format!("the line is longer than {MAX_BATCH_LINE} bytes (8 MiB)"))?;
-    String::from_utf8(bytes).map_err(|e| {
-        let utf16 = if first { engine::text::utf16_reason(e.as_bytes()) } else { None };
-        utf16.unwrap_or_else(|| {
-            format!("the line is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to())
-        })
-    })
+    if let Some(why) = engine::text::utf16_reason(&bytes).filter(|_| first) {
+        return Err(why);
+    }
+    String::from_utf8(bytes).map_err(|e| engine::text::invalid_utf8_in_line(e.utf8_error().valid_up_to()))
 }
 
 /// The output of batch line `n`.

@@ -64,11 +64,12 @@ pub(super) fn read_query_text(path: &str, flag: &str) -> anyhow::Result<String> 
              pass the buggy function or hunk, not a whole file or a device"
         );
     }
-    String::from_utf8(bytes).map_err(|e| match engine::text::utf16_reason(e.as_bytes()) {
-        Some(why) => anyhow::anyhow!("{flag} {name}: {why}"),
-        None => {
-            anyhow::anyhow!("{flag} {name} is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to())
-        }
+    if let Some(why) = engine::text::utf16_reason(&bytes) {
+        anyhow::bail!("{flag} {name}: {why}");
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let why = engine::text::invalid_utf8(e.as_bytes(), e.utf8_error().valid_up_to());
+        anyhow::anyhow!("{flag} {name}: {why}")
     })
 }
 

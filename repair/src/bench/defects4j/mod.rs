@@ -273,7 +273,13 @@ impl Harness {
     pub fn select_file(&self, path: &Path) -> Result<Vec<BugId>, D4jError> {
         // A byte-order mark opening the file (Windows editors) is not part of the first id;
         // a UTF-16 file is named as such.
-        let text = engine::text::read_utf8(path).map_err(D4jError::io(path))?;
+        let text = engine::text::read_utf8(path).map_err(|e| match e.kind() {
+            // Text in another encoding is a bad selection, as a bad id in it is.
+            std::io::ErrorKind::InvalidData => {
+                D4jError::Selection { reason: format!("--bugs-file {}: {e}", path.display()) }
+            }
+            _ => D4jError::io(path)(e),
+        })?;
         let mut items = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("");

@@ -232,7 +232,7 @@ fn issue_32_a_neighbours_fix_is_transplanted_with_its_names_mapped() {
     assert_eq!(report.candidates[0].suggestion, transplant, "the place of TRANSPLANT in Template::ALL");
     // The record names what made it, not only that place.
     let origin = report.candidates[0].origin.as_deref().unwrap_or("");
-    assert!(origin.starts_with("TRANSPLANT: ") && origin.ends_with(" from fixture:sum_squares"), "{origin}");
+    assert!(origin.starts_with("TRANSPLANT: ") && origin.matches("fixture:sum_squares").count() == 1, "{origin}");
 
     // `--no-transplant`, the ablation: the same neighbours only order the templates.
     let retriever = index_of(

@@ -441,7 +441,7 @@ impl Patterns {
             let suggestion = Template::ALL.iter().position(|t| *t == edit.template).map_or(0, |i| i + 1);
             let place = Place { attempt: 1, suggestion, choice: rank };
             let mut rec = session.validate_patch(problem, place, &candidate.answer, &candidate.change)?;
-            rec.origin = Some(origin(edit));
+            rec.origin = Some(origin(edit, &problem.source));
             if !matches!(rec.verdict, Verdict::Duplicate | Verdict::PatchRefused) {
                 search.validated += 1;
             }
@@ -476,15 +476,18 @@ impl Patterns {
     }
 }
 
-/// What made `edit`, for its candidate's record ([`crate::run::report::CandidateRecord::origin`]):
-/// the template's JSON name and the edit's summary, and the similar fix a transplant comes
-/// from (`TRANSPLANT: … from manysstubs4j:12`).
-fn origin(edit: &Edit) -> String {
+/// What made `edit` (of the file `text`), for its candidate's record
+/// ([`crate::run::report::CandidateRecord::origin`]): the template's JSON name, the edit's
+/// summary and its line (a two-edit candidate's first and last lines), and the similar fix a
+/// transplant comes from where its summary does not already name it.
+fn origin(edit: &Edit, text: &str) -> String {
     let name = serde_json::to_value(edit.template).ok();
     let name = name.as_ref().and_then(serde_json::Value::as_str).unwrap_or("TEMPLATE");
+    let last = text.get(..edit.end.max(edit.start + 1) - 1).map_or(edit.line, |t| t.matches('\n').count() + 1);
+    let lines = if last > edit.line { format!("lines {}–{last}", edit.line) } else { format!("line {}", edit.line) };
     match &edit.from {
-        Some(id) => format!("{name}: {} (line {}) from {id}", edit.summary, edit.line),
-        None => format!("{name}: {} (line {})", edit.summary, edit.line),
+        Some(id) if !edit.summary.contains(id.as_str()) => format!("{name}: {} ({lines}) from {id}", edit.summary),
+        _ => format!("{name}: {} ({lines})", edit.summary),
     }
 }
 

@@ -337,7 +337,8 @@ pub fn scores(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<f64> {
 /// the last place (about 1e-15) of error against a step of 2e-10, so an exact tie falls
 /// across a step about once in 10^5 (in f32 with an 8-bit step, as first written, about
 /// once in a few hundred). Scores are finite and non-negative; a NaN sorts last.
-pub(crate) fn tie_key(score: f64) -> u64 {
+#[must_use]
+pub fn tie_key(score: f64) -> u64 {
     if score.is_nan() {
         return 0;
     }

@@ -197,6 +197,16 @@ fn batch_empty_and_missing_files() {
     assert!(stderr(&o).contains("none.jsonl"), "{}", stderr(&o));
     let o = s.run(&["search", idx.to_str().unwrap(), "--batch", "-", "--code", "x"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // A UTF-16 file (with or without its byte-order mark) is refused whole, before any line.
+    let line = serde_json::json!({"code": "int x = 1;"}).to_string() + "\n";
+    for mark in [&[0xFF, 0xFE][..], &[]] {
+        let utf16: Vec<u8> = mark.iter().copied().chain(line.repeat(3).bytes().flat_map(|b| [b, 0])).collect();
+        let path = s.path("utf16.jsonl");
+        std::fs::write(&path, utf16).unwrap();
+        let o = s.run(&["search", idx.to_str().unwrap(), "--batch", path.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("is UTF-16 (little-endian") && o.stdout.is_empty(), "{}", stderr(&o));
+    }
 }
 
 /// `--batch -` reads standard input (a byte-order mark first too); the answers equal those

@@ -34,12 +34,20 @@ pub(crate) fn read(path: &Path, rules: &Rules, f: &mut dyn FnMut(RowResult) -> R
 
 /// Reads JSONL from `reader`; `path` only names the source in errors. Row numbers are
 /// 1-based line numbers, blank lines included.
+///
+/// # Errors
+/// A UTF-16 file ([`engine::text::utf16_reason`]) is an error of the whole file (row 1),
+/// whatever `f` does with bad rows: skipping every row of it would only build an empty
+/// index. Else `f`'s errors and read errors.
 pub(crate) fn read_lines(
     mut reader: impl BufRead,
     path: &Path,
     rules: &Rules,
     f: &mut dyn FnMut(RowResult) -> Result<()>,
 ) -> Result<()> {
+    if let Some(why) = engine::text::utf16_reason(reader.fill_buf().map_err(|e| Error::io(path, e))?) {
+        return Err(Bad::new(LINE_FIELD, why).at(path, 1));
+    }
     let mut buf = Vec::new();
     let mut line = 0u64;
     loop {
@@ -57,9 +65,6 @@ pub(crate) fn read_lines(
 /// Parses one line (with its line ending); `None` for a blank line. A UTF-8 byte-order mark
 /// is dropped from the `first` line.
 fn parse_line(bytes: &[u8], first: bool, rules: &Rules) -> Option<std::result::Result<engine::Record, Bad>> {
-    if let Some(why) = engine::text::utf16_reason(bytes).filter(|_| first) {
-        return Some(Err(Bad::new(LINE_FIELD, why)));
-    }
     let text = match std::str::from_utf8(trim_line_ending(bytes)) {
         Ok(text) => text,
         Err(e) => return Some(Err(invalid_utf8(&e))),
@@ -280,11 +285,21 @@ mod tests {
         let rows = read_str(&text);
         assert_eq!(rows[0], Err("t.jsonl:1: field `<line>`: invalid UTF-8 at byte 8 of the line".into()));
         assert_eq!(rows[1].as_ref().unwrap().0, 2);
-        // A UTF-16 corpus says so on its first line.
-        let utf16: Vec<u8> = [0xFF, 0xFE].into_iter().chain(format!("{OK}\n").bytes().flat_map(|b| [b, 0])).collect();
-        let rows = read_str(&utf16);
-        let first = rows[0].as_ref().unwrap_err();
-        assert!(first.starts_with("t.jsonl:1: field `<line>`: the file is UTF-16 (little-endian"), "{first}");
+        // A UTF-16 corpus (with its byte-order mark or without) is an error of the whole
+        // file, even where bad rows are skipped: no row reaches the caller.
+        for mark in [&[0xFF, 0xFE][..], &[]] {
+            let utf16: Vec<u8> = mark.iter().copied().chain(format!("{OK}\n").bytes().flat_map(|b| [b, 0])).collect();
+            let rules = Rules::new(&ReadOptions::default());
+            let mut rows = 0;
+            let err = read_lines(&utf16[..], Path::new("t.jsonl"), &rules, &mut |_| {
+                rows += 1;
+                Ok(())
+            })
+            .unwrap_err()
+            .to_string();
+            assert!(err.starts_with("t.jsonl:1: field `<line>`: the file is UTF-16 (little-endian"), "{err}");
+            assert_eq!(rows, 0);
+        }
     }
 
     #[test]

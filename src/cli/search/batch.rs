@@ -129,6 +129,11 @@ impl From<anyhow::Error> for LineError {
 pub(super) fn run(base: &Args, queries: &str) -> anyhow::Result<ExitCode> {
     let name = if queries == "-" { "- (standard input)" } else { queries };
     let mut reader = open(queries).with_context(|| format!("reading --batch {name}"))?;
+    // A UTF-16 file is refused whole, not line by line.
+    let head = reader.fill_buf().with_context(|| format!("reading --batch {name}"))?;
+    if let Some(why) = engine::text::utf16_reason(head) {
+        return Err(crate::cli::exit::Usage(format!("--batch {name}: {why}")).into());
+    }
     let retriever = super::open(base, repair::retrieve::Exclusion::default())?;
     let (mut line_no, mut failed) = (0usize, Vec::new());
     loop {
@@ -182,8 +187,7 @@ fn next_chunk(reader: &mut dyn BufRead, line_no: &mut usize) -> std::io::Result<
         *line_no += 1;
         // A byte-order mark opening the file (Windows editors write one), as `fixdex index`
         // reads JSONL.
-        let line =
-            text(line, *line_no == 1).map(|t| if *line_no == 1 { engine::text::strip_bom(&t).to_string() } else { t });
+        let line = text(line).map(|t| if *line_no == 1 { engine::text::strip_bom(&t).to_string() } else { t });
         if !matches!(&line, Ok(t) if t.trim().is_empty()) {
             chunk.push((*line_no, line));
         }
@@ -191,13 +195,10 @@ fn next_chunk(reader: &mut dyn BufRead, line_no: &mut usize) -> std::io::Result<
     Ok(chunk)
 }
 
-/// The text of a line read, or why it has none: too long, or not UTF-8 (on the `first`
-/// line, a UTF-16 file is named as such).
-fn text(line: Result<Vec<u8>, TooLong>, first: bool) -> Result<String, String> {
+/// The text of a line read, or why it has none: too long, or not UTF-8 (a UTF-16 file is
+/// refused before its first line, [`run`]).
+fn text(line: Result<Vec<u8>, TooLong>) -> Result<String, String> {
     let bytes = line.map_err(|_| format!("the line is longer than {MAX_BATCH_LINE} bytes (8 MiB)"))?;
-    if let Some(why) = engine::text::utf16_reason(&bytes).filter(|_| first) {
-        return Err(why);
-    }
     String::from_utf8(bytes).map_err(|e| engine::text::invalid_utf8_in_line(e.utf8_error().valid_up_to()))
 }
 

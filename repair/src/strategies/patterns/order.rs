@@ -256,12 +256,21 @@ pub fn template_vote(hits: &[HitEdit]) -> BTreeMap<Template, f32> {
     out
 }
 
-/// `p(t)` of every template under `hits` (module docs); every template has `p(t) > 0`.
+/// `p(t)` of every template under `hits` (module docs); every template has `p(t) > 0`. In
+/// f32 for the report: the f64 probabilities [`scores`] uses, cast.
 #[must_use]
 pub fn template_probabilities(hits: &[HitEdit]) -> BTreeMap<Template, f32> {
+    probabilities_f64(hits).into_iter().map(|(t, p)| (t, p as f32)).collect()
+}
+
+/// `p(t)` = `a · vote(t) + (1 - a) · prior(t)` of every template under `hits`, in f64 from
+/// the fitted counts (`a` = [`VOTE_WEIGHT`] with hits that vote, else 0), as [`scores`]
+/// uses it.
+fn probabilities_f64(hits: &[HitEdit]) -> BTreeMap<Template, f64> {
     let vote = template_vote(hits);
-    let a = if vote.is_empty() { 0.0 } else { VOTE_WEIGHT };
-    Template::ALL.iter().map(|t| (*t, a * vote.get(t).copied().unwrap_or(0.0) + (1.0 - a) * prior(*t))).collect()
+    let a = if vote.is_empty() { 0.0 } else { f64::from(VOTE_WEIGHT) };
+    let p = |t: &Template| a * f64::from(vote.get(t).copied().unwrap_or(0.0)) + (1.0 - a) * prior_f64(*t);
+    Template::ALL.iter().map(|t| (*t, p(t))).collect()
 }
 
 /// Where an edit stands in the order.
@@ -316,17 +325,9 @@ pub fn order(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<usize> 
 /// that scores equal in exact arithmetic tie. O(e + h) for e edits and h hits.
 #[must_use]
 pub fn scores(edits: &[Edit], hits: &[HitEdit], sus: &LineWeights) -> Vec<f64> {
-    let vote = template_vote(hits);
-    let a = if vote.is_empty() { 0.0 } else { f64::from(VOTE_WEIGHT) };
+    let p = probabilities_f64(hits);
     let count = instances(edits);
-    edits
-        .iter()
-        .map(|e| {
-            let t = e.template;
-            let p = a * f64::from(vote.get(&t).copied().unwrap_or(0.0)) + (1.0 - a) * prior_f64(t);
-            p / count[&t] as f64 * f64::from(sus.weight(e.line))
-        })
-        .collect()
+    edits.iter().map(|e| p[&e.template] / count[&e.template] as f64 * f64::from(sus.weight(e.line))).collect()
 }
 
 /// `score` with its last 20 mantissa bits rounded away (a relative step of 2^-32, about

@@ -81,18 +81,21 @@ pub fn utf16_reason(bytes: &[u8]) -> Option<String> {
 /// that it is UTF-16 ([`utf16_reason`]) or at which line and byte of it the first invalid
 /// byte is.
 pub fn read_utf8(path: &std::path::Path) -> std::io::Result<String> {
-    let bytes = std::fs::read(path)?;
+    let text =
+        decode_utf8(std::fs::read(path)?).map_err(|why| std::io::Error::new(std::io::ErrorKind::InvalidData, why))?;
+    Ok(strip_bom(&text).to_string())
+}
+
+/// A whole text input's `bytes` as UTF-8 text (a byte-order mark kept).
+///
+/// # Errors
+/// Why it is not UTF-8: UTF-16 ([`utf16_reason`]), or where its first invalid byte is
+/// ([`invalid_utf8`]).
+pub fn decode_utf8(bytes: Vec<u8>) -> Result<String, String> {
     if let Some(reason) = utf16_reason(&bytes) {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, reason));
+        return Err(reason);
     }
-    match String::from_utf8(bytes) {
-        Ok(text) => Ok(strip_bom(&text).to_string()),
-        Err(e) => {
-            let bytes = e.as_bytes();
-            let at = e.utf8_error().valid_up_to();
-            Err(std::io::Error::new(std::io::ErrorKind::InvalidData, invalid_utf8(bytes, at)))
-        }
-    }
+    String::from_utf8(bytes).map_err(|e| invalid_utf8(e.as_bytes(), e.utf8_error().valid_up_to()))
 }
 
 /// Where the first invalid byte of `bytes` is (`at`, a byte offset: `Utf8Error::valid_up_to`),

@@ -64,13 +64,7 @@ pub(super) fn read_query_text(path: &str, flag: &str) -> anyhow::Result<String> 
              pass the buggy function or hunk, not a whole file or a device"
         );
     }
-    if let Some(why) = engine::text::utf16_reason(&bytes) {
-        anyhow::bail!("{flag} {name}: {why}");
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        let why = engine::text::invalid_utf8(e.as_bytes(), e.utf8_error().valid_up_to());
-        anyhow::anyhow!("{flag} {name}: {why}")
-    })
+    engine::text::decode_utf8(bytes).map_err(|why| anyhow::anyhow!("{flag} {name}: {why}"))
 }
 
 /// The input `path` (`-`: standard input) of `flag`, `name` in messages.

@@ -318,6 +318,57 @@ impl Cx<'_> {
     }
 }
 
+impl Cx<'_> {
+    /// A NaN check after a `double` or `float` local's declaration
+    /// ([`Template::InsertNanChecker`]), Java only: `double d = e;` (one declarator, with a
+    /// value, in a block of a method or constructor) is followed on its line by
+    /// `if (Double.isNaN(d)) return D;` (`Float.isNaN` for a `float`), one edit per return
+    /// `D` of the method's defaults ([`Cx::java_default_returns`]), and `return d;` first
+    /// where the method's return type holds the local (its type, boxed or not, `Number`,
+    /// `Object`: the NaN goes on to the caller). None where the method already calls
+    /// `isNaN(d)`, nor in a lambda or an initializer.
+    pub(super) fn nan_checker(&self, node: Node<'_>, out: &mut Vec<Edit>) {
+        if self.language != Language::Java || node.kind() != "local_variable_declaration" {
+            return;
+        }
+        let Some(ty) = node.child_by_field_name("type").map(|t| self.of(t)) else { return };
+        let class = match ty {
+            "double" => "Double",
+            "float" => "Float",
+            _ => return,
+        };
+        let mut cursor = node.walk();
+        let declarators: Vec<Node<'_>> = node.children_by_field_name("declarator", &mut cursor).collect();
+        let [declarator] = declarators[..] else { return };
+        let Some(name) = declarator.child_by_field_name("name").map(|n| self.of(n)) else { return };
+        if declarator.child_by_field_name("value").is_none() || node.parent().is_none_or(|p| p.kind() != "block") {
+            return;
+        }
+        let Some(method) = enclosing_method(node) else { return };
+        if self.of(method).contains(&format!("isNaN({name})")) {
+            return;
+        }
+        let Some(indent) = self.indent(node) else { return };
+        let mut returns = self.java_default_returns(method);
+        let holds = |r: &str| r == ty || r == class || r == "Number" || r == "Object";
+        if method.child_by_field_name("type").is_some_and(|t| holds(self.of(t))) {
+            returns.insert(0, format!("return {name}"));
+        }
+        for r in returns {
+            let check = format!("if ({class}.isNaN({name})) {r};");
+            let summary = format!("add NaN check {check}");
+            self.insert(out, Template::InsertNanChecker, node.end_byte(), format!("\n{indent}{check}"), summary);
+        }
+    }
+}
+
+/// The method or constructor whose own statements hold `node`; `None` in a lambda, an
+/// initializer or a class body.
+fn enclosing_method(node: Node<'_>) -> Option<Node<'_>> {
+    let boundary = std::iter::successors(node.parent(), |n| n.parent()).find(|n| is_body_boundary(*n))?;
+    matches!(boundary.kind(), "method_declaration" | "constructor_declaration").then_some(boundary)
+}
+
 /// Java: whether the method can go on after statement `stmt`, so that a `return` wrapped in
 /// an `if` still compiles: a statement follows `stmt`, or one of the statements around it,
 /// in a block or `case` of the same method, constructor or lambda.
@@ -416,6 +467,45 @@ mod tests {
             .inspect(|e| assert_ne!(e.original, e.replacement, "{e:?}"))
             .map(|e| (e.replacement.clone(), apply(text, e)))
             .collect()
+    }
+
+    #[test]
+    fn java_nan_checkers_follow_double_and_float_locals() {
+        // Defects4J JxPath-8's shape: a relational comparison of two doubles.
+        let text = "class R {\n    boolean compute(Object l, Object r) {\n        \
+                    double ld = value(l);\n        double rd = value(r);\n        \
+                    return ld < rd;\n    }\n    \
+                    float scale(float f) {\n        float s = f * 2;\n        return s;\n    }\n    \
+                    Object floor(Object o) {\n        double v = value(o);\n        return new Double(v);\n    }\n    \
+                    void skip(double a) {\n        double b, c = 1;\n        int n = 3;\n        \
+                    double d;\n        double e = a;\n        if (Double.isNaN(e)) return;\n        \
+                    Runnable x = () -> { double y = a; };\n    }\n}\n";
+        let got = made(text, Language::Java, Template::InsertNanChecker);
+        let checks: Vec<&str> = got.iter().map(|(r, _)| r.trim()).collect();
+        assert_eq!(
+            checks,
+            [
+                "if (Double.isNaN(ld)) return false;",
+                "if (Double.isNaN(ld)) return true;",
+                "if (Double.isNaN(rd)) return false;",
+                "if (Double.isNaN(rd)) return true;",
+                "if (Float.isNaN(s)) return s;",
+                "if (Float.isNaN(s)) return 0;",
+                "if (Double.isNaN(v)) return v;",
+                "if (Double.isNaN(v)) return null;",
+            ]
+        );
+        // The check follows the declaration, on the next line, at its indentation.
+        assert!(
+            got[0].1.contains(
+                "        double ld = value(l);\n        if (Double.isNaN(ld)) return false;\n        double rd"
+            )
+        );
+        assert!(got.iter().all(|(_, p)| parses(p, Language::Java)));
+        assert!(
+            made("def f(x):\n    d = float(x)\n    return d\n", Language::Python, Template::InsertNanChecker)
+                .is_empty()
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::Language;
 mod calls;
 mod chains;
 mod checkers;
+mod collections;
 mod conditions;
 mod constants;
 mod equality;
@@ -157,6 +158,22 @@ pub enum Template {
     /// `calls.rs`). Rare: 13 of the corpus's 16,931 one-hunk Java fixes insert a `break` or
     /// a `return` (`scripts/jump-fixes.py`). Not in TBar as such.
     InsertMissedJump,
+    /// Java: a `HashSet` or `HashMap` made the insertion-ordered `LinkedHashSet` or
+    /// `LinkedHashMap` where it is created (`new HashSet<>()` → `new LinkedHashSet<>()`), its
+    /// import swapped or added in the file's `java.util` imports, in sorted place
+    /// (`collections.rs`). The classic fix of code that assumes a hash collection's iteration
+    /// order (Shi, Gyori, Legunsen and Marinov, "Detecting Assumptions on Deterministic
+    /// Implementations of Non-deterministic Specifications", ICST 2016); 8 of the corpus's
+    /// 22,184 Java pairs outside the benchmarks make it. Not in TBar.
+    OrderedCollection,
+    /// Java: an early return after a `double` or `float` local is declared, when it is not a
+    /// number: `double d = f(x);` then `if (Double.isNaN(d)) return D;` (`Float.isNaN`), `D`
+    /// the method's default value or, in a method returning the local's type, the local
+    /// itself (`checkers.rs`). NaN compares false with everything (IEEE 754), so code that
+    /// orders or compares a NaN goes wrong silently; 20 of the corpus's 22,184 Java pairs
+    /// outside the benchmarks (and outside commons-jxpath) insert an `isNaN` test. In the
+    /// spirit of TBar FP2's checkers (a guard before a value is used); not in TBar.
+    InsertNanChecker,
     /// A retrieved similar fix's own small edit applied where it fits the method, its
     /// identifiers mapped to the method's (`super::transplant`; issue 32). Never made by
     /// [`edits`]: transplants need the neighbours, and come before every template edit.
@@ -170,7 +187,7 @@ pub enum Template {
 
 impl Template {
     /// Every template, in the default order.
-    pub const ALL: [Template; 32] = [
+    pub const ALL: [Template; 34] = [
         Template::ChangeOperator,
         Template::ChangeOperand,
         Template::ChangeNumeral,
@@ -201,6 +218,8 @@ impl Template {
         Template::DropCall,
         Template::RemoveCast,
         Template::InsertMissedJump,
+        Template::OrderedCollection,
+        Template::InsertNanChecker,
         Template::Transplant,
         Template::TwoEdits,
     ];
@@ -299,6 +318,8 @@ pub fn edits_in(text: &str, language: Language, lines: (usize, usize), project: 
         cx.object_equality(*node, &mut out);
         cx.drop_call(*node, &mut out);
         cx.remove_cast(*node, &mut out);
+        cx.ordered_collection(*node, &mut out);
+        cx.nan_checker(*node, &mut out);
     }
     if let Some(method) = method.or_else(|| statements::body_begins_in(&file, lines)) {
         cx.guard(method, &mut out);

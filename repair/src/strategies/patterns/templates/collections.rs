@@ -1,0 +1,252 @@
+//! Java: a hash collection made insertion-ordered where it is created
+//! ([`Template::OrderedCollection`]): `new HashSet<>()` → `new LinkedHashSet<>()`,
+//! `new HashMap<K, V>(m)` → `new LinkedHashMap<K, V>(m)`.
+//!
+//! Code that iterates a `HashSet` or `HashMap` and expects the order its elements went in
+//! depends on a hash order the specification leaves open; the fix developers make is the
+//! linked variant, which keeps insertion order with the same interface (Shi, Gyori,
+//! Legunsen and Marinov, "Detecting Assumptions on Deterministic Implementations of
+//! Non-deterministic Specifications", ICST 2016). The new class is imported as the file
+//! imports: nothing to do under `import java.util.*;` or a qualified `new java.util.HashSet`;
+//! else `import java.util.LinkedHashSet;` goes among the file's imports in sorted place, in
+//! place of `import java.util.HashSet;` when the file no longer uses `HashSet`. The import and
+//! the creation are one [`Edit`] (the text from the first import line it changes to the
+//! class name), so the candidate compiles on its own.
+
+use tree_sitter::Node;
+
+use super::{Cx, Edit, Template, descendants};
+use crate::Language;
+
+/// The hash collections and their insertion-ordered variants (`java.util`).
+const ORDERED: &[(&str, &str)] = &[("HashSet", "LinkedHashSet"), ("HashMap", "LinkedHashMap")];
+
+/// One change of the file's text: replace `start..end` with `text`.
+struct Splice {
+    start: usize,
+    end: usize,
+    text: String,
+}
+
+impl Cx<'_> {
+    /// The ordered collection of `node`, an `object_creation_expression` of `HashSet` or
+    /// `HashMap` (module docs). None where the file imports another class of the linked
+    /// variant's name (`import my.LinkedHashSet;`) or declares one.
+    pub(super) fn ordered_collection(&self, node: Node<'_>, out: &mut Vec<Edit>) {
+        if self.language != Language::Java || node.kind() != "object_creation_expression" {
+            return;
+        }
+        let Some(name) = node.child_by_field_name("type").and_then(simple_name) else { return };
+        let Some(&(hash, linked)) = ORDERED.iter().find(|(h, _)| *h == self.of(name)) else { return };
+        let qualified = name.parent().is_some_and(|p| p.kind() == "scoped_type_identifier");
+        let mut splices = Vec::new();
+        if !qualified {
+            match self.import_splices(hash, linked, name) {
+                Some(s) => splices = s,
+                None => return,
+            }
+        }
+        splices.push(Splice { start: name.start_byte(), end: name.end_byte(), text: linked.to_string() });
+        let start = splices.iter().map(|s| s.start).min().unwrap_or(name.start_byte());
+        let end = name.end_byte();
+        splices.sort_by_key(|s| s.start);
+        let mut replacement = String::new();
+        let mut at = start;
+        for s in &splices {
+            replacement.push_str(&self.text[at..s.start]);
+            replacement.push_str(&self.breaks(s.text.clone()));
+            at = s.end;
+        }
+        replacement.push_str(&self.text[at..end]);
+        let imported = if splices.len() > 1 { format!(" (import java.util.{linked})") } else { String::new() };
+        out.push(Edit {
+            template: Template::OrderedCollection,
+            start,
+            end,
+            original: self.text[start..end].to_string(),
+            replacement,
+            line: self.text[..start].matches('\n').count() + 1,
+            summary: format!("new {hash} → new {linked}{imported}"),
+            from: None,
+        });
+    }
+
+    /// The import changes that make `linked` (of `java.util`) visible where `name` (the
+    /// creation's `hash`) is: none when the file imports it or `java.util.*`; else its import
+    /// in sorted place among the single-type imports (after the last import, or the package
+    /// line, when it sorts last), and `hash`'s import removed when `name` was the file's only
+    /// use of it. `None` when the file imports or declares another class named `linked`.
+    fn import_splices(&self, hash: &str, linked: &str, name: Node<'_>) -> Option<Vec<Splice>> {
+        let wanted = format!("java.util.{linked}");
+        let imports: Vec<(Node<'_>, String)> = descendants(self.root)
+            .into_iter()
+            .filter(|n| n.kind() == "import_declaration")
+            .map(|n| (n, import_path(self.of(n))))
+            .collect();
+        let single = |(n, p): &(Node<'_>, String)| !self.of(*n).contains(" static ") && !p.ends_with(".*");
+        if imports.iter().any(|(_, p)| *p == wanted || p == "java.util.*") {
+            return Some(Vec::new());
+        }
+        let declared = descendants(self.root).into_iter().any(|n| {
+            matches!(n.kind(), "class_declaration" | "interface_declaration" | "enum_declaration")
+                && n.child_by_field_name("name").is_some_and(|x| self.of(x) == linked)
+        });
+        if declared || imports.iter().any(|(_, p)| p.rsplit('.').next() == Some(linked)) {
+            return None;
+        }
+        let mut splices = Vec::new();
+        let old = format!("java.util.{hash}");
+        let other_uses = descendants(self.root)
+            .into_iter()
+            .filter(|n| matches!(n.kind(), "type_identifier" | "identifier") && self.of(*n) == hash && *n != name)
+            .any(|n| !has_ancestor(n, "import_declaration"));
+        let removed = imports.iter().find(|(_, p)| *p == old).filter(|_| !other_uses).map(|(n, _)| *n);
+        if let Some(n) = removed {
+            let (a, b) = self.whole_lines(n);
+            splices.push(Splice { start: a, end: b, text: String::new() });
+        }
+        let line = format!("import {wanted};\n");
+        let next = imports.iter().filter(|i| single(i) && Some(i.0) != removed).find(|(_, p)| *p > wanted);
+        let insert = match (next, imports.last(), self.package()) {
+            (Some((n, _)), _, _) => Splice { start: self.whole_lines(*n).0, end: self.whole_lines(*n).0, text: line },
+            (None, Some((last, _)), _) => {
+                let at = self.whole_lines(*last).1;
+                Splice { start: at, end: at, text: line }
+            }
+            (None, None, Some(package)) => {
+                let at = self.whole_lines(package).1;
+                Splice { start: at, end: at, text: format!("\n{line}") }
+            }
+            (None, None, None) => Splice { start: 0, end: 0, text: format!("{line}\n") },
+        };
+        // The removed line and the new one never meet: `HashSet` sorts before `LinkedHashSet`.
+        splices.push(insert);
+        Some(splices)
+    }
+
+    /// The file's `package` declaration, if any.
+    fn package(&self) -> Option<Node<'_>> {
+        let mut cursor = self.root.walk();
+        self.root.named_children(&mut cursor).find(|n| n.kind() == "package_declaration")
+    }
+
+    /// The byte range of the lines `node` is on, from the first line's start to past the last
+    /// line's break (or the end of the text).
+    fn whole_lines(&self, node: Node<'_>) -> (usize, usize) {
+        let start = self.text[..node.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+        let end = self.text[node.end_byte()..].find('\n').map_or(self.text.len(), |i| node.end_byte() + i + 1);
+        (start, end)
+    }
+}
+
+/// The class name of a created type: `HashSet` of `HashSet`, `HashSet<String>`,
+/// `java.util.HashSet<>` (the last identifier).
+fn simple_name(ty: Node<'_>) -> Option<Node<'_>> {
+    match ty.kind() {
+        "type_identifier" => Some(ty),
+        "generic_type" => simple_name(ty.named_child(0)?),
+        "scoped_type_identifier" => {
+            let mut cursor = ty.walk();
+            ty.named_children(&mut cursor).filter(|n| n.kind() == "type_identifier").last()
+        }
+        _ => None,
+    }
+}
+
+/// The imported path of an `import` declaration's text: `java.util.HashSet` of
+/// `import java.util.HashSet;`, `java.util.*` of `import java.util.*;`, whitespace and
+/// `static` dropped.
+fn import_path(decl: &str) -> String {
+    let body = decl.trim().trim_start_matches("import").trim_end_matches(';');
+    let body = body.trim().strip_prefix("static ").unwrap_or(body.trim());
+    body.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Whether `node` lies inside a node of `kind`.
+fn has_ancestor(node: Node<'_>, kind: &str) -> bool {
+    std::iter::successors(node.parent(), |n| n.parent()).any(|n| n.kind() == kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{apply, parses};
+    use super::super::{Template, edits};
+    use crate::Language;
+
+    /// The ordered-collection edits on all of `text`, as patched programs.
+    fn made(text: &str) -> Vec<String> {
+        let n = text.lines().count();
+        edits(text, Language::Java, (1, n))
+            .iter()
+            .filter(|e| e.template == Template::OrderedCollection)
+            .map(|e| apply(text, e))
+            .collect()
+    }
+
+    #[test]
+    fn the_import_is_swapped_in_sorted_place_when_the_hash_class_is_no_longer_used() {
+        // Defects4J Cli-7's shape: the fix swaps the import and the creation.
+        let text = "package p;\n\nimport java.util.HashSet;\nimport java.util.Iterator;\nimport java.util.Set;\n\n\
+                    class B {\n    private final Set options = new HashSet();\n}\n";
+        let got = made(text);
+        assert_eq!(
+            got,
+            ["package p;\n\nimport java.util.Iterator;\nimport java.util.LinkedHashSet;\nimport java.util.Set;\n\n\
+              class B {\n    private final Set options = new LinkedHashSet();\n}\n"]
+        );
+        assert!(parses(&got[0], Language::Java));
+    }
+
+    #[test]
+    fn a_hash_class_still_used_keeps_its_import_and_a_wildcard_or_qualified_name_needs_none() {
+        let text = "import java.util.HashMap;\nimport java.util.Map;\n\nclass C {\n    \
+                    Map<String, Integer> a = new HashMap<>();\n    Map<String, Integer> b = new HashMap<String, Integer>(a);\n}\n";
+        let got = made(text);
+        assert_eq!(got.len(), 2, "{got:#?}");
+        assert!(
+            got[0].starts_with("import java.util.HashMap;\nimport java.util.LinkedHashMap;\nimport java.util.Map;\n")
+        );
+        assert!(
+            got[0].contains("a = new LinkedHashMap<>();") && got[0].contains("b = new HashMap<String, Integer>(a);")
+        );
+        assert!(got[1].contains("b = new LinkedHashMap<String, Integer>(a);"));
+        let wildcard = "import java.util.*;\nclass C { Set<String> s = new HashSet<>(); }\n";
+        assert_eq!(made(wildcard), ["import java.util.*;\nclass C { Set<String> s = new LinkedHashSet<>(); }\n"]);
+        let qualified = "class C { java.util.Set<String> s = new java.util.HashSet<>(); }\n";
+        assert_eq!(made(qualified), ["class C { java.util.Set<String> s = new java.util.LinkedHashSet<>(); }\n"]);
+    }
+
+    #[test]
+    fn the_import_goes_last_or_after_the_package_and_a_clashing_name_makes_no_edit() {
+        let last = "import java.util.HashSet;\nimport java.util.Collection;\nclass C { Collection<String> s = new HashSet<String>(); }\n";
+        assert_eq!(
+            made(last),
+            [
+                "import java.util.Collection;\nimport java.util.LinkedHashSet;\nclass C { Collection<String> s = new LinkedHashSet<String>(); }\n"
+            ]
+        );
+        let bare = "package a.b;\nclass C { Object s = new HashMap(); }\n";
+        assert_eq!(
+            made(bare),
+            ["package a.b;\n\nimport java.util.LinkedHashMap;\nclass C { Object s = new LinkedHashMap(); }\n"]
+        );
+        let clash = "import my.LinkedHashSet;\nclass C { Object s = new HashSet(); }\n";
+        assert!(made(clash).is_empty());
+        // Other classes, and Python, have no ordered variant here.
+        assert!(made("class C { Object s = new TreeSet(); Object l = new ArrayList(); }\n").is_empty());
+        let py = edits("s = set()\nd = dict()\n", Language::Python, (1, 2));
+        assert!(!py.iter().any(|e| e.template == Template::OrderedCollection));
+    }
+
+    #[test]
+    fn crlf_files_get_crlf_imports() {
+        let text = "import java.util.Set;\r\nclass C {\r\n    Set s = new HashSet();\r\n}\r\n";
+        let got = made(text);
+        assert_eq!(
+            got,
+            [
+                "import java.util.LinkedHashSet;\r\nimport java.util.Set;\r\nclass C {\r\n    Set s = new LinkedHashSet();\r\n}\r\n"
+            ]
+        );
+    }
+}

@@ -243,8 +243,11 @@ fn read_lines(path: &Path) -> Result<Vec<String>, D4jError> {
 
 /// The lines of the buggy version a Defects4J patch (fixed → buggy) touches, per file
 /// (relative path, from the `+++ b/` headers): the buggy side's number of every added line,
-/// and for a hunk that only removes lines (the fix inserted code) the buggy line the
-/// insertion follows (at least 1). Sorted, without repeats.
+/// and for each change block (a run of `-`/`+` lines between context lines) that only removes
+/// lines (the fix inserted code there) the buggy line the insertion follows (at least 1).
+/// Sorted, without repeats. Every insertion of a hunk counts, not only its first: a fix that
+/// inserts a check after each of two declarations, or inserts a line and changes another
+/// below it, touches both places (perfect localization runs from the first to the last).
 ///
 /// # Errors
 /// A message naming the line of the patch that is malformed.
@@ -252,23 +255,25 @@ pub fn touched_lines(patch: &str) -> Result<BTreeMap<String, Vec<usize>>, String
     let mut files: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     let mut file: Option<String> = None;
     let mut new_line = 0usize;
-    let mut hunk_added = false;
-    let mut hunk_removed_at: Option<usize> = None;
-    let close = |files: &mut BTreeMap<String, Vec<usize>>, file: &Option<String>, added: bool, at: Option<usize>| {
-        if let (Some(f), false, Some(at)) = (file, added, at) {
-            files.entry(f.clone()).or_default().push(at.max(1));
-        }
-    };
+    // The change block under way: whether it added a line, and where its first removal was.
+    let mut block_added = false;
+    let mut block_removed_at: Option<usize> = None;
+    let close =
+        |files: &mut BTreeMap<String, Vec<usize>>, file: &Option<String>, added: &mut bool, at: Option<usize>| {
+            if let (Some(f), false, Some(at)) = (file, *added, at) {
+                files.entry(f.clone()).or_default().push(at.max(1));
+            }
+            *added = false;
+        };
     for (i, line) in patch.lines().enumerate() {
         if let Some(path) = line.strip_prefix("+++ ") {
-            close(&mut files, &file, hunk_added, hunk_removed_at.take());
+            close(&mut files, &file, &mut block_added, block_removed_at.take());
             let path = path.split('\t').next().unwrap_or(path).trim();
             file = Some(path.strip_prefix("b/").unwrap_or(path).to_string());
         } else if line.starts_with("--- ") && !line.starts_with("--- a") && file.is_none() {
             continue;
         } else if let Some(rest) = line.strip_prefix("@@ ") {
-            close(&mut files, &file, hunk_added, hunk_removed_at.take());
-            hunk_added = false;
+            close(&mut files, &file, &mut block_added, block_removed_at.take());
             let new = rest.split_whitespace().find(|w| w.starts_with('+')).ok_or_else(|| bad(i, line))?;
             let start = new[1..].split(',').next().unwrap_or("");
             new_line = start.parse().map_err(|_| bad(i, line))?;
@@ -276,18 +281,21 @@ pub fn touched_lines(patch: &str) -> Result<BTreeMap<String, Vec<usize>>, String
             match line.as_bytes().first() {
                 Some(b'+') => {
                     files.entry(file.clone().unwrap_or_default()).or_default().push(new_line);
-                    hunk_added = true;
+                    block_added = true;
                     new_line += 1;
                 }
                 Some(b'-') if !line.starts_with("--- ") => {
-                    hunk_removed_at.get_or_insert(new_line.saturating_sub(1));
+                    block_removed_at.get_or_insert(new_line.saturating_sub(1));
                 }
                 Some(b'\\') => {}
-                _ => new_line += 1,
+                _ => {
+                    close(&mut files, &file, &mut block_added, block_removed_at.take());
+                    new_line += 1;
+                }
             }
         }
     }
-    close(&mut files, &file, hunk_added, hunk_removed_at);
+    close(&mut files, &file, &mut block_added, block_removed_at);
     for lines in files.values_mut() {
         lines.sort_unstable();
         lines.dedup();
@@ -330,6 +338,36 @@ mod tests {
                      \x20    c();\n";
         let lines = touched_lines(patch).unwrap();
         assert_eq!(lines["src/java/A.java"], vec![67, 102]);
+    }
+
+    /// Defects4J JxPath-8's shape (cut): one hunk, two insertions (a check after each of two
+    /// declarations); and Cli-9's: an insertion above a changed line. Each insertion counts.
+    #[test]
+    fn every_insertion_of_a_hunk_is_touched() {
+        let patch = "--- a/R.java\n\
+                     +++ b/R.java\n\
+                     @@ -73,9 +73,5 @@ class R {\n\
+                     \x20        double ld = value(left);\n\
+                     -        if (Double.isNaN(ld)) {\n\
+                     -            return false;\n\
+                     -        }\n\
+                     \x20        double rd = value(right);\n\
+                     -        if (Double.isNaN(rd)) {\n\
+                     -            return false;\n\
+                     -        }\n\
+                     \x20        return compare(ld, rd);\n\
+                     --- a/P.java\n\
+                     +++ b/P.java\n\
+                     @@ -317,10 +317,9 @@\n\
+                     \x20                buff.append(iter.next());\n\
+                     -                buff.append(\", \");\n\
+                     \x20            }\n\
+                     \x20\n\
+                     -            throw new E(buff.substring(0, buff.length() - 2));\n\
+                     +            throw new E(buff.toString());\n";
+        let lines = touched_lines(patch).unwrap();
+        assert_eq!(lines["R.java"], vec![73, 74]);
+        assert_eq!(lines["P.java"], vec![317, 320]);
     }
 
     #[test]

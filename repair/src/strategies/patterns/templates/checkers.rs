@@ -325,8 +325,11 @@ impl Cx<'_> {
     /// `if (Double.isNaN(d)) return D;` (`Float.isNaN` for a `float`), one edit per return
     /// `D` of the method's defaults ([`Cx::java_default_returns`]), and `return d;` first
     /// where the method's return type holds the local (its type, boxed or not, `Number`,
-    /// `Object`: the NaN goes on to the caller). None where the method already calls
-    /// `isNaN(d)`, nor in a lambda or an initializer.
+    /// `Object`: the NaN goes on to the caller). The declaration may be in a block, a
+    /// constructor's body or a `case` group; the check goes after a comment that ends its
+    /// line. None where the method already calls `isNaN(d)`, for an array (`double z[] =
+    /// …`), in a lambda, an initializer or an arrow `case` (a switch expression's block
+    /// cannot `return`).
     pub(super) fn nan_checker(&self, node: Node<'_>, out: &mut Vec<Edit>) {
         if self.language != Language::Java || node.kind() != "local_variable_declaration" {
             return;
@@ -341,10 +344,18 @@ impl Cx<'_> {
         let declarators: Vec<Node<'_>> = node.children_by_field_name("declarator", &mut cursor).collect();
         let [declarator] = declarators[..] else { return };
         let Some(name) = declarator.child_by_field_name("name").map(|n| self.of(n)) else { return };
-        if declarator.child_by_field_name("value").is_none() || node.parent().is_none_or(|p| p.kind() != "block") {
+        let array = declarator.child_by_field_name("dimensions").is_some();
+        let in_body = node
+            .parent()
+            .is_some_and(|p| matches!(p.kind(), "block" | "constructor_body" | "switch_block_statement_group"));
+        if array || declarator.child_by_field_name("value").is_none() || !in_body {
             return;
         }
         let Some(method) = enclosing_method(node) else { return };
+        // A `return` cannot leave a switch expression (`case 1 -> { double q = …; yield …; }`).
+        if ancestors_within(node, method).any(|a| a.kind() == "switch_rule") {
+            return;
+        }
         if self.of(method).contains(&format!("isNaN({name})")) {
             return;
         }
@@ -354,10 +365,18 @@ impl Cx<'_> {
         if method.child_by_field_name("type").is_some_and(|t| holds(self.of(t))) {
             returns.insert(0, format!("return {name}"));
         }
+        // After a comment that ends the line (it stays with the declaration), else right after it.
+        let line_end = self.text[node.end_byte()..].find('\n').map_or(self.text.len(), |i| node.end_byte() + i);
+        let rest = self.text[node.end_byte()..line_end].trim_end_matches('\r');
+        let at = if rest.trim().is_empty() || rest.trim_start().starts_with("//") {
+            node.end_byte() + rest.len()
+        } else {
+            node.end_byte()
+        };
         for r in returns {
             let check = format!("if ({class}.isNaN({name})) {r};");
             let summary = format!("add NaN check {check}");
-            self.insert(out, Template::InsertNanChecker, node.end_byte(), format!("\n{indent}{check}"), summary);
+            self.insert(out, Template::InsertNanChecker, at, format!("\n{indent}{check}"), summary);
         }
     }
 }
@@ -506,6 +525,23 @@ mod tests {
             made("def f(x):\n    d = float(x)\n    return d\n", Language::Python, Template::InsertNanChecker)
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn java_nan_checkers_in_constructors_and_case_groups_after_comments_never_in_arrow_cases() {
+        // Found by the fresh-user pass: a constructor's body was skipped, a switch expression's
+        // block got a `return` javac refuses, `double z[]` was checked as a number, and the
+        // check went between a declaration and its comment.
+        let text = "class N {\n    N(double x) {\n        double c = x; // the copy\n        use(c);\n    }\n    \
+                    int f(int k, double x) {\n        switch (k) {\n            case 1:\n                \
+                    double q = x;\n                use(q);\n        }\n        \
+                    int r = switch (k) { case 2 -> { double w = x; yield (int) w; } default -> 0; };\n        \
+                    double z[] = {x};\n        return r;\n    }\n}\n";
+        let got = made(text, Language::Java, Template::InsertNanChecker);
+        let checks: Vec<&str> = got.iter().map(|(r, _)| r.trim()).collect();
+        assert_eq!(checks, ["if (Double.isNaN(c)) return;", "if (Double.isNaN(q)) return 0;"]);
+        assert!(got[0].1.contains("double c = x; // the copy\n        if (Double.isNaN(c)) return;\n"), "{}", got[0].1);
+        assert!(got.iter().all(|(_, p)| parses(p, Language::Java)));
     }
 
     #[test]

@@ -30,8 +30,10 @@ struct Splice {
 
 impl Cx<'_> {
     /// The ordered collection of `node`, an `object_creation_expression` of `HashSet` or
-    /// `HashMap` (module docs). None where the file imports another class of the linked
-    /// variant's name (`import my.LinkedHashSet;`) or declares one.
+    /// `HashMap` (module docs). Where the import would change a line outside the localized
+    /// lines ([`Cx::lines`], which the strategy keeps edits within), the class is written
+    /// qualified instead (`new java.util.LinkedHashSet<>()`). None where the file imports
+    /// another class of the linked variant's name (`import my.LinkedHashSet;`) or declares one.
     pub(super) fn ordered_collection(&self, node: Node<'_>, out: &mut Vec<Edit>) {
         if self.language != Language::Java || node.kind() != "object_creation_expression" {
             return;
@@ -39,26 +41,33 @@ impl Cx<'_> {
         let Some(name) = node.child_by_field_name("type").and_then(simple_name) else { return };
         let Some(&(hash, linked)) = ORDERED.iter().find(|(h, _)| *h == self.of(name)) else { return };
         let qualified = name.parent().is_some_and(|p| p.kind() == "scoped_type_identifier");
-        let mut splices = Vec::new();
-        if !qualified {
-            match self.import_splices(hash, linked, name) {
-                Some(s) => splices = s,
-                None => return,
-            }
+        let mut splices =
+            if qualified { Vec::new() } else { self.import_splices(hash, linked, name).unwrap_or_default() };
+        if !qualified && self.declares_or_imports_other(linked) {
+            return;
         }
-        splices.push(Splice { start: name.start_byte(), end: name.end_byte(), text: linked.to_string() });
-        let start = splices.iter().map(|s| s.start).min().unwrap_or(name.start_byte());
+        let first_line = self.lines.0;
+        let outside = |at: usize| self.text[..at].matches('\n').count() + 1 < first_line;
+        let (new_name, how) = if splices.iter().any(|s| outside(s.start)) {
+            splices.clear();
+            (format!("java.util.{linked}"), " (qualified: the imports are outside the localized lines)".to_string())
+        } else if splices.is_empty() {
+            (linked.to_string(), String::new())
+        } else {
+            (linked.to_string(), format!(" (import java.util.{linked})"))
+        };
+        splices.push(Splice { start: name.start_byte(), end: name.end_byte(), text: new_name });
+        splices.sort_by_key(|s| (s.start, s.end));
+        let start = splices[0].start;
         let end = name.end_byte();
-        splices.sort_by_key(|s| s.start);
         let mut replacement = String::new();
         let mut at = start;
         for s in &splices {
-            replacement.push_str(&self.text[at..s.start]);
+            replacement.push_str(&self.text[at..s.start.max(at)]);
             replacement.push_str(&self.breaks(s.text.clone()));
-            at = s.end;
+            at = s.end.max(at);
         }
         replacement.push_str(&self.text[at..end]);
-        let imported = if splices.len() > 1 { format!(" (import java.util.{linked})") } else { String::new() };
         out.push(Edit {
             template: Template::OrderedCollection,
             start,
@@ -66,16 +75,32 @@ impl Cx<'_> {
             original: self.text[start..end].to_string(),
             replacement,
             line: self.text[..start].matches('\n').count() + 1,
-            summary: format!("new {hash} → new {linked}{imported}"),
+            summary: format!("new {hash} → new {linked}{how}"),
             from: None,
         });
     }
 
+    /// Whether the file declares a class named `linked` or imports one from elsewhere than
+    /// `java.util` (then `linked` in the file is not `java.util`'s).
+    fn declares_or_imports_other(&self, linked: &str) -> bool {
+        descendants(self.root).into_iter().any(|n| match n.kind() {
+            "class_declaration" | "interface_declaration" | "enum_declaration" | "record_declaration" => {
+                n.child_by_field_name("name").is_some_and(|x| self.of(x) == linked)
+            }
+            "import_declaration" => {
+                let path = import_path(self.of(n));
+                path.rsplit('.').next() == Some(linked) && path != format!("java.util.{linked}")
+            }
+            _ => false,
+        })
+    }
+
     /// The import changes that make `linked` (of `java.util`) visible where `name` (the
     /// creation's `hash`) is: none when the file imports it or `java.util.*`; else its import
-    /// in sorted place among the single-type imports (after the last import, or the package
-    /// line, when it sorts last), and `hash`'s import removed when `name` was the file's only
-    /// use of it. `None` when the file imports or declares another class named `linked`.
+    /// in sorted place among the single-type imports (after the last of them when it sorts
+    /// last; after the last import, or the package line, when there is none), and `hash`'s
+    /// import removed when `name` was the file's only use of it (only that import: another
+    /// on its line stays). `None` when nothing is needed.
     fn import_splices(&self, hash: &str, linked: &str, name: Node<'_>) -> Option<Vec<Splice>> {
         let wanted = format!("java.util.{linked}");
         let imports: Vec<(Node<'_>, String)> = descendants(self.root)
@@ -83,17 +108,10 @@ impl Cx<'_> {
             .filter(|n| n.kind() == "import_declaration")
             .map(|n| (n, import_path(self.of(n))))
             .collect();
-        let single = |(n, p): &(Node<'_>, String)| !self.of(*n).contains(" static ") && !p.ends_with(".*");
         if imports.iter().any(|(_, p)| *p == wanted || p == "java.util.*") {
-            return Some(Vec::new());
-        }
-        let declared = descendants(self.root).into_iter().any(|n| {
-            matches!(n.kind(), "class_declaration" | "interface_declaration" | "enum_declaration")
-                && n.child_by_field_name("name").is_some_and(|x| self.of(x) == linked)
-        });
-        if declared || imports.iter().any(|(_, p)| p.rsplit('.').next() == Some(linked)) {
             return None;
         }
+        let single = |(n, p): &&(Node<'_>, String)| !is_static(self.of(*n)) && !p.ends_with(".*");
         let mut splices = Vec::new();
         let old = format!("java.util.{hash}");
         let other_uses = descendants(self.root)
@@ -102,24 +120,31 @@ impl Cx<'_> {
             .any(|n| !has_ancestor(n, "import_declaration"));
         let removed = imports.iter().find(|(_, p)| *p == old).filter(|_| !other_uses).map(|(n, _)| *n);
         if let Some(n) = removed {
-            let (a, b) = self.whole_lines(n);
+            let (a, b) = self.import_span(n);
             splices.push(Splice { start: a, end: b, text: String::new() });
         }
         let line = format!("import {wanted};\n");
-        let next = imports.iter().filter(|i| single(i) && Some(i.0) != removed).find(|(_, p)| *p > wanted);
-        let insert = match (next, imports.last(), self.package()) {
-            (Some((n, _)), _, _) => Splice { start: self.whole_lines(*n).0, end: self.whole_lines(*n).0, text: line },
-            (None, Some((last, _)), _) => {
-                let at = self.whole_lines(*last).1;
+        let kept: Vec<&(Node<'_>, String)> = imports.iter().filter(|i| Some(i.0) != removed).collect();
+        let next = kept.iter().copied().filter(single).find(|(_, p)| *p > wanted);
+        let last_single = kept.iter().copied().filter(single).last().or(kept.last().copied());
+        let insert = match (next, last_single.or(imports.last()), self.package()) {
+            (Some((n, _)), _, _) if self.starts_line(*n) => {
+                let at = self.line_start(n.start_byte());
                 Splice { start: at, end: at, text: line }
             }
+            (Some((n, _)), _, _) => {
+                Splice { start: n.start_byte(), end: n.start_byte(), text: format!("import {wanted}; ") }
+            }
+            (None, Some((last, _)), _) => {
+                let at = self.line_end(last.end_byte());
+                Splice { start: at, end: at, text: format!("\n{}", line.trim_end()) }
+            }
             (None, None, Some(package)) => {
-                let at = self.whole_lines(package).1;
-                Splice { start: at, end: at, text: format!("\n{line}") }
+                let at = self.line_end(package.end_byte());
+                Splice { start: at, end: at, text: format!("\n\n{}", line.trim_end()) }
             }
             (None, None, None) => Splice { start: 0, end: 0, text: format!("{line}\n") },
         };
-        // The removed line and the new one never meet: `HashSet` sorts before `LinkedHashSet`.
         splices.push(insert);
         Some(splices)
     }
@@ -130,12 +155,38 @@ impl Cx<'_> {
         self.root.named_children(&mut cursor).find(|n| n.kind() == "package_declaration")
     }
 
-    /// The byte range of the lines `node` is on, from the first line's start to past the last
-    /// line's break (or the end of the text).
-    fn whole_lines(&self, node: Node<'_>) -> (usize, usize) {
-        let start = self.text[..node.start_byte()].rfind('\n').map_or(0, |i| i + 1);
-        let end = self.text[node.end_byte()..].find('\n').map_or(self.text.len(), |i| node.end_byte() + i + 1);
-        (start, end)
+    /// The bytes an import's removal takes: its line with its break when nothing else is on
+    /// it, else the import and the spaces after it.
+    fn import_span(&self, import: Node<'_>) -> (usize, usize) {
+        let (a, b) = (self.line_start(import.start_byte()), self.line_end(import.end_byte()));
+        let before = &self.text[a..import.start_byte()];
+        let after = &self.text[import.end_byte()..b];
+        if before.trim().is_empty() && after.trim().is_empty() {
+            let past_break = self.text[b..].find('\n').map_or(self.text.len(), |i| b + i + 1);
+            return (a, past_break);
+        }
+        if after.trim().is_empty() {
+            // The last on its line: the spaces before it go with it.
+            return (import.start_byte() - (before.len() - before.trim_end().len()), import.end_byte());
+        }
+        let spaces = after.len() - after.trim_start().len();
+        (import.start_byte(), import.end_byte() + spaces)
+    }
+
+    /// Whether only whitespace precedes `node` on its line.
+    fn starts_line(&self, node: Node<'_>) -> bool {
+        self.text[self.line_start(node.start_byte())..node.start_byte()].trim().is_empty()
+    }
+
+    /// The start of the line holding byte `at`.
+    fn line_start(&self, at: usize) -> usize {
+        self.text[..at].rfind('\n').map_or(0, |i| i + 1)
+    }
+
+    /// The end of the line holding byte `at`, before its break (`\r\n` or `\n`).
+    fn line_end(&self, at: usize) -> usize {
+        let end = self.text[at..].find('\n').map_or(self.text.len(), |i| at + i);
+        if end > at && self.text.as_bytes()[end - 1] == b'\r' { end - 1 } else { end }
     }
 }
 
@@ -160,6 +211,11 @@ fn import_path(decl: &str) -> String {
     let body = decl.trim().trim_start_matches("import").trim_end_matches(';');
     let body = body.trim().strip_prefix("static ").unwrap_or(body.trim());
     body.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Whether an `import` declaration's text is a static import.
+fn is_static(decl: &str) -> bool {
+    decl.trim_start().trim_start_matches("import").trim_start().starts_with("static")
 }
 
 /// Whether `node` lies inside a node of `kind`.
@@ -236,6 +292,56 @@ mod tests {
         assert!(made("class C { Object s = new TreeSet(); Object l = new ArrayList(); }\n").is_empty());
         let py = edits("s = set()\nd = dict()\n", Language::Python, (1, 2));
         assert!(!py.iter().any(|e| e.template == Template::OrderedCollection));
+    }
+
+    #[test]
+    fn imports_outside_the_localized_lines_give_the_qualified_name() {
+        // The strategy drops an edit reaching outside its lines (`--method`, or the creation's
+        // line alone): the class is then written qualified, and the candidate is tried.
+        let text = "import java.util.HashMap;\nimport java.util.Map;\n\nclass C {\n    \
+                    Map<String, Integer> keys() {\n        Map<String, Integer> m = new HashMap<>();\n        \
+                    return m;\n    }\n}\n";
+        let got: Vec<_> = edits(text, Language::Java, (5, 8))
+            .into_iter()
+            .filter(|e| e.template == Template::OrderedCollection)
+            .collect();
+        assert_eq!(got.len(), 1, "{got:#?}");
+        assert_eq!((got[0].original.as_str(), got[0].replacement.as_str()), ("HashMap", "java.util.LinkedHashMap"));
+        assert!(got[0].summary.contains("qualified"), "{}", got[0].summary);
+        assert!(parses(&apply(text, &got[0]), Language::Java));
+    }
+
+    #[test]
+    fn imports_sharing_a_line_or_after_a_static_import_are_kept_apart() {
+        // Two imports on one line: only the hash class's goes (found by the fresh-user pass:
+        // the whole line went, and a line shared with the next import panicked).
+        let shared = "import java.util.Set; import java.util.HashSet;\nclass C { Set<String> f() { return new HashSet<>(); } }\n";
+        assert_eq!(
+            made(shared),
+            [
+                "import java.util.LinkedHashSet;\nimport java.util.Set;\nclass C { Set<String> f() { return new LinkedHashSet<>(); } }\n"
+            ]
+        );
+        let first = "import java.util.ArrayList; import java.util.HashSet;\nclass C { Object s = new HashSet(); List a = new ArrayList(); }\n";
+        assert_eq!(
+            made(first),
+            [
+                "import java.util.ArrayList;\nimport java.util.LinkedHashSet;\nclass C { Object s = new LinkedHashSet(); List a = new ArrayList(); }\n"
+            ]
+        );
+        // Sorting last, the import goes after the last single-type import, not a static one.
+        let statics = "import java.util.ArrayList;\nimport java.util.HashMap;\n\nimport static java.lang.Math.max;\n\n\
+                       class C { Object m = new HashMap(); }\n";
+        assert_eq!(
+            made(statics),
+            ["import java.util.ArrayList;\nimport java.util.LinkedHashMap;\n\nimport static java.lang.Math.max;\n\n\
+              class C { Object m = new LinkedHashMap(); }\n"]
+        );
+        // A class of the linked name declared in the file wins even under `java.util.*`.
+        assert!(
+            made("import java.util.*;\nclass C { Object s = new HashSet<>(); static class LinkedHashSet<E> {} }\n")
+                .is_empty()
+        );
     }
 
     #[test]

@@ -289,6 +289,7 @@ pub fn edits_in(text: &str, language: Language, lines: (usize, usize), project: 
         method,
         project,
         crlf: text.contains("\r\n"),
+        lines,
     };
     let mut out = Vec::new();
     for node in &nodes {
@@ -503,6 +504,10 @@ struct Cx<'t> {
     /// Whether the file breaks its lines with `\r\n`: the line breaks an edit writes are
     /// written so too ([`Cx::breaks`]), not a bare `\n` among them.
     crlf: bool,
+    /// The localized lines (1-based, inclusive): an edit must lie within them (the strategy
+    /// drops one that reaches outside), so a template that would also change text elsewhere
+    /// (an import) makes the edit that stays inside instead.
+    lines: (usize, usize),
 }
 
 /// Pairs of functions that a bug swaps for one another though nothing in the file calls the

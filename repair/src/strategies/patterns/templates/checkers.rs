@@ -331,31 +331,8 @@ impl Cx<'_> {
     /// …`), in a lambda, an initializer or an arrow `case` (a switch expression's block
     /// cannot `return`).
     pub(super) fn nan_checker(&self, node: Node<'_>, out: &mut Vec<Edit>) {
-        if self.language != Language::Java || node.kind() != "local_variable_declaration" {
-            return;
-        }
-        let Some(ty) = node.child_by_field_name("type").map(|t| self.of(t)) else { return };
-        let class = match ty {
-            "double" => "Double",
-            "float" => "Float",
-            _ => return,
-        };
-        let mut cursor = node.walk();
-        let declarators: Vec<Node<'_>> = node.children_by_field_name("declarator", &mut cursor).collect();
-        let [declarator] = declarators[..] else { return };
-        let Some(name) = declarator.child_by_field_name("name").map(|n| self.of(n)) else { return };
-        let array = declarator.child_by_field_name("dimensions").is_some();
-        let in_body = node
-            .parent()
-            .is_some_and(|p| matches!(p.kind(), "block" | "constructor_body" | "switch_block_statement_group"));
-        if array || declarator.child_by_field_name("value").is_none() || !in_body {
-            return;
-        }
-        let Some(method) = enclosing_method(node) else { return };
-        // A `return` cannot leave a switch expression (`case 1 -> { double q = …; yield …; }`).
-        if ancestors_within(node, method).any(|a| a.kind() == "switch_rule") {
-            return;
-        }
+        let Some((ty, name, method)) = self.nan_local(node) else { return };
+        let class = if ty == "double" { "Double" } else { "Float" };
         if self.of(method).contains(&format!("isNaN({name})")) {
             return;
         }
@@ -378,6 +355,27 @@ impl Cx<'_> {
             let summary = format!("add NaN check {check}");
             self.insert(out, Template::InsertNanChecker, at, format!("\n{indent}{check}"), summary);
         }
+    }
+
+    /// `(type, name, method)` of a Java local `node` that [`Cx::nan_checker`] checks: a
+    /// `double` or `float` declaration of one non-array name with a value, in a block, a
+    /// constructor's body or a `case` group of a method or constructor, not in an arrow
+    /// `case` (a `return` cannot leave a switch expression).
+    fn nan_local<'n>(&self, node: Node<'n>) -> Option<(&str, &str, Node<'n>)> {
+        if self.language != Language::Java || node.kind() != "local_variable_declaration" {
+            return None;
+        }
+        let ty = self.of(node.child_by_field_name("type")?);
+        let mut cursor = node.walk();
+        let declarators: Vec<Node<'_>> = node.children_by_field_name("declarator", &mut cursor).collect();
+        let [declarator] = declarators[..] else { return None };
+        let name = self.of(declarator.child_by_field_name("name")?);
+        let plain =
+            declarator.child_by_field_name("dimensions").is_none() && declarator.child_by_field_name("value").is_some();
+        let in_body = matches!(node.parent()?.kind(), "block" | "constructor_body" | "switch_block_statement_group");
+        let method = enclosing_method(node)?;
+        let arrow = ancestors_within(node, method).any(|a| a.kind() == "switch_rule");
+        (matches!(ty, "double" | "float") && plain && in_body && !arrow).then_some((ty, name, method))
     }
 }
 

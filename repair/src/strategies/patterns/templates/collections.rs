@@ -58,16 +58,8 @@ impl Cx<'_> {
         };
         splices.push(Splice { start: name.start_byte(), end: name.end_byte(), text: new_name });
         splices.sort_by_key(|s| (s.start, s.end));
-        let start = splices[0].start;
-        let end = name.end_byte();
-        let mut replacement = String::new();
-        let mut at = start;
-        for s in &splices {
-            replacement.push_str(&self.text[at..s.start.max(at)]);
-            replacement.push_str(&self.breaks(s.text.clone()));
-            at = s.end.max(at);
-        }
-        replacement.push_str(&self.text[at..end]);
+        let (start, end) = (splices[0].start, name.end_byte());
+        let replacement = self.spliced(&splices, end);
         out.push(Edit {
             template: Template::OrderedCollection,
             start,
@@ -78,6 +70,19 @@ impl Cx<'_> {
             summary: format!("new {hash} → new {linked}{how}"),
             from: None,
         });
+    }
+
+    /// The text from the first of `splices` (sorted by start) to `end`, with each made.
+    fn spliced(&self, splices: &[Splice], end: usize) -> String {
+        let mut out = String::new();
+        let mut at = splices.first().map_or(end, |s| s.start);
+        for s in splices {
+            out.push_str(&self.text[at..s.start.max(at)]);
+            out.push_str(&self.breaks(s.text.clone()));
+            at = s.end.max(at);
+        }
+        out.push_str(&self.text[at..end]);
+        out
     }
 
     /// Whether the file declares a class named `linked` or imports one from elsewhere than

@@ -10,7 +10,11 @@ use crate::Language;
 /// [`Template::MoveStatement`] edits per block, at most.
 const MAX_MOVES_PER_BLOCK: usize = 30;
 
-/// The statements [`Template::DeleteStatement`] deletes (Java and Python kinds). Not
+/// The statements whose deletion is [`Template::DeleteExit`]: they leave the method.
+const EXITS: [&str; 3] = ["return_statement", "throw_statement", "raise_statement"];
+
+/// The statements [`Template::DeleteStatement`] (and, for [`EXITS`], [`Template::DeleteExit`])
+/// deletes (Java and Python kinds). Not
 /// declarations (a later use would not compile), `try` (its handlers are the fix more often
 /// than its absence) or the definitions of nested functions and classes.
 const DELETABLE: [&str; 11] = [
@@ -29,7 +33,7 @@ const DELETABLE: [&str; 11] = [
 
 impl Cx<'_> {
     /// A statement of a block deleted (see [`Template::DeleteStatement`]; TBar FP15 "Remove
-    /// Buggy Statement"): a [`DELETABLE`] statement whose parent is a block (Java `block`,
+    /// Buggy Statement"; [`Template::DeleteExit`] for [`EXITS`]): a [`DELETABLE`] statement whose parent is a block (Java `block`,
     /// constructor body or `switch` case; Python `block` or module), whole lines when it is
     /// alone on its lines. Never deleted: a statement that is a bare branch or loop body
     /// (`if (c) f();`: the `if` would take the next statement), and in a Java method with a
@@ -53,8 +57,9 @@ impl Cx<'_> {
             (true, false) => (line_start, line_end, ""),
             (false, false) => (node.start_byte(), node.end_byte(), ""),
         };
+        let exit = EXITS.contains(&node.kind());
         out.push(Edit {
-            template: Template::DeleteStatement,
+            template: if exit { Template::DeleteExit } else { Template::DeleteStatement },
             start,
             end,
             original: self.text[start..end].to_string(),
@@ -552,7 +557,7 @@ mod tests {
     fn deletes(text: &str, language: Language) -> Vec<String> {
         edits(text, language, (1, text.lines().count()))
             .into_iter()
-            .filter(|e| e.template == Template::DeleteStatement)
+            .filter(|e| matches!(e.template, Template::DeleteStatement | Template::DeleteExit))
             .map(|e| apply(text, &e))
             .collect()
     }
@@ -583,6 +588,38 @@ mod tests {
         // Declarations stay.
         assert!(!outs.contains(&without(&["        int i = pos;"])));
         assert!(outs.iter().all(|o| parses(o, Language::Java)), "{outs:#?}");
+    }
+
+    #[test]
+    fn a_deleted_return_throw_or_raise_is_its_own_template() {
+        let java = "class T {\n    void f(int n) {\n        if (n < 0) {\n            throw new Error();\n        }\n        \
+                    log(n);\n        if (n == 0) {\n            return;\n        }\n        while (n > 9) {\n            \
+                    n--;\n            break;\n        }\n    }\n}\n";
+        let py = "def g(x):\n    if x:\n        raise ValueError(x)\n    print(x)\n    return x\n";
+        for (text, language) in [(java, Language::Java), (py, Language::Python)] {
+            let all = edits(text, language, (1, text.lines().count()));
+            let of = |t: Template| -> Vec<String> {
+                all.iter().filter(|e| e.template == t).map(|e| e.original.trim().to_string()).collect()
+            };
+            let exits = of(Template::DeleteExit);
+            let others = of(Template::DeleteStatement);
+            let is_exit = |s: &String| ["return", "throw", "raise"].iter().any(|k| s.starts_with(k));
+            assert!(!exits.is_empty() && exits.iter().all(is_exit), "{exits:?}");
+            assert!(!others.iter().any(is_exit), "{others:?}");
+            assert!(others.iter().any(|s| s.starts_with("log(n)") || s.starts_with("print(x)")), "{others:?}");
+        }
+        let java_exits: Vec<String> = edits(java, Language::Java, (1, java.lines().count()))
+            .into_iter()
+            .filter(|e| e.template == Template::DeleteExit)
+            .map(|e| e.original.trim().to_string())
+            .collect();
+        assert_eq!(java_exits, ["throw new Error();", "return;"]);
+        // `break` stays a deleted statement (a jump, not an exit of the method).
+        assert!(
+            edits(java, Language::Java, (1, java.lines().count()))
+                .iter()
+                .any(|e| e.template == Template::DeleteStatement && e.original.trim() == "break;")
+        );
     }
 
     #[test]

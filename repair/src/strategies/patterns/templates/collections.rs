@@ -131,7 +131,7 @@ impl Cx<'_> {
         let line = format!("import {wanted};\n");
         let kept: Vec<&(Node<'_>, String)> = imports.iter().filter(|i| Some(i.0) != removed).collect();
         let next = kept.iter().copied().filter(single).find(|(_, p)| *p > wanted);
-        let last_single = kept.iter().copied().filter(single).last().or(kept.last().copied());
+        let last_single = kept.iter().copied().rfind(single).or(kept.last().copied());
         let insert = match (next, last_single.or(imports.last()), self.package()) {
             (Some((n, _)), _, _) if self.starts_line(*n) => {
                 let at = self.line_start(n.start_byte());

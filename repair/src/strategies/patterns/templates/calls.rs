@@ -293,7 +293,7 @@ impl<'t> Cx<'t> {
 
     /// Where a line inserted after `node` begins: the end of `node`, or the end of its line
     /// when only a comment follows it there (`n -= 1  # negative` keeps its comment).
-    fn line_end_after(&self, node: Node<'_>) -> usize {
+    pub(super) fn line_end_after(&self, node: Node<'_>) -> usize {
         let end = node.end_byte();
         let line_end = self.text[end..].find('\n').map_or(self.text.len(), |i| end + i);
         let content_end = if self.text[..line_end].ends_with('\r') { line_end - 1 } else { line_end };

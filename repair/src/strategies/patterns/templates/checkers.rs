@@ -343,13 +343,7 @@ impl Cx<'_> {
             returns.insert(0, format!("return {name}"));
         }
         // After a comment that ends the line (it stays with the declaration), else right after it.
-        let line_end = self.text[node.end_byte()..].find('\n').map_or(self.text.len(), |i| node.end_byte() + i);
-        let rest = self.text[node.end_byte()..line_end].trim_end_matches('\r');
-        let at = if rest.trim().is_empty() || rest.trim_start().starts_with("//") {
-            node.end_byte() + rest.len()
-        } else {
-            node.end_byte()
-        };
+        let at = self.line_end_after(node);
         for r in returns {
             let check = format!("if ({class}.isNaN({name})) {r};");
             let summary = format!("add NaN check {check}");

@@ -15,6 +15,7 @@
 
 use tree_sitter::Node;
 
+use super::literals::enclosing;
 use super::{Cx, Edit, Template, descendants};
 use crate::Language;
 
@@ -122,7 +123,7 @@ impl Cx<'_> {
         let other_uses = descendants(self.root)
             .into_iter()
             .filter(|n| matches!(n.kind(), "type_identifier" | "identifier") && self.of(*n) == hash && *n != name)
-            .any(|n| !has_ancestor(n, "import_declaration"));
+            .any(|n| enclosing(n, &["import_declaration"]).is_none());
         let removed = imports.iter().find(|(_, p)| *p == old).filter(|_| !other_uses).map(|(n, _)| *n);
         if let Some(n) = removed {
             let (a, b) = self.import_span(n);
@@ -221,11 +222,6 @@ fn import_path(decl: &str) -> String {
 /// Whether an `import` declaration's text is a static import.
 fn is_static(decl: &str) -> bool {
     decl.trim_start().trim_start_matches("import").trim_start().starts_with("static")
-}
-
-/// Whether `node` lies inside a node of `kind`.
-fn has_ancestor(node: Node<'_>, kind: &str) -> bool {
-    std::iter::successors(node.parent(), |n| n.parent()).any(|n| n.kind() == kind)
 }
 
 #[cfg(test)]

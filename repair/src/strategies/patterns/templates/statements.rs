@@ -33,8 +33,9 @@ const DELETABLE: [&str; 11] = [
 
 impl Cx<'_> {
     /// A statement of a block deleted (see [`Template::DeleteStatement`]; TBar FP15 "Remove
-    /// Buggy Statement"; [`Template::DeleteExit`] for [`EXITS`]): a [`DELETABLE`] statement whose parent is a block (Java `block`,
-    /// constructor body or `switch` case; Python `block` or module), whole lines when it is
+    /// Buggy Statement"; [`Template::DeleteExit`] for [`EXITS`]): a [`DELETABLE`] statement
+    /// whose parent is a block (Java `block`, constructor body or `switch` case; Python
+    /// `block` or module), whole lines when it is
     /// alone on its lines. Never deleted: a statement that is a bare branch or loop body
     /// (`if (c) f();`: the `if` would take the next statement), and in a Java method with a
     /// return type the last statement of its body (javac: missing return). A Python
@@ -596,30 +597,24 @@ mod tests {
                     log(n);\n        if (n == 0) {\n            return;\n        }\n        while (n > 9) {\n            \
                     n--;\n            break;\n        }\n    }\n}\n";
         let py = "def g(x):\n    if x:\n        raise ValueError(x)\n    print(x)\n    return x\n";
-        for (text, language) in [(java, Language::Java), (py, Language::Python)] {
-            let all = edits(text, language, (1, text.lines().count()));
-            let of = |t: Template| -> Vec<String> {
-                all.iter().filter(|e| e.template == t).map(|e| e.original.trim().to_string()).collect()
-            };
-            let exits = of(Template::DeleteExit);
-            let others = of(Template::DeleteStatement);
-            let is_exit = |s: &String| ["return", "throw", "raise"].iter().any(|k| s.starts_with(k));
-            assert!(!exits.is_empty() && exits.iter().all(is_exit), "{exits:?}");
+        // The deleted statements of each template, trimmed, in source order.
+        let of = |text: &str, language: Language, t: Template| -> Vec<String> {
+            edits(text, language, (1, text.lines().count()))
+                .into_iter()
+                .filter(|e| e.template == t)
+                .map(|e| e.original.trim().to_string())
+                .collect()
+        };
+        assert_eq!(of(java, Language::Java, Template::DeleteExit), ["throw new Error();", "return;"]);
+        assert_eq!(of(py, Language::Python, Template::DeleteExit), ["raise ValueError(x)", "return x"]);
+        let is_exit = |s: &String| ["return", "throw", "raise"].iter().any(|k| s.starts_with(k));
+        for (text, language, kept) in [(java, Language::Java, "log(n);"), (py, Language::Python, "print(x)")] {
+            let others = of(text, language, Template::DeleteStatement);
             assert!(!others.iter().any(is_exit), "{others:?}");
-            assert!(others.iter().any(|s| s.starts_with("log(n)") || s.starts_with("print(x)")), "{others:?}");
+            assert!(others.iter().any(|s| s == kept), "{others:?}");
         }
-        let java_exits: Vec<String> = edits(java, Language::Java, (1, java.lines().count()))
-            .into_iter()
-            .filter(|e| e.template == Template::DeleteExit)
-            .map(|e| e.original.trim().to_string())
-            .collect();
-        assert_eq!(java_exits, ["throw new Error();", "return;"]);
         // `break` stays a deleted statement (a jump, not an exit of the method).
-        assert!(
-            edits(java, Language::Java, (1, java.lines().count()))
-                .iter()
-                .any(|e| e.template == Template::DeleteStatement && e.original.trim() == "break;")
-        );
+        assert!(of(java, Language::Java, Template::DeleteStatement).iter().any(|s| s == "break;"));
     }
 
     #[test]

@@ -12,7 +12,10 @@
 //! 2. [`Tier::Ast`]: the same syntax tree (tree-sitter) after rewrites that cannot change
 //!    the meaning: redundant parentheses unwrapped (the tree already holds the precedence),
 //!    a block of one statement as the body of `if`/`else`/`for`/`while`/`do` replaced by
-//!    that statement, numeric literals' case (`10L` = `10l`, `0xFF` = `0xff`).
+//!    that statement, numeric literals' case (`10L` = `10l`, `0xFF` = `0xff`), and a
+//!    comparison's operands written in the other order where the order cannot change what
+//!    it computes or throws ([`mirrored`]: `null == x` = `x == null`, `0 < n` = `n > 0`,
+//!    Python `None is x` = `x is None`).
 //! 3. [`Tier::NeedsReview`]: neither; a human must judge it (it may still be correct).
 //!
 //! Only the first two count as correct ([`Tier::correct`]). A file that does not parse falls
@@ -132,7 +135,7 @@ fn tokens<'a>(tree: &Tree, text: &'a str) -> Vec<&'a str> {
 
 /// One symbol of a tree's normalised preorder: a node's kind opens, its end closes, a leaf
 /// is its (normalised) text.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Sym {
     Open(u16),
     Close,
@@ -141,12 +144,17 @@ enum Sym {
 
 /// The normalised tree as a symbol sequence (equal sequences: equal trees).
 fn shape(tree: &Tree, text: &str) -> Vec<Sym> {
+    shape_of(tree.root_node(), text)
+}
+
+/// [`shape`] of the subtree at `root`.
+fn shape_of(root: Node<'_>, text: &str) -> Vec<Sym> {
     enum Step<'t> {
         Visit(Node<'t>),
         Close,
     }
     let mut out = Vec::new();
-    let mut stack = vec![Step::Visit(tree.root_node())];
+    let mut stack = vec![Step::Visit(root)];
     while let Some(step) = stack.pop() {
         let node = match step {
             Step::Close => {
@@ -156,6 +164,22 @@ fn shape(tree: &Tree, text: &str) -> Vec<Sym> {
             Step::Visit(node) => normalise(node),
         };
         if is_comment(node) {
+            continue;
+        }
+        if let Some((left, op, right)) = mirrored(node, text) {
+            // Both orders give one sequence: the smaller operand first, the operator
+            // mirrored with them (operands are names, literals or one field access, so
+            // this recursion is one level deep).
+            let (mut a, mut b, mut op) = (shape_of(left, text), shape_of(right, text), op);
+            if b < a {
+                std::mem::swap(&mut a, &mut b);
+                op = mirror(&op);
+            }
+            out.push(Sym::Open(node.kind_id()));
+            out.extend(a);
+            out.push(Sym::Leaf(op));
+            out.extend(b);
+            out.push(Sym::Close);
             continue;
         }
         if node.child_count() == 0 || is_atom(node) {
@@ -178,6 +202,88 @@ fn is_number(node: Node<'_>) -> bool {
     kind.ends_with("_integer_literal")
         || kind.ends_with("_floating_point_literal")
         || matches!(kind, "integer" | "float")
+}
+
+/// A comparison whose operands can be written in either order without changing what it
+/// computes or throws: `(left, operator, right)`, the operator's text with its inner
+/// whitespace made one space (Python `is not`). Operands ([`normalise`]d) are names, `this`
+/// and literals, or a field access (`a.b`, Python `a.b`) on one side at most, so that no
+/// side has an effect or can throw what the other would (a call, an index, an assignment
+/// never mirrors):
+/// - Java `==`, `!=` and Python `is`, `is not`: any two such operands;
+/// - Java and Python `<`, `<=`, `>`, `>=` (mirrored: `0 < n` = `n > 0`) and Python `==`,
+///   `!=`: only with a literal on one side (Java's boxed operands unbox in order, and
+///   Python's `a == b` asks `a.__eq__` first, which a literal's type declines).
+///
+/// The equivalences every Java and Python semantics gives; the grade's AST tier counts such a
+/// patch as the developer's fix (QuixBugs DETECT_CYCLE: `hare == null` for `null==hare`).
+fn mirrored<'t>(node: Node<'t>, text: &str) -> Option<(Node<'t>, String, Node<'t>)> {
+    let (left, right) = match node.kind() {
+        "binary_expression" => (node.child_by_field_name("left")?, node.child_by_field_name("right")?),
+        "comparison_operator" => {
+            let mut cursor = node.walk();
+            let operands: Vec<Node<'t>> = node.named_children(&mut cursor).filter(|c| !is_comment(*c)).collect();
+            match operands[..] {
+                [l, r] => (l, r),
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    let op = text[left.end_byte()..right.start_byte()].split_whitespace().collect::<Vec<_>>().join(" ");
+    let (l, r) = (normalise(left), normalise(right));
+    let simple = |n: Node<'_>| is_literal(n) || matches!(n.kind(), "identifier" | "this");
+    let either = |n: Node<'_>| simple(n) || is_field(n);
+    if !(either(l) && either(r)) || (is_field(l) && is_field(r)) {
+        return None;
+    }
+    let java = node.kind() == "binary_expression";
+    let any_order = matches!((java, op.as_str()), (true, "==" | "!=") | (false, "is" | "is not"));
+    let with_literal = matches!(op.as_str(), "<" | "<=" | ">" | ">=") || (!java && matches!(op.as_str(), "==" | "!="));
+    (any_order || (with_literal && (is_literal(l) || is_literal(r)))).then_some((left, op, right))
+}
+
+/// `op` with its operands exchanged: `<` ↔ `>`, `<=` ↔ `>=`; the others are symmetric.
+fn mirror(op: &str) -> String {
+    match op {
+        "<" => ">",
+        ">" => "<",
+        "<=" => ">=",
+        ">=" => "<=",
+        other => other,
+    }
+    .to_owned()
+}
+
+/// A literal: `null`/`None`, a boolean, a number (also negated, `-1`), a string or char.
+fn is_literal(node: Node<'_>) -> bool {
+    match node.kind() {
+        "null_literal" | "none" | "true" | "false" | "character_literal" | "string_literal" => true,
+        // Not an f-string: its interpolations run code.
+        "string" => {
+            let mut cursor = node.walk();
+            let literal = node.named_children(&mut cursor).all(|c| c.kind() != "interpolation");
+            literal
+        }
+        // Java `operand`, Python `argument`.
+        "unary_expression" | "unary_operator" => {
+            let operand = node.child_by_field_name("operand").or_else(|| node.child_by_field_name("argument"));
+            operand.is_some_and(|o| is_number(normalise(o)))
+                && node.child_by_field_name("operator").is_some_and(|o| o.kind() == "-")
+        }
+        _ => is_number(node),
+    }
+}
+
+/// A field read of a name: Java `a.b` (`this.b`, `A.B.c`), Python `a.b`.
+fn is_field(node: Node<'_>) -> bool {
+    let (object, field) = match node.kind() {
+        "field_access" => (node.child_by_field_name("object"), node.child_by_field_name("field")),
+        "attribute" => (node.child_by_field_name("object"), node.child_by_field_name("attribute")),
+        _ => return false,
+    };
+    let name = |n: Node<'_>| matches!(n.kind(), "identifier" | "this");
+    field.is_some_and(name) && object.is_some_and(|o| name(o) || is_field(o))
 }
 
 /// The node a meaning-preserving rewrite leaves in `node`'s place: the expression inside
@@ -297,6 +403,67 @@ mod tests {
         assert_eq!(grade("def f(x):\n    return ((x + 1)) * 2  # ok\n", dev, Some(Language::Python)), Tier::Ast);
         assert_eq!(grade("def f(x):\n    return (x + 1) * 2\n\n\n", dev, Some(Language::Python)), Tier::Exact);
         assert_eq!(grade("def f(x):\n    return x + 1 * 2\n", dev, Some(Language::Python)), Tier::NeedsReview);
+    }
+
+    #[test]
+    fn mirrored_comparisons_of_names_and_literals_are_ast() {
+        let j = |cand: &str, dev: &str| grade(cand, dev, Some(Language::Java));
+        // QuixBugs DETECT_CYCLE: the developer wrote `null==hare`.
+        let dev = "class N { boolean f(Node hare) { if (null==hare ||hare.getSuccessor() == null) return false; return true; } }";
+        let cand = "class N { boolean f(Node hare) { if (hare == null || hare.getSuccessor() == null) return false; return true; } }";
+        assert_eq!(j(cand, dev), Tier::Ast);
+        assert_eq!(
+            j("class A { boolean f(int n) { return n > 0; } }", "class A { boolean f(int n) { return 0 < n; } }"),
+            Tier::Ast
+        );
+        assert_eq!(
+            j("class A { boolean f(int n) { return -1 >= n; } }", "class A { boolean f(int n) { return n <= -1; } }"),
+            Tier::Ast
+        );
+        assert_eq!(
+            j(
+                "class A { boolean f(A o) { return this.x != o; } }",
+                "class A { boolean f(A o) { return o != this.x; } }"
+            ),
+            Tier::Ast
+        );
+        // The operator must be the mirrored one.
+        assert_eq!(
+            j("class A { boolean f(int n) { return n < 0; } }", "class A { boolean f(int n) { return 0 < n; } }"),
+            Tier::NeedsReview
+        );
+        // A call, two field reads, or two boxed numbers compared in order: never mirrored.
+        assert_eq!(
+            j("class A { boolean f() { return g() == null; } }", "class A { boolean f() { return null == g(); } }"),
+            Tier::NeedsReview
+        );
+        assert_eq!(
+            j(
+                "class A { boolean f(A a, A b) { return a.x == b.y; } }",
+                "class A { boolean f(A a, A b) { return b.y == a.x; } }"
+            ),
+            Tier::NeedsReview
+        );
+        assert_eq!(
+            j(
+                "class A { boolean f(Integer a, Integer b) { return a < b; } }",
+                "class A { boolean f(Integer a, Integer b) { return b > a; } }"
+            ),
+            Tier::NeedsReview
+        );
+        let p = |cand: &str, dev: &str| grade(cand, dev, Some(Language::Python));
+        assert_eq!(p("def f(x):\n    return x is not None\n", "def f(x):\n    return None is  not x\n"), Tier::Ast);
+        assert_eq!(p("def f(n):\n    return n > 0\n", "def f(n):\n    return 0 < n\n"), Tier::Ast);
+        assert_eq!(p("def f(n):\n    return n >= -1\n", "def f(n):\n    return -1 <= n\n"), Tier::Ast);
+        assert_eq!(
+            p("def f(n):\n    return n == f'{g()}'\n", "def f(n):\n    return f'{g()}' == n\n"),
+            Tier::NeedsReview
+        );
+        assert_eq!(p("def f(a, b):\n    return a == b\n", "def f(a, b):\n    return b == a\n"), Tier::NeedsReview);
+        assert_eq!(
+            p("def f(a, b):\n    return a < b < 3\n", "def f(a, b):\n    return 3 > b > a\n"),
+            Tier::NeedsReview
+        );
     }
 
     #[test]

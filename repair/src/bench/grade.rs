@@ -262,8 +262,7 @@ fn is_literal(node: Node<'_>) -> bool {
         // Not an f-string: its interpolations run code.
         "string" => {
             let mut cursor = node.walk();
-            let literal = node.named_children(&mut cursor).all(|c| c.kind() != "interpolation");
-            literal
+            node.named_children(&mut cursor).all(|c| c.kind() != "interpolation")
         }
         // Java `operand`, Python `argument`.
         "unary_expression" | "unary_operator" => {

@@ -210,10 +210,12 @@ fn is_number(node: Node<'_>) -> bool {
 /// and literals, or a field access (`a.b`, Python `a.b`) on one side at most, so that no
 /// side has an effect or can throw what the other would (a call, an index, an assignment
 /// never mirrors):
-/// - Java `==`, `!=` and Python `is`, `is not`: any two such operands;
-/// - Java and Python `<`, `<=`, `>`, `>=` (mirrored: `0 < n` = `n > 0`) and Python `==`,
-///   `!=`: only with a literal on one side (Java's boxed operands unbox in order, and
-///   Python's `a == b` asks `a.__eq__` first, which a literal's type declines).
+/// - Java `==`, `!=`: any two such operands;
+/// - Java `<`, `<=`, `>`, `>=` (mirrored: `0 < n` = `n > 0`): only with a literal on one
+///   side (boxed operands unbox in order, and either may be `null`);
+/// - Python `is`, `is not`, `==`, `!=`, `<`, `<=`, `>`, `>=`: only with a literal on one side
+///   (a name may be unbound, so two names could raise different errors by order, and
+///   `a == b` asks `a.__eq__` first, which a literal's type declines).
 ///
 /// The equivalences every Java and Python semantics gives; the grade's AST tier counts such a
 /// patch as the developer's fix (QuixBugs DETECT_CYCLE: `hare == null` for `null==hare`).
@@ -238,8 +240,9 @@ fn mirrored<'t>(node: Node<'t>, text: &str) -> Option<(Node<'t>, String, Node<'t
         return None;
     }
     let java = node.kind() == "binary_expression";
-    let any_order = matches!((java, op.as_str()), (true, "==" | "!=") | (false, "is" | "is not"));
-    let with_literal = matches!(op.as_str(), "<" | "<=" | ">" | ">=") || (!java && matches!(op.as_str(), "==" | "!="));
+    let relational = matches!(op.as_str(), "<" | "<=" | ">" | ">=");
+    let any_order = java && matches!(op.as_str(), "==" | "!=");
+    let with_literal = relational || (!java && matches!(op.as_str(), "==" | "!=" | "is" | "is not"));
     (any_order || (with_literal && (is_literal(l) || is_literal(r)))).then_some((left, op, right))
 }
 
@@ -459,6 +462,7 @@ mod tests {
             Tier::NeedsReview
         );
         assert_eq!(p("def f(a, b):\n    return a == b\n", "def f(a, b):\n    return b == a\n"), Tier::NeedsReview);
+        assert_eq!(p("def f(a):\n    return a.x is b\n", "def f(a):\n    return b is a.x\n"), Tier::NeedsReview);
         assert_eq!(
             p("def f(a, b):\n    return a < b < 3\n", "def f(a, b):\n    return 3 > b > a\n"),
             Tier::NeedsReview

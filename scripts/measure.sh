@@ -27,6 +27,10 @@
 #                                       ../shared/data (built once into scratch/measure/index):
 #                                       >= 5 plausible without the index (measured 6); the compare of the two
 #                                       runs and report.html of each (~1.5 h plus the index build)
+#   scripts/measure.sh defects4j-fixrank  each of the 12 Defects4J Cli + JxPath bugs whose developer
+#                                       fix the templates made (--no-retrieval, perfect localization)
+#                                       still has it within 200 candidates; no test run (CI: 4 of
+#                                       them) (~5 min, setting the bugs up from git)
 #   scripts/measure.sh defects4j-validation  seconds per candidate validation on Defects4J Cli
 #                                       (patterns, perfect localization, 15 validations a bug,
 #                                       -j 1): median over every validation <= 3 s, with its 95 %
@@ -204,15 +208,16 @@ measure() {
     mine) whole_test shared_mine_defects4j_cli_rate && whole_test shared_mine_bugsinpy_tqdm_rate ;;
     defects4j-check) measure_defects4j_check ;;
     defects4j-patterns) measure_defects4j_patterns ;;
+    defects4j-fixrank) whole_test shared_defects4j_template_fixes_stay_within_budget ;;
     defects4j-validation) measure_defects4j_validation ;;
-    *) echo "error: unknown measurement '$1' (quixbugs-check, probes, newer-templates, embeddings, patterns, mine, defects4j-check, defects4j-patterns, defects4j-validation, all)" >&2; exit 2 ;;
+    *) echo "error: unknown measurement '$1' (quixbugs-check, probes, newer-templates, embeddings, patterns, mine, defects4j-check, defects4j-patterns, defects4j-fixrank, defects4j-validation, all)" >&2; exit 2 ;;
   esac
 }
 
 [ $# -ge 1 ] || { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2; }
 for name in "$@"; do
   if [ "$name" = all ]; then
-    for m in quixbugs-check probes newer-templates embeddings patterns mine defects4j-check defects4j-patterns defects4j-validation; do measure "$m"; done
+    for m in quixbugs-check probes newer-templates embeddings patterns mine defects4j-check defects4j-patterns defects4j-fixrank defects4j-validation; do measure "$m"; done
   else
     measure "$name"
   fi

@@ -1,14 +1,13 @@
 //! Where the developer's fix lies in the patterns strategy's whole candidate list, with no
 //! test run: every candidate of `--strategy patterns --no-retrieval` under perfect
-//! localization (the single edits in the prior's order, then the two-edit candidates, the
-//! covering ones first, as `Patterns::repair` orders them at a 200-validation budget, the
-//! single edits past it included), applied to the
-//! buggy file and graded against the developer's fixed file ([`repair::bench::grade`]).
+//! localization (`repair::strategies::patterns::perfect_localization_candidates`: the order
+//! `Patterns::repair` validates them in at a 200-validation budget, the single edits past it
+//! included), applied to the buggy file and graded against the developer's fixed file ([`repair::bench::grade`]).
 //! Prints one JSON line: how many candidates there are and the 1-based ranks of those graded
 //! `exact` or `ast` (empty when no candidate is the fix). Issue 32: which unfixed Defects4J
 //! bugs miss their fix by the budget (a rank past it) and which by the templates (no rank).
 //!
-//! `cargo run --release -p fixdex-repair --example patterns_fixrank -- BUGGY FIXED FIRST LAST [PROJECT]`
+//! `cargo run --release --workspace --example patterns_fixrank -- BUGGY FIXED FIRST LAST [PROJECT]`
 //!
 //! `PROJECT` is the buggy checkout's root (the project's classes, as the strategy scans
 //! them). Java only. An insertion point (lines holding no statement) is widened to the
@@ -16,8 +15,7 @@
 //! strategy skips, unvalidated, those javac would refuse where the syntax tree tells.
 use repair::Language;
 use repair::bench::grade::grade;
-use repair::fl::LineWeights;
-use repair::strategies::patterns::{order, pairs, templates};
+use repair::strategies::patterns::{perfect_localization_candidates, templates};
 
 /// The budget the pairs are made for (`--max-validations 200`, the issue's).
 const BUDGET: usize = 200;
@@ -31,34 +29,23 @@ fn main() {
     let read = |p: &str| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{p}: {e}"));
     let (text, developer) = (read(buggy), read(fixed));
     let lang = Language::Java;
-    let mut lines: (usize, usize) = (first.parse().expect("FIRST"), last.parse().expect("LAST"));
-    let widened = templates::insertion_point(&text, lang, lines);
-    if let Some(span) = widened {
-        lines = span;
-    }
+    let lines: (usize, usize) = (first.parse().expect("FIRST"), last.parse().expect("LAST"));
     let project =
         rest.first().map(|root| templates::ProjectTypes::scan(std::path::Path::new(root))).unwrap_or_default();
-    let edits = templates::edits_in(&text, lang, lines, &project);
-    let weights = LineWeights::Uniform;
-    let scores = order::scores(&edits, &[], &weights);
-    // As `Patterns::repair`'s `ends`: perfect localization over two or more lines, not widened.
-    let ends = (widened.is_none() && lines.1 > lines.0).then_some(lines);
-    // The strategy makes at most as many pairs as its budget (200), half of them covering.
-    let (two, covering) = pairs::two_edits(&text, &edits, &scores, BUDGET, ends);
-    let singles = order::order(&edits, &[], &weights).into_iter().map(|i| &edits[i]).collect();
-    let (ordered, _) = pairs::ends_first(singles, &two, covering, &text, ends);
-    let mut ranks = Vec::new();
-    for (rank, e) in ordered.iter().enumerate() {
+    let candidates = perfect_localization_candidates(&text, lang, lines, &project, BUDGET);
+    let mut fixes = Vec::new();
+    for (rank, e) in candidates.iter().enumerate() {
         let patched = format!("{}{}{}", &text[..e.start], e.replacement, &text[e.end..]);
         let tier = grade(&patched, &developer, Some(lang));
         if tier.correct() {
-            ranks.push(
+            fixes.push(
                 serde_json::json!({"rank": rank + 1, "tier": tier, "template": e.template, "summary": e.summary}),
             );
         }
     }
+    let widened = templates::insertion_point(&text, lang, lines);
     println!(
         "{}",
-        serde_json::json!({"lines": lines, "widened": widened.is_some(), "candidates": ordered.len(), "fixes": ranks})
+        serde_json::json!({"lines": widened.unwrap_or(lines), "widened": widened.is_some(), "candidates": candidates.len(), "fixes": fixes})
     );
 }

@@ -205,7 +205,8 @@ impl super::Strategy for Patterns {
         for e in edits.iter().chain(&transplants).chain(&pairs) {
             *generated.entry(e.template).or_default() += 1;
         }
-        let (ordered, covering) = validation_order(problem, (&edits, &hits), &transplants, (&pairs, covering), ends);
+        let place = (text.as_str(), problem.lines, &problem.weights);
+        let (ordered, covering) = validation_order(place, (&edits, &hits), &transplants, (&pairs, covering), ends);
         let mut search = Search::default();
         let ended = self.search(problem, session, &ordered, &mut search);
         session.report.details = Details::new(PatternsRecord {
@@ -237,17 +238,23 @@ impl super::Strategy for Patterns {
 /// the next statement (`widen`) is not the first to the last line the fix changes; the fix changes no line of that statement's (Defects4J Cli-11, whose
 /// single-edit patch its covering pairs pushed past the budget).
 fn ends(problem: &Problem, widened: bool) -> Option<(usize, usize)> {
-    let (first, last) = problem.lines;
     let by_lines = matches!(problem.bug.location, Location::Lines(..));
-    (by_lines && !widened && last > first && matches!(problem.weights, crate::fl::LineWeights::Uniform))
-        .then_some((first, last))
+    let uniform = matches!(problem.weights, crate::fl::LineWeights::Uniform);
+    ends_of(problem.lines, by_lines && uniform, widened)
+}
+
+/// [`ends`]' rule: `lines` when they are perfect localization's (`perfect`: located by lines,
+/// uniform weights), two or more, and not `widened`.
+fn ends_of((first, last): (usize, usize), perfect: bool, widened: bool) -> Option<(usize, usize)> {
+    (perfect && !widened && last > first).then_some((first, last))
 }
 
 /// The validation order of `edits` (ordered by `hits`, [`order`]), the `transplants` and
 /// the `pairs` (the first `covering` of which cover `ends`), and how many candidates lead
-/// it for covering `ends` ([`pairs::ends_first`]).
+/// it for covering `ends` ([`pairs::ends_first`]). `place` is the file's text, the localized
+/// lines and their suspiciousness.
 fn validation_order<'e>(
-    problem: &Problem,
+    (text, lines, weights): (&str, (usize, usize), &crate::fl::LineWeights),
     (edits, hits): (&'e [Edit], &[HitEdit]),
     transplants: &'e [Edit],
     (pairs, covering): (&'e [Edit], usize),
@@ -256,12 +263,43 @@ fn validation_order<'e>(
     let lead = edits.iter().filter(|e| order::concrete(e, hits)).count();
     let singles = transplant::then_templates(
         transplants,
-        order::order(edits, hits, &problem.weights).into_iter().map(|i| &edits[i]),
+        order::order(edits, hits, weights).into_iter().map(|i| &edits[i]),
         lead,
-        &problem.source,
-        problem.lines,
+        text,
+        lines,
     );
-    pairs::ends_first(singles, pairs, covering, &problem.source, ends)
+    pairs::ends_first(singles, pairs, covering, text, ends)
+}
+
+/// Every candidate `--strategy patterns --no-retrieval` makes for lines `lines` (1-based,
+/// inclusive) of `text` under perfect localization (a bug located by those lines, uniform
+/// suspiciousness), in the order [`Patterns::repair`] validates them at a budget of
+/// `max_validations`: the lines widened from an insertion point to its statement
+/// ([`templates::insertion_point`]), the single template edits by the prior ([`order`]) and
+/// then the two-edit candidates ([`pairs`], at most `max_validations` of them), those that
+/// change both ends of the lines first. No budget cut: the single edits past it are listed
+/// too. What the search skips unvalidated (a result already tried, a candidate javac would
+/// refuse where the syntax tree tells) is still in, so a candidate's 1-based position is an
+/// upper bound on the validations the search spends to reach it. Measures where the
+/// developer's fix lies without running a test (`repair/examples/patterns_fixrank.rs`,
+/// `scripts/d4j-fixrank.py`).
+#[must_use]
+pub fn perfect_localization_candidates(
+    text: &str,
+    language: crate::Language,
+    lines: (usize, usize),
+    project: &templates::ProjectTypes,
+    max_validations: usize,
+) -> Vec<Edit> {
+    let widened = templates::insertion_point(text, language, lines);
+    let lines = widened.unwrap_or(lines);
+    let edits = templates::edits_in(text, language, lines, project);
+    let weights = crate::fl::LineWeights::Uniform;
+    let ends = ends_of(lines, true, widened.is_some());
+    let scores = order::scores(&edits, &[], &weights);
+    let (pairs, covering) = pairs::two_edits(text, &edits, &scores, max_validations, ends);
+    let (ordered, _) = validation_order((text, lines, &weights), (&edits, &[]), &[], (&pairs, covering), ends);
+    ordered.into_iter().cloned().collect()
 }
 
 /// `problem` with its lines widened to the statement an insertion point precedes (or

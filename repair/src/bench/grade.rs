@@ -14,7 +14,7 @@
 //!    a block of one statement as the body of `if`/`else`/`for`/`while`/`do` replaced by
 //!    that statement, numeric literals' case (`10L` = `10l`, `0xFF` = `0xff`), and a
 //!    comparison's operands written in the other order where the order cannot change what
-//!    it computes or throws ([`mirrored`]: `null == x` = `x == null`, `0 < n` = `n > 0`,
+//!    it computes or throws (`mirrored`: `null == x` = `x == null`, `0 < n` = `n > 0`,
 //!    Python `None is x` = `x is None`).
 //! 3. [`Tier::NeedsReview`]: neither; a human must judge it (it may still be correct).
 //!

@@ -273,7 +273,7 @@ fn validation_order<'e>(
 
 /// Every candidate `--strategy patterns --no-retrieval` makes for lines `lines` (1-based,
 /// inclusive) of `text` under perfect localization (a bug located by those lines, uniform
-/// suspiciousness), in the order [`Patterns::repair`] validates them at a budget of
+/// suspiciousness), in the order [`Patterns`]' `repair` validates them at a budget of
 /// `max_validations`: the lines widened from an insertion point to its statement
 /// ([`templates::insertion_point`]), the single template edits by the prior ([`order`]) and
 /// then the two-edit candidates ([`pairs`], at most `max_validations` of them), those that

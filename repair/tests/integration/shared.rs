@@ -302,7 +302,7 @@ fn shared_defects4j_template_fixes_stay_within_budget() {
             at.map(|i| i + 1),
             candidates.len()
         );
-        if !at.is_some_and(|i| i < 200) {
+        if at.is_none_or(|i| i >= 200) {
             lost.push(format!("{bug}: the fix at {at:?}, was {measured}"));
         }
     }

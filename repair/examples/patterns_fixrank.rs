@@ -35,7 +35,7 @@ fn main() {
     let candidates = perfect_localization_candidates(&text, lang, lines, &project, BUDGET);
     let mut fixes = Vec::new();
     for (rank, e) in candidates.iter().enumerate() {
-        let patched = format!("{}{}{}", &text[..e.start], e.replacement, &text[e.end..]);
+        let patched = e.applied(&text);
         let tier = grade(&patched, &developer, Some(lang));
         if tier.correct() {
             fixes.push(

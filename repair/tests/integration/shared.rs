@@ -294,7 +294,7 @@ fn shared_defects4j_template_fixes_stay_within_budget() {
         let project = ProjectTypes::scan(&p.buggy);
         let candidates = perfect_localization_candidates(&text, Language::Java, span, &project, 200);
         let at = candidates.iter().position(|e| {
-            let patched = format!("{}{}{}", &text[..e.start], e.replacement, &text[e.end..]);
+            let patched = e.applied(&text);
             grade(&patched, &developer, Some(Language::Java)).correct()
         });
         eprintln!(

@@ -295,10 +295,6 @@ mod tests {
         p.summary.split_once("; ").is_some_and(|(a, b)| a == b)
     }
 
-    fn apply(text: &str, e: &Edit) -> String {
-        format!("{}{}{}", &text[..e.start], e.replacement, &text[e.end..])
-    }
-
     /// Two pairs whose products are equal in exact arithmetic but a rounding step apart in
     /// floats (`1/704` as `2/704/2` and as `3/704/3`) tie and come in source order, as the
     /// single edits' order does ([`order::tie_key`]).
@@ -403,8 +399,8 @@ mod tests {
             }
         }
         assert_eq!(best.0.0, 1, "the snippet has one change to make twice (`1` → `2`)");
-        assert_eq!(apply(text, &pairs[0]), best.1);
-        let results: std::collections::HashSet<String> = pairs.iter().map(|p| apply(text, p)).collect();
+        assert_eq!(pairs[0].applied(text), best.1);
+        let results: std::collections::HashSet<String> = pairs.iter().map(|p| p.applied(text)).collect();
         assert_eq!(results.len(), pairs.len(), "no two pairs make the same text");
     }
 

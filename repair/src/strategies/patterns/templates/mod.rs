@@ -258,6 +258,19 @@ pub struct Edit {
     pub from: Option<String>,
 }
 
+impl Edit {
+    /// `text`, the whole file the edit was made on, with the edit made: bytes
+    /// `start..end` replaced by `replacement`.
+    ///
+    /// # Panics
+    /// When `start..end` is not a range of `text` on character boundaries (the edit was made
+    /// on another text).
+    #[must_use]
+    pub fn applied(&self, text: &str) -> String {
+        format!("{}{}{}", &text[..self.start], self.replacement, &text[self.end..])
+    }
+}
+
 /// Most identifier replacements per method (they grow with the square of its identifiers).
 const MAX_IDENTIFIER_EDITS: usize = 400;
 
@@ -1547,7 +1560,7 @@ pub(super) mod testing {
 
     /// `text` with `e` applied.
     pub(crate) fn apply(text: &str, e: &Edit) -> String {
-        format!("{}{}{}", &text[..e.start], e.replacement, &text[e.end..])
+        e.applied(text)
     }
 
     /// Whether `text` parses as `language` without a syntax error.

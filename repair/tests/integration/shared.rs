@@ -199,6 +199,15 @@ fn shared_tracerepair_auto_probes_compile_on_quixbugs() {
     assert!(ok * 100 >= rows.len() * 95, "{ok} of {} compiled", rows.len());
 }
 
+/// A Defects4J harness over Defects4J's metadata and the development set's git bundles (Cli
+/// and JxPath) in ../shared, setting bugs up under `work`.
+fn dev_set_harness(work: &Path) -> repair::bench::defects4j::Harness {
+    let mut h = repair::bench::defects4j::Harness::new(&shared_path("benchmarks/defects4j/projects"), work);
+    h.repos.insert("Cli".into(), shared_path("repos/commons-cli.bundle"));
+    h.repos.insert("JxPath".into(), shared_path("repos/commons-jxpath.bundle"));
+    h
+}
+
 /// The Defects4J harness on the development set (Cli and JxPath from their git bundles and
 /// Defects4J's metadata): a seeded sample of `FIXDEX_SAMPLE` bugs (default 4: half from each
 /// project) is set up from git, built with javac against the shipped jar table and passes
@@ -207,12 +216,8 @@ fn shared_tracerepair_auto_probes_compile_on_quixbugs() {
 /// defects4j-check`.
 #[test]
 fn shared_defects4j_gold_check_sample() {
-    use repair::bench::defects4j::Harness;
-    let meta = shared_path("benchmarks/defects4j/projects");
     let work = tempfile::tempdir().unwrap();
-    let mut h = Harness::new(&meta, work.path());
-    h.repos.insert("Cli".into(), shared_path("repos/commons-cli.bundle"));
-    h.repos.insert("JxPath".into(), shared_path("repos/commons-jxpath.bundle"));
+    let h = dev_set_harness(work.path());
     let seed = crate::common::sample_seed();
     let per_project = crate::common::sample_size().max(2) / 2;
     let mut bugs = Vec::new();
@@ -270,14 +275,10 @@ pub const D4J_FIXES: [(&str, usize); 12] = [
 #[test]
 fn shared_defects4j_template_fixes_stay_within_budget() {
     use repair::Language;
-    use repair::bench::defects4j::Harness;
     use repair::bench::grade::grade;
     use repair::strategies::patterns::{perfect_localization_candidates, templates::ProjectTypes};
-    let meta = shared_path("benchmarks/defects4j/projects");
     let work = tempfile::tempdir().unwrap();
-    let mut h = Harness::new(&meta, work.path());
-    h.repos.insert("Cli".into(), shared_path("repos/commons-cli.bundle"));
-    h.repos.insert("JxPath".into(), shared_path("repos/commons-jxpath.bundle"));
+    let h = dev_set_harness(work.path());
     let mut sample = D4J_FIXES.to_vec();
     fastrand::Rng::with_seed(crate::common::sample_seed()).shuffle(&mut sample);
     sample.truncate(crate::common::sample_size().max(1));

@@ -135,6 +135,11 @@ pub struct Validator {
     pub fail_fast: Option<CommandSpec>,
 }
 
+/// The exit code of a test command that timed out by itself (`timeout(1)`'s, and the Defects4J
+/// runner's past its first phase's limit): the verdict is [`Verdict::Timeout`], as when
+/// fixdex's own limit kills it.
+pub const TIMED_OUT_CODE: i32 = 124;
+
 /// The lower bound of an adapted candidate timeout ([`Validator::adapted`]): 10 s, so that a
 /// slow start (a JVM under load) is never taken for a hang.
 pub const ADAPTED_TIMEOUT_FLOOR: Duration = Duration::from_secs(10);
@@ -201,7 +206,9 @@ impl Validator {
         let combined = run.combined();
         let verdict = match run.exit {
             Exit::Code(0) => Verdict::Plausible,
-            Exit::TimedOut => Verdict::Timeout,
+            // 124: timeout(1)'s code, which the Defects4J runner exits with past its first
+            // phase's limit.
+            Exit::TimedOut | Exit::Code(TIMED_OUT_CODE) => Verdict::Timeout,
             _ if self.build.is_none() && looks_like_compile_error(&combined) => Verdict::CompileError,
             _ => Verdict::TestFailure,
         };
@@ -273,6 +280,9 @@ mod tests {
         assert_eq!(v(Some("true"), "exit 1").validate(dir.path()).unwrap().verdict, Verdict::TestFailure);
         assert_eq!(v(None, "sleep 5").validate(dir.path()).unwrap().verdict, Verdict::Timeout);
         assert_eq!(v(Some("sleep 5"), "true").validate(dir.path()).unwrap().verdict, Verdict::Timeout);
+        // A test command that timed out by itself (timeout(1), the Defects4J runner's limit).
+        let own = v(None, "echo '1) loops(T)'; exit 124").validate(dir.path()).unwrap();
+        assert_eq!((own.verdict, own.test.unwrap().exit), (Verdict::Timeout, Exit::Code(TIMED_OUT_CODE)));
         // Test-only commands: compile errors recognised from the output.
         let py = v(None, "echo 'E   SyntaxError: invalid syntax'; exit 2").validate(dir.path()).unwrap();
         assert_eq!(py.verdict, Verdict::CompileError);

@@ -348,6 +348,35 @@ fn own_history_keeps_the_projects_fixes_from_before_the_bug_and_nothing_later() 
     assert!(e.contains("no repository for Demo") && e.contains("--repo Demo="), "{e}");
 }
 
+/// A candidate that makes the trigger test loop is a timeout at the runner's first-phase
+/// limit (10 s here, the floor: the demo's trigger takes milliseconds on the fixed version),
+/// reported against the looping test, not at the whole run's limit (300 s here, where the
+/// test would fail by its harness's own timeout).
+#[test]
+fn a_candidate_whose_trigger_loops_times_out_at_the_first_phase_limit() {
+    let root = tempfile::tempdir().unwrap();
+    let (meta, _, bundle) = demo(root.path());
+    let h = harness(root.path(), &meta, &bundle);
+    let p = h.prepare(&"Demo-1".parse().unwrap()).unwrap();
+    assert!(p.check.fixed_trigger_ms > 0 && p.check.fixed_trigger_ms <= p.check.fixed_test_ms, "{:?}", p.check);
+    assert_eq!(p.first_phase_limit(), Some(repair::validate::ADAPTED_TIMEOUT_FLOOR));
+    let candidate = root.path().join("candidate");
+    std::fs::create_dir_all(candidate.join("src/java/demo")).unwrap();
+    let looping =
+        CALC.replace("return a > b ? a : b;", "while (a == a) {\n            a = a ^ 1;\n        }\n        return b;");
+    std::fs::write(candidate.join("src/java/demo/Calc.java"), looping).unwrap();
+    let v = p.validator(std::time::Duration::from_secs(300)).validate(&candidate).unwrap();
+    assert_eq!(v.verdict, repair::validate::Verdict::Timeout, "{}", v.feedback(2000));
+    let test = v.test.as_ref().unwrap();
+    assert_eq!(test.exit, repair::validate::Exit::Code(repair::validate::TIMED_OUT_CODE), "{}", v.feedback(2000));
+    assert!(v.feedback(4000).contains("timed out after 10000 milliseconds"), "{}", v.feedback(4000));
+    assert!(v.failing_tests.iter().any(|t| t.contains("testMax")), "{:?}", v.failing_tests);
+    // The fixed version's code passes under the same limit: the limit is not a false alarm.
+    std::fs::write(candidate.join("src/java/demo/Calc.java"), CALC).unwrap();
+    let fixed = p.validator(std::time::Duration::from_secs(300)).validate(&candidate).unwrap();
+    assert_eq!(fixed.verdict, repair::validate::Verdict::Plausible, "{}", fixed.feedback(2000));
+}
+
 #[test]
 fn patterns_repairs_a_bug_into_a_run_folder_graded_exact_and_resume_skips_it() {
     let root = tempfile::tempdir().unwrap();

@@ -44,6 +44,13 @@ pub struct Check {
     /// Wall time of the fixed version's run of the trigger and relevant tests, ms: the
     /// reference a candidate's time limit is scaled from.
     pub fixed_test_ms: u64,
+    /// Wall time of the fixed version's trigger tests alone (the runner's first phase), ms:
+    /// the reference of a candidate's first-phase limit ([`Prepared::validator`]); 0 in a
+    /// check made before it was measured (no such limit then).
+    ///
+    /// [`Prepared::validator`]: super::validation::Prepared::validator
+    #[serde(default)]
+    pub fixed_trigger_ms: u64,
     /// Wall time of the whole check (checkout and builds included when it made them), s.
     pub seconds: f64,
 }
@@ -82,17 +89,20 @@ pub(super) fn run(harness: &Harness, p: &Prepared, fingerprint: &str, started: I
         dropped_tests: p.check.dropped_tests.clone(),
         ..Check::default()
     };
+    // Two phases, as a candidate's run: the first one's time is the trigger tests' own.
     let mut tests = p.meta.triggers.clone();
+    tests.push("--".into());
     tests.extend(p.relevant());
-    let (fixed_failing, fixed_ms) = match run_tests(harness, p, "fixed", &tests)? {
+    let (fixed_failing, fixed_ms, phases) = match run_tests(harness, p, "fixed", &tests)? {
         Ok(found) => found,
         Err(why) => return Ok(Check { reason: Some(format!("fixed version: {why}")), ..check }),
     };
     check.fixed_test_ms = fixed_ms;
+    check.fixed_trigger_ms = phases.first().copied().unwrap_or(0);
     let broken: Vec<&String> = p.meta.triggers.iter().filter(|t| fixed_failing.contains(t)).collect();
     check.excluded = fixed_failing.iter().filter(|t| !p.meta.triggers.contains(t)).cloned().collect();
     let buggy_failing = match run_tests(harness, p, "buggy", &p.meta.triggers)? {
-        Ok((failing, _)) => failing,
+        Ok((failing, ..)) => failing,
         Err(why) => return Ok(Check { reason: Some(format!("buggy version: {why}")), ..check }),
     };
     check.failing_triggers = p.meta.triggers.iter().filter(|t| buggy_failing.contains(t)).cloned().collect();
@@ -108,17 +118,21 @@ pub(super) fn run(harness: &Harness, p: &Prepared, fingerprint: &str, started: I
     Ok(check)
 }
 
-/// The failing tests (`Class::method`) of `tests` on `version` and the run's wall time, ms;
-/// `Err(why)` when the run timed out or died without a result.
+/// The failing tests (`Class::method`) of `tests` (phases split by `--`) on `version`, the
+/// run's wall time and each phase's that ran (the runner's `--timings`), ms; `Err(why)` when
+/// the run timed out or died without a result.
 fn run_tests(
     harness: &Harness,
     p: &Prepared,
     version: &str,
     tests: &[String],
-) -> Result<Result<(Vec<String>, u64), String>, D4jError> {
+) -> Result<Result<(Vec<String>, u64, Vec<u64>), String>, D4jError> {
     let failures = p.dir.join(format!("{version}-failures.txt"));
+    let timings = p.dir.join(format!("{version}-timings.txt"));
     let _ = std::fs::remove_file(&failures);
+    let _ = std::fs::remove_file(&timings);
     let mut args = vec!["--failures".to_string(), failures.display().to_string()];
+    args.extend(["--timings".to_string(), timings.display().to_string()]);
     args.extend(tests.iter().cloned());
     let dir = p.dir.join(version);
     let run =
@@ -145,7 +159,11 @@ fn run_tests(
         Err(e) => return Ok(Err(format!("the runner wrote no failure list ({e})"))),
     };
     let _ = std::fs::remove_file(&failures);
-    Ok(Ok((failing, run.wall_ms)))
+    let phases = std::fs::read_to_string(&timings)
+        .map(|text| text.lines().filter_map(|l| l.trim().parse().ok()).collect())
+        .unwrap_or_default();
+    let _ = std::fs::remove_file(&timings);
+    Ok(Ok((failing, run.wall_ms, phases)))
 }
 
 fn plural(n: usize) -> &'static str {

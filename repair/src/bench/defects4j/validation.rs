@@ -8,7 +8,9 @@
 //! for a bug spread over two classes when a candidate changes one); the test step puts
 //! `.fixdex-classes` first on the class path and runs the trigger tests, then, only when
 //! they pass, the relevant test classes without the tests that fail on the fixed version,
-//! in one JVM (`FixdexJUnitRunner`'s two phases).
+//! in one JVM (`FixdexJUnitRunner`'s two phases). The trigger tests' phase has its own limit,
+//! scaled from their time on the fixed version ([`Prepared::first_phase_limit`]): a candidate
+//! that makes one loop is a timeout within seconds.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -148,6 +150,9 @@ impl Prepared {
         build.push(class_path(&[vec![self.classes.join("buggy")], self.jars.clone()].concat()));
         build.extend(JAVAC_FLAGS.iter().map(|s| (*s).to_string()));
         let mut args = vec!["--exclude".to_string(), self.dir.join("excluded.txt").display().to_string()];
+        if let Some(limit) = self.first_phase_limit() {
+            args.extend(["--first-phase-limit-ms".to_string(), limit.as_millis().to_string()]);
+        }
         args.extend(self.check.failing_triggers.iter().cloned());
         args.push("--".into());
         args.extend(self.relevant());
@@ -159,6 +164,24 @@ impl Prepared {
             reference: (self.check.fixed_test_ms > 0).then(|| Duration::from_millis(self.check.fixed_test_ms)),
             fail_fast: None,
         }
+    }
+
+    /// The first phase's limit of a candidate's test run (the runner's
+    /// `--first-phase-limit-ms`): `max(ADAPTED_TIMEOUT_FLOOR, DEFAULT_TIMEOUT_FACTOR × t)`, `t`
+    /// the fixed version's trigger tests' time ([`Check::fixed_trigger_ms`]); `None` when the
+    /// check has no such time. Past it the running trigger test fails as timed out and the
+    /// run ends with [`crate::validate::Verdict::Timeout`], so that a candidate that makes a
+    /// trigger test loop (a deleted `next()`, a flipped loop condition) costs seconds, not the
+    /// whole run's limit, which is scaled from every relevant test's time (on Defects4J
+    /// JxPath, 45–60 s a hang, half of a 10-minute search spent on 5–8 hangs). The factor and
+    /// floor are those of [`crate::validate::Validator::adapted`].
+    #[must_use]
+    pub fn first_phase_limit(&self) -> Option<Duration> {
+        (self.check.fixed_trigger_ms > 0).then(|| {
+            let scaled =
+                Duration::from_millis(self.check.fixed_trigger_ms).mul_f64(crate::validate::DEFAULT_TIMEOUT_FACTOR);
+            scaled.max(crate::validate::ADAPTED_TIMEOUT_FLOOR)
+        })
     }
 
     /// The relevant test classes that run: those of the metadata whose source compiled

@@ -349,7 +349,7 @@ fn own_history_keeps_the_projects_fixes_from_before_the_bug_and_nothing_later() 
 }
 
 /// A candidate that makes the trigger test loop is a timeout at the runner's first-phase
-/// limit (10 s here, the floor: the demo's trigger takes milliseconds on the fixed version),
+/// limit (5 s here, the floor: the demo's trigger takes milliseconds on the fixed version),
 /// reported against the looping test, not at the whole run's limit (300 s here, where the
 /// test would fail by its harness's own timeout).
 #[test]
@@ -359,7 +359,7 @@ fn a_candidate_whose_trigger_loops_times_out_at_the_first_phase_limit() {
     let h = harness(root.path(), &meta, &bundle);
     let p = h.prepare(&"Demo-1".parse().unwrap()).unwrap();
     assert!(p.check.fixed_trigger_ms > 0 && p.check.fixed_trigger_ms <= p.check.fixed_test_ms, "{:?}", p.check);
-    assert_eq!(p.first_phase_limit(), Some(repair::validate::ADAPTED_TIMEOUT_FLOOR));
+    assert_eq!(p.first_phase_limit(), Some(repair::bench::defects4j::validation::FIRST_PHASE_FLOOR));
     let candidate = root.path().join("candidate");
     std::fs::create_dir_all(candidate.join("src/java/demo")).unwrap();
     let looping =
@@ -369,7 +369,7 @@ fn a_candidate_whose_trigger_loops_times_out_at_the_first_phase_limit() {
     assert_eq!(v.verdict, repair::validate::Verdict::Timeout, "{}", v.feedback(2000));
     let test = v.test.as_ref().unwrap();
     assert_eq!(test.exit, repair::validate::Exit::Code(repair::validate::TIMED_OUT_CODE), "{}", v.feedback(2000));
-    assert!(v.feedback(4000).contains("timed out after 10000 milliseconds"), "{}", v.feedback(4000));
+    assert!(v.feedback(4000).contains("timed out after 5000 milliseconds"), "{}", v.feedback(4000));
     assert!(v.failing_tests.iter().any(|t| t.contains("testMax")), "{:?}", v.failing_tests);
     // The fixed version's code passes under the same limit: the limit is not a false alarm.
     std::fs::write(candidate.join("src/java/demo/Calc.java"), CALC).unwrap();

@@ -55,6 +55,13 @@ rm -f .fixdex-diff
 exec javac "$@" -encoding "$enc" -d .fixdex-classes -cp "$cp" @.fixdex-changed
 "#;
 
+/// The lower bound of a candidate's first-phase limit ([`Prepared::first_phase_limit`]): 5 s,
+/// half of [`crate::validate::ADAPTED_TIMEOUT_FLOOR`], which also covers the JVM's start and
+/// the build; the runner counts from its own start. Defects4J trigger tests take 0.1–1 s on
+/// the fixed version (JxPath-19's 0.25 s), so 5 s is 5–50× that, where a loaded machine is
+/// not taken for a hang; at 10 s JxPath-19's 21 looping candidates took 250 of its 600 s.
+pub const FIRST_PHASE_FLOOR: Duration = Duration::from_secs(5);
+
 /// Where a repair of a Defects4J bug starts (recorded with every number).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Localization {
@@ -167,20 +174,20 @@ impl Prepared {
     }
 
     /// The first phase's limit of a candidate's test run (the runner's
-    /// `--first-phase-limit-ms`): `max(ADAPTED_TIMEOUT_FLOOR, DEFAULT_TIMEOUT_FACTOR × t)`, `t`
+    /// `--first-phase-limit-ms`): `max(FIRST_PHASE_FLOOR, DEFAULT_TIMEOUT_FACTOR × t)`, `t`
     /// the fixed version's trigger tests' time ([`Check::fixed_trigger_ms`]); `None` when the
     /// check has no such time. Past it the running trigger test fails as timed out and the
     /// run ends with [`crate::validate::Verdict::Timeout`], so that a candidate that makes a
     /// trigger test loop (a deleted `next()`, a flipped loop condition) costs seconds, not the
     /// whole run's limit, which is scaled from every relevant test's time (on Defects4J
-    /// JxPath, 45–60 s a hang, half of a 10-minute search spent on 5–8 hangs). The factor and
-    /// floor are those of [`crate::validate::Validator::adapted`].
+    /// JxPath, 45–60 s a hang, half of a 10-minute search spent on 5–8 hangs). The factor is
+    /// [`crate::validate::Validator::adapted`]'s.
     #[must_use]
     pub fn first_phase_limit(&self) -> Option<Duration> {
         (self.check.fixed_trigger_ms > 0).then(|| {
             let scaled =
                 Duration::from_millis(self.check.fixed_trigger_ms).mul_f64(crate::validate::DEFAULT_TIMEOUT_FACTOR);
-            scaled.max(crate::validate::ADAPTED_TIMEOUT_FLOOR)
+            scaled.max(FIRST_PHASE_FLOOR)
         })
     }
 

@@ -43,6 +43,32 @@ pub use crate::Language as Lang;
 /// The toolchain defaults and discovery, re-exported from [`crate::validate::toolchain`] where they live.
 pub use crate::validate::toolchain::{DEFAULT_JUNIT_CP, python_from_env};
 
+/// The lower bound of a calibrated Python per-test limit ([`Runner::per_test_limit`]): 2 s,
+/// hundreds of times what a QuixBugs test takes, so that a loaded machine is never taken for
+/// a hang.
+pub const PER_TEST_FLOOR: Duration = Duration::from_secs(2);
+
+/// The slowest `<testcase time="…">` of a JUnit XML report (pytest's `--junitxml`); `None`
+/// when it has none.
+fn slowest_test(xml: &str) -> Option<Duration> {
+    xml.split("<testcase")
+        .skip(1)
+        .filter_map(|case| {
+            let attrs = &case[..case.find('>')?];
+            let at = attrs.find(" time=\"")? + " time=\"".len();
+            let value = &attrs[at..at + attrs[at..].find('"')?];
+            value.parse::<f64>().ok().filter(|t| t.is_finite() && *t >= 0.0)
+        })
+        .reduce(f64::max)
+        .map(Duration::from_secs_f64)
+}
+
+/// `d` in seconds for pytest-timeout's `--timeout` (a float it accepts): `2`, `2.5`.
+fn seconds(d: Duration) -> String {
+    let s = format!("{:.3}", d.as_secs_f64());
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// Support files of the Java benchmark that are not programs.
 const JAVA_SUPPORT: &[&str] = &["Node", "WeightedEdge"];
 /// Support files of the Python benchmark that are not programs.
@@ -252,8 +278,55 @@ impl Runner {
     }
 
     /// The build and test commands of `program`; Python's also with pytest's `--exitfirst`
-    /// ([`Validator::fail_fast`]).
+    /// ([`Validator::fail_fast`]), each Python test limited to [`Runner::per_test_timeout_s`].
     pub fn validator(&self, program: &Program) -> Validator {
+        self.validator_with(program, Duration::from_secs(u64::from(self.per_test_timeout_s)))
+    }
+
+    /// [`Runner::validator`] for a repair's candidates: Python's per-test limit is
+    /// [`Runner::per_test_limit`], scaled from the correct version's slowest test, so that a
+    /// candidate that keeps a test looping costs about 2 s, not 10 (on the whole Python set,
+    /// 107 of 4,478 candidates hung, 1,100 s of 2,918 s of validation, 49 of them in `sqrt`,
+    /// whose 10-minute wall they filled). Java as [`Runner::validator`] (QuixBugs' JUnit
+    /// tests carry their own timeouts).
+    pub fn repair_validator(&self, program: &Program) -> Validator {
+        match self.lang {
+            Lang::Java => self.validator(program),
+            Lang::Python => self.validator_with(program, self.per_test_limit(program)),
+        }
+    }
+
+    /// Python: the per-test limit of `program`'s candidates, `max(PER_TEST_FLOOR,
+    /// DEFAULT_TIMEOUT_FACTOR × t)` capped at [`Runner::per_test_timeout_s`], `t` the slowest
+    /// test of the correct version (QuixBugs' own `pytest --correct`, run once in the
+    /// benchmark root, which it leaves as it is: no cache, no bytecode, the JUnit XML in a
+    /// temporary folder). The factor is [`Validator::adapted`]'s. [`Runner::per_test_timeout_s`]
+    /// when that run fails, times out or reports no test (a root whose `conftest.py` has no
+    /// `--correct`): the limit is never tighter than what the correct version was seen to need.
+    pub fn per_test_limit(&self, program: &Program) -> Duration {
+        let cap = Duration::from_secs(u64::from(self.per_test_timeout_s));
+        let Ok(tmp) = tempfile::tempdir() else { return cap };
+        let xml = tmp.path().join("correct.xml");
+        let argv = vec![
+            self.python.to_string_lossy().into_owned(),
+            "-m".into(),
+            "pytest".into(),
+            "-q".into(),
+            "-p".into(),
+            "no:cacheprovider".into(),
+            "--correct".into(),
+            format!("--timeout={}", self.per_test_timeout_s),
+            format!("--junitxml={}", xml.display()),
+            program.test.to_string_lossy().into_owned(),
+        ];
+        let env = vec![(OsString::from("PYTHONDONTWRITEBYTECODE"), OsString::from("1"))];
+        let passed = crate::validate::run_command(&CommandSpec::Argv(argv), &self.root, &env, self.timeout)
+            .is_ok_and(|run| run.exit == crate::validate::Exit::Code(0));
+        let slowest = std::fs::read_to_string(&xml).ok().filter(|_| passed).and_then(|x| slowest_test(&x));
+        slowest.map_or(cap, |t| t.mul_f64(crate::validate::DEFAULT_TIMEOUT_FACTOR).max(PER_TEST_FLOOR).min(cap))
+    }
+
+    fn validator_with(&self, program: &Program, per_test: Duration) -> Validator {
         let (build, test, fail_fast) = match self.lang {
             Lang::Java => {
                 let class = format!("java_testcases.junit.{}_TEST", program.name);
@@ -290,7 +363,7 @@ impl Runner {
                     "-q".into(),
                     "-p".into(),
                     "no:cacheprovider".into(),
-                    format!("--timeout={}", self.per_test_timeout_s),
+                    format!("--timeout={}", seconds(per_test)),
                     program.test.to_string_lossy().into_owned(),
                 ];
                 // pytest's --exitfirst: a candidate that keeps a hanging test costs one

@@ -29,6 +29,53 @@ fn discovers_programs_and_tests() {
     assert!(e.to_string().contains("unknown java program `NOPE` (known: SPIN, SUM_TO)"), "{e}");
 }
 
+/// A Python repair's per-test limit comes from the correct version (QuixBugs' `--correct`):
+/// its tests take milliseconds, so the limit is the 2 s floor, and the buggy `spin` loops into
+/// it (pytest-timeout's own words name the limit); a root whose `conftest.py` has no
+/// `--correct` keeps the configured limit (3 s here). The root is left as it was.
+#[test]
+fn python_repairs_limit_each_test_from_the_correct_versions_time() {
+    let r = runner(Lang::Python);
+    let spin = quixbugs::discover(&minibugs(), Lang::Python).unwrap().remove(0);
+    assert_eq!(spin.name, "spin");
+    assert_eq!(r.per_test_limit(&spin), quixbugs::PER_TEST_FLOOR);
+    let scratch = r.scratch().unwrap();
+    let v = r.repair_validator(&spin).validate(scratch.root()).unwrap();
+    assert_eq!(v.verdict, Verdict::TestFailure, "{}", v.feedback(2000));
+    assert!(
+        v.feedback(4000).contains("Timeout (>2.0s)") || v.feedback(4000).contains("Timeout >2.0s"),
+        "{}",
+        v.feedback(4000)
+    );
+    // The plain validator keeps the configured limit.
+    let plain = r.validator(&spin).validate(scratch.root()).unwrap();
+    assert!(plain.feedback(4000).contains(">3.0s"), "{}", plain.feedback(4000));
+    // No `--correct` in the root's conftest: the configured limit.
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("minibugs");
+    let status = std::process::Command::new("cp").arg("-R").arg(minibugs()).arg(&copy).status().unwrap();
+    assert!(status.success());
+    std::fs::write(copy.join("conftest.py"), "# no --correct here\n").unwrap();
+    let mut other = runner(Lang::Python);
+    other.root = copy.clone();
+    assert_eq!(other.per_test_limit(&spin), Duration::from_secs(3));
+    let left: Vec<_> =
+        walk(&minibugs()).into_iter().filter(|p| p.contains("__pycache__") || p.ends_with(".xml")).collect();
+    assert!(left.is_empty(), "the calibration wrote into the root: {left:?}");
+}
+
+fn walk(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        out.push(p.display().to_string());
+        if p.is_dir() {
+            out.extend(walk(&p));
+        }
+    }
+    out
+}
+
 /// Buggy programs fail (a failing assertion; an endless loop killed by the test timeout), and
 /// the ground-truth diffs applied through the patch path make both plausible.
 #[test]

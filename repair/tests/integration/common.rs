@@ -36,15 +36,16 @@ pub fn sample_size() -> usize {
     }
 }
 
-/// The seed of the shared suites' QuixBugs samples: `FIXDEX_SAMPLE_SEED` when set (to try
-/// other programs), else 28. Prints the sample's size and seed.
-pub fn sample_seed() -> u64 {
+/// The seed of the shared suites' samples (QuixBugs programs, Defects4J bugs):
+/// `FIXDEX_SAMPLE_SEED` when set (to try others), else 28. Prints `what` (the sample, as the
+/// test draws it) with the size and seed.
+pub fn sample_seed(what: &str) -> u64 {
     let seed = std::env::var("FIXDEX_SAMPLE_SEED").map_or(28, |s| s.parse().expect("FIXDEX_SAMPLE_SEED: an integer"));
     let size = match sample_size() {
         usize::MAX => "all".to_string(),
         n => n.to_string(),
     };
-    eprintln!("QuixBugs sample: {size} programs per language, seed {seed} (FIXDEX_SAMPLE, FIXDEX_SAMPLE_SEED)");
+    eprintln!("{what}: FIXDEX_SAMPLE {size}, seed {seed} (FIXDEX_SAMPLE, FIXDEX_SAMPLE_SEED)");
     seed
 }
 

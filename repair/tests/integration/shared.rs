@@ -62,7 +62,7 @@ fn shared_quixbugs_ground_truth_oracle_sample() {
     use repair::bench::quixbugs::{self, GroundTruth, Lang, Runner};
     let root = shared_path("benchmarks/quixbugs");
     let truth = GroundTruth::load(&shared_path("data/quixbugs.jsonl")).unwrap();
-    let seed = crate::common::sample_seed();
+    let seed = crate::common::sample_seed("QuixBugs sample (programs per language)");
     for lang in [Lang::Java, Lang::Python] {
         let runner = Runner::new(&root, lang, std::time::Duration::from_secs(30)).unwrap_or_else(|e| panic!("{e}"));
         let programs = quixbugs::discover(&root, lang).unwrap();
@@ -174,7 +174,7 @@ fn shared_tracerepair_auto_probes_compile_on_quixbugs() {
     use repair::bench::quixbugs::{self, Lang};
     let root = shared_path("benchmarks/quixbugs");
     let tmp = tempfile::tempdir().unwrap();
-    let seed = crate::common::sample_seed();
+    let seed = crate::common::sample_seed("QuixBugs sample (programs per language)");
     let mut rows = Vec::new();
     let mut sampled = 0;
     for lang in [Lang::Java, Lang::Python] {
@@ -218,7 +218,7 @@ fn dev_set_harness(work: &Path) -> repair::bench::defects4j::Harness {
 fn shared_defects4j_gold_check_sample() {
     let work = tempfile::tempdir().unwrap();
     let h = dev_set_harness(work.path());
-    let seed = crate::common::sample_seed();
+    let seed = crate::common::sample_seed("Defects4J gold-check sample (half of it per project, at least 1)");
     let per_project = crate::common::sample_size().max(2) / 2;
     let mut bugs = Vec::new();
     for (project, count) in [("Cli", 39), ("JxPath", 22)] {
@@ -280,7 +280,7 @@ fn shared_defects4j_template_fixes_stay_within_budget() {
     let work = tempfile::tempdir().unwrap();
     let h = dev_set_harness(work.path());
     let mut sample = D4J_FIXES.to_vec();
-    fastrand::Rng::with_seed(crate::common::sample_seed()).shuffle(&mut sample);
+    fastrand::Rng::with_seed(crate::common::sample_seed("Defects4J fix-rank sample (bugs)")).shuffle(&mut sample);
     sample.truncate(crate::common::sample_size().max(1));
     sample.sort_unstable();
     let ids: Vec<_> = sample.iter().map(|(b, _)| h.select(b).unwrap().remove(0)).collect();

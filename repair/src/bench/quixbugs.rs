@@ -287,24 +287,31 @@ impl Runner {
     /// [`Runner::per_test_limit`], scaled from the correct version's slowest test, so that a
     /// candidate that keeps a test looping costs about 2 s, not 10 (on the whole Python set,
     /// 107 of 4,478 candidates hung, 1,100 s of 2,918 s of validation, 49 of them in `sqrt`,
-    /// whose 10-minute wall they filled). Java as [`Runner::validator`] (QuixBugs' JUnit
-    /// tests carry their own timeouts).
-    pub fn repair_validator(&self, program: &Program) -> Validator {
+    /// whose 10-minute wall they filled). Java as [`Runner::validator`]: most of QuixBugs'
+    /// JUnit tests carry their own `@Test(timeout = 3000)` (32 of 41 test classes); the graph
+    /// and linked-list ones do not, and are bounded by the candidate timeout alone.
+    ///
+    /// `factor` is the candidate timeout factor (`--candidate-timeout-factor`), which scales
+    /// this limit as it scales the candidate timeout.
+    pub fn repair_validator(&self, program: &Program, factor: f64) -> Validator {
         match self.lang {
             Lang::Java => self.validator(program),
-            Lang::Python => self.validator_with(program, self.per_test_limit(program)),
+            Lang::Python => self.validator_with(program, self.per_test_limit(program, factor)),
         }
     }
 
-    /// Python: the per-test limit of `program`'s candidates, `max(PER_TEST_FLOOR,
-    /// DEFAULT_TIMEOUT_FACTOR × t)` capped at [`Runner::per_test_timeout_s`], `t` the slowest
+    /// Python: the per-test limit of `program`'s candidates, `max(PER_TEST_FLOOR, factor × t)`
+    /// capped at [`Runner::per_test_timeout_s`], `factor` the candidate timeout factor (10 by
+    /// default, [`crate::validate::DEFAULT_TIMEOUT_FACTOR`]; not positive: the cap), `t` the slowest
     /// test of the correct version (QuixBugs' own `pytest --correct`, run once in the
     /// benchmark root, which it leaves as it is: no cache, no bytecode, the JUnit XML in a
-    /// temporary folder). The factor is [`Validator::adapted`]'s. [`Runner::per_test_timeout_s`]
-    /// when that run fails, times out or reports no test (a root whose `conftest.py` has no
+    /// temporary folder). [`Runner::per_test_timeout_s`] when that run fails, times out or reports no test (a root whose `conftest.py` has no
     /// `--correct`): the limit is never tighter than what the correct version was seen to need.
-    pub fn per_test_limit(&self, program: &Program) -> Duration {
+    pub fn per_test_limit(&self, program: &Program, factor: f64) -> Duration {
         let cap = Duration::from_secs(u64::from(self.per_test_timeout_s));
+        if !(factor.is_finite() && factor > 0.0) {
+            return cap;
+        }
         let Ok(tmp) = tempfile::tempdir() else { return cap };
         let xml = tmp.path().join("correct.xml");
         let argv = vec![
@@ -323,7 +330,9 @@ impl Runner {
         let passed = crate::validate::run_command(&CommandSpec::Argv(argv), &self.root, &env, self.timeout)
             .is_ok_and(|run| run.exit == crate::validate::Exit::Code(0));
         let slowest = std::fs::read_to_string(&xml).ok().filter(|_| passed).and_then(|x| slowest_test(&x));
-        slowest.map_or(cap, |t| t.mul_f64(crate::validate::DEFAULT_TIMEOUT_FACTOR).max(PER_TEST_FLOOR).min(cap))
+        slowest.map_or(cap, |t| {
+            Duration::try_from_secs_f64(t.as_secs_f64() * factor).unwrap_or(cap).max(PER_TEST_FLOOR).min(cap)
+        })
     }
 
     fn validator_with(&self, program: &Program, per_test: Duration) -> Validator {

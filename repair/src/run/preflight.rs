@@ -31,6 +31,7 @@ impl Session<'_> {
             wall_ms: pre.wall_ms,
             candidate_timeout_ms: u64::try_from(candidates.as_millis()).unwrap_or(u64::MAX),
             fail_fast: false,
+            candidate_test_command: self.candidate_test_command(),
         });
         if let Some(why) = nothing_to_repair(bug, &pre) {
             self.report.error = Some(why);

@@ -146,6 +146,12 @@ pub struct Preflight {
     /// buggy version has no pre-existing failures).
     #[serde(default)]
     pub fail_fast: bool,
+    /// The test command every candidate runs, as a shell line (the fail-fast one when
+    /// `fail_fast`): where the harnesses' own limits show, pytest's per-test `--timeout=`
+    /// (QuixBugs Python) and the Defects4J runner's `--first-phase-limit-ms`. Absent in
+    /// reports of earlier versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidate_test_command: Option<String>,
 }
 
 /// A model request whose reply was unusable; the run went on without it

@@ -541,6 +541,12 @@ impl<'a> Session<'a> {
         limit
     }
 
+    /// The test command of the candidates' validator as a shell line (`None` before
+    /// [`Session::adapt_validator`]).
+    pub(crate) fn candidate_test_command(&self) -> Option<String> {
+        self.candidate_validator.as_ref().map(|v| v.test.display())
+    }
+
     /// Makes the candidates run the validator's fail-fast test command
     /// ([`Validator::failing_fast`]) when it has one and no test failed on the buggy version
     /// that a plausible patch may leave failing (with one, a fail-fast run could stop at it
@@ -552,10 +558,11 @@ impl<'a> Session<'a> {
         else {
             return;
         };
-        self.candidate_validator = Some(fast);
         if let Some(p) = self.report.preflight.as_mut() {
             p.fail_fast = true;
+            p.candidate_test_command = Some(fast.test.display());
         }
+        self.candidate_validator = Some(fast);
     }
 
     /// How a strategy that searched to its end without a plausible patch ends the run:

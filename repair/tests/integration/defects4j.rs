@@ -359,13 +359,17 @@ fn a_candidate_whose_trigger_loops_times_out_at_the_first_phase_limit() {
     let h = harness(root.path(), &meta, &bundle);
     let p = h.prepare(&"Demo-1".parse().unwrap()).unwrap();
     assert!(p.check.fixed_trigger_ms > 0 && p.check.fixed_trigger_ms <= p.check.fixed_test_ms, "{:?}", p.check);
-    assert_eq!(p.first_phase_limit(), Some(repair::bench::defects4j::validation::FIRST_PHASE_FLOOR));
+    let factor = repair::validate::DEFAULT_TIMEOUT_FACTOR;
+    assert_eq!(p.first_phase_limit(factor), Some(repair::bench::defects4j::validation::FIRST_PHASE_FLOOR));
+    // `--candidate-timeout-factor 0`: no first-phase limit either.
+    assert_eq!(p.first_phase_limit(0.0), None);
+    assert!(!p.validator(std::time::Duration::from_secs(300), 0.0).test.display().contains("--first-phase-limit-ms"));
     let candidate = root.path().join("candidate");
     std::fs::create_dir_all(candidate.join("src/java/demo")).unwrap();
     let looping =
         CALC.replace("return a > b ? a : b;", "while (a == a) {\n            a = a ^ 1;\n        }\n        return b;");
     std::fs::write(candidate.join("src/java/demo/Calc.java"), looping).unwrap();
-    let v = p.validator(std::time::Duration::from_secs(300)).validate(&candidate).unwrap();
+    let v = p.validator(std::time::Duration::from_secs(300), factor).validate(&candidate).unwrap();
     assert_eq!(v.verdict, repair::validate::Verdict::Timeout, "{}", v.feedback(2000));
     let test = v.test.as_ref().unwrap();
     assert_eq!(test.exit, repair::validate::Exit::Code(repair::validate::TIMED_OUT_CODE), "{}", v.feedback(2000));
@@ -373,7 +377,7 @@ fn a_candidate_whose_trigger_loops_times_out_at_the_first_phase_limit() {
     assert!(v.failing_tests.iter().any(|t| t.contains("testMax")), "{:?}", v.failing_tests);
     // The fixed version's code passes under the same limit: the limit is not a false alarm.
     std::fs::write(candidate.join("src/java/demo/Calc.java"), CALC).unwrap();
-    let fixed = p.validator(std::time::Duration::from_secs(300)).validate(&candidate).unwrap();
+    let fixed = p.validator(std::time::Duration::from_secs(300), factor).validate(&candidate).unwrap();
     assert_eq!(fixed.verdict, repair::validate::Verdict::Plausible, "{}", fixed.feedback(2000));
 }
 

@@ -38,9 +38,12 @@ fn python_repairs_limit_each_test_from_the_correct_versions_time() {
     let r = runner(Lang::Python);
     let spin = quixbugs::discover(&minibugs(), Lang::Python).unwrap().remove(0);
     assert_eq!(spin.name, "spin");
-    assert_eq!(r.per_test_limit(&spin), quixbugs::PER_TEST_FLOOR);
+    let factor = repair::validate::DEFAULT_TIMEOUT_FACTOR;
+    assert_eq!(r.per_test_limit(&spin, factor), quixbugs::PER_TEST_FLOOR);
+    // `--candidate-timeout-factor 0`: the configured limit.
+    assert_eq!(r.per_test_limit(&spin, 0.0), Duration::from_secs(3));
     let scratch = r.scratch().unwrap();
-    let v = r.repair_validator(&spin).validate(scratch.root()).unwrap();
+    let v = r.repair_validator(&spin, factor).validate(scratch.root()).unwrap();
     assert_eq!(v.verdict, Verdict::TestFailure, "{}", v.feedback(2000));
     assert!(
         v.feedback(4000).contains("Timeout (>2.0s)") || v.feedback(4000).contains("Timeout >2.0s"),
@@ -57,8 +60,8 @@ fn python_repairs_limit_each_test_from_the_correct_versions_time() {
     assert!(status.success());
     std::fs::write(copy.join("conftest.py"), "# no --correct here\n").unwrap();
     let mut other = runner(Lang::Python);
-    other.root = copy.clone();
-    assert_eq!(other.per_test_limit(&spin), Duration::from_secs(3));
+    other.root = copy;
+    assert_eq!(other.per_test_limit(&spin, factor), Duration::from_secs(3));
     let left: Vec<_> =
         walk(&minibugs()).into_iter().filter(|p| p.contains("__pycache__") || p.ends_with(".xml")).collect();
     assert!(left.is_empty(), "the calibration wrote into the root: {left:?}");

@@ -173,7 +173,7 @@ impl Evaluation<'_> {
         let report = Workflow::new(
             self.client.get(),
             self.retriever.as_ref().map(|r| r.with_exclusion(exclusion)),
-            self.runner.repair_validator(p),
+            self.runner.repair_validator(p, self.config.candidate_timeout_factor),
             self.config.clone(),
         )
         .with_strategy(self.a.strategy.strategy()?)

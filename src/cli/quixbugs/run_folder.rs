@@ -112,7 +112,7 @@ fn repair_into(eval: &Evaluation<'_>, p: &Program, folder: &Path) -> BugRecord {
     let report = Workflow::new(
         eval.client.get(),
         eval.retriever.as_ref().map(|r| r.with_exclusion(exclusion)),
-        eval.runner.repair_validator(p),
+        eval.runner.repair_validator(p, eval.config.candidate_timeout_factor),
         eval.config.clone(),
     )
     .with_strategy(strategy)

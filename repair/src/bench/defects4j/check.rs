@@ -118,6 +118,9 @@ pub(super) fn run(harness: &Harness, p: &Prepared, fingerprint: &str, started: I
     Ok(check)
 }
 
+/// A test run's failing tests (`Class::method`), wall time and each phase's that ran, ms.
+type TestRun = (Vec<String>, u64, Vec<u64>);
+
 /// The failing tests (`Class::method`) of `tests` (phases split by `--`) on `version`, the
 /// run's wall time and each phase's that ran (the runner's `--timings`), ms; `Err(why)` when
 /// the run timed out or died without a result.
@@ -126,7 +129,7 @@ fn run_tests(
     p: &Prepared,
     version: &str,
     tests: &[String],
-) -> Result<Result<(Vec<String>, u64, Vec<u64>), String>, D4jError> {
+) -> Result<Result<TestRun, String>, D4jError> {
     let failures = p.dir.join(format!("{version}-failures.txt"));
     let timings = p.dir.join(format!("{version}-timings.txt"));
     let _ = std::fs::remove_file(&failures);

@@ -96,7 +96,7 @@ impl Repairer<'_> {
         let report = Workflow::new(
             self.client,
             self.retriever.as_ref().map(|r| r.with_exclusion(exclusion)),
-            prepared.validator(self.timeout),
+            prepared.validator(self.timeout, self.config.candidate_timeout_factor),
             self.config.clone(),
         )
         .with_strategy((self.strategy)())

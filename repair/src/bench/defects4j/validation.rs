@@ -149,7 +149,11 @@ impl Prepared {
     /// time is the reference a candidate's limit is scaled from
     /// ([`Validator::adapted`]).
     #[must_use]
-    pub fn validator(&self, timeout: Duration) -> Validator {
+    ///
+    /// `factor` is the candidate timeout factor ([`crate::run::config::RunConfig::candidate_timeout_factor`],
+    /// `--candidate-timeout-factor`), which also scales the first phase's limit
+    /// ([`Prepared::first_phase_limit`]).
+    pub fn validator(&self, timeout: Duration, factor: f64) -> Validator {
         let mut build = vec!["sh".to_string(), "-c".into(), BUILD_SCRIPT.into(), "fixdex-build".into()];
         build.push(self.buggy.join(&self.meta.src_dir).display().to_string());
         build.push(self.meta.src_dir.clone());
@@ -157,7 +161,7 @@ impl Prepared {
         build.push(class_path(&[vec![self.classes.join("buggy")], self.jars.clone()].concat()));
         build.extend(JAVAC_FLAGS.iter().map(|s| (*s).to_string()));
         let mut args = vec!["--exclude".to_string(), self.dir.join("excluded.txt").display().to_string()];
-        if let Some(limit) = self.first_phase_limit() {
+        if let Some(limit) = self.first_phase_limit(factor) {
             args.extend(["--first-phase-limit-ms".to_string(), limit.as_millis().to_string()]);
         }
         args.extend(self.check.failing_triggers.iter().cloned());
@@ -174,21 +178,23 @@ impl Prepared {
     }
 
     /// The first phase's limit of a candidate's test run (the runner's
-    /// `--first-phase-limit-ms`): `max(FIRST_PHASE_FLOOR, DEFAULT_TIMEOUT_FACTOR × t)`, `t`
-    /// the fixed version's trigger tests' time ([`Check::fixed_trigger_ms`]); `None` when the
-    /// check has no such time. Past it the running trigger test fails as timed out and the
+    /// `--first-phase-limit-ms`): `max(FIRST_PHASE_FLOOR, factor × t)`, `t` the fixed
+    /// version's trigger tests' time ([`Check::fixed_trigger_ms`]), `factor` the candidate
+    /// timeout factor (10 by default, [`crate::validate::DEFAULT_TIMEOUT_FACTOR`]); `None`
+    /// when the check has no such time or `factor` is not positive (0: every candidate gets
+    /// the whole `--test-timeout-s`, as [`crate::validate::Validator::adapted`] reads it). Past it the running trigger test fails as timed out and the
     /// run ends with [`crate::validate::Verdict::Timeout`], so that a candidate that makes a
     /// trigger test loop (a deleted `next()`, a flipped loop condition) costs seconds, not the
     /// whole run's limit, which is scaled from every relevant test's time (on Defects4J
-    /// JxPath, 45–60 s a hang, half of a 10-minute search spent on 5–8 hangs). The factor is
-    /// [`crate::validate::Validator::adapted`]'s.
+    /// JxPath, 45–60 s a hang, half of a 10-minute search spent on 5–8 hangs).
     #[must_use]
-    pub fn first_phase_limit(&self) -> Option<Duration> {
-        (self.check.fixed_trigger_ms > 0).then(|| {
-            let scaled =
-                Duration::from_millis(self.check.fixed_trigger_ms).mul_f64(crate::validate::DEFAULT_TIMEOUT_FACTOR);
-            scaled.max(FIRST_PHASE_FLOOR)
-        })
+    pub fn first_phase_limit(&self, factor: f64) -> Option<Duration> {
+        if self.check.fixed_trigger_ms == 0 || !(factor.is_finite() && factor > 0.0) {
+            return None;
+        }
+        let scaled =
+            Duration::try_from_secs_f64(self.check.fixed_trigger_ms as f64 / 1000.0 * factor).unwrap_or(Duration::MAX);
+        Some(scaled.max(FIRST_PHASE_FLOOR))
     }
 
     /// The relevant test classes that run: those of the metadata whose source compiled

@@ -12,7 +12,11 @@ exact or AST (no test run). Then the counts: bugs whose fix is a candidate withi
 past it, or no candidate at all.
 
     cargo build --release --locked --workspace --example patterns_fixrank
-    python3 scripts/d4j-fixrank.py RUN [--work-dir ~/.cache/fixdex/defects4j] [--budget 200] [--json]
+    python3 scripts/d4j-fixrank.py RUN [--work-dir ~/.cache/fixdex/defects4j] [--budget N] [--json]
+
+The budget is the run's `--max-validations` (its run.json) unless `--budget` is given. The run
+folder does not record the run's `--work-dir`: give it when the run used another than the
+default (the work folder used is said on stderr, and a bug whose folder it lacks is skipped).
 
 A rank counts candidates, not validations (the strategy skips, unvalidated, those javac would
 refuse where the syntax tree tells), and a multi-file fix is graded on its primary file only, so
@@ -33,7 +37,8 @@ def main():
     ap.add_argument("run", help="a run folder of `fixdex eval defects4j` (bugs/<BUG>/result.json)")
     ap.add_argument("--work-dir", default=os.path.expanduser("~/.cache/fixdex/defects4j"),
                     help="the run's --work-dir (bugs/<BUG>/buggy and fixed)")
-    ap.add_argument("--budget", type=int, default=200, help="the run's --max-validations")
+    ap.add_argument("--budget", type=int, default=None,
+                    help="the validations a fix must be within (default: the run's --max-validations)")
     ap.add_argument("--json", action="store_true", help="one JSON object per bug")
     a = ap.parse_args()
     if not os.access(EXAMPLE, os.X_OK):
@@ -41,6 +46,13 @@ def main():
     bugs_dir = os.path.join(a.run, "bugs")
     if not os.path.isdir(bugs_dir):
         sys.exit(f"error: {bugs_dir}: no such folder (is {a.run} a run folder?)")
+    if a.budget is None:
+        try:
+            run = json.load(open(os.path.join(a.run, "run.json"), encoding="utf-8"))
+            a.budget = int(run["settings"]["max_validations"])
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            sys.exit(f"error: {os.path.join(a.run, 'run.json')}: no settings.max_validations ({e}): give --budget")
+    print(f"work folder: {a.work_dir} (--work-dir); budget: {a.budget} validations", file=sys.stderr)
     counts = {"within": [], "past": [], "none": [], "skipped": []}
     key = lambda b: (b.split("-")[0], int(b.split("-")[1]) if b.split("-")[-1].isdigit() else 0)
     for bug in sorted(os.listdir(bugs_dir), key=key):
@@ -60,6 +72,10 @@ def main():
         file, span = spec.rsplit(":", 1)
         first, last = span.split("-")
         root = os.path.join(a.work_dir, "bugs", bug)
+        if not os.path.isdir(os.path.join(root, "buggy")):
+            counts["skipped"].append(bug)
+            print(f"{bug}: skipped: {root}/buggy: no such folder (give the run's --work-dir)", file=sys.stderr)
+            continue
         cmd = [EXAMPLE, os.path.join(root, "buggy", file), os.path.join(root, "fixed", file), first, last,
                os.path.join(root, "buggy")]
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)

@@ -132,9 +132,15 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<ExitCode> {
 /// Called before anything is re-graded, so a bad `--out-dir` writes nothing.
 ///
 /// # Errors
-/// An `--out-dir` that exists and is not a folder, or that cannot be made (under a file,
-/// in `/proc`, a dangling link).
+/// A run folder that is a file (with no `--out-dir`); an `--out-dir` that exists and is not
+/// a folder, or that cannot be made (under a file, in `/proc`, a dangling link).
 fn out_dir(a: &ReportArgs) -> anyhow::Result<PathBuf> {
+    if a.out_dir.is_none() && a.run_dir.exists() && !a.run_dir.is_dir() {
+        anyhow::bail!(
+            "{}: not a folder: give a run folder (`--run-dir` of `eval defects4j` or `eval quixbugs`)",
+            a.run_dir.display()
+        );
+    }
     let out = a.out_dir.clone().unwrap_or_else(|| a.run_dir.clone());
     let refuse = |why: String| {
         anyhow::anyhow!(

@@ -417,7 +417,8 @@ fn a_missing_corpus_says_its_os_error_once() {
 
 /// `fixdex eval defects4j` refuses, before any bug runs (exit 2, no run folder written), a
 /// `--repo` that is no git repository or bundle, and `--own-history` where nothing would be
-/// searched: without `--index`, or with `patterns --no-retrieval`.
+/// searched: without `--index`, or with `patterns --no-retrieval`; a missing `--bugs-file`
+/// (exit 2, naming the flag) and a `--run-dir` that is a file (named as the run folder, kept).
 #[test]
 fn eval_defects4j_refuses_a_repo_that_is_not_git_and_own_history_without_a_search() {
     let s = Scratch::new();
@@ -461,6 +462,23 @@ fn eval_defects4j_refuses_a_repo_that_is_not_git_and_own_history_without_a_searc
         let err = stderr(&o);
         assert!(err.contains(&format!("--repo Demo={}: {} {said}", repo.display(), repo.display())), "{err}");
     }
+    // A `--bugs-file` that is missing is a usage error naming the flag.
+    let nope = s.path("nope.txt");
+    let repo = format!("Demo={}", git.display());
+    let mut a = vec!["eval", "defects4j", "--strategy", "patterns", "--d4j-meta", meta.to_str().unwrap()];
+    a.extend(["--repo", &repo, "--bugs-file", nope.to_str().unwrap(), "--run-dir", run_dir.to_str().unwrap()]);
+    let o = s.run(&a);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("--bugs-file {}: ", nope.display())), "{}", stderr(&o));
+    // A `--run-dir` that is a file is named as the run folder, and kept.
+    let file = s.path("a-file");
+    std::fs::write(&file, "keep").unwrap();
+    let mut a = vec!["eval", "defects4j", "--strategy", "patterns", "--d4j-meta", meta.to_str().unwrap()];
+    a.extend(["--repo", &repo, "--bugs", "Demo-1", "--run-dir", file.to_str().unwrap()]);
+    let o = s.run(&a);
+    assert_ne!(code(&o), 0);
+    assert!(stderr(&o).contains("cannot be the run folder (--run-dir): a file, not a folder"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep");
     // A metadata folder without any project.
     let empty = s.path("empty-meta");
     std::fs::create_dir_all(&empty).unwrap();

@@ -319,6 +319,15 @@ fn a_folder_that_is_not_a_run_is_named() {
     let o = fixdex(&["eval", "report", tmp.path().to_str().unwrap()], None);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("run.json") && err.contains("line 1"), "{err}");
+    // A file given as the run folder is named as such, not as an `--out-dir`.
+    let file = tmp.path().join("a-file");
+    std::fs::write(&file, "keep").unwrap();
+    let o = fixdex(&["eval", "report", file.to_str().unwrap()], None);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("not a folder: give a run folder") && !err.contains("--out-dir"),
+        "{err}"
+    );
 }
 
 fn which(name: &str) -> Option<std::path::PathBuf> {

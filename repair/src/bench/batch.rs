@@ -157,7 +157,10 @@ impl<const N: usize> PartialEq<[&str; N]> for Opened {
 /// [`BatchError::Differs`] for a folder of another run; [`BatchError::File`] for a file that
 /// cannot be read or written, or an unreadable result that cannot be moved aside.
 pub fn open(dir: &Path, run: &RunRecord, resume: bool, retry_failed: bool) -> Result<Opened, BatchError> {
-    std::fs::create_dir_all(dir).map_err(|e| file_error(dir)(e.to_string()))?;
+    std::fs::create_dir_all(dir).map_err(|e| {
+        let why = if dir.exists() && !dir.is_dir() { "a file, not a folder".to_string() } else { e.to_string() };
+        file_error(dir)(format!("cannot be the run folder (--run-dir): {why}; give a folder, made if missing"))
+    })?;
     let lock = RunLock::acquire(dir)?;
     let run_file = dir.join(RUN_FILE);
     if run_file.exists() {

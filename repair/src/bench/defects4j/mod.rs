@@ -268,18 +268,15 @@ impl Harness {
     /// The bugs listed in `path` (one spec item per line, `#` comments).
     ///
     /// # Errors
-    /// The file cannot be read, or [`Harness::select`]'s errors (naming the file and line);
-    /// [`D4jError::Selection`] for a file that lists no bug.
+    /// [`D4jError::Selection`] for a file that cannot be read or lists no bug, and
+    /// [`Harness::select`]'s errors (naming the file and line).
     pub fn select_file(&self, path: &Path) -> Result<Vec<BugId>, D4jError> {
         // A byte-order mark opening the file (Windows editors) is not part of the first id;
         // a UTF-16 file is named as such.
-        let text = engine::text::read_utf8(path).map_err(|e| match e.kind() {
-            // Text in another encoding is a bad selection, as a bad id in it is.
-            std::io::ErrorKind::InvalidData => {
-                D4jError::Selection { reason: format!("--bugs-file {}: {e}", path.display()) }
-            }
-            _ => D4jError::io(path)(e),
-        })?;
+        // A file that is missing, unreadable or in another encoding is a bad selection, as a
+        // bad id in it is (a usage error that names the flag).
+        let text = engine::text::read_utf8(path)
+            .map_err(|e| D4jError::Selection { reason: format!("--bugs-file {}: {e}", path.display()) })?;
         let mut items = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("");

@@ -24,7 +24,9 @@
 //! mapped, by similarity × fit (an edit with an earlier one's result is dropped). Without
 //! retrieval, or when it fails, the prior's order alone and no transplant. After every
 //! single edit come the two-edit candidates ([`pairs`]: two of the best-scored edits made
-//! together, [`Template::TwoEdits`]), so they spend only the budget the single edits leave.
+//! together, [`Template::TwoEdits`]), so they spend only the budget the single edits leave;
+//! a pair one of whose edits did not compile alone is skipped unvalidated
+//! ([`pairs::Uncompiled`]).
 //! Under perfect localization (uniform weights) over two or more lines, which run from the
 //! first to the last line the fix changes, the candidates (single edits, then pairs) that
 //! change both that first and that last line go first: one that leaves either as it is
@@ -46,8 +48,9 @@
 //! `probabilities` (template → `p(t)`), `max_validations`, `max_wall_s`,
 //! `generated` (edits per template, `TRANSPLANT` the transplants, `TWO_EDITS` the pairs),
 //! `covering` (candidates tried first for changing both ends of the localized lines),
-//! `validated` (candidates
-//! whose tests ran), `first_plausible_at` (1-based rank of the first plausible candidate
+//! `validated` (candidates whose tests ran), `skipped_uncompiled` (two-edit candidates
+//! skipped unvalidated because one of their edits did not compile alone,
+//! [`pairs::Uncompiled`]), `first_plausible_at` (1-based rank of the first plausible candidate
 //! among those validated, `null` when none), and `plausible`: every plausible candidate
 //! (`validated_at`, `template`, `summary`, `line`, `diff`, and `from`, the hit's id, for a
 //! transplant), for judging overfitting.
@@ -200,15 +203,18 @@ impl super::Strategy for Patterns {
         // over two or more lines, the candidates that change its first and last line first.
         let ends = ends(problem, widened.is_some());
         let scores = order::scores(&edits, &hits, &problem.weights);
-        let (pairs, covering) = pairs::two_edits(text, &edits, &scores, self.max_validations, ends);
+        let two = pairs::two_edits_with_parts(text, &edits, &scores, self.max_validations, ends);
         let mut generated: BTreeMap<Template, usize> = BTreeMap::new();
-        for e in edits.iter().chain(&transplants).chain(&pairs) {
+        for e in edits.iter().chain(&transplants).chain(&two.edits) {
             *generated.entry(e.template).or_default() += 1;
         }
         let place = (text.as_str(), problem.lines, &problem.weights);
-        let (ordered, covering) = validation_order(place, (&edits, &hits), &transplants, (&pairs, covering), ends);
+        let (ordered, covering) =
+            validation_order(place, (&edits, &hits), &transplants, (&two.edits, two.covering), ends);
         let mut search = Search::default();
-        let ended = self.search(problem, session, &ordered, &mut search);
+        // A pair one of whose edits did not compile alone is skipped ([`pairs::Uncompiled`]).
+        let mut uncompiled = pairs::Uncompiled::new(&edits, &two);
+        let ended = self.search(problem, session, &ordered, &mut search, &mut uncompiled);
         session.report.details = Details::new(PatternsRecord {
             order: if hits.is_empty() && transplants.is_empty() { "prior" } else { "retrieval" },
             suspiciousness: problem.weights.name(),
@@ -221,6 +227,7 @@ impl super::Strategy for Patterns {
             generated,
             covering,
             validated: search.validated,
+            skipped_uncompiled: search.skipped_uncompiled,
             first_plausible_at: search.first_plausible_at,
             plausible: search.plausible,
         });
@@ -279,7 +286,8 @@ fn validation_order<'e>(
 /// then the two-edit candidates ([`pairs`], at most `max_validations` of them), those that
 /// change both ends of the lines first. No budget cut: the single edits past it are listed
 /// too. What the search skips unvalidated (a result already tried, a candidate javac would
-/// refuse where the syntax tree tells) is still in, so a candidate's 1-based position is an
+/// refuse where the syntax tree tells, a pair one of whose edits did not compile alone) is
+/// still in, so a candidate's 1-based position is an
 /// upper bound on the validations the search spends to reach it. Measures where the
 /// developer's fix lies without running a test (`repair/examples/patterns_fixrank.rs`,
 /// `scripts/d4j-fixrank.py`).
@@ -374,6 +382,9 @@ pub struct PatternsRecord {
     pub covering: usize,
     /// Candidates whose tests ran.
     pub validated: usize,
+    /// Two-edit candidates skipped unvalidated because one of their edits did not compile
+    /// alone ([`pairs::Uncompiled`]).
+    pub skipped_uncompiled: usize,
     /// 1-based rank of the first plausible candidate among those validated.
     pub first_plausible_at: Option<usize>,
     /// Every plausible candidate, for judging overfitting.
@@ -413,6 +424,7 @@ pub struct PlausibleEdit {
 #[derive(Default)]
 struct Search {
     validated: usize,
+    skipped_uncompiled: usize,
     first_plausible_at: Option<usize>,
     plausible: Vec<PlausibleEdit>,
 }
@@ -465,21 +477,28 @@ impl Patterns {
         (hits, Some(details), found.fixes)
     }
 
-    /// Validates `edits` in order until a plausible patch (unless collecting all) or the budget.
-    fn search(
+    /// Validates `edits` in order until a plausible patch (unless collecting all) or the
+    /// budget, skipping the pairs `uncompiled` knows will not compile.
+    fn search<'e>(
         &self,
         problem: &Problem,
         session: &mut Session<'_>,
-        edits: &[&Edit],
+        edits: &[&'e Edit],
         search: &mut Search,
+        uncompiled: &mut pairs::Uncompiled<'e>,
     ) -> Result<(), Stop> {
-        for (rank, edit) in edits.iter().enumerate() {
+        for (rank, &edit) in edits.iter().enumerate() {
             self.check_budget(session, search)?;
+            if uncompiled.skips(edit) {
+                search.skipped_uncompiled += 1;
+                continue;
+            }
             let Some(candidate) = Candidate::of(problem, edit) else { continue };
             let suggestion = Template::ALL.iter().position(|t| *t == edit.template).map_or(0, |i| i + 1);
             let place = Place { attempt: 1, suggestion, choice: rank };
             let mut rec = session.validate_patch(problem, place, &candidate.answer, &candidate.change)?;
             rec.origin = Some(origin(edit, &problem.source));
+            uncompiled.record(edit, rec.verdict);
             if !matches!(rec.verdict, Verdict::Duplicate | Verdict::PatchRefused) {
                 search.validated += 1;
             }

@@ -48,6 +48,7 @@
 
 use super::order::tie_key;
 use super::templates::{Edit, Template};
+use crate::validate::Verdict;
 
 /// Single edits (the best by score) that pairs are made of: at most `POOL · (POOL - 1) / 2`
 /// pairs.
@@ -107,6 +108,31 @@ pub fn two_edits(
     max: usize,
     ends: Option<(usize, usize)>,
 ) -> (Vec<Edit>, usize) {
+    let pairs = two_edits_with_parts(text, edits, scores, max, ends);
+    (pairs.edits, pairs.covering)
+}
+
+/// The two-edit candidates of [`two_edits`], with the single edits each is made of.
+#[derive(Debug, Clone, Default)]
+pub struct Pairs {
+    /// The pairs, in order ([`two_edits`]).
+    pub edits: Vec<Edit>,
+    /// For each of `edits`, the indexes in the single edits it was made of (first, second).
+    pub parts: Vec<(usize, usize)>,
+    /// How many of the first `edits` cover the ends.
+    pub covering: usize,
+}
+
+/// [`two_edits`], with each pair's single edits ([`Pairs::parts`]), which [`Uncompiled`]
+/// needs.
+#[must_use]
+pub fn two_edits_with_parts(
+    text: &str,
+    edits: &[Edit],
+    scores: &[f64],
+    max: usize,
+    ends: Option<(usize, usize)>,
+) -> Pairs {
     let best = |keep: &dyn Fn(&Edit) -> bool| {
         let mut pool: Vec<usize> =
             (0..edits.len()).filter(|&i| edits[i].template != Template::Transplant && keep(&edits[i])).collect();
@@ -117,8 +143,7 @@ pub fn two_edits(
     // What each edit changes, made once ([`change`]): pairs compare them.
     let changes: Vec<Change> = edits.iter().map(change).collect();
     let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::new();
-    let mut covering = 0;
+    let mut out = Pairs::default();
     if let Some((first, last)) = ends.filter(|(a, b)| b > a) {
         let starts = best(&|e| changed_lines(text, e).0 == first);
         let stops = best(&|e| changed_lines(text, e).1 == last);
@@ -135,7 +160,7 @@ pub fn two_edits(
         }
         // At most half the budget: the single edits after them keep the other half.
         push_pairs(text, edits, pairs, max / 2, &mut seen, &mut out);
-        covering = out.len();
+        out.covering = out.edits.len();
     }
     push_pairs(text, edits, same_changes(edits, &changes, scores), max, &mut seen, &mut out);
     let pool = best(&|_| true);
@@ -153,7 +178,7 @@ pub fn two_edits(
         }
     }
     push_pairs(text, edits, pairs, max, &mut seen, &mut out);
-    (out, covering)
+    out
 }
 
 /// Every pair of non-overlapping edits of `edits` (each making `changes[i]`) that make one
@@ -216,6 +241,61 @@ pub fn ends_first<'e>(
     (cover.into_iter().chain(&pairs[..covering]).chain(rest).chain(&pairs[covering..]).collect(), lead)
 }
 
+/// A single edit as the search knows it: its bytes and new text (two edits with equal keys
+/// make one candidate).
+type Key<'e> = (usize, usize, &'e str);
+
+/// The key of `e` ([`Key`]).
+fn key(e: &Edit) -> Key<'_> {
+    (e.start, e.end, e.replacement.as_str())
+}
+
+/// The single edits that did not compile on their own, and the two-edit candidates made of
+/// one of them, which the search skips unvalidated.
+///
+/// On the Defects4J development set (Cli and JxPath, 61 bugs, the templates arm of
+/// 2026-12-06), 756 of the 2,039 pairs validated did not compile; 682 of them held an edit
+/// that had not compiled alone, against 9 pairs with such an edit that compiled (none
+/// plausible): a pair rarely mends its part's compile error (`scripts/pair-compile-errors.py`
+/// on the run folder). An edit's verdict is known only once it has been validated, so a
+/// pair validated before its parts (the covering pairs lead under perfect localization) is
+/// never skipped.
+#[derive(Debug, Default)]
+pub struct Uncompiled<'e> {
+    /// Each pair's two parts, by the pair's key.
+    parts: std::collections::HashMap<Key<'e>, [Key<'e>; 2]>,
+    /// The single edits validated with [`Verdict::CompileError`].
+    failed: std::collections::HashSet<Key<'e>>,
+}
+
+impl<'e> Uncompiled<'e> {
+    /// Knows the parts of `pairs` (single edits of `edits`, [`two_edits_with_parts`]).
+    #[must_use]
+    pub fn new(edits: &'e [Edit], pairs: &'e Pairs) -> Self {
+        let parts = pairs
+            .edits
+            .iter()
+            .zip(&pairs.parts)
+            .map(|(p, &(a, b))| (key(p), [key(&edits[a]), key(&edits[b])]))
+            .collect();
+        Uncompiled { parts, failed: std::collections::HashSet::new() }
+    }
+
+    /// Notes the verdict of validating `e`: a single edit that did not compile.
+    pub fn record(&mut self, e: &'e Edit, verdict: Verdict) {
+        if verdict == Verdict::CompileError && e.template != Template::TwoEdits {
+            self.failed.insert(key(e));
+        }
+    }
+
+    /// Whether `e` is a pair one of whose edits did not compile alone.
+    #[must_use]
+    pub fn skips(&self, e: &Edit) -> bool {
+        e.template == Template::TwoEdits
+            && self.parts.get(&key(e)).is_some_and(|parts| parts.iter().any(|k| self.failed.contains(k)))
+    }
+}
+
 /// Appends `pairs` (key, first, second) to `out` as [`Template::TwoEdits`] edits in
 /// descending product, skipping results already `seen`, until `out` holds `max`.
 fn push_pairs(
@@ -224,7 +304,7 @@ fn push_pairs(
     mut pairs: Vec<(f64, usize, usize)>,
     max: usize,
     seen: &mut std::collections::HashSet<(usize, usize, String)>,
-    out: &mut Vec<Edit>,
+    out: &mut Pairs,
 ) {
     // Products equal in exact arithmetic tie ([`tie_key`]) and keep source order.
     pairs.sort_by(|x, y| {
@@ -233,7 +313,7 @@ fn push_pairs(
             .then((edits[x.1].start, edits[x.2].start).cmp(&(edits[y.1].start, edits[y.2].start)))
     });
     for (_, a, b) in pairs {
-        if out.len() >= max {
+        if out.edits.len() >= max {
             return;
         }
         let (ea, eb) = (&edits[a], &edits[b]);
@@ -242,7 +322,8 @@ fn push_pairs(
         if !seen.insert((ea.start, eb.end, replacement.clone())) {
             continue;
         }
-        out.push(Edit {
+        out.parts.push((a, b));
+        out.edits.push(Edit {
             template: Template::TwoEdits,
             start: ea.start,
             end: eb.end,
@@ -316,13 +397,14 @@ mod tests {
         assert!(x * 0.5 != y * 0.5, "the floats differ");
         // The later pair (c, d) has the larger float product; the tie keeps (a, b) first.
         let (early, late) = if x > y { (y, x) } else { (x, y) };
-        let mut out = Vec::new();
+        let mut out = Pairs::default();
         push_pairs(text, &edits, vec![(late * 0.5, 2, 3), (early * 0.5, 0, 1)], 2, &mut Default::default(), &mut out);
-        assert_eq!(out.iter().map(|e| e.summary.as_str()).collect::<Vec<_>>(), ["1 → 0; 2 → 0", "3 → 0; 4 → 0"]);
+        assert_eq!(out.parts, [(0, 1), (2, 3)]);
+        assert_eq!(out.edits.iter().map(|e| e.summary.as_str()).collect::<Vec<_>>(), ["1 → 0; 2 → 0", "3 → 0; 4 → 0"]);
         // A real difference still orders them.
-        let mut out = Vec::new();
+        let mut out = Pairs::default();
         push_pairs(text, &edits, vec![(0.5, 2, 3), (0.25, 0, 1)], 2, &mut Default::default(), &mut out);
-        assert_eq!(out[0].summary, "3 → 0; 4 → 0");
+        assert_eq!(out.edits[0].summary, "3 → 0; 4 → 0");
     }
 
     #[test]
@@ -346,6 +428,46 @@ mod tests {
             assert!(p.end > p.start && p.original == CLI_27[p.start..p.end]);
         }
         assert!(pairs.len() <= POOL * (POOL - 1) / 2);
+    }
+
+    /// Each pair's parts are the two single edits that make it, and once one of them has not
+    /// compiled alone, every pair holding it is skipped, and no other.
+    #[test]
+    fn a_pair_is_skipped_once_one_of_its_edits_did_not_compile_alone() {
+        let edits = templates::edits(CLI_27, Language::Java, (13, 15));
+        let scores = order::scores(&edits, &[], &LineWeights::Uniform);
+        let two = two_edits_with_parts(CLI_27, &edits, &scores, 200, Some((13, 15)));
+        assert_eq!(two.edits.len(), two.parts.len());
+        assert!(two.edits.len() > 10, "{}", two.edits.len());
+        for (p, &(a, b)) in two.edits.iter().zip(&two.parts) {
+            // Made as its two edits would make it: `a`, then `b` on the result.
+            let (ea, eb) = (&edits[a], &edits[b]);
+            assert!(ea.end <= eb.start, "{p:?}");
+            let shift = ea.replacement.len() as isize - (ea.end - ea.start) as isize;
+            let after_a = ea.applied(CLI_27);
+            let eb_moved = Edit {
+                start: (eb.start as isize + shift) as usize,
+                end: (eb.end as isize + shift) as usize,
+                ..eb.clone()
+            };
+            assert_eq!(p.applied(CLI_27), eb_moved.applied(&after_a), "{p:?}");
+            assert_eq!(p.summary, format!("{}; {}", ea.summary, eb.summary));
+        }
+        let mut uncompiled = Uncompiled::new(&edits, &two);
+        assert!(!two.edits.iter().any(|p| uncompiled.skips(p)), "nothing failed yet");
+        let (a, _) = two.parts[0];
+        // A test failure, or a pair's own compile error, marks nothing.
+        uncompiled.record(&edits[a], Verdict::TestFailure);
+        uncompiled.record(&two.edits[0], Verdict::CompileError);
+        assert!(!two.edits.iter().any(|p| uncompiled.skips(p)));
+        // A single edit that did not compile: the pairs that hold it, and only those.
+        uncompiled.record(&edits[a], Verdict::CompileError);
+        let skipped: Vec<bool> = two.edits.iter().map(|p| uncompiled.skips(p)).collect();
+        let holding: Vec<bool> = two.parts.iter().map(|&(x, y)| x == a || y == a).collect();
+        assert_eq!(skipped, holding);
+        assert!(skipped.iter().any(|s| *s) && !skipped.iter().all(|s| *s), "{skipped:?}");
+        // Single edits are never skipped.
+        assert!(!edits.iter().any(|e| uncompiled.skips(e)));
     }
 
     /// With the span's ends, the pairs that change line 13 and line 15 come first, one change

@@ -69,6 +69,28 @@ fn seconds(d: Duration) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// pytest's arguments for `program`'s test file: quiet (`-q`), then `extra` (`--exitfirst`,
+/// `--correct`), no `.pytest_cache` written into the benchmark (`-p no:cacheprovider`), each
+/// test limited to `per_test` (pytest-timeout's `--timeout`, seconds to the millisecond), and
+/// the test file. Every pytest run of the benchmark is made of it: candidates, the correct
+/// version's timing ([`Runner::per_test_limit`]) and SBFL's coverage runs ([`sbfl_spec`]).
+fn pytest_args(program: &Program, per_test: Duration, extra: &[String]) -> Vec<String> {
+    let mut args = vec!["-q".to_string()];
+    args.extend(extra.iter().cloned());
+    args.extend([
+        "-p".into(),
+        "no:cacheprovider".into(),
+        format!("--timeout={}", seconds(per_test)),
+        program.test.to_string_lossy().into_owned(),
+    ]);
+    args
+}
+
+/// The environment of every Python run of the benchmark: no `__pycache__` written into it.
+fn no_bytecode() -> Vec<(OsString, OsString)> {
+    vec![(OsString::from("PYTHONDONTWRITEBYTECODE"), OsString::from("1"))]
+}
+
 /// Support files of the Java benchmark that are not programs.
 const JAVA_SUPPORT: &[&str] = &["Node", "WeightedEdge"];
 /// Support files of the Python benchmark that are not programs.
@@ -309,30 +331,24 @@ impl Runner {
     /// `--correct`): the limit is never tighter than what the correct version was seen to need.
     pub fn per_test_limit(&self, program: &Program, factor: f64) -> Duration {
         let cap = Duration::from_secs(u64::from(self.per_test_timeout_s));
-        if !(factor.is_finite() && factor > 0.0) {
+        if !crate::validate::scales(factor) {
             return cap;
         }
         let Ok(tmp) = tempfile::tempdir() else { return cap };
         let xml = tmp.path().join("correct.xml");
-        let argv = vec![
-            self.python.to_string_lossy().into_owned(),
-            "-m".into(),
-            "pytest".into(),
-            "-q".into(),
-            "-p".into(),
-            "no:cacheprovider".into(),
-            "--correct".into(),
-            format!("--timeout={}", self.per_test_timeout_s),
-            format!("--junitxml={}", xml.display()),
-            program.test.to_string_lossy().into_owned(),
-        ];
-        let env = vec![(OsString::from("PYTHONDONTWRITEBYTECODE"), OsString::from("1"))];
-        let passed = crate::validate::run_command(&CommandSpec::Argv(argv), &self.root, &env, self.timeout)
+        let extra = ["--correct".to_string(), format!("--junitxml={}", xml.display())];
+        let argv = self.pytest(pytest_args(program, cap, &extra));
+        let passed = crate::validate::run_command(&CommandSpec::Argv(argv), &self.root, &no_bytecode(), self.timeout)
             .is_ok_and(|run| run.exit == crate::validate::Exit::Code(0));
         let slowest = std::fs::read_to_string(&xml).ok().filter(|_| passed).and_then(|x| slowest_test(&x));
-        slowest.map_or(cap, |t| {
-            Duration::try_from_secs_f64(t.as_secs_f64() * factor).unwrap_or(cap).max(PER_TEST_FLOOR).min(cap)
-        })
+        slowest.and_then(|t| crate::validate::scaled_limit(t, factor, PER_TEST_FLOOR)).map_or(cap, |d| d.min(cap))
+    }
+
+    /// `python -m pytest` with `args`, the runner's interpreter.
+    fn pytest(&self, args: Vec<String>) -> Vec<String> {
+        let mut argv = vec![self.python.to_string_lossy().into_owned(), "-m".into(), "pytest".into()];
+        argv.extend(args);
+        argv
     }
 
     fn validator_with(&self, program: &Program, per_test: Duration) -> Validator {
@@ -365,20 +381,10 @@ impl Runner {
                 let py = self.python.to_string_lossy().into_owned();
                 let build =
                     vec![py.clone(), "-m".into(), "py_compile".into(), program.source.to_string_lossy().into_owned()];
-                let test = vec![
-                    py,
-                    "-m".into(),
-                    "pytest".into(),
-                    "-q".into(),
-                    "-p".into(),
-                    "no:cacheprovider".into(),
-                    format!("--timeout={}", seconds(per_test)),
-                    program.test.to_string_lossy().into_owned(),
-                ];
+                let test = self.pytest(pytest_args(program, per_test, &[]));
                 // pytest's --exitfirst: a candidate that keeps a hanging test costs one
                 // per-test timeout, not one per hanging test case.
-                let mut fast = test.clone();
-                fast.insert(4, "--exitfirst".into());
+                let fast = self.pytest(pytest_args(program, per_test, &["--exitfirst".to_string()]));
                 (build, test, Some(fast))
             }
         };
@@ -387,7 +393,7 @@ impl Runner {
             test: CommandSpec::Argv(test),
             fail_fast: fail_fast.map(CommandSpec::Argv),
             timeout: self.timeout,
-            env: vec![(OsString::from("PYTHONDONTWRITEBYTECODE"), OsString::from("1"))],
+            env: no_bytecode(),
             reference: None,
         }
     }
@@ -463,13 +469,7 @@ pub fn sbfl_spec(runner: &Runner, program: &Program) -> CoverageSpec {
         }),
         Lang::Python => Target::Python(PythonTarget {
             python: runner.python.clone(),
-            pytest_args: vec![
-                "-q".into(),
-                "-p".into(),
-                "no:cacheprovider".into(),
-                format!("--timeout={}", runner.per_test_timeout_s),
-                program.test.to_string_lossy().into_owned(),
-            ],
+            pytest_args: pytest_args(program, Duration::from_secs(u64::from(runner.per_test_timeout_s)), &[]),
             sources: vec![PathBuf::from("python_programs")],
         }),
     };

@@ -148,6 +148,25 @@ pub const ADAPTED_TIMEOUT_FLOOR: Duration = Duration::from_secs(10);
 /// buggy version's slower command.
 pub const DEFAULT_TIMEOUT_FACTOR: f64 = 10.0;
 
+/// Whether `factor` scales a limit ([`scaled_limit`]): a positive finite number. 0 (or a
+/// negative or non-finite number) turns the scaling off: `--candidate-timeout-factor 0`.
+#[must_use]
+pub fn scales(factor: f64) -> bool {
+    factor.is_finite() && factor > 0.0
+}
+
+/// A candidate's limit scaled from what a reference run needed: `max(floor, factor ×
+/// reference)`, `Duration::MAX` past its range; `None` when `factor` does not [`scales`].
+/// The one rule of every scaled limit: the candidate timeout ([`Validator::adapted`]), the
+/// Defects4J trigger tests' first phase
+/// ([`crate::bench::defects4j::Prepared::first_phase_limit`]) and QuixBugs Python's per-test
+/// limit ([`crate::bench::quixbugs::Runner::per_test_limit`]).
+#[must_use]
+pub fn scaled_limit(reference: Duration, factor: f64, floor: Duration) -> Option<Duration> {
+    scales(factor)
+        .then(|| Duration::try_from_secs_f64(reference.as_secs_f64() * factor).unwrap_or(Duration::MAX).max(floor))
+}
+
 impl Validator {
     /// This validator with its timeout cut to what the buggy version needed, for candidate
     /// patches: `min(timeout, max(ADAPTED_TIMEOUT_FLOOR, factor × t))`, `t` the wall time of
@@ -158,14 +177,15 @@ impl Validator {
     #[must_use]
     pub fn adapted(&self, pre: &Validation, factor: f64) -> Validator {
         let mut v = self.clone();
-        if !(factor.is_finite() && factor > 0.0) || pre.verdict == Verdict::Timeout {
+        if pre.verdict == Verdict::Timeout {
             return v;
         }
-        let reference = self.reference.map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        let slowest =
-            [&pre.build, &pre.test].into_iter().flatten().map(|r| r.wall_ms).max().unwrap_or(0).max(reference);
-        let scaled = Duration::try_from_secs_f64(slowest as f64 / 1000.0 * factor).unwrap_or(Duration::MAX);
-        v.timeout = self.timeout.min(scaled.max(ADAPTED_TIMEOUT_FLOOR));
+        let reference = self.reference.unwrap_or_default();
+        let slowest = [&pre.build, &pre.test].into_iter().flatten().map(|r| r.wall_ms).max().unwrap_or(0);
+        if let Some(scaled) = scaled_limit(Duration::from_millis(slowest).max(reference), factor, ADAPTED_TIMEOUT_FLOOR)
+        {
+            v.timeout = self.timeout.min(scaled);
+        }
         v
     }
 

@@ -189,12 +189,10 @@ impl Prepared {
     /// JxPath, 45–60 s a hang, half of a 10-minute search spent on 5–8 hangs).
     #[must_use]
     pub fn first_phase_limit(&self, factor: f64) -> Option<Duration> {
-        if self.check.fixed_trigger_ms == 0 || !(factor.is_finite() && factor > 0.0) {
+        if self.check.fixed_trigger_ms == 0 {
             return None;
         }
-        let scaled =
-            Duration::try_from_secs_f64(self.check.fixed_trigger_ms as f64 / 1000.0 * factor).unwrap_or(Duration::MAX);
-        Some(scaled.max(FIRST_PHASE_FLOOR))
+        crate::validate::scaled_limit(Duration::from_millis(self.check.fixed_trigger_ms), factor, FIRST_PHASE_FLOOR)
     }
 
     /// The relevant test classes that run: those of the metadata whose source compiled

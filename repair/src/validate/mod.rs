@@ -333,6 +333,18 @@ mod tests {
     }
 
     #[test]
+    fn a_scaled_limit_is_factor_times_the_reference_at_least_the_floor() {
+        let (s, floor) = (Duration::from_secs, Duration::from_secs(5));
+        assert_eq!(scaled_limit(Duration::from_millis(1_500), 10.0, floor), Some(s(15)));
+        assert_eq!(scaled_limit(Duration::from_millis(200), 10.0, floor), Some(floor));
+        assert_eq!(scaled_limit(s(u64::MAX / 2), 10.0, floor), Some(Duration::MAX));
+        for off in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert!(!scales(off));
+            assert_eq!(scaled_limit(s(3), off, floor), None, "{off}");
+        }
+    }
+
+    #[test]
     fn adapted_timeout_scales_the_slower_preflight_command() {
         let base = Validator {
             build: None,

@@ -47,6 +47,10 @@ impl Cx<'_> {
         if matches!(receiver.kind(), "this" | "super") || text == "self" || class_name {
             return;
         }
+        // The receiver's type where the call's value was ([`super::typing`]).
+        if self.refuses_type(node, self.static_type(receiver)) {
+            return;
+        }
         self.push(out, Template::DropCall, node, text.to_string());
     }
 }

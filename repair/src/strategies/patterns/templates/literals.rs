@@ -427,6 +427,10 @@ impl Cx<'_> {
         if node.parent().is_some_and(|p| p.kind() == "expression_statement") {
             return;
         }
+        // The value's own type where the cast's was ([`super::typing`]).
+        if self.refuses_type(node, self.static_type(value)) {
+            return;
+        }
         self.push(out, Template::RemoveCast, node, self.of(value).to_string());
     }
 

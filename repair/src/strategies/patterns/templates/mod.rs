@@ -22,6 +22,7 @@ mod literals;
 mod project;
 mod refuse;
 mod statements;
+mod typing;
 
 pub use project::{MAX_FILE_BYTES, MethodDecl, ProjectTypes, simple_type};
 pub use refuse::{Original, refused};
@@ -46,7 +47,8 @@ pub enum Template {
     /// A condition negated, or a negation removed (`!x` → `x`, `if c` → `if !(c)`).
     ChangeUnaryOperator,
     /// Two adjacent arguments of a call swapped (or two indexes of a Python subscript,
-    /// `d[j, k]` → `d[k, j]`).
+    /// `d[j, k]` → `d[k, j]`). Java: not where a parameter of the project method cannot take
+    /// the other argument's type (`typing.rs`).
     SwapArguments,
     /// The operands of a non-commutative binary expression or comparison swapped
     /// (`result + s` → `s + result`, `a[j] < a[i]` → `a[i] < a[j]`).
@@ -54,14 +56,17 @@ pub enum Template {
     /// A called method replaced by another of the same arity (ManySStuBs4J's "different
     /// method, same arguments"): one declared in the file, one called elsewhere in it with as
     /// many arguments, its pair among `any`/`all`, `min`/`max` and the like, or (Java)
-    /// another method of the receiver's class in the project or of `String` (TBar FP7).
+    /// another method of the receiver's class in the project or of `String` (TBar FP7). Java:
+    /// not one whose return type its place cannot take, or whose parameters the arguments
+    /// cannot be passed to, where the project tells (`typing.rs`).
     DifferentMethod,
     /// One statement of a block deleted (TBar FP15 "Remove Buggy Statement";
     /// `statements.rs`): an expression statement, an `if` (with its `else`), a loop, or a
     /// `break`/`continue`. A deleted `return`/`throw`/`raise` is [`Template::DeleteExit`].
     DeleteStatement,
     /// A one-argument call replaced by its argument where its value is used
-    /// (`add(flatten(x))` → `add(x)`, `yield f(x)` → `yield x`).
+    /// (`add(flatten(x))` → `add(x)`, `yield f(x)` → `yield x`); Java: not where the
+    /// argument's type does not fit the call's place (`typing.rs`).
     UnwrapCall,
     /// An early return added at the top of the method body, per parameter (TBar FP2 "Insert
     /// Null Pointer Checker", its return form): Java `if (p == null) return D;` (arrays,
@@ -146,10 +151,12 @@ pub enum Template {
     ObjectEquality,
     /// A used zero-argument call dropped from its receiver (`e.getMessage()` → `e`, `a.b().c()`
     /// → `a.c()`; `chains.rs`; 72 of the corpus's 11,418 one-line Java fixes). Not in TBar.
+    /// Java: not where the receiver's type does not fit the call's place (`typing.rs`).
     DropCall,
     /// Java: a cast removed where its value is used (`(String) x.get(k)` → `x.get(k)`,
     /// `f((List) entries)` → `f(entries)`; `literals.rs`; 10 of the 2,252 one-line Java fixes
-    /// of the corpus's split 0/5 that no other template made). Not in TBar.
+    /// of the corpus's split 0/5 that no other template made). Not in TBar. Not where the
+    /// value's own type does not fit the cast's place (`typing.rs`).
     RemoveCast,
     /// A jump (`break`, `continue`, `return …`) that a sibling branch ends with, inserted
     /// after the last statement of a branch that ends without one: another branch of the
@@ -981,6 +988,10 @@ impl Cx<'_> {
         };
         for pair in args.windows(2) {
             let (a, b) = (pair[0], pair[1]);
+            // Each argument where the other was must be of a type its parameter takes.
+            if self.refuses_type(a, self.static_type(b)) || self.refuses_type(b, self.static_type(a)) {
+                continue;
+            }
             let between = &self.text[a.end_byte()..b.start_byte()];
             let swapped = format!("{}{between}{}", self.of(b), self.of(a));
             out.push(Edit {
@@ -1060,11 +1071,19 @@ impl Cx<'_> {
             self.methods.iter().filter(|(_, k)| *k == n).map(|(m, _)| *m).collect()
         };
         let class = self.class_methods(node, current, n);
+        let used = node.parent().is_some_and(|p| p.kind() != "expression_statement");
         for other in pairs.chain(file).take(MAX_METHOD_EDITS).chain(class) {
-            if !done.contains(&other) {
-                done.push(other);
-                self.push(out, Template::DifferentMethod, name, other.to_string());
+            if done.contains(&other) {
+                continue;
             }
+            done.push(other);
+            // What javac would refuse for its type ([`typing`]): its return value where the
+            // call's is used, or its parameters for these arguments.
+            let returns = if used { self.return_type(node, other) } else { None };
+            if self.refuses_type(node, returns) || self.refuses_arguments(node, other) {
+                continue;
+            }
+            self.push(out, Template::DifferentMethod, name, other.to_string());
         }
     }
 
@@ -1085,6 +1104,9 @@ impl Cx<'_> {
         let mut cursor = args.walk();
         let Some(arg) = args.named_children(&mut cursor).find(|a| a.kind() != "comment") else { return };
         if arg.kind() == "generator_expression" || arg.kind() == "keyword_argument" {
+            return;
+        }
+        if self.refuses_type(node, self.static_type(arg)) {
             return;
         }
         self.push(out, Template::UnwrapCall, node, self.of(arg).to_string());

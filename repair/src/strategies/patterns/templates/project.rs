@@ -220,6 +220,41 @@ impl ProjectTypes {
         found.iter().all(|r| simple_type(r) == simple_type(first)).then_some(first)
     }
 
+    /// Every supertype of project class `class` that its declaration and its project
+    /// supertypes' declarations name (simple names, nearest first, each once, [`MAX_DEPTH`] levels), and
+    /// whether they are all of them besides `Object`: every one a project class, none an enum
+    /// or record (whose `Enum` or `Record` is a library class, [`class_decl`]); `None` when the
+    /// project does not declare `class`.
+    #[must_use]
+    pub fn supertypes(&self, class: &str) -> Option<(Vec<String>, bool)> {
+        if !self.has_class(class) {
+            return None;
+        }
+        let (mut seen, mut closed) = (Vec::<String>::new(), true);
+        let mut level = vec![class.to_string()];
+        for _ in 0..MAX_DEPTH {
+            let mut next = Vec::new();
+            for name in &level {
+                for s in self.classes.get(name).into_iter().flatten().flat_map(|d| &d.supers) {
+                    if *s == class || seen.contains(s) {
+                        continue;
+                    }
+                    seen.push(s.clone());
+                    if self.has_class(s) {
+                        next.push(s.clone());
+                    } else {
+                        closed = false;
+                    }
+                }
+            }
+            if next.is_empty() {
+                return Some((seen, closed));
+            }
+            level = next;
+        }
+        Some((seen, false))
+    }
+
     /// The simple name of `class`'s superclass (or first supertype) in the project.
     #[must_use]
     pub fn superclass(&self, class: &str) -> Option<&str> {
@@ -311,7 +346,7 @@ impl<'t> Cx<'t> {
 
     /// Java: the simple class name a call is made on, and whether only its static methods
     /// apply (a class name receiver); `None` when the type is unknown or an array.
-    fn receiver_class(&self, call: Node<'_>) -> Option<(String, bool)> {
+    pub(super) fn receiver_class(&self, call: Node<'_>) -> Option<(String, bool)> {
         let Some(object) = call.child_by_field_name("object") else { return Some((self.class_of(call)?, false)) };
         if let Some((class, 0)) = self.type_of(object, 0) {
             return Some((class, false));
@@ -454,6 +489,12 @@ fn class_decl(text: &str, n: Node<'_>) -> Option<(String, ClassDecl)> {
         if matches!(kid.kind(), "superclass" | "super_interfaces" | "extends_interfaces") {
             class.supers.extend(type_names(text, kid));
         }
+    }
+    // An enum or record's implicit superclass, a library class: its supertypes are open.
+    match n.kind() {
+        "enum_declaration" => class.supers.push("Enum".into()),
+        "record_declaration" => class.supers.push("Record".into()),
+        _ => {}
     }
     let Some(body) = n.child_by_field_name("body") else { return Some((name, class)) };
     let mut c = body.walk();

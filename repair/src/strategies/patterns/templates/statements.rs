@@ -71,15 +71,55 @@ impl Cx<'_> {
         });
     }
 
-    /// Java: whether `node` is the last statement of the body (`parent`) of a method that
-    /// returns a value, so that deleting it leaves a path with no `return`.
+    /// Java: whether deleting `node`, a statement of block `parent`, leaves a path with no
+    /// `return` in a method that returns a value (javac's "missing return statement", JLS
+    /// 8.4.7): `node` is the last statement of its block and the method body completes
+    /// normally whenever that block does ([`Cx::falls_off`]). The statement before it (if
+    /// any) completes normally, or `node` would have been unreachable, so the shortened block
+    /// does too. Not judged through loops, `switch`, a `finally` or a lambda.
     fn returns_through(&self, node: Node<'_>, parent: Node<'_>) -> bool {
         if self.language != Language::Java || parent.kind() != "block" {
             return false;
         }
-        let Some(method) = parent.parent().filter(|m| m.kind() == "method_declaration") else { return false };
+        let mut at = parent.parent();
+        let method = loop {
+            match at {
+                Some(m) if m.kind() == "method_declaration" => break m,
+                Some(n) if !matches!(n.kind(), "lambda_expression" | "class_body") => at = n.parent(),
+                _ => return false,
+            }
+        };
         let void = method.child_by_field_name("type").is_some_and(|t| t.kind() == "void_type");
-        !void && named_children(parent).last() == Some(&node)
+        !void && self.falls_off(node, method)
+    }
+
+    /// Whether the body of `method` completes normally when statement (or block) `node`
+    /// does: `node` is the body, or the last statement of a block that falls off, or a
+    /// branch of an `if`, the body of a `try` or a `catch` block whose statement falls off
+    /// (a `try` with a `finally` is not judged).
+    fn falls_off(&self, node: Node<'_>, method: Node<'_>) -> bool {
+        let Some(up) = node.parent() else { return false };
+        match up.kind() {
+            "method_declaration" => up.id() == method.id(),
+            "block" => {
+                let last = named_children(up).into_iter().rfind(|k| !k.kind().ends_with("comment"));
+                last.is_some_and(|l| l.id() == node.id()) && self.falls_off(up, method)
+            }
+            "if_statement" => {
+                up.child_by_field_name("condition").is_none_or(|c| c.id() != node.id()) && self.falls_off(up, method)
+            }
+            "try_statement" | "try_with_resources_statement" => {
+                up.child_by_field_name("body").is_some_and(|b| b.id() == node.id())
+                    && !has_finally(up)
+                    && self.falls_off(up, method)
+            }
+            "catch_clause" => up.parent().is_some_and(|t| {
+                matches!(t.kind(), "try_statement" | "try_with_resources_statement")
+                    && !has_finally(t)
+                    && self.falls_off(t, method)
+            }),
+            _ => false,
+        }
     }
 
     /// Each statement of a block swapped with the next statement of that block (see
@@ -345,6 +385,11 @@ fn is_string_statement(s: Node<'_>) -> bool {
         && s.named_child(0).is_some_and(|c| c.kind() == "string")
 }
 
+/// Whether a `try` statement has a `finally` block.
+fn has_finally(try_statement: Node<'_>) -> bool {
+    named_children(try_statement).iter().any(|k| k.kind() == "finally_clause")
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testing::{apply, parses};
@@ -589,6 +634,65 @@ mod tests {
         // Declarations stay.
         assert!(!outs.contains(&without(&["        int i = pos;"])));
         assert!(outs.iter().all(|o| parses(o, Language::Java)), "{outs:#?}");
+    }
+
+    #[test]
+    fn no_deletion_leaves_a_value_method_a_path_without_a_return() {
+        // Defects4J Cli-39's shapes: the exit of a `catch` block or of an `if`'s branches that
+        // end the method (javac: "missing return statement"); a loop's, a `finally`'s or a
+        // `void` method's are judged as before.
+        let text = "class T {
+    java.net.URL url(String s) throws Exception {
+        try {
+            return new java.net.URL(s);
+        } catch (RuntimeException e) {
+            throw new Exception(e); // why
+        }
+    }
+    int pick(boolean a) {
+        if (a) {
+            return 1;
+        } else if (ready()) {
+            log();
+            return 2;
+        } else {
+            throw new Error();
+        }
+    }
+    int spin() {
+        while (true) {
+            if (ready()) {
+                return 1;
+            }
+        }
+    }
+    int tidy() {
+        try {
+            return 1;
+        } finally {
+            log();
+        }
+    }
+    void run() {
+        log();
+        return;
+    }
+}
+";
+        let deleted: Vec<String> = edits(text, Language::Java, (1, text.lines().count()))
+            .into_iter()
+            .filter(|e| matches!(e.template, Template::DeleteStatement | Template::DeleteExit))
+            .map(|e| e.original.trim().to_string())
+            .collect();
+        // The comment after the `catch`'s `throw` does not hide that it ends its block.
+        for kept in ["return new java.net.URL(s);", "throw new Exception(e);", "return 2;", "throw new Error();"] {
+            assert!(!deleted.iter().any(|d| d == kept), "{kept}: {deleted:#?}");
+        }
+        for made in ["log();", "return;"] {
+            assert!(deleted.iter().any(|d| d == made), "{made}: {deleted:#?}");
+        }
+        // Not judged: inside a loop, and a `try` with a `finally`.
+        assert_eq!(deleted.iter().filter(|d| *d == "return 1;").count(), 2, "{deleted:#?}");
     }
 
     #[test]

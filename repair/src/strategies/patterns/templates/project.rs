@@ -221,9 +221,9 @@ impl ProjectTypes {
     }
 
     /// Every supertype of project class `class` that its declaration and its project
-    /// supertypes' declarations name (simple names, nearest first, each once, [`MAX_DEPTH`] levels), and
+    /// supertypes' declarations name (simple names, nearest first, each once, 8 levels), and
     /// whether they are all of them besides `Object`: every one a project class, none an enum
-    /// or record (whose `Enum` or `Record` is a library class, [`class_decl`]); `None` when the
+    /// or record (whose `Enum` or `Record` is a library class); `None` when the
     /// project does not declare `class`.
     #[must_use]
     pub fn supertypes(&self, class: &str) -> Option<(Vec<String>, bool)> {

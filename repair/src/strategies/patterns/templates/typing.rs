@@ -195,19 +195,7 @@ impl Cx<'_> {
                 }
             }
             "for_statement" | "ternary_expression" if is("condition") => Some(Expected::Boolean),
-            "unary_expression" => {
-                let op = self.of(parent.child_by_field_name("operator")?);
-                match op {
-                    "!" => Some(Expected::Boolean),
-                    "-" | "+" | "~" => Some(Expected::Numeric),
-                    _ => None,
-                }
-            }
-            "binary_expression" => match self.of(parent.child_by_field_name("operator")?) {
-                "&&" | "||" => Some(Expected::Boolean),
-                "-" | "*" | "/" | "%" | "<" | ">" | "<=" | ">=" | "<<" | ">>" | ">>>" => Some(Expected::Numeric),
-                _ => None,
-            },
+            "unary_expression" | "binary_expression" => operand(self.of(parent.child_by_field_name("operator")?)),
             "variable_declarator" if is("value") => {
                 let decl = parent.parent()?;
                 if !matches!(decl.kind(), "local_variable_declaration" | "field_declaration") {
@@ -222,36 +210,52 @@ impl Cx<'_> {
             {
                 self.type_of(parent.child_by_field_name("left")?, 0).map(Expected::Type)
             }
-            "return_statement" => {
-                let mut at = parent.parent();
-                while let Some(n) = at {
-                    match n.kind() {
-                        "method_declaration" => return declared(self.of(n.child_by_field_name("type")?), 0),
-                        "lambda_expression" | "class_body" | "constructor_declaration" => return None,
-                        _ => at = n.parent(),
-                    }
-                }
-                None
-            }
+            "return_statement" => self.returned(parent),
             "method_invocation" if is("object") => {
                 let (name, args) = call_parts(parent)?;
                 Some(Expected::Receiver(self.of(name).to_string(), arity(Some(args))))
             }
             "field_access" if is("object") => Some(Expected::Object),
             "array_access" if is("index") => Some(Expected::Numeric),
-            "argument_list" => {
-                let call = parent.parent().filter(|c| c.kind() == "method_invocation")?;
-                let (name, _) = call_parts(call)?;
-                let params = self.parameter_types(call, self.of(name))?;
-                let mut cursor = parent.walk();
-                let at = parent
-                    .named_children(&mut cursor)
-                    .filter(|a| a.kind() != "comment")
-                    .position(|a| a.id() == node.id())?;
-                declared(params.get(at)?, 0)
-            }
+            "argument_list" => self.parameter(parent, node),
             _ => None,
         }
+    }
+
+    /// The declared return type of the method `statement` (a `return`) returns from; `None`
+    /// in a lambda, a constructor or an anonymous class's initialiser.
+    fn returned(&self, statement: Node<'_>) -> Option<Expected> {
+        let mut at = statement.parent();
+        while let Some(n) = at {
+            match n.kind() {
+                "method_declaration" => return declared(self.of(n.child_by_field_name("type")?), 0),
+                "lambda_expression" | "class_body" | "constructor_declaration" => return None,
+                _ => at = n.parent(),
+            }
+        }
+        None
+    }
+
+    /// The parameter type the argument `arg` of argument list `args` is passed to, where the
+    /// call is of a project method with one overload of that arity.
+    fn parameter(&self, args: Node<'_>, arg: Node<'_>) -> Option<Expected> {
+        let call = args.parent().filter(|c| c.kind() == "method_invocation")?;
+        let (name, _) = call_parts(call)?;
+        let params = self.parameter_types(call, self.of(name))?;
+        let mut cursor = args.walk();
+        let at = args.named_children(&mut cursor).filter(|a| a.kind() != "comment").position(|a| a.id() == arg.id())?;
+        declared(params.get(at)?, 0)
+    }
+}
+
+/// What a unary or binary `op`'s operand must be: `boolean` for `!`, `&&`, `||`; a number for
+/// the arithmetic, shift and ordering operators (unary `-`, `+`, `~` too); `None` for `+`
+/// (strings), `==`, `!=`, `&`, `|`, `^` (numbers or booleans), `++`/`--`.
+fn operand(op: &str) -> Option<Expected> {
+    match op {
+        "!" | "&&" | "||" => Some(Expected::Boolean),
+        "-" | "*" | "/" | "%" | "<" | ">" | "<=" | ">=" | "<<" | ">>" | ">>>" | "~" => Some(Expected::Numeric),
+        _ => None,
     }
 }
 

@@ -379,8 +379,7 @@ impl Runner {
             }
             Lang::Python => {
                 let py = self.python.to_string_lossy().into_owned();
-                let build =
-                    vec![py, "-m".into(), "py_compile".into(), program.source.to_string_lossy().into_owned()];
+                let build = vec![py, "-m".into(), "py_compile".into(), program.source.to_string_lossy().into_owned()];
                 let test = self.pytest(pytest_args(program, per_test, &[]));
                 // pytest's --exitfirst: a candidate that keeps a hanging test costs one
                 // per-test timeout, not one per hanging test case.

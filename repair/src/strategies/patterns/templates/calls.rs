@@ -5,6 +5,7 @@ use tree_sitter::Node;
 
 use super::project::simple_type;
 use super::statements::is_statement;
+use super::typing::Type;
 use super::{Cx, Edit, Template, call_parts, descendants, nested, one_line, squash};
 use crate::Language;
 
@@ -111,7 +112,17 @@ impl<'t> Cx<'t> {
         }
         let mut made: Vec<String> = Vec::new();
         if fewer {
-            made.extend((0..n).map(|i| self.without_argument(args, &list, i)));
+            // Java: not a list whose arguments the overload's parameters cannot take
+            // ([`super::typing`]).
+            let types = n.checked_sub(1).and_then(|k| self.declared_parameter_types("method_declaration", m, k));
+            let types = types.or(fewer_types);
+            let typed: Vec<Option<Type>> = list.iter().map(|a| self.static_type(*a)).collect();
+            let kept = (0..n).filter(|&i| {
+                let rest: Vec<Option<Type>> =
+                    typed.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, t)| t.clone()).collect();
+                !self.refuses_parameters(&rest, types.as_deref())
+            });
+            made.extend(kept.map(|i| self.without_argument(args, &list, i)).collect::<Vec<_>>());
         }
         if more {
             let types = self.declared_parameter_types("method_declaration", m, n + 1).or(more_types);
@@ -532,12 +543,21 @@ impl<'t> Cx<'t> {
     fn added_arguments(&self, at: Node<'_>, args: Node<'_>, list: &[Node<'_>], types: Option<&[&str]>) -> Vec<String> {
         let present: Vec<&str> = list.iter().map(|a| self.of(*a)).collect();
         let names: Vec<Scoped<'t>> = self.scope(at).into_iter().filter(|s| !present.contains(&s.name)).collect();
+        let typed: Vec<Option<Type>> = list.iter().map(|a| self.static_type(*a)).collect();
         let mut out = Vec::new();
         for i in (0..=list.len()).rev() {
             let mut ranked = names.clone();
             if let Some(want) = types.and_then(|t| t.get(i)).map(|w| squash(w)) {
                 ranked.sort_by_key(|s| s.ty.map(squash) != Some(want.clone()));
             }
+            // Java: not a list whose arguments the overload's parameters cannot take
+            // ([`super::typing`]).
+            ranked.retain(|s| {
+                let mut all = typed.clone();
+                let (base, dims) = s.ty.map(simple_type).unzip();
+                all.insert(i, base.zip(dims).map(|(b, d)| (b.to_string(), d)));
+                !self.refuses_parameters(&all, types)
+            });
             out.extend(ranked.iter().take(MAX_ADDED_NAMES).map(|s| self.with_argument(args, list, i, s.name)));
         }
         out
@@ -937,18 +957,21 @@ mod tests {
     fn java_argument_count_follows_the_overloads_of_the_file() {
         let all = made(JOINER, Language::Java, Template::ChangeArgumentCount);
         let pairs = originals(&all);
-        // One fewer: each argument dropped, separators and all.
-        for dropped in ["(sep, 0)", "(parts, 0)", "(parts, sep)"] {
+        // One fewer: each argument dropped, separators and all, where the overload takes the
+        // rest: not `(sep, 0)`, a `String` for `String[] parts` (javac refuses it, `typing.rs`).
+        for dropped in ["(parts, 0)", "(parts, sep)"] {
             assert!(pairs.contains(&("(parts, sep, 0)", dropped)), "{pairs:#?}");
         }
-        // One more: the `int` names first at the third position (the overload's type there).
+        assert!(!pairs.contains(&("(parts, sep, 0)", "(sep, 0)")), "{pairs:#?}");
+        // One more: the `int` names at the third position (the overload's type there), not
+        // the `String` field; nor a name put first, which moves `parts` to `String sep`.
         let third: Vec<&str> = pairs
             .iter()
             .filter(|(o, r)| *o == "(parts, glue)" && r.starts_with("(parts, glue, "))
             .map(|p| p.1)
             .collect();
-        assert_eq!(third, ["(parts, glue, offset)", "(parts, glue, limit)", "(parts, glue, separator)"]);
-        assert!(pairs.contains(&("(parts, glue)", "(offset, parts, glue)")));
+        assert_eq!(third, ["(parts, glue, offset)", "(parts, glue, limit)"]);
+        assert!(!pairs.iter().any(|(o, r)| *o == "(parts, glue)" && !r.starts_with("(parts, glue, ")), "{pairs:#?}");
         // Locals declared after the call, and the call's own arguments, are never added.
         assert!(!pairs.iter().any(|(_, r)| r.contains("out") || *r == "(parts, glue, glue)" || r.contains("buf")));
         // Calls with no overload of another arity are left alone.

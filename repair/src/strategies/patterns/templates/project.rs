@@ -731,8 +731,12 @@ mod tests {
         // One more: the name of the parameter's type first, at the last position first.
         let more = edits(&project, 3);
         assert_eq!(more.first().map(String::as_str), Some("(k, n)"), "{more:?}");
-        // One fewer: each argument dropped.
-        assert_eq!(edits(&project, 4), ["(fresh)", "(k)"]);
+        // One more: never a name the new parameter cannot take (`fresh`, a `boolean`, for
+        // `int n`), nor an argument moved to a parameter of another type (`k` to `int n`).
+        assert!(!more.iter().any(|m| m == "(k, fresh)" || m == "(n, k)"), "{more:?}");
+        // One fewer: each argument dropped whose rest the overload takes: `get(fresh)` passes
+        // a `boolean` for `String key`.
+        assert_eq!(edits(&project, 4), ["(k)"]);
         // Nothing where the receiver's class is unknown, nor without the project (the file
         // calls `peek` and `get` with one arity each).
         assert!(edits(&project, 5).is_empty());

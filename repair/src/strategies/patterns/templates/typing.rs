@@ -163,6 +163,20 @@ impl Cx<'_> {
         })
     }
 
+    /// Whether javac refuses arguments of static types `args` (`None`: unknown) for
+    /// parameters declared `params` (as written): the counts match and a known argument
+    /// cannot be assigned to its parameter. `false` without `params` and outside Java.
+    pub(super) fn refuses_parameters(&self, args: &[Option<Type>], params: Option<&[&str]>) -> bool {
+        let Some(params) = params.filter(|p| self.language == Language::Java && p.len() == args.len()) else {
+            return false;
+        };
+        args.iter().zip(params).any(|(a, p)| {
+            let (base, dims) = simple_type(p);
+            !p.contains("...")
+                && a.as_ref().is_some_and(|a| assignable(a, &(base.to_string(), dims), self.project) == Some(false))
+        })
+    }
+
     /// The parameter types of the one project method `name` with as many parameters as
     /// `call` has arguments, on `call`'s receiver class; `None` when there is not exactly one.
     fn parameter_types(&self, call: Node<'_>, name: &str) -> Option<Vec<String>> {

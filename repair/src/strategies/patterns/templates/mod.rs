@@ -100,7 +100,8 @@ pub enum Template {
     /// A call given one argument more or fewer, where the called method has such an overload
     /// in the file or (Java) in the receiver's project class (`project.rs`); the extra
     /// argument from the variables in scope (TBar FP10 "Mutate Method
-    /// Invocation Expression"; `calls.rs`).
+    /// Invocation Expression"; `calls.rs`); Java: not a list whose arguments the overload's
+    /// known parameter types cannot take (`typing.rs`).
     ChangeArgumentCount,
     /// A constructor call's arguments changed: one dropped or added where the class has such
     /// a constructor in the file (or is created with that many arguments elsewhere), or

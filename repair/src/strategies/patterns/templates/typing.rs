@@ -18,7 +18,9 @@
 //! member access on a primitive (JLS 15.12.1). A place expects a type when it is a
 //! declaration's initialiser, the right side of `=`, a `return`'s value (the method's return
 //! type), an argument of a project method with one overload of that arity, or the receiver
-//! of a call or field access. The static type is [`Cx::type_of`]'s (a name by its
+//! of a call or field access; an argument list made one longer or shorter is checked against
+//! the overload's declared parameters ([`Cx::refuses_parameters`], for
+//! [`Template::ChangeArgumentCount`]: 50 of its 78 validated candidates did not compile). The static type is [`Cx::type_of`]'s (a name by its
 //! declaration in scope, a project method's return type, a cast, a creation). Subtyping is
 //! judged only where it is closed: `String` and the boxed numbers are final, with their
 //! supertypes listed here; a project class whose supertypes are all project classes has
@@ -30,6 +32,7 @@
 //! [`Template::UnwrapCall`]: super::Template::UnwrapCall
 //! [`Template::RemoveCast`]: super::Template::RemoveCast
 //! [`Template::SwapArguments`]: super::Template::SwapArguments
+//! [`Template::ChangeArgumentCount`]: super::Template::ChangeArgumentCount
 
 use tree_sitter::Node;
 

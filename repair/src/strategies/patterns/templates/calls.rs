@@ -5,7 +5,7 @@ use tree_sitter::Node;
 
 use super::project::simple_type;
 use super::statements::is_statement;
-use super::typing::Type;
+use super::typing::{Type, written};
 use super::{Cx, Edit, Template, call_parts, descendants, nested, one_line, squash};
 use crate::Language;
 
@@ -122,7 +122,7 @@ impl<'t> Cx<'t> {
                     typed.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, t)| t.clone()).collect();
                 !self.refuses_parameters(&rest, types.as_deref())
             });
-            made.extend(kept.map(|i| self.without_argument(args, &list, i)).collect::<Vec<_>>());
+            made.extend(kept.map(|i| self.without_argument(args, &list, i)));
         }
         if more {
             let types = self.declared_parameter_types("method_declaration", m, n + 1).or(more_types);
@@ -554,8 +554,7 @@ impl<'t> Cx<'t> {
             // ([`super::typing`]).
             ranked.retain(|s| {
                 let mut all = typed.clone();
-                let (base, dims) = s.ty.map(simple_type).unzip();
-                all.insert(i, base.zip(dims).map(|(b, d)| (b.to_string(), d)));
+                all.insert(i, s.ty.map(written));
                 !self.refuses_parameters(&all, types)
             });
             out.extend(ranked.iter().take(MAX_ADDED_NAMES).map(|s| self.with_argument(args, list, i, s.name)));

@@ -148,8 +148,7 @@ impl Cx<'_> {
         } else {
             self.project.returns(&class, name, arity(Some(args)))?
         };
-        let (base, dims) = simple_type(returns);
-        Some((base.to_string(), dims))
+        Some(written(returns))
     }
 
     /// Whether javac refuses `call`'s arguments for method `name` of the same receiver: the
@@ -159,11 +158,10 @@ impl Cx<'_> {
         let Some(params) = self.parameter_types(call, name) else { return false };
         let Some((_, args)) = call_parts(call) else { return false };
         let mut cursor = args.walk();
-        let args: Vec<Node<'_>> = args.named_children(&mut cursor).filter(|a| a.kind() != "comment").collect();
-        args.iter().zip(&params).any(|(a, p)| {
-            let p = simple_type(p);
-            self.static_type(*a).is_some_and(|t| assignable(&t, &(p.0.to_string(), p.1), self.project) == Some(false))
-        })
+        let typed: Vec<Option<Type>> =
+            args.named_children(&mut cursor).filter(|a| a.kind() != "comment").map(|a| self.static_type(a)).collect();
+        let params: Vec<&str> = params.iter().map(String::as_str).collect();
+        self.refuses_parameters(&typed, Some(&params))
     }
 
     /// Whether javac refuses arguments of static types `args` (`None`: unknown) for
@@ -174,9 +172,7 @@ impl Cx<'_> {
             return false;
         };
         args.iter().zip(params).any(|(a, p)| {
-            let (base, dims) = simple_type(p);
-            !p.contains("...")
-                && a.as_ref().is_some_and(|a| assignable(a, &(base.to_string(), dims), self.project) == Some(false))
+            !p.contains("...") && a.as_ref().is_some_and(|a| assignable(a, &written(p), self.project) == Some(false))
         })
     }
 
@@ -282,8 +278,14 @@ fn declared(ty: &str, extra: usize) -> Option<Expected> {
     if ty == "var" || ty.contains("...") {
         return None;
     }
+    let (base, dims) = written(ty);
+    Some(Expected::Type((base, dims + extra)))
+}
+
+/// The [`Type`] of a type as written (`a.b.Foo<T>[]` → `("Foo", 1)`, [`simple_type`]).
+pub(super) fn written(ty: &str) -> Type {
     let (base, dims) = simple_type(ty);
-    Some(Expected::Type((base.to_string(), dims + extra)))
+    (base.to_string(), dims)
 }
 
 /// Whether a value of type `ty` fits `expected` (module docs): `None` when it cannot be told.
